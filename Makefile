@@ -1,0 +1,33 @@
+# The two commands of the README: `make demo` and `make test`.
+# Each creates .venv when it is missing or older than pyproject.toml.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench lint screenshots clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/watchdeck --demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check tui tests
+	$(BIN)/mypy tui
+
+test: lint
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -m pytest -q -s tests/benchmarks -p no:cacheprovider --override-ini addopts=
+
+screenshots: $(STAMP)
+	$(BIN)/python -m tui.tools.screenshots screenshots
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
