@@ -1,0 +1,496 @@
+"""The async HTTP client: one method per operation of the interface.
+
+Knows nothing of Textual. One ``httpx.AsyncClient`` per ``ApiClient`` (keep-alive,
+bearer header, ``watchdeck/<version>`` user agent), at most ``max_in_flight``
+requests at once, and the retry rules of issue 2:
+
+* GETs are retried on connect errors, 502/503/504 and 429, with capped
+  exponential backoff and full jitter, honouring ``Retry-After``; a wait longer
+  than ``max_retry_wait`` is not slept here but raised, so a poller can show
+  the wait and schedule it instead of hanging a worker.
+* POST/PATCH/DELETE are retried only when the connection failed before the
+  request was sent (nothing can have happened on the server).
+
+Where the spec and the real service differ (api-facts.md 5) the spec's form is
+tried first and the fallback that worked is remembered for this client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import json
+import random
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from datetime import datetime
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, urlsplit
+
+import httpx
+from pydantic import BaseModel, ValidationError
+
+from tui import __version__
+from tui.api.errors import (
+    ApiError,
+    BadResponse,
+    Forbidden,
+    LogsUnavailable,
+    MethodNotAllowed,
+    NetworkError,
+    NotFound,
+    RateLimited,
+    ServerError,
+    Unauthorized,
+    ValidationFailed,
+)
+from tui.api.models import (
+    ActivityEntry,
+    BackfillResult,
+    BatchExport,
+    BatchExportRun,
+    LogEntry,
+    Page,
+    PauseResult,
+    Project,
+    ResponseSummary,
+    Survey,
+    describe_validation_error,
+    parse_items,
+    parse_page,
+)
+from tui.api.writes import check_export_write, check_survey_write, iso
+
+M = TypeVar("M", bound=BaseModel)
+Params = Mapping[str, Any] | list[tuple[str, Any]] | None
+
+RETRYABLE_STATUSES = frozenset({429, 502, 503, 504})
+_SCOPE_RE = re.compile(r"scope '([^']+)'")
+_NO_PERSONAL_KEY = "does not support personal api key"
+
+
+def _retry_after_seconds(response: httpx.Response) -> float | None:
+    value = response.headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None
+
+
+def error_from_response(response: httpx.Response, method: str, path: str) -> ApiError:
+    """Turn a non-2xx response into the matching error, with one actionable sentence."""
+    status = response.status_code
+    body: Any = None
+    try:
+        body = response.json() if response.content else None
+    except (ValueError, UnicodeDecodeError):
+        body = None
+    detail = code = attr = None
+    if isinstance(body, Mapping):
+        detail = body.get("detail") if isinstance(body.get("detail"), str) else body.get("error")
+        detail = detail if isinstance(detail, str) else None
+        code = body.get("code") if isinstance(body.get("code"), str) else None
+        attr = body.get("attr") if isinstance(body.get("attr"), str) else None
+    common: dict[str, Any] = dict(status=status, code=code, detail=detail, attr=attr, method=method, path=path,
+                                  body=body)
+    if status == 400:
+        where = f" (field {attr})" if attr else ""
+        return ValidationFailed(f"The server refused the input{where}: {detail or 'invalid input'}.", **common)
+    if status == 401:
+        return Unauthorized(
+            "The API key was refused (401): check WATCHDECK_API_KEY and that the key belongs to this host's region.",
+            **common,
+        )
+    if status == 403:
+        if detail and _NO_PERSONAL_KEY in detail.lower():
+            return LogsUnavailable("The server does not give these logs to personal API keys (403).", **common)
+        match = _SCOPE_RE.search(detail or "")
+        if match:
+            return Forbidden(f"The API key lacks the scope {match.group(1)} (403).", scope=match.group(1), **common)
+        return Forbidden(f"Access denied (403): {detail or 'forbidden'}.", **common)
+    if status == 404:
+        return NotFound(f"Not found (404): {method} {path}.", **common)
+    if status == 405:
+        return MethodNotAllowed(f"The server does not offer {method} {path} (405).", **common)
+    if status == 429:
+        wait = _retry_after_seconds(response)
+        when = f"retry in {wait:.0f} s" if wait is not None else "retry later"
+        return RateLimited(f"Rate limited (429): {when}.", retry_after=wait, **common)
+    if status >= 500:
+        return ServerError(f"The server failed (HTTP {status}): {detail or response.reason_phrase or 'error'}.",
+                           **common)
+    return ApiError(f"Unexpected answer HTTP {status} to {method} {path}.", **common)
+
+
+def _network_error(exc: httpx.HTTPError, host: str, method: str, path: str, timeout: float) -> NetworkError:
+    common: dict[str, Any] = dict(method=method, path=path)
+    text = str(exc).lower()
+    if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
+        return NetworkError(f"Timed out connecting to {host}.", kind="timeout", sent=False, **common)
+    if isinstance(exc, httpx.TimeoutException):
+        return NetworkError(f"{host} did not answer within {timeout:g} s.", kind="timeout", **common)
+    if isinstance(exc, httpx.ConnectError):
+        if "ssl" in text or "certificate" in text:
+            return NetworkError(f"TLS handshake with {host} failed.", kind="tls", sent=False, **common)
+        if "name or service" in text or "nodename" in text or "getaddrinfo" in text or "resolv" in text:
+            return NetworkError(f"Cannot resolve {host} (DNS).", kind="dns", sent=False, **common)
+        if "refused" in text:
+            return NetworkError(f"{host} refused the connection.", kind="refused", sent=False, **common)
+        return NetworkError(f"Cannot connect to {host}.", kind="network", sent=False, **common)
+    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+        return NetworkError(f"{host} dropped the connection.", kind="dropped", **common)
+    return NetworkError(f"Network error talking to {host}.", kind="network", **common)
+
+
+class ApiClient:
+    """All operations of the interface for one project, over one connection pool."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        project_id: str,
+        *,
+        timeout: float = 15.0,
+        max_retries: int = 3,
+        max_in_flight: int = 8,
+        max_retry_wait: float = 10.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.project_id = str(project_id)
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.max_retry_wait = max_retry_wait
+        self.max_in_flight = max_in_flight
+        self._sleep = sleep
+        self._host = urlsplit(self.base_url).netloc or self.base_url
+        self._gate = asyncio.Semaphore(max_in_flight)
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            headers={
+                "Authorization": f"Bearer {api_key}",
+                "User-Agent": f"watchdeck/{__version__}",
+                "Accept": "application/json",
+            },
+            timeout=httpx.Timeout(timeout),
+            limits=httpx.Limits(max_connections=max_in_flight, max_keepalive_connections=max_in_flight),
+            transport=transport,
+            follow_redirects=False,
+        )
+        self.requests_sent = 0
+        self.projects = ProjectsApi(self)
+        self.surveys = SurveysApi(self)
+        self.batch_exports = BatchExportsApi(self)
+
+    def __repr__(self) -> str:  # never the key
+        return f"ApiClient(base_url={self.base_url!r}, project_id={self.project_id!r})"
+
+    async def __aenter__(self) -> ApiClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    def with_project(self, project_id: str) -> ApiClient:
+        """A client for another project sharing this one's settings (not its pool)."""
+        auth = self._http.headers["Authorization"].removeprefix("Bearer ")
+        return ApiClient(self.base_url, auth, project_id, timeout=self.timeout, max_retries=self.max_retries,
+                         max_in_flight=self.max_in_flight, max_retry_wait=self.max_retry_wait)
+
+    # ------------------------------------------------------------------ transport
+
+    def _backoff(self, attempt: int) -> float:
+        return random.uniform(0, min(8.0, 0.5 * 2**attempt))
+
+    async def request(self, method: str, path: str, *, params: Params = None, json_body: Any = None) -> Any:
+        """Send one request (with the retry rules above); return the parsed JSON body or None."""
+        attempt = 0
+        while True:
+            try:
+                return await self._send_once(method, path, params, json_body)
+            except NetworkError as err:
+                retry = attempt < self.max_retries and (method == "GET" or not err.sent)
+                if not retry:
+                    raise
+                await self._sleep(self._backoff(attempt))
+            except (RateLimited, ServerError) as err:
+                if method != "GET" or attempt >= self.max_retries or err.status not in RETRYABLE_STATUSES:
+                    raise
+                wait = err.retry_after if isinstance(err, RateLimited) and err.retry_after is not None else None
+                if wait is not None and wait > self.max_retry_wait:
+                    raise
+                await self._sleep(wait if wait is not None else self._backoff(attempt))
+            attempt += 1
+
+    async def _send_once(self, method: str, path: str, params: Params, json_body: Any) -> Any:
+        async with self._gate:
+            self.requests_sent += 1
+            try:
+                response = await self._http.request(
+                    method, path, params=params, json=json_body if json_body is not None else None
+                )
+            except httpx.HTTPError as exc:
+                raise _network_error(exc, self._host, method, path, self.timeout) from None
+        if response.status_code >= 400:
+            raise error_from_response(response, method, path)
+        if not response.content or response.status_code == 204:
+            return None
+        try:
+            return json.loads(response.content)
+        except (ValueError, UnicodeDecodeError):
+            raise BadResponse(
+                f"{self._host} sent a malformed or truncated answer to {method} {path}.",
+                status=response.status_code, method=method, path=path,
+            ) from None
+
+    def _follow(self, next_url: str) -> tuple[str, list[tuple[str, str]]]:
+        """The path and query of a ``next`` link, sent to our own base URL.
+
+        Links are absolute and may name another host behind a proxy; re-basing
+        them means the API key only ever goes to the host the operator chose.
+        """
+        parts = urlsplit(next_url)
+        base_path = urlsplit(self.base_url).path.rstrip("/")
+        path = parts.path
+        if base_path and path.startswith(base_path):
+            path = path[len(base_path):]
+        return path, parse_qsl(parts.query, keep_blank_values=True)
+
+    def _one(self, data: Any, model: type[M], method: str, path: str) -> M:
+        try:
+            return model.model_validate(data)
+        except ValidationError as err:
+            raise BadResponse(
+                f"Unexpected answer to {method} {path}: {describe_validation_error(err)}.", method=method, path=path
+            ) from None
+
+    def _page(self, data: Any, model: type[M], method: str, path: str) -> Page[M]:
+        try:
+            return parse_page(data, model)
+        except ValueError as err:
+            raise BadResponse(f"Unexpected answer to {method} {path}: {err}.", method=method, path=path) from None
+
+    async def get_page(self, path: str, model: type[M], params: Params = None) -> Page[M]:
+        return self._page(await self.request("GET", path, params=params), model, "GET", path)
+
+    async def iterate(self, path: str, model: type[M], params: Params = None,
+                      max_pages: int | None = None) -> AsyncIterator[Page[M]]:
+        """Follow ``next`` links page by page."""
+        pages = 0
+        current_path, current_params = path, params
+        while True:
+            page = await self.get_page(current_path, model, current_params)
+            yield page
+            pages += 1
+            if not page.next or (max_pages is not None and pages >= max_pages):
+                return
+            current_path, query = self._follow(page.next)
+            current_params = query
+
+
+class ProjectsApi:
+    def __init__(self, client: ApiClient) -> None:
+        self._c = client
+
+    async def list(self) -> builtins.list[Project]:
+        projects: builtins.list[Project] = []
+        async for page in self._c.iterate("/api/projects/", Project, max_pages=20):
+            projects.extend(page.results)
+        return projects
+
+
+class SurveysApi:
+    def __init__(self, client: ApiClient) -> None:
+        self._c = client
+
+    @property
+    def base(self) -> str:
+        return f"/api/projects/{self._c.project_id}/surveys/"
+
+    async def list(self, limit: int | None = None, offset: int | None = None,
+                   search: str | None = None) -> Page[Survey]:
+        params: dict[str, Any] = {}
+        if limit is not None:
+            params["limit"] = limit
+        if offset is not None:
+            params["offset"] = offset
+        if search:
+            params["search"] = search
+        return await self._c.get_page(self.base, Survey, params or None)
+
+    async def iterate(self, page_size: int = 100) -> AsyncIterator[Page[Survey]]:
+        async for page in self._c.iterate(self.base, Survey, {"limit": page_size, "offset": 0}):
+            yield page
+
+    async def get(self, survey_id: str) -> Survey:
+        path = f"{self.base}{survey_id}/"
+        return self._c._one(await self._c.request("GET", path), Survey, "GET", path)
+
+    async def create(self, fields: Mapping[str, Any]) -> Survey:
+        body = check_survey_write(fields, creating=True)
+        data = await self._c.request("POST", self.base, json_body=body)
+        return self._c._one(data, Survey, "POST", self.base)
+
+    async def update(self, survey_id: str, changes: Mapping[str, Any]) -> Survey:
+        """PATCH exactly the given fields."""
+        body = check_survey_write(changes)
+        path = f"{self.base}{survey_id}/"
+        return self._c._one(await self._c.request("PATCH", path, json_body=body), Survey, "PATCH", path)
+
+    async def delete(self, survey_id: str) -> None:
+        await self._c.request("DELETE", f"{self.base}{survey_id}/")
+
+    async def activity(self, survey_id: str | None = None, *, limit: int | None = None,
+                       max_items: int = 500) -> builtins.list[ActivityEntry]:
+        """Activity of one survey or of all, newest first, following ``next`` up to ``max_items``."""
+        path = f"{self.base}{survey_id}/activity/" if survey_id else f"{self.base}activity/"
+        params = {"limit": limit} if limit else None
+        entries: builtins.list[ActivityEntry] = []
+        async for page in self._c.iterate(path, ActivityEntry, params):
+            entries.extend(page.results)
+            if len(entries) >= max_items:
+                return entries[:max_items]
+        return entries
+
+    async def summarize_responses(self, survey_id: str, question_index: int | None = None) -> ResponseSummary:
+        path = f"{self.base}{survey_id}/summarize_responses/"
+        params = {"question_index": question_index} if question_index is not None else None
+        data = await self._c.request("POST", path, params=params, json_body={})
+        if data is None or not isinstance(data, Mapping):
+            return ResponseSummary(content=None if data is None else str(data))
+        return self._c._one(data, ResponseSummary, "POST", path)
+
+    async def responses_count(self) -> dict[str, int]:
+        """Survey id -> count; a survey absent from the map has none."""
+        data = await self._c.request("GET", f"{self.base}responses_count/")
+        if not isinstance(data, Mapping):
+            return {}
+        return {str(k): int(v) for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+class BatchExportsApi:
+    def __init__(self, client: ApiClient) -> None:
+        self._c = client
+        self._backfill_path: str | None = None  # remembered once one form worked
+
+    @property
+    def base(self) -> str:
+        return f"/api/environments/{self._c.project_id}/batch_exports/"
+
+    async def list(self, page_size: int = 100, max_pages: int = 50) -> Page[BatchExport]:
+        """Every export of the project (the real service's list endpoint; the spec has none)."""
+        merged = Page[BatchExport]()
+        async for page in self._c.iterate(self.base, BatchExport, {"limit": page_size}, max_pages=max_pages):
+            merged.results.extend(page.results)
+            merged.errors.extend(page.errors)
+            merged.count = page.count
+        return merged
+
+    async def get(self, export_id: str) -> BatchExport:
+        path = f"{self.base}{export_id}/"
+        return self._c._one(await self._c.request("GET", path), BatchExport, "GET", path)
+
+    async def update(self, export_id: str, changes: Mapping[str, Any]) -> BatchExport:
+        body = check_export_write(changes)
+        path = f"{self.base}{export_id}/"
+        return self._c._one(await self._c.request("PATCH", path, json_body=body), BatchExport, "PATCH", path)
+
+    async def delete(self, export_id: str) -> None:
+        await self._c.request("DELETE", f"{self.base}{export_id}/")
+
+    async def runs(self, export_id: str, *, after: datetime | str | None = None,
+                   before: datetime | str | None = None, ordering: str | None = None,
+                   next_url: str | None = None) -> Page[BatchExportRun]:
+        """One page of runs (cursor pagination); pass ``next_url`` from a page to get the following one."""
+        if next_url:
+            path, query = self._c._follow(next_url)
+            return await self._c.get_page(path, BatchExportRun, query)
+        params: dict[str, Any] = {}
+        for key, value in (("after", after), ("before", before)):
+            if value is not None:
+                params[key] = iso(value) if isinstance(value, datetime) else value
+        if ordering:
+            params["ordering"] = ordering
+        return await self._c.get_page(f"{self.base}{export_id}/runs/", BatchExportRun, params or None)
+
+    async def backfill(self, export_id: str, start_at: datetime, end_at: datetime) -> BackfillResult:
+        """Spec's ``backfill/`` first; on 404/405 the real ``backfills/``; the form that worked is kept."""
+        body = {"start_at": iso(start_at), "end_at": iso(end_at)}
+        forms = [self._backfill_path] if self._backfill_path else ["backfill/", "backfills/"]
+        last: ApiError | None = None
+        for form in forms:
+            try:
+                data = await self._c.request("POST", f"{self.base}{export_id}/{form}", json_body=body)
+            except (NotFound, MethodNotAllowed) as err:
+                last = err
+                continue
+            self._backfill_path = form
+            return self._backfill_result(data)
+        assert last is not None
+        raise last
+
+    @staticmethod
+    def _backfill_result(data: Any) -> BackfillResult:
+        if isinstance(data, Mapping):
+            result = BackfillResult.model_validate(data)
+            if result.backfill_id is None and isinstance(data.get("id"), str):
+                result.backfill_id = data["id"]
+            return result
+        return BackfillResult()
+
+    async def pause(self, export_id: str) -> PauseResult:
+        data = await self._c.request("POST", f"{self.base}{export_id}/pause/", json_body={})
+        return PauseResult.model_validate(data) if isinstance(data, Mapping) else PauseResult(paused=True)
+
+    async def unpause(self, export_id: str) -> PauseResult:
+        data = await self._c.request("POST", f"{self.base}{export_id}/unpause/", json_body={})
+        return PauseResult.model_validate(data) if isinstance(data, Mapping) else PauseResult(paused=False)
+
+    async def retry_run(self, export_id: str, run_id: str) -> BackfillResult:
+        data = await self._c.request("POST", f"{self.base}{export_id}/runs/{run_id}/retry/", json_body={})
+        return self._backfill_result(data)
+
+    @staticmethod
+    def _log_params(level: str | Iterable[str] | None, search: str | None, after: datetime | str | None,
+                    before: datetime | str | None, limit: int | None) -> builtins.list[tuple[str, Any]]:
+        params: builtins.list[tuple[str, Any]] = []
+        levels = [level] if isinstance(level, str) else builtins.list(level or [])
+        for name in levels:
+            params.append(("level", name.upper()))
+            if name.upper() == "WARN":  # Python writers emit WARNING (api-facts.md 4.9)
+                params.append(("level", "WARNING"))
+        if search:
+            params.append(("search", search))
+        for key, value in (("after", after), ("before", before)):
+            if value is not None:
+                params.append((key, iso(value) if isinstance(value, datetime) else value))
+        if limit is not None:
+            params.append(("limit", max(1, min(500, limit))))
+        return params
+
+    async def _logs(self, path: str, params: builtins.list[tuple[str, Any]]) -> builtins.list[LogEntry]:
+        data = await self._c.request("GET", path, params=params or None)
+        raw = data.get("results") if isinstance(data, Mapping) else data
+        if not isinstance(raw, list):
+            raise BadResponse(f"Unexpected answer to GET {path}: no results list.", method="GET", path=path)
+        entries, _ = parse_items(raw, LogEntry)
+        return entries
+
+    async def logs(self, export_id: str, level: str | Iterable[str] | None = None, search: str | None = None,
+                   after: datetime | str | None = None, before: datetime | str | None = None,
+                   limit: int | None = None) -> builtins.list[LogEntry]:
+        """The export's log entries, newest first. Raises LogsUnavailable where keys may not read logs."""
+        return await self._logs(f"{self.base}{export_id}/logs/", self._log_params(level, search, after, before, limit))
+
+    async def run_logs(self, export_id: str, run_id: str, level: str | Iterable[str] | None = None,
+                       search: str | None = None, after: datetime | str | None = None,
+                       before: datetime | str | None = None, limit: int | None = None) -> builtins.list[LogEntry]:
+        path = f"{self.base}{export_id}/runs/{run_id}/logs/"
+        return await self._logs(path, self._log_params(level, search, after, before, limit))

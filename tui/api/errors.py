@@ -1,0 +1,150 @@
+"""One small hierarchy of errors that an operator can act on.
+
+``str(err)`` is always one sentence for the screen; the structured fields
+(status, code, detail, attr) are there for code that wants to branch, as
+api-facts.md advises, on ``code`` rather than on the status alone. No error
+ever carries the API key: the client never passes headers into them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ApiError(Exception):
+    """Any failure of a request to the server."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        detail: str | None = None,
+        attr: str | None = None,
+        method: str | None = None,
+        path: str | None = None,
+        body: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.attr = attr
+        self.method = method
+        self.path = path
+        self.body = body
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(status={self.status!r}, code={self.code!r}, path={self.path!r})"
+
+    @property
+    def short(self) -> str:
+        """A few words for a status bar: ``HTTP 503``, ``network``, ``401 bad key``."""
+        return f"HTTP {self.status}" if self.status else "error"
+
+
+class ValidationFailed(ApiError):
+    """400: the server refused the input; ``attr`` names the field when it said so."""
+
+    @property
+    def field_messages(self) -> dict[str, str]:
+        return {self.attr or "": self.detail or self.message}
+
+
+class Unauthorized(ApiError):
+    """401: missing, unknown, revoked or wrong-region API key."""
+
+    @property
+    def short(self) -> str:
+        return "401 bad API key"
+
+
+class Forbidden(ApiError):
+    """403: the key lacks a scope (``scope`` says which when the body names it) or the project."""
+
+    def __init__(self, message: str, *, scope: str | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.scope = scope
+
+    @property
+    def short(self) -> str:
+        return f"403 needs {self.scope}" if self.scope else "403 forbidden"
+
+
+class LogsUnavailable(Forbidden):
+    """403 "does not support personal API key access" on a logs endpoint (api-facts.md 4.9).
+
+    A distinct type so that a log pane can say so once and stop asking, instead
+    of failing every poll.
+    """
+
+
+class NotFound(ApiError):
+    """404: unknown id, an id of another project, or an endpoint this server lacks."""
+
+
+class MethodNotAllowed(ApiError):
+    """405: this server does not offer that operation at that path."""
+
+
+class RateLimited(ApiError):
+    """429: ``retry_after`` seconds to wait, when the server said."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+    @property
+    def short(self) -> str:
+        return "429 rate limited"
+
+
+class ServerError(ApiError):
+    """5xx: the server failed; usually worth retrying later."""
+
+    @property
+    def short(self) -> str:
+        return f"{self.status} server error"
+
+
+class BadResponse(ApiError):
+    """The server answered 2xx with a body we could not read (malformed or truncated JSON)."""
+
+    @property
+    def short(self) -> str:
+        return "bad response"
+
+
+class NetworkError(ApiError):
+    """No HTTP answer: refused, DNS, TLS, timeout or a dropped connection.
+
+    ``sent`` tells whether the request may have reached the server, which
+    decides whether a POST may be retried.
+    """
+
+    def __init__(self, message: str, *, kind: str = "network", sent: bool = True, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.kind = kind
+        self.sent = sent
+
+    @property
+    def short(self) -> str:
+        return self.kind
+
+
+class WriteValidationError(ValueError):
+    """Input refused before anything was sent; ``problems`` maps field paths to messages."""
+
+    def __init__(self, problems: dict[str, str]) -> None:
+        self.problems = dict(problems)
+        path, message = next(iter(self.problems.items())) if self.problems else ("", "invalid input")
+        super().__init__(f"{path}: {message}" if path else message)
+
+    @property
+    def first_path(self) -> str:
+        return next(iter(self.problems), "")

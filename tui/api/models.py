@@ -1,0 +1,524 @@
+"""Typed models of every resource the dashboard reads.
+
+Reading is tolerant on purpose: the real service grows new fields, run
+statuses, question kinds and intervals between releases, and a dashboard that
+refuses a whole page because of one new enum value is useless at 3 a.m. So:
+
+* unknown fields are kept (``extra="allow"``) and go back unchanged when an
+  object is written again;
+* enumerations are typed as plain strings, with ``StrEnum`` classes naming the
+  known values; an unknown value stays visible as its raw string;
+* a malformed item in a list fails that item only (see :func:`parse_items`).
+
+Writing is strict; see :mod:`tui.api.writes`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated, Any, Generic, Literal, TypeVar
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    TypeAdapter,
+    ValidationError,
+)
+
+
+def _to_aware(value: Any) -> Any:
+    """Accept ISO strings with or without a zone; a naive time is taken as UTC."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        if text.endswith("Z"):
+            text = text[:-1] + "+00:00"
+        try:
+            value = datetime.fromisoformat(text)
+        except ValueError as err:
+            raise ValueError(f"not an ISO 8601 date-time: {value!r}") from err
+    if isinstance(value, datetime) and value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value
+
+
+Timestamp = Annotated[datetime | None, BeforeValidator(_to_aware)]
+
+
+class ReadModel(BaseModel):
+    """Base of every model read from the server: keeps unknown fields."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+
+    @property
+    def extra_fields(self) -> dict[str, Any]:
+        return dict(self.__pydantic_extra__ or {})
+
+
+# --------------------------------------------------------------------------- enums
+
+
+class RunStatus(StrEnum):
+    """The run statuses the spec names (section 3.2) plus the real ``FailedBilling``."""
+
+    CANCELLED = "Cancelled"
+    COMPLETED = "Completed"
+    CONTINUED_AS_NEW = "ContinuedAsNew"
+    FAILED = "Failed"
+    FAILED_RETRYABLE = "FailedRetryable"
+    TERMINATED = "Terminated"
+    TIMED_OUT = "TimedOut"
+    RUNNING = "Running"
+    STARTING = "Starting"
+    FAILED_BILLING = "FailedBilling"
+
+
+SPEC_RUN_STATUSES: tuple[str, ...] = tuple(s.value for s in RunStatus if s is not RunStatus.FAILED_BILLING)
+IN_PROGRESS_STATUSES = frozenset({RunStatus.STARTING, RunStatus.RUNNING, RunStatus.CONTINUED_AS_NEW})
+FAILED_STATUSES = frozenset({RunStatus.FAILED, RunStatus.TIMED_OUT, RunStatus.TERMINATED, RunStatus.FAILED_BILLING})
+
+
+class ExportModel(StrEnum):
+    EVENTS = "events"
+    PERSONS = "persons"
+
+
+class Interval(StrEnum):
+    HOUR = "hour"
+    DAY = "day"
+    WEEK = "week"
+    EVERY_5_MINUTES = "every 5 minutes"
+    EVERY_15_MINUTES = "every 15 minutes"
+
+
+INTERVAL_SECONDS: dict[str, int] = {
+    Interval.HOUR: 3600,
+    Interval.DAY: 86400,
+    Interval.WEEK: 7 * 86400,
+    Interval.EVERY_5_MINUTES: 300,
+    Interval.EVERY_15_MINUTES: 900,
+}
+
+
+def interval_seconds(interval: str | None) -> int | None:
+    """Seconds in an export interval, also for forms like ``every 10 minutes``; None when unknown."""
+    if not interval:
+        return None
+    if interval in INTERVAL_SECONDS:
+        return INTERVAL_SECONDS[interval]
+    parts = interval.split()
+    if len(parts) == 3 and parts[0] == "every" and parts[1].isdigit():
+        unit = {"minute": 60, "minutes": 60, "hour": 3600, "hours": 3600, "day": 86400, "days": 86400}
+        if parts[2] in unit:
+            return int(parts[1]) * unit[parts[2]]
+    return None
+
+
+class QuestionType(StrEnum):
+    OPEN = "open"
+    LINK = "link"
+    RATING = "rating"
+    SINGLE_CHOICE = "single_choice"
+    MULTIPLE_CHOICE = "multiple_choice"
+
+
+class BranchingType(StrEnum):
+    NEXT_QUESTION = "next_question"
+    END = "end"
+    RESPONSE_BASED = "response_based"
+    SPECIFIC_QUESTION = "specific_question"
+
+
+class SurveyType(StrEnum):
+    POPOVER = "popover"
+    WIDGET = "widget"
+    EXTERNAL_SURVEY = "external_survey"
+    API = "api"
+
+
+# --------------------------------------------------------------------------- nested objects
+
+
+class User(ReadModel):
+    id: int | None = None
+    uuid: str | None = None
+    distinct_id: str | None = None
+    first_name: str | None = None
+    last_name: str | None = None
+    email: str | None = None
+    is_email_verified: bool | None = None
+    hedgehog_config: dict[str, Any] | None = None
+
+    @property
+    def display_name(self) -> str:
+        name = " ".join(p for p in (self.first_name, self.last_name) if p)
+        return str(name or self.email or "unknown")
+
+
+class Flag(ReadModel):
+    id: int | None = None
+    team_id: int | None = None
+    name: str | None = None
+    key: str | None = None
+    filters: dict[str, Any] | None = None
+    deleted: bool | None = None
+    active: bool | None = None
+    ensure_experience_continuity: bool | None = None
+
+
+# --------------------------------------------------------------------------- branching
+
+
+class NextQuestionBranching(ReadModel):
+    type: Literal["next_question"] = "next_question"
+
+
+class EndBranching(ReadModel):
+    type: Literal["end"] = "end"
+
+
+class ResponseBasedBranching(ReadModel):
+    type: Literal["response_based"] = "response_based"
+    # response key -> question index, or "end"
+    responseValues: dict[str, int | str] = Field(default_factory=dict)
+
+
+class SpecificQuestionBranching(ReadModel):
+    type: Literal["specific_question"] = "specific_question"
+    index: int
+
+
+class UnknownBranching(ReadModel):
+    """A branching kind this version does not know; kept verbatim."""
+
+    type: str
+
+
+def _branching_tag(value: Any) -> str:
+    kind = value.get("type") if isinstance(value, Mapping) else getattr(value, "type", None)
+    return str(kind) if kind in BranchingType._value2member_map_ else "unknown"
+
+
+Branching = Annotated[
+    Annotated[NextQuestionBranching, Tag("next_question")]
+    | Annotated[EndBranching, Tag("end")]
+    | Annotated[ResponseBasedBranching, Tag("response_based")]
+    | Annotated[SpecificQuestionBranching, Tag("specific_question")]
+    | Annotated[UnknownBranching, Tag("unknown")],
+    Discriminator(_branching_tag),
+]
+
+
+# --------------------------------------------------------------------------- questions
+
+
+class QuestionBase(ReadModel):
+    """Fields common to every question kind (spec 2.4)."""
+
+    type: str
+    question: str = ""
+    id: str | None = None  # the real service attaches responses to it: never drop it
+    description: str | None = None
+    descriptionContentType: str | None = None
+    optional: bool | None = None
+    buttonText: str | None = None
+    branching: Branching | None = None
+
+
+class OpenQuestion(QuestionBase):
+    type: Literal["open"] = "open"
+
+
+class LinkQuestion(QuestionBase):
+    type: Literal["link"] = "link"
+    link: str | None = None
+
+
+class RatingQuestion(QuestionBase):
+    type: Literal["rating"] = "rating"
+    display: str | None = None
+    scale: int | None = None
+    lowerBoundLabel: str | None = None
+    upperBoundLabel: str | None = None
+
+
+class ChoiceQuestion(QuestionBase):
+    """single_choice and multiple_choice share one model (spec 2.4)."""
+
+    type: Literal["single_choice", "multiple_choice"] = "single_choice"
+    choices: list[str] = Field(default_factory=list)
+    shuffleOptions: bool | None = None
+    hasOpenChoice: bool | None = None
+
+
+class UnknownQuestion(QuestionBase):
+    """A question kind this version does not know; kept verbatim."""
+
+
+def _question_tag(value: Any) -> str:
+    kind = value.get("type") if isinstance(value, Mapping) else getattr(value, "type", None)
+    if kind in ("single_choice", "multiple_choice"):
+        return "choice"
+    return kind if kind in ("open", "link", "rating") else "unknown"
+
+
+Question = Annotated[
+    Annotated[OpenQuestion, Tag("open")]
+    | Annotated[LinkQuestion, Tag("link")]
+    | Annotated[RatingQuestion, Tag("rating")]
+    | Annotated[ChoiceQuestion, Tag("choice")]
+    | Annotated[UnknownQuestion, Tag("unknown")],
+    Discriminator(_question_tag),
+]
+QuestionAdapter: TypeAdapter[Question] = TypeAdapter(Question)
+BranchingAdapter: TypeAdapter[Branching] = TypeAdapter(Branching)
+
+
+# --------------------------------------------------------------------------- surveys
+
+
+class SurveyStatus(StrEnum):
+    DRAFT = "draft"
+    SCHEDULED = "scheduled"
+    RUNNING = "running"
+    COMPLETE = "complete"
+    ARCHIVED = "archived"
+
+
+class Survey(ReadModel):
+    id: str
+    name: str = ""
+    description: str | None = None
+    type: str | None = None
+    linked_flag: Flag | None = None
+    linked_flag_id: int | None = None
+    targeting_flag: Flag | None = None
+    targeting_flag_id: int | None = None
+    internal_targeting_flag: Flag | None = None
+    targeting_flag_filters: dict[str, Any] | None = None
+    remove_targeting_flag: bool | None = None
+    questions: list[Question] | None = None
+    conditions: Any = None
+    appearance: Any = None
+    created_at: Timestamp = None
+    created_by: User | None = None
+    start_date: Timestamp = None
+    end_date: Timestamp = None
+    archived: bool = False
+    responses_limit: int | None = None
+    iteration_count: int | None = None
+    iteration_frequency_days: int | None = None
+    iteration_start_dates: list[Any] | None = None
+    current_iteration: int | None = None
+    current_iteration_start_date: Timestamp = None
+
+    def status_at(self, now: datetime) -> SurveyStatus:
+        """The lifecycle state derived from archived, start_date and end_date (spec 3.1 has no field)."""
+        if self.archived:
+            return SurveyStatus.ARCHIVED
+        if self.start_date is None:
+            return SurveyStatus.DRAFT
+        if self.start_date > now:
+            return SurveyStatus.SCHEDULED
+        if self.end_date is not None and self.end_date <= now:
+            return SurveyStatus.COMPLETE
+        return SurveyStatus.RUNNING
+
+
+# --------------------------------------------------------------------------- batch exports
+
+
+class Destination(ReadModel):
+    type: str = ""
+    config: dict[str, Any] | None = None
+
+
+class BatchExportRun(ReadModel):
+    id: str
+    status: str = ""
+    records_completed: int | None = None
+    latest_error: str | None = None
+    data_interval_start: Timestamp = None
+    data_interval_end: Timestamp = None
+    cursor: str | None = None
+    created_at: Timestamp = None
+    finished_at: Timestamp = None
+    last_updated_at: Timestamp = None
+    records_total_count: int | None = None
+    batch_export: str | None = None
+    backfill: str | None = None
+
+    @property
+    def is_in_progress(self) -> bool:
+        return self.status in IN_PROGRESS_STATUSES
+
+
+class BatchExport(ReadModel):
+    id: str
+    team_id: int | None = None
+    name: str = ""
+    model: str | None = None
+    destination: Destination = Field(default_factory=Destination)
+    interval: str = ""
+    paused: bool = False
+    created_at: Timestamp = None
+    last_updated_at: Timestamp = None
+    last_paused_at: Timestamp = None
+    start_at: Timestamp = None
+    end_at: Timestamp = None
+    latest_runs: list[BatchExportRun] = Field(default_factory=list)
+    native_query: str | None = None
+    hogql_query: str | None = None
+    schema_: dict[str, Any] | None = Field(default=None, alias="schema")
+
+    @property
+    def query(self) -> str | None:
+        """The export's query under any of the names the service has used (api-facts.md 5)."""
+        if self.native_query:
+            return self.native_query
+        if self.hogql_query:
+            return self.hogql_query
+        if isinstance(self.schema_, dict):
+            nested = self.schema_.get("hogql_query")
+            if isinstance(nested, str) and nested:
+                return nested
+        return None
+
+    @property
+    def interval_seconds(self) -> int | None:
+        return interval_seconds(self.interval)
+
+
+class BackfillResult(ReadModel):
+    """What backfill and retry answer: the real service sends ``{"backfill_id": ...}``; the spec no body."""
+
+    backfill_id: str | None = None
+
+
+class PauseResult(ReadModel):
+    paused: bool | None = None
+
+
+class LogEntry(ReadModel):
+    timestamp: Timestamp = None
+    level: str = ""
+    message: str = ""
+    log_source_id: str | None = None
+    instance_id: str | None = None
+
+
+# --------------------------------------------------------------------------- activity, projects, responses
+
+
+class ActivityChange(ReadModel):
+    type: str | None = None
+    action: str | None = None
+    field: str | None = None
+    before: Any = None
+    after: Any = None
+
+
+class ActivityDetail(ReadModel):
+    name: str | None = None
+    changes: list[ActivityChange] | None = None
+
+
+class ActivityEntry(ReadModel):
+    id: str | int | None = None
+    user: User | None = None
+    activity: str = ""
+    scope: str | None = None
+    item_id: str | None = None
+    detail: ActivityDetail | None = None
+    created_at: Timestamp = None
+
+
+class Project(ReadModel):
+    id: int | str
+    uuid: str | None = None
+    organization: str | None = None
+    name: str = ""
+    timezone: str | None = None
+
+
+class ResponseSummary(ReadModel):
+    """The summarize_responses body: unknown in the spec, so everything is kept as extras too."""
+
+    content: str | None = None
+
+
+# --------------------------------------------------------------------------- envelopes
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class ItemError(BaseModel):
+    """One list item that did not parse; the rest of the page still shows."""
+
+    index: int
+    id: str | None = None
+    message: str
+
+
+class Page(BaseModel, Generic[T]):
+    """A page of a list: limit/offset (count), cursor (no count) or page-number (total_count)."""
+
+    count: int | None = None
+    next: str | None = None
+    previous: str | None = None
+    results: list[T] = Field(default_factory=list)
+    errors: list[ItemError] = Field(default_factory=list)
+
+
+def describe_validation_error(err: ValidationError) -> str:
+    """One line naming the first bad field, for an operator rather than a developer."""
+    first = err.errors()[0] if err.errors() else None
+    if first is None:
+        return "invalid object"
+    loc = ".".join(str(part) for part in first.get("loc", ()))
+    return f"{loc or 'object'}: {first.get('msg', 'invalid')}"
+
+
+def parse_items(items: Iterable[Any], model: type[T] | Callable[[Any], T]) -> tuple[list[T], list[ItemError]]:
+    """Validate each item on its own, so one malformed item fails alone."""
+    validate: Callable[[Any], T] = (
+        model.model_validate if isinstance(model, type) and issubclass(model, BaseModel) else model  # type: ignore[assignment]
+    )
+    good: list[T] = []
+    bad: list[ItemError] = []
+    for index, raw in enumerate(items):
+        try:
+            good.append(validate(raw))
+        except ValidationError as err:
+            item_id = raw.get("id") if isinstance(raw, Mapping) else None
+            bad.append(ItemError(index=index, id=str(item_id) if item_id is not None else None,
+                                 message=describe_validation_error(err)))
+    return good, bad
+
+
+def parse_page(data: Any, model: type[T]) -> Page[T]:
+    """Read any of the three list envelopes (or a bare list) into a :class:`Page`."""
+    if isinstance(data, list):
+        items, errors = parse_items(data, model)
+        return Page[model](count=len(data), results=items, errors=errors)  # type: ignore[valid-type]
+    if not isinstance(data, Mapping):
+        raise ValueError("expected a JSON object with results")
+    raw_results = data.get("results")
+    if not isinstance(raw_results, list):
+        raise ValueError("the response has no results list")
+    items, errors = parse_items(raw_results, model)
+    count = data.get("count", data.get("total_count"))
+    return Page[model](  # type: ignore[valid-type]
+        count=count if isinstance(count, int) else None,
+        next=data.get("next") if isinstance(data.get("next"), str) else None,
+        previous=data.get("previous") if isinstance(data.get("previous"), str) else None,
+        results=items,
+        errors=errors,
+    )

@@ -1,0 +1,74 @@
+"""The Textual application: two screens (modes) over one API client per project."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from tui.api.client import ApiClient
+from tui.clock import Clock, SystemClock
+from tui.config import Settings
+from tui.paths import stylesheets
+
+
+class WatchdeckApp(App[int]):
+    """The dashboard. Screens reach the server only through ``api`` / ``api_for``."""
+
+    TITLE = "watchdeck"
+    CSS_PATH = stylesheets("app.tcss", "monitor.tcss", "surveys.tcss", "editor.tcss", "modals.tcss")
+    ENABLE_COMMAND_PALETTE = True
+    MODES: ClassVar[dict[str, str]] = {}  # filled in on_mount so each mode imports lazily
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        clock: Clock | None = None,
+        api: ApiClient | None = None,
+        start_mode: str = "monitor",
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.clock: Clock = clock or SystemClock()
+        self.project_id = settings.project_id
+        self._clients: dict[str, ApiClient] = {}
+        if api is not None:
+            self._clients[api.project_id] = api
+        self._start_mode = start_mode
+
+    # ------------------------------------------------------------------ clients
+
+    def api_for(self, project_id: str) -> ApiClient:
+        """One client (one connection pool) per watched project, made on first use."""
+        client = self._clients.get(project_id)
+        if client is None:
+            client = ApiClient(self.settings.base_url, self.settings.api_key.get_secret_value(), project_id)
+            self._clients[project_id] = client
+        return client
+
+    @property
+    def api(self) -> ApiClient:
+        return self.api_for(self.project_id)
+
+    async def on_unmount(self) -> None:
+        for client in self._clients.values():
+            await client.aclose()
+
+    # ------------------------------------------------------------------ modes
+
+    def on_mount(self) -> None:
+        from tui.screens.monitor import MonitorScreen
+        from tui.screens.surveys import SurveyBrowserScreen
+
+        self.add_mode("monitor", MonitorScreen)
+        self.add_mode("surveys", SurveyBrowserScreen)
+        self.switch_mode(self._start_mode)
+
+    def action_switch_to(self, mode: str) -> None:
+        self.switch_mode(mode)

@@ -1,0 +1,148 @@
+"""The one door through which server text reaches a widget, and the one table of status looks.
+
+Every string from the server (names, questions, log lines, errors, creator
+names) is untrusted. Textual parses markup in plain ``str`` cells and labels,
+and neither ``Text`` nor ``markup=False`` removes terminal escape sequences
+(measured: ``\\x1b[2J`` from a string cleared the terminal). So untrusted text
+goes through :func:`clean` (control characters removed) and becomes a
+``rich.text.Text`` (never parsed as markup) via :func:`plain`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import humanize
+from rich.text import Text
+
+# ESC-introduced sequences (CSI, OSC, DCS, ...) first, so their parameters go too,
+# then any remaining C0/C1 control character except tab and newline.
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC ... BEL or ST
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC
+    r"|\x1b[@-Z\\-_]"  # other two-character escapes
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+    r"|\x9d[^\x07\x9c]*(?:\x07|\x9c)?"  # 8-bit OSC
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_ONELINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(value: Any, *, oneline: bool = True, limit: int | None = 2000) -> str:
+    """Text safe for a terminal: escape sequences and control characters removed.
+
+    ``oneline`` also turns newlines and tabs into spaces (table cells, titles);
+    ``limit`` cuts very long strings with an ellipsis so one hostile field
+    cannot blow up a layout or a frame's cost. Bidi overrides are removed too,
+    so right-to-left text cannot reorder the columns around it.
+    """
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else str(value)
+    text = _ESCAPE_SEQUENCE.sub("", text)
+    if oneline:
+        text = _CONTROL_ONELINE.sub(" ", text.replace("\r\n", " "))
+    else:
+        text = _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text
+
+
+def plain(value: Any, style: str = "", *, oneline: bool = True, limit: int | None = 2000) -> Text:
+    """A ``Text`` of untrusted content: cleaned and never interpreted as markup."""
+    return Text(clean(value, oneline=oneline, limit=limit), style=style, no_wrap=oneline, end="")
+
+
+# --------------------------------------------------------------------------- run statuses
+
+
+@dataclass(frozen=True)
+class StatusLook:
+    """How a run status is drawn: a letter (never colour alone), a short label, a style."""
+
+    letter: str
+    label: str
+    style: str
+
+
+_LOOKS: dict[str, StatusLook] = {
+    "Completed": StatusLook("C", "completed", "bold green"),
+    "Failed": StatusLook("F", "failed", "bold red"),
+    "TimedOut": StatusLook("T", "timed out", "bold red"),
+    "Terminated": StatusLook("X", "terminated", "bold red"),
+    "FailedBilling": StatusLook("B", "failed (billing)", "bold red"),
+    "FailedRetryable": StatusLook("f", "failed, retryable", "bold dark_orange"),
+    "Running": StatusLook("R", "running", "bold cyan"),
+    "Starting": StatusLook("S", "starting", "cyan"),
+    "ContinuedAsNew": StatusLook("N", "continued as new", "bold magenta"),
+    "Cancelled": StatusLook("c", "cancelled", "dim"),
+}
+_UNKNOWN = StatusLook("?", "unknown", "bold yellow")
+
+
+def status_look(status: str | None) -> StatusLook:
+    if status in _LOOKS:
+        return _LOOKS[status]  # type: ignore[index]
+    return StatusLook("?", clean(status or "unknown", limit=24).lower(), _UNKNOWN.style)
+
+
+def status_text(status: str | None) -> Text:
+    """``C completed`` in the status's colour; unknown statuses show their raw name."""
+    look = status_look(status)
+    return Text.assemble((look.letter, look.style + " reverse"), " ", (look.label, look.style))
+
+
+def status_strip(statuses: list[str], width: int = 10) -> Text:
+    """The last runs as coloured cells with a letter each, oldest left, newest right."""
+    cells = Text(no_wrap=True, end="")
+    for status in statuses[-width:]:
+        look = status_look(status)
+        cells.append(look.letter, style=look.style + " reverse")
+    return cells
+
+
+# --------------------------------------------------------------------------- times and sizes
+
+
+def ago(when: datetime | None, now: datetime) -> str:
+    """"3 minutes ago" (or "in 5 minutes"); an em dash for no time."""
+    if when is None:
+        return "—"
+    delta = now - when
+    if delta < timedelta(0):
+        return "in " + humanize.naturaldelta(-delta)
+    if delta < timedelta(seconds=2):
+        return "just now"
+    return humanize.naturaltime(delta)
+
+
+def duration(seconds: float | None) -> str:
+    """Compact durations for tables: ``45s``, ``3m12s``, ``2h05m``, ``3d04h``."""
+    if seconds is None:
+        return "—"
+    s = int(max(0, seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    if s < 86400:
+        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+    return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
+
+
+def count(value: int | None) -> str:
+    return "—" if value is None else humanize.intcomma(value)
+
+
+def progress_bar(done: int | None, total: int | None, width: int = 10) -> Text:
+    """``▇▇▇▇▁▁▁▁ 52%``: records completed of total as a bar that also reads without colour."""
+    if not total or done is None:
+        return Text("—", style="dim")
+    ratio = max(0.0, min(1.0, done / total))
+    filled = round(ratio * width)
+    return Text.assemble(("█" * filled, "cyan"), ("░" * (width - filled), "dim"), f" {ratio:4.0%}")
