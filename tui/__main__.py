@@ -1,6 +1,8 @@
-"""Command line: the dashboard, ``--demo``, and ``watchdeck sandbox``.
+"""Command line: the dashboard, ``--demo``, ``watchdeck status`` and ``watchdeck sandbox``.
 
-Start-up errors are one line on stderr and exit code 2, never a traceback.
+Start-up errors are one line on stderr and exit code 2, never a traceback: an
+unexpected exception prints one line naming a log file in the state dir, where
+the traceback goes (with the API key blanked out, should it appear anywhere).
 """
 
 from __future__ import annotations
@@ -8,14 +10,54 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from tui import __version__
-from tui.config import DEFAULT_POLL_SECONDS, MIN_POLL_SECONDS, ConfigError, Settings, check_base_url, env_default
+from tui.config import (
+    DEFAULT_POLL_SECONDS,
+    MIN_POLL_SECONDS,
+    ConfigError,
+    NeedsSetup,
+    Overrides,
+    Settings,
+    env_default,
+    resolve_settings,
+    state_dir,
+)
+
+if TYPE_CHECKING:
+    from tui.clock import Clock
 
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 # The sandbox's runs move every few seconds; a 10 s poll would make the demo look stuck.
 DEMO_POLL_SECONDS = 3.0
+LOG_FILE_NAME = "watchdeck.log"
+
+_secrets: set[str] = set()
+
+
+def _remember_secret(value: str | None) -> None:
+    if value and len(value) >= 4:
+        _secrets.add(value)
+
+
+def redact(text: str) -> str:
+    """Any known key blanked out: the last line of defence for logs and the one-line error."""
+    for secret in _secrets:
+        text = text.replace(secret, "***")
+    return text
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line (and exit 2) instead of usage + message."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"watchdeck: {message} (see {self.prog} --help)\n")
 
 
 def _poll_seconds(text: str) -> float:
@@ -28,23 +70,65 @@ def _poll_seconds(text: str) -> float:
     return value
 
 
+def _grace_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return value
+
+
+def _add_connection_flags(parser: argparse.ArgumentParser, *, in_subcommand: bool = False) -> None:
+    """The flags that say what to connect to; on a subcommand too, so both word orders work.
+
+    On the subcommand the defaults are SUPPRESS, so a flag given before the
+    subcommand is not reset by the subcommand's parser.
+    """
+    default: Any = argparse.SUPPRESS if in_subcommand else None
+    group = parser.add_argument_group("connection (flags > environment > profile in config.toml)")
+    group.add_argument("--profile", metavar="NAME", default=default,
+                       help="profile of config.toml to use (env WATCHDECK_PROFILE; else default_profile)")
+    group.add_argument("--base-url", metavar="URL", default=default, help="API base URL (env WATCHDECK_BASE_URL)")
+    group.add_argument("--project", metavar="ID", action="append", dest="projects", default=default,
+                       help="project id; repeat (or comma-separate) to watch several (env WATCHDECK_PROJECT_ID)")
+    group.add_argument("--export", metavar="ID", action="append", dest="exports", default=default,
+                       help="batch export id to watch; repeatable")
+    group.add_argument("--poll", metavar="SECONDS", type=_poll_seconds, default=default,
+                       help=f"poll interval (default {DEFAULT_POLL_SECONDS:g} s, at least {MIN_POLL_SECONDS:g} s)")
+    group.add_argument("--read-only", action="store_true", default=default,
+                       help="hide every key that changes anything")
+    group.add_argument("--allow-insecure-http", action="store_true", default=default,
+                       help="send the API key over plain http to a host that is not this machine")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="watchdeck",
         description="A terminal dashboard for surveys and batch exports.",
-        epilog="The API key is read from WATCHDECK_API_KEY; it is never accepted as a flag.",
+        epilog=(
+            "The API key is never a flag: it comes from WATCHDECK_API_KEY, a profile's key_command, "
+            "the OS keyring, or (discouraged) a profile's key. Config: config.toml in the user config dir "
+            "(WATCHDECK_CONFIG_DIR overrides it)."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"watchdeck {__version__}")
     parser.add_argument("--demo", action="store_true", help="start the embedded sandbox server and watch it")
-    parser.add_argument("--base-url", metavar="URL", help="API base URL (env WATCHDECK_BASE_URL)")
-    parser.add_argument("--project", metavar="ID", action="append", dest="projects",
-                        help="project id; repeat to watch several (env WATCHDECK_PROJECT_ID)")
-    parser.add_argument("--export", metavar="ID", action="append", dest="exports", default=[],
-                        help="batch export id to watch; repeatable (added to the project's list)")
-    parser.add_argument("--poll", metavar="SECONDS", type=_poll_seconds, default=None,
-                        help=f"poll interval (default {DEFAULT_POLL_SECONDS:g} s, at least {MIN_POLL_SECONDS:g} s)")
-    parser.add_argument("--read-only", action="store_true", help="hide every key that changes anything")
+    _add_connection_flags(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    status = sub.add_parser(
+        "status",
+        help="poll once and print the watched exports' health (exit 0 healthy, 1 failed/overdue, 2 error)",
+        description=(
+            "Poll once and print the watched exports with their latest run status and its age. Exit code 0 when "
+            "all are healthy, 1 when a latest run failed or an export is overdue, 2 on connection or auth errors."
+        ),
+    )
+    status.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    status.add_argument("--grace", metavar="SECONDS", type=_grace_seconds, default=None,
+                        help="extra time before an export counts as overdue (default 600 s)")
+    _add_connection_flags(status, in_subcommand=True)
     sandbox = sub.add_parser("sandbox", help="serve the local sandbox server")
     from tui.sandbox import cli as sandbox_cli
 
@@ -52,52 +136,123 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def resolve_settings(args: argparse.Namespace, env: Mapping[str, str]) -> Settings:
-    """Flags first, then the environment."""
-    base_url = args.base_url or env_default(env, "WATCHDECK_BASE_URL")
-    if not base_url:
-        raise ConfigError("no server: pass --base-url URL or set WATCHDECK_BASE_URL (or try --demo)")
-    base_url = check_base_url(base_url)
-    api_key = env_default(env, "WATCHDECK_API_KEY")
-    if not api_key:
-        raise ConfigError("no API key: set WATCHDECK_API_KEY to a personal API key")
-    projects = args.projects or ([p] if (p := env_default(env, "WATCHDECK_PROJECT_ID")) else [])
-    if not projects:
-        raise ConfigError("no project: pass --project ID or set WATCHDECK_PROJECT_ID")
-    return Settings(
-        base_url=base_url,
-        api_key=api_key,
-        project_ids=projects,
-        export_ids=list(args.exports or []),
-        poll_seconds=args.poll or DEFAULT_POLL_SECONDS,
-        read_only=args.read_only,
+def overrides_from(args: argparse.Namespace) -> Overrides:
+    return Overrides(
+        base_url=getattr(args, "base_url", None),
+        projects=list(getattr(args, "projects", None) or []),
+        profile=getattr(args, "profile", None),
+        exports=list(getattr(args, "exports", None) or []),
+        poll=getattr(args, "poll", None),
+        read_only=bool(getattr(args, "read_only", False)),
+        allow_insecure_http=bool(getattr(args, "allow_insecure_http", False)),
     )
 
 
 def _fail(message: str) -> int:
-    print(f"watchdeck: {message}", file=sys.stderr)
+    print(f"watchdeck: {redact(message)}", file=sys.stderr)
     return EXIT_USAGE
 
 
-def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
+def _warn(settings: Settings) -> None:
+    for warning in settings.warnings:
+        print(f"watchdeck: warning: {warning}", file=sys.stderr)
+
+
+def _resolve(args: argparse.Namespace, env: Mapping[str, str]) -> Settings:
+    _remember_secret(env_default(env, "WATCHDECK_API_KEY"))
+    settings = resolve_settings(overrides_from(args), env)
+    _remember_secret(settings.api_key.get_secret_value())
+    return settings
+
+
+def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None, *,
+         clock: Clock | None = None) -> int:
+    """The ``watchdeck`` command. ``env`` and ``clock`` are for tests; the default is the real environment."""
+    environ: Mapping[str, str] = os.environ if env is None else env
+    try:
+        return _main(argv, environ, clock)
+    except SystemExit as exit_:  # argparse: --help, --version, usage errors (already printed)
+        code = exit_.code
+        return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        where = _log_crash(exc, environ)
+        detail = redact(f"{type(exc).__name__}: {exc}").splitlines()[0][:200] if str(exc) else type(exc).__name__
+        tail = f"; details in {where}" if where else ""
+        print(f"watchdeck: unexpected error: {detail}{tail}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _log_crash(exc: BaseException, env: Mapping[str, str]) -> Path | None:
+    try:
+        directory = state_dir(env)
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / LOG_FILE_NAME
+        text = "".join(traceback.format_exception(exc))
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(f"--- {datetime.now(UTC).isoformat()} watchdeck {__version__}\n{redact(text)}\n")
+        return path
+    except OSError:
+        return None
+
+
+def _main(argv: Sequence[str] | None, env: Mapping[str, str], clock: Clock | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    environ = os.environ if env is None else env
     if args.command == "sandbox":
         from tui.sandbox import cli as sandbox_cli
 
         return sandbox_cli.run(args)
+    if args.command == "status":
+        return _run_status(args, env, clock)
     if args.demo:
         return _run_demo(args)
     try:
-        settings = resolve_settings(args, environ)
+        settings = _resolve(args, env)
+    except NeedsSetup as err:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            return _fail(str(err))
+        return _run_welcome(args, env, err)
     except ConfigError as err:
         return _fail(str(err))
+    _warn(settings)
+    return _run_dashboard(settings, clock)
+
+
+def _run_dashboard(settings: Settings, clock: Clock | None = None) -> int:
     from tui.app import WatchdeckApp
 
-    app = WatchdeckApp(settings)
+    app = WatchdeckApp(settings, clock=clock)
     app.run()
     return app.return_code or 0
+
+
+def _run_status(args: argparse.Namespace, env: Mapping[str, str], clock: Clock | None) -> int:
+    from tui import status_cmd
+
+    try:
+        settings = _resolve(args, env)
+    except ConfigError as err:
+        return _fail(str(err))
+    _warn(settings)
+    grace = args.grace if args.grace is not None else status_cmd.DEFAULT_GRACE_SECONDS
+    return status_cmd.run(settings, as_json=args.json, grace=grace, clock=clock, env=dict(env))
+
+
+def _run_welcome(args: argparse.Namespace, env: Mapping[str, str], reason: NeedsSetup) -> int:
+    """First run: the welcome screen decides between the demo, a profile and a new profile."""
+    from tui.screens.welcome import DEMO, WelcomeApp
+
+    welcome = WelcomeApp(env=env, config=reason.config, path=reason.path)
+    choice = welcome.run()
+    if choice == DEMO:
+        return _run_demo(args)
+    if isinstance(choice, Settings):
+        _remember_secret(choice.api_key.get_secret_value())
+        _warn(choice)
+        return _run_dashboard(choice)
+    return 0
 
 
 def _run_demo(args: argparse.Namespace) -> int:
@@ -112,11 +267,13 @@ def _run_demo(args: argparse.Namespace) -> int:
         settings = Settings(
             base_url=handle.base_url,
             api_key=handle.api_key,
-            project_ids=args.projects or [handle.project_id],
-            export_ids=list(args.exports or []),
-            poll_seconds=args.poll or DEMO_POLL_SECONDS,
-            read_only=args.read_only,
+            project_ids=list(getattr(args, "projects", None) or []) or [handle.project_id],
+            export_ids=list(getattr(args, "exports", None) or []),
+            poll_seconds=getattr(args, "poll", None) or DEMO_POLL_SECONDS,
+            read_only=bool(getattr(args, "read_only", False)),
+            profile="demo",
             demo=True,
+            key_source="sandbox",
         )
         app = WatchdeckApp(settings, clock=handle.clock)
         app.run()

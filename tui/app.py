@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.worker import Worker, WorkerState
 
 from tui.api.client import ApiClient
 from tui.clock import Clock, SystemClock
 from tui.config import Settings
+from tui.crashlog import record_exception
 from tui.paths import stylesheets
+from tui.render import clean
 
 
 class WatchdeckApp(App[int]):
     """The dashboard. Screens reach the server only through ``api`` / ``api_for``."""
 
     TITLE = "watchdeck"
-    CSS_PATH = stylesheets("app.tcss", "monitor.tcss", "surveys.tcss", "editor.tcss", "modals.tcss")
+    CSS_PATH: ClassVar[list[str | PurePath]] = stylesheets(
+        "app.tcss", "monitor.tcss", "surveys.tcss", "editor.tcss", "modals.tcss"
+    )
     ENABLE_COMMAND_PALETTE = True
-    MODES: ClassVar[dict[str, str]] = {}  # filled in on_mount so each mode imports lazily
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
@@ -72,3 +77,18 @@ class WatchdeckApp(App[int]):
 
     def action_switch_to(self, mode: str) -> None:
         self.switch_mode(mode)
+
+    # ------------------------------------------------------------------ crash safety
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker that died of an unexpected exception: log it, say so, keep running.
+
+        Workers run with ``exit_on_error=False``; expected failures (``ApiError``)
+        are handled where they happen, so what arrives here is a bug.
+        """
+        if event.state is not WorkerState.ERROR or event.worker.error is None:
+            return
+        path = record_exception(event.worker.error, context=f"worker {event.worker.name or event.worker.group}")
+        where = f" Details in {path}." if path else ""
+        self.notify(clean(f"Something went wrong in the background: {event.worker.error!r}.{where}", limit=400),
+                    title="Internal error", severity="error", markup=False, timeout=15)

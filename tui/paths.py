@@ -8,7 +8,7 @@ the installed copy wins and a checkout falls back to the repository's folder.
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import platformdirs
 
@@ -23,7 +23,7 @@ def styles_dir() -> Path:
     return _PACKAGE_DIR.parent / "styles"
 
 
-def stylesheets(*names: str) -> list[Path]:
+def stylesheets(*names: str) -> list[str | PurePath]:
     """Absolute paths of the named .tcss files, for a ``CSS_PATH``."""
     base = styles_dir()
     return [base / name for name in names]

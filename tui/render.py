@@ -63,7 +63,11 @@ def plain(value: Any, style: str = "", *, oneline: bool = True, limit: int | Non
 
 @dataclass(frozen=True)
 class StatusLook:
-    """How a run status is drawn: a letter (never colour alone), a short label, a style."""
+    """How a run status is drawn: a letter (never colour alone), a short label, a style.
+
+    Letters are distinct in upper case so they read without colour: C completed, F failed, T timed out,
+    X terminated, B billing, E failed but retryable, R running, S starting, N continued as new, - cancelled.
+    """
 
     letter: str
     label: str
@@ -75,19 +79,19 @@ _LOOKS: dict[str, StatusLook] = {
     "Failed": StatusLook("F", "failed", "bold red"),
     "TimedOut": StatusLook("T", "timed out", "bold red"),
     "Terminated": StatusLook("X", "terminated", "bold red"),
-    "FailedBilling": StatusLook("B", "failed (billing)", "bold red"),
-    "FailedRetryable": StatusLook("f", "failed, retryable", "bold dark_orange"),
+    "FailedBilling": StatusLook("B", "billing", "bold red"),
+    "FailedRetryable": StatusLook("E", "retryable", "bold dark_orange"),
     "Running": StatusLook("R", "running", "bold cyan"),
     "Starting": StatusLook("S", "starting", "cyan"),
-    "ContinuedAsNew": StatusLook("N", "continued as new", "bold magenta"),
-    "Cancelled": StatusLook("c", "cancelled", "dim"),
+    "ContinuedAsNew": StatusLook("N", "continued", "bold magenta"),
+    "Cancelled": StatusLook("-", "cancelled", "dim"),
 }
 _UNKNOWN = StatusLook("?", "unknown", "bold yellow")
 
 
 def status_look(status: str | None) -> StatusLook:
     if status in _LOOKS:
-        return _LOOKS[status]  # type: ignore[index]
+        return _LOOKS[status]
     return StatusLook("?", clean(status or "unknown", limit=24).lower(), _UNKNOWN.style)
 
 

@@ -1,12 +1,726 @@
-"""Placeholder until the monitor lands."""
+"""The batch-export monitor: the on-call screen left open on a wall for days.
 
+Polls in a worker owned by this screen (modes keep the screen alive when the
+operator switches to surveys, so alerts keep coming); the next poll is armed
+only after the last one finished. Rows update in place through
+:class:`LiveTable` so selection and scroll stay put and a quiet poll costs
+almost nothing. The last good data stays on screen when polls fail, and the
+status line says how old it is and why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
+from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Input, Sparkline, Static, TabbedContent, TabPane
+
+from tui.api.errors import ApiError, MethodNotAllowed, NotFound
+from tui.api.models import BatchExport, BatchExportRun, RunStatus
+from tui.render import clean, plain
+from tui.state.alerts import Alert, AlertTracker
+from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport, latest_run, runs_oldest_first
+from tui.state.journal import ActionJournal, JournalEntry
+from tui.state.poller import Freshness, Poller
+from tui.widgets.confirm import ConfirmScreen
+from tui.widgets.export_cells import (
+    EXPORT_COLUMNS,
+    RUN_COLUMNS,
+    SECONDARY_COLUMNS,
+    duration_series,
+    export_cells,
+    records_series,
+    run_cells,
+)
+from tui.widgets.export_details import export_details_text
+from tui.widgets.live_table import LiveTable
+
+if TYPE_CHECKING:
+    from tui.app import WatchdeckApp
+
+MUTATING_ACTIONS = frozenset({"pause", "unpause", "backfill", "retry", "edit", "delete"})
+POLL_STEPS = (2.0, 3.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0)
+NARROW_WIDTH = 120
+FRESHNESS_STYLE = {
+    Freshness.CONNECTING: ("◌", "bold"),
+    Freshness.LIVE: ("●", "bold green"),
+    Freshness.STALE: ("▲", "bold black on yellow"),
+    Freshness.OFFLINE: ("✖", "bold white on red"),
+}
 
 
 class MonitorScreen(Screen[None]):
+    """Exports table on top; the selected export's runs, charts and details below."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("p", "pause", "Pause", id="monitor.pause"),
+        Binding("u", "unpause", "Unpause", id="monitor.unpause"),
+        Binding("b", "backfill", "Backfill", id="monitor.backfill"),
+        Binding("r", "retry", "Retry run", id="monitor.retry"),
+        Binding("l", "run_logs", "Run logs", id="monitor.run_logs"),
+        Binding("L", "export_logs", "Export logs", id="monitor.export_logs"),
+        Binding("enter", "run_error", "Run error", id="monitor.run_error", show=False),
+        Binding("e", "edit", "Edit", id="monitor.edit"),
+        Binding("D", "delete", "Delete", id="monitor.delete"),
+        Binding("a", "acknowledge", "Ack alert", id="monitor.ack"),
+        Binding("ctrl+r", "refresh", "Refresh", id="monitor.refresh"),
+        Binding("slash", "filter", "Filter", id="monitor.filter"),
+        Binding("space", "freeze", "Freeze", id="monitor.freeze"),
+        Binding("plus,equals_sign", "slower", "+poll", id="monitor.slower", show=False),
+        Binding("minus", "faster", "-poll", id="monitor.faster", show=False),
+        Binding("tab", "app.switch_to('surveys')", "Surveys", id="monitor.surveys"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+    ]
+
+    frozen: reactive[bool] = reactive(False)
+
+    def __init__(self) -> None:
+        super().__init__(id="monitor")
+        self._snapshot: ExportsSnapshot | None = None
+        self._cells: dict[str, dict[str, Text]] = {}
+        self._filter = ""
+        self._timer: Timer | None = None
+        self._pending: set[tuple[str, str]] = set()
+        self._optimistic_paused: dict[str, bool] = {}
+        self._selected_key: str | None = None
+        self._runs: dict[str, list[BatchExportRun]] = {}
+        self._runs_supported = True
+        self._awaiting_retry: dict[str, tuple[datetime | None, datetime | None, set[str]]] = {}
+        self._last_title = ""
+        self._run_cells: dict[str, dict[str, Text]] = {}
+        self._runs_table_owner: str | None = None
+        self.last_apply_seconds = 0.0
+
+    # ------------------------------------------------------------------ setup
+
+    @property
+    def wd(self) -> WatchdeckApp:
+        return self.app  # type: ignore[return-value]
+
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static("batch-export monitor")
+        yield Static(id="monitor-status")
+        yield Input(placeholder="filter by name or status (esc clears)", id="monitor-filter", classes="hidden")
+        yield LiveTable(id="exports", cursor_type="row", zebra_stripes=False)
+        with TabbedContent(id="export-detail"):
+            with TabPane("Runs", id="tab-runs"):
+                with Horizontal(id="run-charts"):
+                    with Vertical(classes="chart"):
+                        yield Static("records per run", classes="chart-label")
+                        yield Sparkline([], id="records-spark")
+                    with Vertical(classes="chart"):
+                        yield Static("run duration", classes="chart-label")
+                        yield Sparkline([], id="duration-spark")
+                yield LiveTable(id="runs", cursor_type="row")
+            with TabPane("Details", id="tab-details"), VerticalScroll():
+                yield Static(id="export-details")
         yield Footer()
+
+    def on_mount(self) -> None:
+        settings = self.wd.settings
+        clients = [self.wd.api_for(pid) for pid in settings.project_ids]
+        self.source = ExportsSource(clients, settings.export_ids)
+        self.poller: Poller[ExportsSnapshot] = Poller(self.source.fetch, settings.poll_seconds)
+        self.alerts = AlertTracker(lag_threshold_intervals=settings.lag_alert_intervals)
+        self.journal = ActionJournal()
+        table = self.query_one("#exports", LiveTable)
+        columns = EXPORT_COLUMNS if len(settings.project_ids) > 1 else [c for c in EXPORT_COLUMNS if c[0] != "project"]
+        table.set_columns(columns)
+        self.query_one("#runs", LiveTable).set_columns(RUN_COLUMNS)
+        self.set_interval(1.0, self._tick_status)
+        self._tick_status()
+        self._start_poll()
+        table.focus()
+
+    # ------------------------------------------------------------------ polling
+
+    def _start_poll(self) -> None:
+        if self.poller.in_flight:
+            return
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._poll()
+
+    @work(group="monitor-poll", exit_on_error=False)
+    async def _poll(self) -> None:
+        try:
+            outcome = await self.poller.run_once()
+            if outcome.value is not None:
+                self._on_snapshot(outcome.value)
+                await self._poll_selected_runs()
+        finally:
+            self._tick_status()
+            self._timer = self.set_timer(self.poller.next_delay(), self._start_poll)
+
+    def _on_snapshot(self, snapshot: ExportsSnapshot) -> None:
+        now = self.wd.clock.now()
+        self._snapshot = snapshot
+        for watched in snapshot.exports:
+            expected = self._optimistic_paused.get(watched.key)
+            if expected is not None and watched.export.paused == expected:
+                del self._optimistic_paused[watched.key]
+        alerts = self.alerts.observe(snapshot, now)
+        if alerts:
+            self._raise_alerts(alerts)
+        self._check_retries(snapshot)
+        self._update_title(snapshot)
+        if not self.frozen:
+            self._render_exports(now)
+
+    def _raise_alerts(self, alerts: list[Alert]) -> None:
+        for alert in alerts[:5]:
+            detail = f": {alert.detail}" if alert.detail else ""
+            self.notify(clean(f"{alert.export_name} {alert.kind}{detail}", limit=300), title="Alert",
+                        severity="error", markup=False, timeout=10)
+        if len(alerts) > 5:
+            self.notify(f"{len(alerts) - 5} more alerts", severity="error", markup=False)
+        if self.wd.settings.bell:
+            self.app.bell()
+
+    def _update_title(self, snapshot: ExportsSnapshot) -> None:
+        failing = AlertTracker.failing_count(snapshot)
+        title = f"watchdeck: {failing} failing" if failing else "watchdeck"
+        self.sub_title = f"{failing} failing" if failing else ""
+        if title != self._last_title:
+            self._last_title = title
+            driver = self.app._driver
+            if driver is not None and not self.app.is_headless:
+                driver.write(f"\x1b]2;{title}\x07")
+
+    def _visible(self, snapshot: ExportsSnapshot) -> list[WatchedExport]:
+        if not self._filter:
+            return snapshot.exports
+        needle = self._filter.lower()
+        shown = []
+        for watched in snapshot.exports:
+            export = watched.export
+            latest = latest_run(export)
+            status = latest.status.lower() if latest else ""
+            if needle in export.name.lower() or needle in status or (needle == "paused" and export.paused):
+                shown.append(watched)
+        return shown
+
+    def _render_exports(self, now: datetime) -> None:
+        """Diff the new cells against the shown ones; hand only the changes to the table."""
+        if self._snapshot is None:
+            return
+        import time
+
+        started = time.perf_counter()
+        table = self.query_one("#exports", LiveTable)
+        threshold = self.wd.settings.lag_alert_intervals
+        rows: list[tuple[str, dict[str, Text]]] = []
+        changed: dict[str, list[str]] = {}
+        fresh: dict[str, dict[str, Text]] = {}
+        for watched in self._visible(self._snapshot):
+            export = self._with_optimistic(watched)
+            cells = export_cells(export, now, marked=self.alerts.is_marked(watched.key), lag_threshold=threshold)
+            old = self._cells.get(watched.key)
+            if old is not None:
+                diff = [col for col, value in cells.items() if old.get(col) != value]
+                if diff:
+                    changed[watched.key] = diff
+            rows.append((watched.key, cells))
+            fresh[watched.key] = cells
+        self._cells = fresh
+        table.apply(rows, changed)
+        if table.row_count and self._selected_key is None:
+            self._select_row(table)
+        self._render_selected(now)
+        self.last_apply_seconds = time.perf_counter() - started
+
+    def _with_optimistic(self, watched: WatchedExport) -> WatchedExport:
+        paused = self._optimistic_paused.get(watched.key)
+        if paused is None or paused == watched.export.paused:
+            return watched
+        return WatchedExport(watched.project_id, watched.export.model_copy(update={"paused": paused}))
+
+    def _select_row(self, table: DataTable[object]) -> None:
+        try:
+            row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        except Exception:
+            return
+        self._selected_key = row_key.value
+
+    # ------------------------------------------------------------------ selection and runs
+
+    @on(DataTable.RowHighlighted, "#exports")
+    def _export_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        key = event.row_key.value if event.row_key is not None else None
+        if key == self._selected_key:
+            return
+        self._selected_key = key
+        self._render_selected(self.wd.clock.now())
+        self._load_selected_runs()
+        self.refresh_bindings()
+
+    def selected(self) -> WatchedExport | None:
+        if self._snapshot is None or self._selected_key is None:
+            return None
+        watched = self._snapshot.by_key().get(self._selected_key)
+        return self._with_optimistic(watched) if watched is not None else None
+
+    def selected_run(self) -> BatchExportRun | None:
+        runs = self._runs_for_selected()
+        if not runs:
+            return None
+        table = self.query_one("#runs", LiveTable)
+        try:
+            row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        except Exception:
+            return runs[0]
+        for run in runs:
+            if run.id == row_key.value:
+                return run
+        return runs[0]
+
+    def _runs_for_selected(self) -> list[BatchExportRun]:
+        watched = self.selected()
+        if watched is None:
+            return []
+        runs = self._runs.get(watched.key)
+        if runs is None:
+            runs = list(reversed(runs_oldest_first(watched.export)))
+        return runs
+
+    @work(group="monitor-runs", exclusive=True, exit_on_error=False)
+    async def _load_selected_runs(self) -> None:
+        await self._poll_selected_runs()
+
+    async def _poll_selected_runs(self) -> None:
+        """One extra request per cycle, for the selected export's fuller run history."""
+        watched = self.selected()
+        if watched is None or not self._runs_supported:
+            return
+        client = self.wd.api_for(watched.project_id)
+        after = self.wd.clock.now() - timedelta(days=7)
+        try:
+            page = await client.batch_exports.runs(watched.export.id, after=after)
+        except (NotFound, MethodNotAllowed):
+            self._runs_supported = False
+            return
+        except ApiError:
+            return
+        runs = sorted(page.results, key=lambda r: r.created_at.timestamp() if r.created_at else 0.0, reverse=True)
+        self._runs[watched.key] = runs[:100]
+        if not self.frozen and watched.key == self._selected_key:
+            self._render_selected(self.wd.clock.now())
+
+    def _render_selected(self, now: datetime) -> None:
+        watched = self.selected()
+        runs_table = self.query_one("#runs", LiveTable)
+        details = self.query_one("#export-details", Static)
+        if watched is None:
+            runs_table.clear()
+            details.update(Text("No export selected.", style="dim"))
+            return
+        runs = self._runs_for_selected()
+        rows = [(run.id, run_cells(run, now)) for run in runs]
+        keys = [key for key, _ in rows]
+        old_keys = [k.value for k in runs_table.rows]
+        if keys != old_keys:
+            # New runs arrived or another export was selected: rebuild (at most 100 rows), keep the cursor's run.
+            current = self.selected_run() if old_keys and watched.key == self._runs_table_owner else None
+            runs_table.clear()
+            runs_table.apply(rows)
+            self._run_cells = dict(rows)
+            if current is not None and current.id in keys:
+                runs_table.move_cursor(row=keys.index(current.id), animate=False)
+        else:
+            changed = {key: [c for c, v in cells.items() if self._run_cells.get(key, {}).get(c) != v]
+                       for key, cells in rows}
+            runs_table.apply(rows, {k: v for k, v in changed.items() if v})
+            self._run_cells = dict(rows)
+        self._runs_table_owner = watched.key
+        oldest_first = list(reversed(runs))
+        self.query_one("#records-spark", Sparkline).data = records_series(oldest_first) or [0.0]
+        self.query_one("#duration-spark", Sparkline).data = duration_series(oldest_first) or [0.0]
+        details.update(export_details_text(watched, now))
+
+    def _check_retries(self, snapshot: ExportsSnapshot) -> None:
+        """A retry's new run appears later: when it does, say so and put the cursor on it."""
+        for watched in snapshot.exports:
+            expected = self._awaiting_retry.get(watched.key)
+            if expected is None:
+                continue
+            start, end, known = expected
+            for run in watched.export.latest_runs:
+                if run.id not in known and run.data_interval_start == start and run.data_interval_end == end:
+                    del self._awaiting_retry[watched.key]
+                    self.notify(f"The retry's new run has started ({run.status}).", title="Retry", markup=False)
+                    self._runs.pop(watched.key, None)
+                    self.call_after_refresh(self._highlight_run, run.id)
+                    break
+
+    def _highlight_run(self, run_id: str) -> None:
+        table = self.query_one("#runs", LiveTable)
+        try:
+            index = table.get_row_index(run_id)
+        except Exception:
+            return
+        table.move_cursor(row=index)
+
+    # ------------------------------------------------------------------ status line
+
+    def _tick_status(self) -> None:
+        poller = getattr(self, "poller", None)
+        if poller is None:
+            return
+        state = poller.freshness()
+        symbol, style = FRESHNESS_STYLE[state]
+        age = poller.age()
+        parts: list[tuple[str, str] | str] = [(f" {symbol} {state.value} ", style)]
+        if self.frozen:
+            parts.append((" FROZEN ", "bold black on cyan"))
+        if self.wd.settings.read_only:
+            parts.append((" READ-ONLY ", "bold black on white"))
+        parts.append("  ")
+        parts.append(f"updated {age:.0f} s ago" if age is not None else "no data yet")
+        parts.append(f" · every {poller.interval:g} s")
+        if poller.failures:
+            reason = poller.reason()
+            wait = poller.seconds_until_next()
+            retry = f", retry in {wait:.0f} s" if wait is not None and not poller.in_flight else ""
+            parts.append((f" · {reason}{retry}", "bold red"))
+        if poller.in_flight:
+            parts.append((" · ⟳ refreshing", "dim"))
+        if self._snapshot is not None:
+            failing = AlertTracker.failing_count(self._snapshot)
+            parts.append(f" · {len(self._snapshot.exports)} exports")
+            if failing:
+                parts.append((f" · {failing} failing", "bold red"))
+            for note in self._snapshot.notes[:1]:
+                parts.append((f" · {clean(note, limit=80)}", "yellow"))
+            if self._snapshot.item_errors:
+                parts.append((f" · {len(self._snapshot.item_errors)} unreadable", "yellow"))
+        if self._filter:
+            parts.append((f" · filter: {clean(self._filter, limit=30)}", "cyan"))
+        with contextlib.suppress(NoMatches):
+            self.query_one("#monitor-status", Static).update(Text.assemble(*parts))
+        self.set_class(state in (Freshness.STALE, Freshness.OFFLINE), "-stale")
+
+    def watch_frozen(self, frozen: bool) -> None:
+        self._tick_status()
+        if not frozen:
+            self._render_exports(self.wd.clock.now())
+
+    def on_resize(self) -> None:
+        narrow = self.size.width < NARROW_WIDTH
+        table = self.query_one("#exports", LiveTable)
+        for key in SECONDARY_COLUMNS:
+            column = table.columns.get(key)  # type: ignore[call-overload]
+            if column is not None:
+                column.width = 0 if narrow else dict((c[0], c[2]) for c in EXPORT_COLUMNS)[key] or 8
+        table.refresh()
+
+    # ------------------------------------------------------------------ bindings
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in MUTATING_ACTIONS and self.wd.settings.read_only:
+            return False
+        watched = self.selected()
+        if action in ("pause", "unpause"):
+            if watched is None:
+                return None
+            if (action == "pause") == watched.export.paused:
+                return False
+        if action in MUTATING_ACTIONS | {"run_logs", "export_logs", "acknowledge", "run_error"} and watched is None:
+            return None
+        if watched is not None and (action, watched.key) in self._pending:
+            return None
+        if action == "acknowledge" and watched is not None and not self.alerts.is_marked(watched.key):
+            return None
+        return True
+
+    def _begin(self, action: str, key: str) -> bool:
+        """Mark an action pending; refuse a second one while the first is in flight."""
+        if (action, key) in self._pending:
+            return False
+        self._pending.add((action, key))
+        self.refresh_bindings()
+        return True
+
+    def _end(self, action: str, key: str) -> None:
+        self._pending.discard((action, key))
+        self.refresh_bindings()
+
+    def _journal(self, action: str, watched: WatchedExport, result: str, run: str | None = None,
+                 detail: dict[str, object] | None = None) -> None:
+        self.journal.append(JournalEntry(
+            time=self.wd.clock.now(), action=action, result=result, profile=self.wd.settings.profile,
+            project=watched.project_id, export=watched.export.id, run=run, detail=detail,
+        ))
+
+    def _fail(self, action: str, watched: WatchedExport, err: ApiError, run: str | None = None) -> None:
+        self._journal(action, watched, f"failed: {err}", run=run)
+        self.notify(clean(str(err), limit=400), title=f"{action.capitalize()} failed", severity="error",
+                    markup=False, timeout=12)
+
+    # ------------------------------------------------------------------ actions: pause / unpause
+
+    def action_pause(self) -> None:
+        self._ask_pause(True)
+
+    def action_unpause(self) -> None:
+        self._ask_pause(False)
+
+    def _ask_pause(self, pause: bool) -> None:
+        watched = self.selected()
+        if watched is None:
+            return
+        verb = "Pause" if pause else "Unpause"
+        question = Text.assemble(f"{verb} the export ", plain(watched.export.name, "bold"), "?")
+        if pause:
+            question.append("\nNo new runs will start until it is unpaused.")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._set_paused(watched, pause)
+
+        self.app.push_screen(ConfirmScreen(f"{verb} export", question, yes_label=verb), answered)
+
+    @work(group="monitor-actions", exit_on_error=False)
+    async def _set_paused(self, watched: WatchedExport, pause: bool) -> None:
+        action = "pause" if pause else "unpause"
+        if not self._begin(action, watched.key):
+            return
+        client = self.wd.api_for(watched.project_id)
+        try:
+            if pause:
+                await client.batch_exports.pause(watched.export.id)
+            else:
+                await client.batch_exports.unpause(watched.export.id)
+        except ApiError as err:
+            self._fail(action, watched, err)
+        else:
+            self.alerts.expect_pause_change(watched.key, pause)
+            self._optimistic_paused[watched.key] = pause
+            self._journal(action, watched, "ok")
+            self.notify(f"{'Paused' if pause else 'Unpaused'}: {clean(watched.export.name, limit=80)}", markup=False)
+            self._render_exports(self.wd.clock.now())
+        finally:
+            self._end(action, watched.key)
+
+    # ------------------------------------------------------------------ backfill, retry
+
+    def action_backfill(self) -> None:
+        from tui.screens.export_modals import BackfillRequest, BackfillScreen
+
+        watched = self.selected()
+        if watched is None:
+            return
+
+        def answered(request: BackfillRequest | None) -> None:
+            if request is not None:
+                self._backfill(watched, request.start_at, request.end_at)
+
+        self.app.push_screen(BackfillScreen(watched.export, self.wd.clock.now()), answered)
+
+    @work(group="monitor-actions", exit_on_error=False)
+    async def _backfill(self, watched: WatchedExport, start_at: datetime, end_at: datetime) -> None:
+        if not self._begin("backfill", watched.key):
+            return
+        detail: dict[str, object] = {"start_at": start_at.isoformat(), "end_at": end_at.isoformat()}
+        try:
+            client = self.wd.api_for(watched.project_id)
+            result = await client.batch_exports.backfill(watched.export.id, start_at, end_at)
+        except ApiError as err:
+            self._fail("backfill", watched, err)
+        else:
+            detail["backfill_id"] = result.backfill_id
+            self._journal("backfill", watched, "ok", detail=detail)
+            self.notify("Backfill started; its runs appear as they are scheduled.", title="Backfill", markup=False)
+        finally:
+            self._end("backfill", watched.key)
+
+    def action_retry(self) -> None:
+        watched, run = self.selected(), self.selected_run()
+        if watched is None or run is None:
+            return
+        interval = ""
+        if run.data_interval_start and run.data_interval_end:
+            interval = f" for {run.data_interval_start:%Y-%m-%d %H:%M} → {run.data_interval_end:%Y-%m-%d %H:%M}"
+        question = Text.assemble(
+            "Retry the run", interval, " of ", plain(watched.export.name, "bold"), "?\n",
+            "A new run over the same data interval starts later; this one stays as it is.",
+        )
+
+        def confirmed_twice(yes: bool | None) -> None:
+            if yes:
+                self._retry(watched, run)
+
+        def confirmed(yes: bool | None) -> None:
+            if not yes:
+                return
+            if run.status == RunStatus.COMPLETED:
+                again = Text("This run already completed. Exporting its interval again may duplicate data "
+                             "at the destination. Retry anyway?")
+                self.app.push_screen(ConfirmScreen("Retry a completed run", again, yes_label="Retry", danger=True),
+                                     confirmed_twice)
+            else:
+                self._retry(watched, run)
+
+        self.app.push_screen(ConfirmScreen("Retry run", question, yes_label="Retry"), confirmed)
+
+    @work(group="monitor-actions", exit_on_error=False)
+    async def _retry(self, watched: WatchedExport, run: BatchExportRun) -> None:
+        if not self._begin("retry", watched.key):
+            return
+        try:
+            result = await self.wd.api_for(watched.project_id).batch_exports.retry_run(watched.export.id, run.id)
+        except ApiError as err:
+            self._fail("retry", watched, err, run=run.id)
+        else:
+            known = {r.id for r in watched.export.latest_runs} | {r.id for r in self._runs.get(watched.key, [])}
+            self._awaiting_retry[watched.key] = (run.data_interval_start, run.data_interval_end, known)
+            self._journal("retry", watched, "ok", run=run.id, detail={"backfill_id": result.backfill_id})
+            self.notify("Retry requested: the new run appears in a moment and will be highlighted.",
+                        title="Retry", markup=False)
+        finally:
+            self._end("retry", watched.key)
+
+    # ------------------------------------------------------------------ edit, delete
+
+    def action_edit(self) -> None:
+        from tui.screens.export_modals import EditExportScreen
+
+        watched = self.selected()
+        if watched is None:
+            return
+
+        def saved(export: BatchExport | None) -> None:
+            if export is not None:
+                self._journal("edit", watched, "ok")
+                self.notify(f"Saved {clean(export.name, limit=80)}.", markup=False)
+                self._start_poll()
+
+        self.app.push_screen(EditExportScreen(watched, self.journal), saved)
+
+    def action_delete(self) -> None:
+        from tui.screens.export_modals import DeleteExportScreen
+
+        watched = self.selected()
+        if watched is None:
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._delete(watched)
+
+        self.app.push_screen(DeleteExportScreen(watched.export), answered)
+
+    @work(group="monitor-actions", exit_on_error=False)
+    async def _delete(self, watched: WatchedExport) -> None:
+        if not self._begin("delete", watched.key):
+            return
+        try:
+            await self.wd.api_for(watched.project_id).batch_exports.delete(watched.export.id)
+        except ApiError as err:
+            self._fail("delete", watched, err)
+        else:
+            self._journal("delete", watched, "ok")
+            self.notify(f"Deleted {clean(watched.export.name, limit=80)}.", markup=False)
+            if self._snapshot is not None:
+                self._snapshot.exports = [w for w in self._snapshot.exports if w.key != watched.key]
+                self._selected_key = None
+                self._render_exports(self.wd.clock.now())
+        finally:
+            self._end("delete", watched.key)
+
+    # ------------------------------------------------------------------ logs, errors
+
+    def action_run_logs(self) -> None:
+        from tui.screens.logs import LogsScreen
+
+        watched, run = self.selected(), self.selected_run()
+        if watched is not None and run is not None:
+            self.app.push_screen(LogsScreen(watched, run))
+
+    def action_export_logs(self) -> None:
+        from tui.screens.logs import LogsScreen
+
+        watched = self.selected()
+        if watched is not None:
+            self.app.push_screen(LogsScreen(watched, None))
+
+    def action_run_error(self) -> None:
+        from tui.screens.export_modals import RunErrorScreen
+
+        run = self.selected_run()
+        if run is not None and run.latest_error:
+            self.app.push_screen(RunErrorScreen(run))
+
+    # ------------------------------------------------------------------ view keys
+
+    def action_refresh(self) -> None:
+        self._start_poll()
+
+    def action_freeze(self) -> None:
+        self.frozen = not self.frozen
+        self.notify("View frozen: data keeps arriving; press space to show it." if self.frozen
+                    else "View live again.", markup=False, timeout=3)
+
+    def action_slower(self) -> None:
+        self._step_interval(+1)
+
+    def action_faster(self) -> None:
+        self._step_interval(-1)
+
+    def _step_interval(self, direction: int) -> None:
+        current = self.poller.interval
+        steps = [s for s in POLL_STEPS if (s > current if direction > 0 else s < current)]
+        if not steps:
+            return
+        self.poller.interval = steps[0] if direction > 0 else steps[-1]
+        self._tick_status()
+
+    def action_filter(self) -> None:
+        box = self.query_one("#monitor-filter", Input)
+        box.remove_class("hidden")
+        box.focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#monitor-filter", Input)
+        if self._filter or not box.has_class("hidden"):
+            box.value = ""
+            box.add_class("hidden")
+            self._apply_filter("")
+            self.query_one("#exports", LiveTable).focus()
+
+    @on(Input.Changed, "#monitor-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self._apply_filter(event.value.strip())
+
+    @on(Input.Submitted, "#monitor-filter")
+    def _filter_submitted(self) -> None:
+        self.query_one("#exports", LiveTable).focus()
+
+    def _apply_filter(self, text: str) -> None:
+        if text == self._filter:
+            return
+        self._filter = text
+        table = self.query_one("#exports", LiveTable)
+        table.clear()
+        self._cells = {}
+        self._selected_key = None
+        self._render_exports(self.wd.clock.now())
+        self._tick_status()
+
+    def action_acknowledge(self) -> None:
+        watched = self.selected()
+        if watched is None:
+            return
+        if self.alerts.acknowledge(watched.key):
+            self.notify("Alert acknowledged.", markup=False, timeout=3)
+            self._render_exports(self.wd.clock.now())
+            self.refresh_bindings()

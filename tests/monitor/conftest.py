@@ -1,0 +1,54 @@
+"""A frozen sandbox and a monitor app on it, for Pilot tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui.app import WatchdeckApp
+from tui.clock import FrozenClock
+from tui.config import Settings
+from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
+from tui.widgets.live_table import LiveTable
+
+FROZEN_AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("DATA", "STATE", "CONFIG"):
+        monkeypatch.setenv(f"WATCHDECK_{name}_DIR", str(tmp_path / name.lower()))
+    return tmp_path
+
+
+@pytest.fixture
+def sandbox() -> Iterator[SandboxHandle]:
+    with start_sandbox(SandboxOptions(seed=7, simulate=False, clock=FrozenClock(FROZEN_AT))) as handle:
+        yield handle
+
+
+def make_app(handle: SandboxHandle, **settings: Any) -> WatchdeckApp:
+    values: dict[str, Any] = {"base_url": handle.base_url, "api_key": handle.api_key,
+                              "project_ids": [handle.project_id], "poll_seconds": 30.0, "bell": False}
+    values.update(settings)
+    return WatchdeckApp(Settings(**values), clock=FrozenClock(FROZEN_AT))
+
+
+def requests(handle: SandboxHandle, method: str | None = None, contains: str = "") -> list[dict[str, Any]]:
+    return [r for r in handle.requests()
+            if (method is None or r["method"] == method) and contains in r["path"]]
+
+
+def select_export(app: WatchdeckApp, name: str) -> str:
+    """Put the cursor on the export with that name; returns its row key."""
+    table = app.screen.query_one("#exports", LiveTable)
+    screen: Any = app.screen
+    for watched in screen._snapshot.exports:
+        if watched.export.name == name:
+            table.move_cursor(row=table.get_row_index(watched.key), animate=False)
+            return str(watched.key)
+    raise AssertionError(f"no export named {name!r}")

@@ -1,0 +1,235 @@
+"""The monitor against the sandbox: what the server received and what the screen shows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Input, Log, Static
+
+from tests.monitor.conftest import make_app, requests, select_export
+from tui.sandbox.runner import SandboxHandle
+from tui.screens.export_modals import BackfillScreen, DeleteExportScreen, EditExportScreen
+from tui.screens.logs import LogsScreen
+from tui.widgets.confirm import ConfirmScreen
+from tui.widgets.live_table import LiveTable
+
+
+def exports_table(app: Any) -> LiveTable:
+    return app.screen.query_one("#exports", LiveTable)
+
+
+def status_line(app: Any) -> str:
+    return str(app.screen.query_one("#monitor-status", Static).render())
+
+
+async def settle(pilot: Any) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def cell(app: Any, key: str, column: str) -> str:
+    return str(exports_table(app).get_cell(key, column))
+
+
+async def test_shows_every_export_with_one_list_request_per_cycle(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        table = exports_table(app)
+        assert table.row_count == 12
+        lists = requests(sandbox, "GET", "/batch_exports/")
+        assert len([r for r in lists if r["path"].endswith("/batch_exports/")]) == 1
+        assert "LIVE" in status_line(app)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        lists = [r for r in requests(sandbox, "GET") if r["path"].endswith("/batch_exports/")]
+        assert len(lists) == 2, "one list call per cycle, not one request per export"
+
+
+async def test_pause_asks_first_then_shows_paused_and_journals(sandbox: SandboxHandle, user_dirs: Path) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        key = select_export(app, "Events to S3 data lake")
+        await pilot.pause()
+        await pilot.press("p")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.focused is not None and app.screen.focused.id == "confirm-no", "focus starts on No"
+        await pilot.press("n")
+        assert requests(sandbox, "POST", "/pause/") == [], "No sends nothing"
+        await pilot.press("p")
+        await pilot.press("y")
+        await settle(pilot)
+        sent = requests(sandbox, "POST", "/pause/")
+        assert len(sent) == 1 and sent[0]["path"].startswith("/api/environments/1/batch_exports/")
+        assert "paused" in cell(app, key, "state")
+        screen: Any = app.screen
+        assert screen.check_action("pause", ()) is False and screen.check_action("unpause", ()) is True
+        journal = (user_dirs / "data" / "journal.jsonl").read_text().splitlines()
+        entry = json.loads(journal[-1])
+        assert entry["action"] == "pause" and entry["result"] == "ok" and entry["project"] == "1"
+        assert sandbox.api_key not in "".join(journal)
+
+
+async def test_double_press_never_sends_twice(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Events to S3 data lake")
+        await pilot.pause()
+        await pilot.press("p", "y", "p", "y")
+        await settle(pilot)
+        assert len(requests(sandbox, "POST", "/pause/")) == 1
+
+
+async def test_backfill_validates_then_sends_the_interval(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Events to S3 data lake")
+        await pilot.pause()
+        await pilot.press("b")
+        assert isinstance(app.screen, BackfillScreen)
+        summary = str(app.screen.query_one("#backfill-summary", Static).render())
+        assert "24 runs" in summary, summary
+        end = app.screen.query_one("#backfill-end", Input)
+        end.value = "2026-11-20 00:00"
+        start = app.screen.query_one("#backfill-start", Input)
+        start.value = "2026-11-21 00:00"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, BackfillScreen), "end before start is refused"
+        assert "after the start" in str(app.screen.query_one("#backfill-end-error", Static).render())
+        end.value = "2026-11-21 03:00"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        sent = requests(sandbox, "POST", "/backfill")
+        assert len(sent) == 1
+        assert sent[0]["body"] == {"start_at": "2026-11-21T00:00:00+00:00", "end_at": "2026-11-21T03:00:00+00:00"}
+
+
+async def test_retry_of_a_completed_run_asks_twice(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Realtime webhook relay")
+        await settle(pilot)
+        screen: Any = app.screen
+        run = screen.selected_run()
+        assert run is not None and run.status == "Completed"
+        await pilot.press("r")
+        await pilot.press("y")
+        assert isinstance(app.screen, ConfirmScreen), "a Completed run asks a second time"
+        await pilot.press("y")
+        await settle(pilot)
+        sent = requests(sandbox, "POST", "/retry/")
+        assert len(sent) == 1 and f"/runs/{run.id}/retry/" in sent[0]["path"]
+
+
+async def test_edit_sends_only_the_changed_field(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Postgres audit trail")
+        await pilot.pause()
+        await pilot.press("e")
+        assert isinstance(app.screen, EditExportScreen)
+        app.screen.query_one("#edit-name", Input).value = "Postgres audit trail (renamed)"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        sent = requests(sandbox, "PATCH")
+        assert len(sent) == 1 and sent[0]["body"] == {"name": "Postgres audit trail (renamed)"}
+
+
+async def test_edit_refuses_bad_json_and_sends_nothing(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Postgres audit trail")
+        await pilot.pause()
+        await pilot.press("e")
+        from textual.widgets import TextArea
+
+        app.screen.query_one("#edit-destination", TextArea).text = "{not json"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, EditExportScreen)
+        assert "not valid JSON" in str(app.screen.query_one("#edit-destination-error", Static).render())
+        assert requests(sandbox, "PATCH") == []
+
+
+async def test_delete_needs_the_name_typed(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        key = select_export(app, "Snowflake persons")
+        await pilot.pause()
+        await pilot.press("D")
+        assert isinstance(app.screen, DeleteExportScreen)
+        await pilot.press(*"wrong", "enter")
+        assert isinstance(app.screen, DeleteExportScreen)
+        app.screen.query_one("#delete-name", Input).value = "Snowflake persons"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert len(requests(sandbox, "DELETE")) == 1
+        assert key not in {k.value for k in exports_table(app).rows}
+
+
+async def test_run_logs_show_plain_lines(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Snowflake warehouse (hourly)")
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, LogsScreen)
+        log = app.screen.query_one("#logs", Log)
+        assert log.line_count > 0
+        assert any(level in "\n".join(log.lines) for level in ("INFO", "DEBUG", "ERROR"))
+        await pilot.press("escape")
+        assert not isinstance(app.screen, LogsScreen)
+
+
+async def test_read_only_hides_every_mutating_key(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox, read_only=True)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Events to S3 data lake")
+        await pilot.pause()
+        screen: Any = app.screen
+        for action in ("pause", "unpause", "backfill", "retry", "edit", "delete"):
+            assert screen.check_action(action, ()) is False, action
+        await pilot.press("p", "b", "D")
+        assert app.screen is screen
+        assert "READ-ONLY" in status_line(app)
+
+
+async def test_server_gone_keeps_last_good_data_and_says_stale(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert exports_table(app).row_count == 12
+        sandbox.stop()
+        screen: Any = app.screen
+        for _ in range(2):
+            await pilot.press("ctrl+r")
+            await settle(pilot)
+        assert screen.poller.failures == 2
+        line = status_line(app)
+        assert "STALE" in line and "refused" in line, line
+        assert exports_table(app).row_count == 12, "the last good data stays on screen"
+
+
+async def test_hostile_export_names_are_shown_literally(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox, project_ids=["3"])
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        table = exports_table(app)
+        names = [str(table.get_cell(k.value, "name")) for k in table.rows if k.value]
+        joined = " ".join(names)
+        assert "\x1b" not in joined
+        assert app.is_running, "[@click=app.quit] must not be an action"

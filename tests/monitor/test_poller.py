@@ -1,0 +1,111 @@
+"""The poll schedule: backoff, Retry-After, freshness words."""
+
+from __future__ import annotations
+
+import pytest
+
+from tui.api.errors import NetworkError, RateLimited, ServerError, Unauthorized
+from tui.state.poller import Freshness, Poller
+
+
+class FakeTime:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make(outcomes: list[object], interval: float = 10.0) -> tuple[Poller[int], FakeTime]:
+    clock = FakeTime()
+    queue = list(outcomes)
+
+    async def fetch() -> int:
+        item = queue.pop(0)
+        if isinstance(item, BaseException):
+            raise item
+        return int(item)  # type: ignore[call-overload]
+
+    return Poller(fetch, interval, monotonic=clock, jitter=lambda: 0.5), clock
+
+
+async def test_success_keeps_interval_and_last_good() -> None:
+    poller, _ = make([1, 2])
+    assert poller.freshness() is Freshness.CONNECTING
+    outcome = await poller.run_once()
+    assert outcome.ok and outcome.value == 1
+    assert poller.next_delay() == 10.0
+    assert poller.freshness() is Freshness.LIVE
+    await poller.run_once()
+    assert poller.last_good == 2
+
+
+async def test_failures_back_off_exponentially_and_keep_last_good() -> None:
+    errors = [ServerError("boom", status=503) for _ in range(4)]
+    poller, clock = make([7, *errors])
+    await poller.run_once()
+    delays = []
+    for _ in range(4):
+        clock.now += 1
+        outcome = await poller.run_once()
+        assert not outcome.ok
+        delays.append(poller.next_delay())
+    assert delays == [10.0, 20.0, 40.0, 80.0]
+    assert poller.last_good == 7, "the last good data stays"
+
+
+async def test_two_missed_cycles_make_it_stale_with_a_reason() -> None:
+    poller, clock = make([1, ServerError("x", status=502), ServerError("x", status=502)])
+    await poller.run_once()
+    clock.now += 10
+    await poller.run_once()
+    assert poller.freshness() is Freshness.LIVE, "one miss is not stale yet"
+    clock.now += 10
+    await poller.run_once()
+    assert poller.freshness() is Freshness.STALE
+    assert "502" in poller.reason()
+
+
+async def test_age_alone_makes_it_stale() -> None:
+    poller, clock = make([1])
+    await poller.run_once()
+    clock.now += 31
+    assert poller.freshness() is Freshness.STALE
+
+
+async def test_retry_after_is_a_floor() -> None:
+    poller, _ = make([RateLimited("slow down", status=429, retry_after=120.0)])
+    await poller.run_once()
+    assert poller.next_delay() >= 120.0
+
+
+async def test_auth_errors_back_off_hard_and_show_offline_before_any_success() -> None:
+    poller, _ = make([Unauthorized("bad key", status=401)])
+    await poller.run_once()
+    assert poller.next_delay() >= 80.0
+    assert poller.freshness() is Freshness.OFFLINE
+    assert "401" in poller.reason()
+
+
+async def test_backoff_is_capped() -> None:
+    poller, _ = make([NetworkError("down", kind="refused") for _ in range(12)])
+    for _ in range(12):
+        await poller.run_once()
+    assert poller.next_delay() <= poller.max_backoff * 1.25
+    assert poller.freshness() is Freshness.OFFLINE
+
+
+async def test_unexpected_exceptions_are_recorded_not_raised() -> None:
+    poller, _ = make([ValueError("surprise")])
+    outcome = await poller.run_once()
+    assert isinstance(outcome.error, ValueError)
+    assert poller.in_flight is False
+
+
+@pytest.mark.parametrize("interval", [2.0, 10.0])
+async def test_next_at_is_armed_after_each_poll(interval: float) -> None:
+    poller, clock = make([1], interval=interval)
+    await poller.run_once()
+    assert poller.seconds_until_next() == pytest.approx(interval)
+    clock.now += interval / 2
+    assert poller.seconds_until_next() == pytest.approx(interval / 2)

@@ -1,0 +1,371 @@
+"""Modals of the monitor: backfill, edit, delete (type the name), a run's full error.
+
+Each validates as the operator types and sends nothing while anything is
+invalid; a server error keeps every field as typed and shows the message at
+the field it names.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static, Switch, TextArea
+
+from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
+from tui.api.models import BatchExport, BatchExportRun, Interval
+from tui.api.writes import check_backfill, check_export_write, count_backfill_runs, iso, parse_datetime
+from tui.render import clean, plain
+from tui.state.exports import WatchedExport
+from tui.state.journal import ActionJournal
+from tui.state.secrets import is_secret_key
+
+if TYPE_CHECKING:
+    from tui.app import WatchdeckApp
+
+DATE_FORMAT = "%Y-%m-%d %H:%M"
+
+
+def _floor(when: datetime, step: int) -> datetime:
+    epoch = when.timestamp()
+    return datetime.fromtimestamp(epoch - epoch % step, tz=UTC)
+
+
+def parse_operator_time(text: str) -> datetime | None:
+    """``2026-01-31 12:00`` (UTC) or any ISO 8601 form; None when unreadable."""
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return datetime.strptime(text, DATE_FORMAT).replace(tzinfo=UTC)
+    except ValueError:
+        return parse_datetime(text.replace(" ", "T", 1) if "T" not in text else text)
+
+
+@dataclass(frozen=True)
+class BackfillRequest:
+    start_at: datetime
+    end_at: datetime
+
+
+class BackfillScreen(ModalScreen[BackfillRequest | None]):
+    """Start and end (UTC), default the last 24 h, with the number of runs it will create."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "submit", "Start backfill"),
+    ]
+
+    def __init__(self, export: BatchExport, now: datetime) -> None:
+        super().__init__(classes="backfill-modal")
+        self.export = export
+        self.now = now
+        step = export.interval_seconds or 3600
+        self._end_default = _floor(now, step)
+        self._start_default = self._end_default - timedelta(hours=24)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="backfill-dialog"):
+            yield Static(Text.assemble(("Backfill ", "bold"), plain(self.export.name, "bold")), classes="dialog-title")
+            yield Label("Start (UTC, YYYY-MM-DD HH:MM)")
+            yield Input(self._start_default.strftime(DATE_FORMAT), id="backfill-start")
+            yield Static("", id="backfill-start-error", classes="field-error")
+            yield Label("End (UTC, YYYY-MM-DD HH:MM)")
+            yield Input(self._end_default.strftime(DATE_FORMAT), id="backfill-end")
+            yield Static("", id="backfill-end-error", classes="field-error")
+            yield Static("", id="backfill-summary")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="backfill-cancel")
+                yield Button("Start backfill", id="backfill-go", variant="warning")
+
+    def on_mount(self) -> None:
+        self._validate()
+        self.query_one("#backfill-start", Input).focus()
+
+    @on(Input.Changed)
+    def _changed(self) -> None:
+        self._validate()
+
+    def _validate(self) -> BackfillRequest | None:
+        start_text = self.query_one("#backfill-start", Input).value
+        end_text = self.query_one("#backfill-end", Input).value
+        start, end = parse_operator_time(start_text), parse_operator_time(end_text)
+        errors = {"start": "" if start else "not a date-time: use YYYY-MM-DD HH:MM",
+                  "end": "" if end else "not a date-time: use YYYY-MM-DD HH:MM"}
+        request = None
+        if start and end:
+            try:
+                check_backfill(start, end, now=self.now, export_end_at=self.export.end_at)
+                request = BackfillRequest(start, end)
+            except WriteValidationError as err:
+                errors["end"] = err.problems.get("end_at", str(err))
+        self.query_one("#backfill-start-error", Static).update(errors["start"])
+        self.query_one("#backfill-end-error", Static).update(errors["end"])
+        summary = self.query_one("#backfill-summary", Static)
+        if request is not None:
+            runs = count_backfill_runs(request.start_at, request.end_at, self.export.interval_seconds)
+            what = f"{runs} run{'s' if runs != 1 else ''}" if runs is not None else "an unknown number of runs"
+            summary.update(Text(f"This creates {what} ({self.export.interval or 'unknown interval'}).",
+                                style="bold"))
+        else:
+            summary.update("")
+        self.query_one("#backfill-go", Button).disabled = request is None
+        return request
+
+    def action_submit(self) -> None:
+        request = self._validate()
+        if request is not None:
+            self.dismiss(request)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#backfill-go")
+    def _go(self) -> None:
+        self.action_submit()
+
+    @on(Button.Pressed, "#backfill-cancel")
+    def _cancel(self) -> None:
+        self.dismiss(None)
+
+
+class DeleteExportScreen(ModalScreen[bool]):
+    """Deleting an export cannot be undone: the operator types its name."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, export: BatchExport) -> None:
+        super().__init__(classes="delete-modal")
+        self.export = export
+        self._expected = clean(export.name) or export.id
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="delete-dialog"):
+            yield Static(Text("Delete export", style="bold red"), classes="dialog-title")
+            yield Static(Text.assemble("This deletes ", plain(self._expected, "bold"),
+                                       " and stops its runs. It cannot be undone.\nType the export's name to confirm."))
+            yield Input(id="delete-name", placeholder=self._expected)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="delete-cancel", variant="primary")
+                yield Button("Delete", id="delete-go", variant="error", disabled=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#delete-name", Input).focus()
+
+    @on(Input.Changed, "#delete-name")
+    def _typed(self, event: Input.Changed) -> None:
+        self.query_one("#delete-go", Button).disabled = event.value.strip() != self._expected
+
+    @on(Input.Submitted, "#delete-name")
+    def _submitted(self, event: Input.Submitted) -> None:
+        if event.value.strip() == self._expected:
+            self.dismiss(True)
+
+    @on(Button.Pressed, "#delete-go")
+    def _go(self) -> None:
+        if self.query_one("#delete-name", Input).value.strip() == self._expected:
+            self.dismiss(True)
+
+    @on(Button.Pressed, "#delete-cancel")
+    def _cancel_button(self) -> None:
+        self.dismiss(False)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class RunErrorScreen(ModalScreen[None]):
+    """A run's latest_error in full (tables show the first line only)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter,q", "close", "Close")]
+
+    def __init__(self, run: BatchExportRun) -> None:
+        super().__init__(classes="error-modal")
+        self.run = run
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide", id="run-error-dialog"):
+            yield Static(Text.assemble(("Run ", "bold"), plain(self.run.id, "dim"), " · ", plain(self.run.status)),
+                         classes="dialog-title")
+            with VerticalScroll(id="run-error-body"):
+                yield Static(plain(self.run.latest_error or "(no error)", "red", oneline=False, limit=50000))
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Close", id="run-error-close", variant="primary")
+
+    @on(Button.Pressed, "#run-error-close")
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+# --------------------------------------------------------------------------- edit
+
+
+EDIT_FIELDS = ("name", "interval", "paused", "start_at", "end_at", "destination", "native_query")
+
+
+class EditExportScreen(ModalScreen[BatchExport | None]):
+    """Edit name, interval, paused, start/end, destination config and query; PATCH only what changed.
+
+    Secret config keys are not shown (the server omits them anyway, and the
+    PATCH deep-merges ``config``, so leaving them out keeps them).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Save"),
+    ]
+
+    def __init__(self, watched: WatchedExport, journal: ActionJournal) -> None:
+        super().__init__(classes="edit-modal")
+        self.watched = watched
+        self.export = watched.export
+        self.journal = journal
+        self._config = {k: v for k, v in (self.export.destination.config or {}).items() if not is_secret_key(k)}
+
+    def compose(self) -> ComposeResult:
+        export = self.export
+        intervals = [(i.value, i.value) for i in Interval]
+        if export.interval and export.interval not in {i.value for i in Interval}:
+            intervals.append((clean(export.interval), export.interval))
+        with Vertical(classes="dialog wide", id="edit-dialog"):
+            yield Static(Text.assemble(("Edit ", "bold"), plain(export.name, "bold")), classes="dialog-title")
+            with VerticalScroll(id="edit-form"):
+                yield Label("Name")
+                yield Input(export.name, id="edit-name")
+                yield Static("", id="edit-name-error", classes="field-error")
+                yield Label("Interval")
+                yield Select(intervals, value=export.interval or Select.BLANK, id="edit-interval", allow_blank=False)
+                yield Static("", id="edit-interval-error", classes="field-error")
+                with Horizontal(classes="switch-row"):
+                    yield Label("Paused ")
+                    yield Switch(export.paused, id="edit-paused")
+                yield Label("Start at (UTC, YYYY-MM-DD HH:MM; empty for none)")
+                yield Input(export.start_at.strftime(DATE_FORMAT) if export.start_at else "", id="edit-start_at")
+                yield Static("", id="edit-start_at-error", classes="field-error")
+                yield Label("End at (UTC, YYYY-MM-DD HH:MM; empty for none)")
+                yield Input(export.end_at.strftime(DATE_FORMAT) if export.end_at else "", id="edit-end_at")
+                yield Static("", id="edit-end_at-error", classes="field-error")
+                yield Label(Text.assemble("Destination config (JSON; secret fields hidden and kept) · ",
+                                          plain(export.destination.type)))
+                yield TextArea(json.dumps(self._config, indent=2, sort_keys=True), id="edit-destination",
+                               language=None, soft_wrap=True, classes="json-area")
+                yield Static("", id="edit-destination-error", classes="field-error")
+                yield Label("Query")
+                yield TextArea(export.query or "", id="edit-native_query", soft_wrap=True, classes="query-area")
+                yield Static("", id="edit-native_query-error", classes="field-error")
+            yield Static("", id="edit-summary", classes="field-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="edit-cancel")
+                yield Button("Save (ctrl+s)", id="edit-save", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#edit-name", Input).focus()
+
+    def changes(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """The PATCH body (changed fields only) and the problems found in the form."""
+        export = self.export
+        problems: dict[str, str] = {}
+        changes: dict[str, Any] = {}
+        name = self.query_one("#edit-name", Input).value
+        if name != export.name:
+            changes["name"] = name
+        interval = self.query_one("#edit-interval", Select).value
+        if isinstance(interval, str) and interval != export.interval:
+            changes["interval"] = interval
+        paused = self.query_one("#edit-paused", Switch).value
+        if paused != export.paused:
+            changes["paused"] = paused
+        for key in ("start_at", "end_at"):
+            text = self.query_one(f"#edit-{key}", Input).value.strip()
+            original: datetime | None = getattr(export, key)
+            if not text:
+                if original is not None:
+                    changes[key] = None
+                continue
+            when = parse_operator_time(text)
+            if when is None:
+                problems[key] = "not a date-time: use YYYY-MM-DD HH:MM"
+            elif original is None or when.replace(second=0, microsecond=0) != original.replace(second=0, microsecond=0):
+                changes[key] = iso(when)
+        raw_config = self.query_one("#edit-destination", TextArea).text
+        try:
+            config = json.loads(raw_config or "{}")
+        except ValueError as err:
+            problems["destination"] = f"not valid JSON: {err}"
+        else:
+            if not isinstance(config, dict):
+                problems["destination"] = "must be a JSON object"
+            elif config != self._config:
+                changes["destination"] = {"type": export.destination.type, "config": config}
+        query = self.query_one("#edit-native_query", TextArea).text
+        if query != (export.query or ""):
+            changes["native_query"] = query
+        if not problems:
+            try:
+                check_export_write(changes)
+            except WriteValidationError as err:
+                problems.update({k.split(".")[0]: v for k, v in err.problems.items()})
+        return changes, problems
+
+    def _show(self, problems: dict[str, str], summary: str = "") -> None:
+        for key in EDIT_FIELDS:
+            for widget in self.query(f"#edit-{key}-error").results(Static):
+                widget.update(problems.get(key, ""))
+        self.query_one("#edit-summary", Static).update(Text(summary))
+
+    def action_save(self) -> None:
+        changes, problems = self.changes()
+        if problems:
+            self._show(problems, f"Not saved: {len(problems)} field(s) need attention.")
+            return
+        if not changes:
+            self.dismiss(None)
+            return
+        self._show({}, "Saving…")
+        self._save(changes)
+
+    @work(group="edit-export", exclusive=True, exit_on_error=False)
+    async def _save(self, changes: dict[str, Any]) -> None:
+        app: WatchdeckApp = self.app  # type: ignore[assignment]
+        client = app.api_for(self.watched.project_id)
+        try:
+            export = await client.batch_exports.update(self.export.id, changes)
+        except ValidationFailed as err:
+            field = (err.attr or "").split("__")[0]
+            self._show({field: clean(err.detail or str(err))} if field else {}, clean(str(err), limit=300))
+        except ApiError as err:
+            self._show({}, clean(str(err), limit=300))
+        except WriteValidationError as err:
+            self._show({k.split(".")[0]: v for k, v in err.problems.items()}, str(err))
+        else:
+            self.dismiss(export)
+
+    @on(Button.Pressed, "#edit-save")
+    def _save_button(self) -> None:
+        self.action_save()
+
+    @on(Button.Pressed, "#edit-cancel")
+    def _cancel_button(self) -> None:
+        self.action_cancel()
+
+    def action_cancel(self) -> None:
+        changes, _ = self.changes()
+        if not changes:
+            self.dismiss(None)
+            return
+        from tui.widgets.confirm import ConfirmScreen
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(ConfirmScreen("Discard changes", "Close the form and lose your edits?",
+                                           yes_label="Discard", danger=True), answered)

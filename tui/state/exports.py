@@ -1,0 +1,180 @@
+"""Which exports are watched, one poll of them, and the figures on-call cares about.
+
+One list call per project per cycle where the server has the (real-service)
+list endpoint; where it answers 404/405 (the spec has none) the given ids are
+fetched one by one. The client caps requests in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from tui.api.client import ApiClient
+from tui.api.errors import MethodNotAllowed, NotFound
+from tui.api.models import (
+    FAILED_STATUSES,
+    BatchExport,
+    BatchExportRun,
+    ItemError,
+    RunStatus,
+)
+
+
+@dataclass(frozen=True)
+class WatchedExport:
+    project_id: str
+    export: BatchExport
+
+    @property
+    def key(self) -> str:
+        """Row key: unique across projects."""
+        return f"{self.project_id}:{self.export.id}"
+
+
+@dataclass
+class ExportsSnapshot:
+    """One successful poll: the exports, in a stable order, and what could not be read."""
+
+    exports: list[WatchedExport] = field(default_factory=list)
+    item_errors: list[ItemError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def by_key(self) -> dict[str, WatchedExport]:
+        return {w.key: w for w in self.exports}
+
+
+class ExportsSource:
+    """Fetches the watched exports of every project; remembers whether the list endpoint exists."""
+
+    def __init__(self, clients: Sequence[ApiClient], extra_ids: Sequence[str] = ()) -> None:
+        self.clients = list(clients)
+        self.extra_ids = list(dict.fromkeys(extra_ids))
+        self._list_supported: dict[str, bool] = {}
+
+    @property
+    def requests_per_cycle(self) -> int:
+        """For the rate-limit budget: one per project with a list endpoint, else one per export."""
+        total = 0
+        for client in self.clients:
+            if self._list_supported.get(client.project_id, True):
+                total += 1
+            else:
+                total += len(self.extra_ids)
+        return max(total, 1)
+
+    async def fetch(self) -> ExportsSnapshot:
+        parts = await asyncio.gather(*(self._fetch_project(c) for c in self.clients))
+        snapshot = ExportsSnapshot()
+        for part in parts:
+            snapshot.exports.extend(part.exports)
+            snapshot.item_errors.extend(part.item_errors)
+            snapshot.notes.extend(part.notes)
+        snapshot.exports.sort(key=lambda w: (w.project_id, w.export.name.lower(), w.export.id))
+        return snapshot
+
+    async def _fetch_project(self, client: ApiClient) -> ExportsSnapshot:
+        snapshot = ExportsSnapshot()
+        exports: dict[str, BatchExport] = {}
+        pid = client.project_id
+        if self._list_supported.get(pid, True):
+            try:
+                page = await client.batch_exports.list()
+            except (NotFound, MethodNotAllowed):
+                self._list_supported[pid] = False
+            else:
+                self._list_supported[pid] = True
+                exports.update((e.id, e) for e in page.results)
+                snapshot.item_errors.extend(page.errors)
+        if not self._list_supported.get(pid, True):
+            snapshot.notes.append("no export list on this server: watching the given ids only")
+        missing = [i for i in self.extra_ids if i not in exports]
+        if missing and (len(self.clients) == 1 or not self._list_supported.get(pid, True)):
+            fetched = await asyncio.gather(*(client.batch_exports.get(i) for i in missing), return_exceptions=True)
+            for export_id, result in zip(missing, fetched, strict=True):
+                if isinstance(result, BatchExport):
+                    exports[result.id] = result
+                elif isinstance(result, NotFound):
+                    snapshot.notes.append(f"export {export_id} not found")
+                elif isinstance(result, BaseException):
+                    raise result
+        snapshot.exports = [WatchedExport(pid, e) for e in exports.values()]
+        return snapshot
+
+
+# --------------------------------------------------------------------------- derived figures
+
+
+def _ts(when: datetime | None) -> float:
+    return when.timestamp() if when is not None else 0.0
+
+
+def runs_oldest_first(export: BatchExport) -> list[BatchExportRun]:
+    """``latest_runs`` sorted by data interval then creation, oldest first (servers differ in order)."""
+    return sorted(export.latest_runs, key=lambda r: (_ts(r.data_interval_end), _ts(r.created_at)))
+
+
+def latest_run(export: BatchExport) -> BatchExportRun | None:
+    """The newest run by creation time (a retry of an old interval is still the latest thing that happened)."""
+    if not export.latest_runs:
+        return None
+    return max(export.latest_runs, key=lambda r: (_ts(r.created_at), _ts(r.data_interval_end)))
+
+
+def newest_completed_end(export: BatchExport) -> datetime | None:
+    ends = [r.data_interval_end for r in export.latest_runs
+            if r.status == RunStatus.COMPLETED and r.data_interval_end is not None]
+    return max(ends) if ends else None
+
+
+def lag_seconds(export: BatchExport, now: datetime) -> float | None:
+    """How far the exported data is behind: now minus the end of the newest Completed interval."""
+    end = newest_completed_end(export)
+    return None if end is None else max(0.0, (now - end).total_seconds())
+
+
+def is_lagging(export: BatchExport, now: datetime, threshold_intervals: float = 2.0) -> bool:
+    """Lag past ``threshold_intervals`` intervals; a paused export is expected to lag and is not flagged."""
+    if export.paused:
+        return False
+    lag = lag_seconds(export, now)
+    step = export.interval_seconds
+    if lag is None or step is None:
+        return False
+    return lag > threshold_intervals * step
+
+
+def next_run_due(export: BatchExport, now: datetime) -> datetime | None:
+    """When the next scheduled run should start: the end of the interval after the newest one."""
+    if export.paused:
+        return None
+    step = export.interval_seconds
+    if step is None:
+        return None
+    ends = [r.data_interval_end for r in export.latest_runs if r.data_interval_end is not None and r.backfill is None]
+    if ends:
+        due = max(ends) + timedelta(seconds=step)
+    else:
+        epoch = now.timestamp()
+        due = datetime.fromtimestamp(epoch - epoch % step + step, tz=now.tzinfo)
+    if export.end_at is not None and due > export.end_at + timedelta(seconds=step):
+        return None
+    return due
+
+
+def is_failing(export: BatchExport) -> bool:
+    run = latest_run(export)
+    return run is not None and run.status in FAILED_STATUSES
+
+
+def consecutive_failures(export: BatchExport) -> int:
+    """Failed runs in a row at the newest end of the history."""
+    streak = 0
+    for run in reversed(runs_oldest_first(export)):
+        if run.status in FAILED_STATUSES or run.status == RunStatus.FAILED_RETRYABLE:
+            streak += 1
+        elif run.status in (RunStatus.COMPLETED,):
+            break
+    return streak

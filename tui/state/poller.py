@@ -1,0 +1,147 @@
+"""A poll schedule that can neither overlap nor storm.
+
+The owner arms the next poll only after the last one finished (dolphie's
+pattern, not ``set_interval`` + exclusive workers, which cancels the request
+in flight every tick when the server is slower than the interval). This
+module holds the pure part: outcome bookkeeping, backoff, ``Retry-After`` and
+the freshness word the header shows. It knows nothing of Textual, so it is
+tested without an app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Generic, TypeVar
+
+from tui.api.errors import ApiError, Forbidden, NetworkError, RateLimited, Unauthorized
+
+T = TypeVar("T")
+
+MAX_BACKOFF_SECONDS = 300.0
+STALE_AFTER_MISSED = 2
+OFFLINE_AFTER_FAILURES = 5
+
+
+class Freshness(StrEnum):
+    CONNECTING = "CONNECTING"  # no answer yet
+    LIVE = "LIVE"
+    STALE = "STALE"  # two cycles missed: the data on screen is old
+    OFFLINE = "OFFLINE"  # repeated failures; the next retry is counted down
+
+
+@dataclass
+class PollOutcome(Generic[T]):
+    value: T | None = None
+    error: BaseException | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def describe_failure(error: BaseException | None) -> str:
+    """A few words on why polls fail, for the header: ``network``, ``401 bad API key``, ``403 needs X``."""
+    if error is None:
+        return ""
+    if isinstance(error, ApiError):
+        return error.short
+    return type(error).__name__
+
+
+class Poller(Generic[T]):
+    """Keeps the outcome of each poll and says when the next one is due."""
+
+    def __init__(
+        self,
+        fetch: Callable[[], Awaitable[T]],
+        interval: float,
+        *,
+        monotonic: Callable[[], float] = time.monotonic,
+        jitter: Callable[[], float] = random.random,
+        max_backoff: float = MAX_BACKOFF_SECONDS,
+    ) -> None:
+        self._fetch = fetch
+        self.interval = interval
+        self._monotonic = monotonic
+        self._jitter = jitter
+        self.max_backoff = max_backoff
+        self.last_good: T | None = None
+        self.last_success: float | None = None
+        self.last_attempt: float | None = None
+        self.failures = 0
+        self.last_error: BaseException | None = None
+        self.next_at: float | None = None
+        self.in_flight = False
+        self.cycles = 0
+
+    async def run_once(self) -> PollOutcome[T]:
+        """One poll; never raises except cancellation, so a worker running it cannot die of it."""
+        self.in_flight = True
+        self.last_attempt = self._monotonic()
+        try:
+            value = await self._fetch()
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # every failure is recorded and shown, never fatal
+            self.failures += 1
+            self.last_error = err
+            outcome: PollOutcome[T] = PollOutcome(error=err)
+        else:
+            self.failures = 0
+            self.last_error = None
+            self.last_good = value
+            self.last_success = self._monotonic()
+            outcome = PollOutcome(value=value)
+        finally:
+            self.in_flight = False
+            self.cycles += 1
+        self.next_at = self._monotonic() + self.next_delay()
+        return outcome
+
+    def next_delay(self) -> float:
+        """The interval after a success; capped exponential backoff with jitter after failures.
+
+        A 429's ``Retry-After`` is a floor: waiting less would just be refused again.
+        Auth failures (401/403) back off to the cap quickly: they do not heal by retrying.
+        """
+        if self.failures == 0:
+            return self.interval
+        error = self.last_error
+        if isinstance(error, Unauthorized | Forbidden):
+            base = min(self.max_backoff, self.interval * 2 ** (self.failures + 2))
+        else:
+            base = min(self.max_backoff, self.interval * 2 ** (self.failures - 1))
+        delay = base * (0.75 + 0.5 * self._jitter())
+        if isinstance(error, RateLimited) and error.retry_after is not None:
+            delay = max(delay, error.retry_after)
+        return max(delay, 0.5)
+
+    def seconds_until_next(self) -> float | None:
+        if self.next_at is None:
+            return None
+        return max(0.0, self.next_at - self._monotonic())
+
+    def age(self) -> float | None:
+        """Seconds since the last successful poll."""
+        return None if self.last_success is None else self._monotonic() - self.last_success
+
+    def freshness(self) -> Freshness:
+        if self.last_success is None:
+            if self.failures >= OFFLINE_AFTER_FAILURES or (self.failures and not isinstance(
+                    self.last_error, NetworkError)):
+                return Freshness.OFFLINE
+            return Freshness.CONNECTING
+        if self.failures >= OFFLINE_AFTER_FAILURES:
+            return Freshness.OFFLINE
+        age = self.age() or 0.0
+        if self.failures >= STALE_AFTER_MISSED or age > STALE_AFTER_MISSED * self.interval + self.interval:
+            return Freshness.STALE
+        return Freshness.LIVE
+
+    def reason(self) -> str:
+        return describe_failure(self.last_error)

@@ -1,0 +1,130 @@
+"""How one export becomes a row of the monitor's table, and a run a row of the runs table.
+
+Pure functions of (data, now): the screen diffs their output against the
+previous poll's and repaints only what changed. Every server string goes
+through :func:`tui.render.plain`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from rich.text import Text
+
+from tui.api.models import BatchExportRun
+from tui.render import ago, count, duration, plain, progress_bar, status_strip, status_text
+from tui.state.exports import (
+    WatchedExport,
+    is_lagging,
+    lag_seconds,
+    latest_run,
+    next_run_due,
+    runs_oldest_first,
+)
+
+# (key, label, width); "secondary" columns are hidden on narrow terminals.
+EXPORT_COLUMNS: list[tuple[str, str, int | None]] = [
+    ("mark", " ", 1),
+    ("name", "Export", 30),
+    ("project", "Project", 8),
+    ("model", "Model", 7),
+    ("dest", "Destination", 10),
+    ("interval", "Interval", 8),
+    ("state", "State", 8),
+    ("latest", "Latest run", 14),
+    ("strip", "Last runs", 10),
+    ("progress", "Progress", 13),
+    ("lag", "Lag", 7),
+    ("last", "Last run", 14),
+    ("due", "Next due", 14),
+]
+SECONDARY_COLUMNS = ("project", "model", "dest", "interval", "last", "due")
+
+RUN_COLUMNS: list[tuple[str, str, int | None]] = [
+    ("status", "Status", 18),
+    ("interval", "Data interval", 19),
+    ("records", "Records", 32),
+    ("duration", "Took", 7),
+    ("finished", "Finished", 14),
+    ("error", "Latest error", 36),
+    ("cursor", "Cursor", 12),
+]
+
+
+def _interval_label(interval: str) -> Text:
+    return plain(interval.replace("every ", "").replace(" minutes", "m"), limit=9)
+
+
+def export_cells(watched: WatchedExport, now: datetime, *, marked: bool, lag_threshold: float) -> dict[str, Text]:
+    export = watched.export
+    latest = latest_run(export)
+    runs = runs_oldest_first(export)
+    lag = lag_seconds(export, now)
+    lagging = is_lagging(export, now, lag_threshold)
+    due = next_run_due(export, now)
+    if latest is not None and latest.is_in_progress:
+        progress = progress_bar(latest.records_completed, latest.records_total_count, width=8)
+    else:
+        progress = Text("")
+    if due is None:
+        due_text = Text("paused" if export.paused else "—", style="dim")
+    elif due < now:
+        due_text = Text("overdue " + ago(due, now).replace(" ago", ""), style="bold yellow")
+    else:
+        due_text = Text(ago(due, now))
+    last_time = (latest.finished_at or latest.created_at) if latest else None
+    return {
+        "mark": Text("!", style="bold red reverse") if marked else Text(" "),
+        "name": plain(export.name or export.id, "bold" if marked else "", limit=60),
+        "project": plain(watched.project_id, "dim"),
+        "model": plain(export.model or "—"),
+        "dest": plain(export.destination.type or "—"),
+        "interval": _interval_label(export.interval or "—"),
+        "state": Text("⏸ paused", style="bold yellow") if export.paused else Text("▶ active", style="green"),
+        "latest": status_text(latest.status) if latest else Text("no runs", style="dim"),
+        "strip": status_strip([r.status for r in runs]),
+        "progress": progress,
+        "lag": Text(duration(lag), style="bold red" if lagging else ""),
+        "last": Text(ago(last_time, now)),
+        "due": due_text,
+    }
+
+
+def run_cells(run: BatchExportRun, now: datetime) -> dict[str, Text]:
+    start, end = run.data_interval_start, run.data_interval_end
+    if start and end:
+        tail = f"{end:%H:%M}" if start.date() == end.date() else f"{end:%m-%d}"
+        interval = f"{start:%m-%d %H:%M}→{tail}"
+    elif end:
+        interval = f"…→{end:%m-%d %H:%M}"
+    else:
+        interval = "—"
+    finished_or_now = run.finished_at or (now if run.is_in_progress else None)
+    took = (finished_or_now - run.created_at).total_seconds() if finished_or_now and run.created_at else None
+    records = Text.assemble(
+        progress_bar(run.records_completed, run.records_total_count, width=8), " ",
+        (f"{count(run.records_completed)}/{count(run.records_total_count)}", "dim"),
+    )
+    error = (run.latest_error or "").splitlines()[0] if run.latest_error else ""
+    return {
+        "status": status_text(run.status),
+        "interval": Text(interval),
+        "records": records,
+        "duration": Text(duration(took)),
+        "finished": Text(ago(run.finished_at, now)) if run.finished_at else Text("—", style="dim"),
+        "error": plain(error, "red", limit=200),
+        "cursor": plain(run.cursor or "", "dim", limit=40),
+    }
+
+
+def records_series(runs: Sequence[BatchExportRun]) -> list[float]:
+    return [float(r.records_completed or 0) for r in runs]
+
+
+def duration_series(runs: Sequence[BatchExportRun]) -> list[float]:
+    values = []
+    for run in runs:
+        if run.finished_at and run.created_at:
+            values.append(max(0.0, (run.finished_at - run.created_at).total_seconds()))
+    return values

@@ -1,0 +1,61 @@
+"""The selected export's details as plain text: destination (secrets masked), query, schedule."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from rich.text import Text
+
+from tui.render import ago, clean, plain
+from tui.state.exports import WatchedExport, lag_seconds, next_run_due
+from tui.state.secrets import mask_secrets
+
+
+def _when(value: datetime | None, now: datetime) -> str:
+    return "—" if value is None else f"{value:%Y-%m-%d %H:%M:%S %Z} ({ago(value, now)})"
+
+
+def _pretty(value: Any) -> str:
+    try:
+        return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def export_details_text(watched: WatchedExport, now: datetime) -> Text:
+    export = watched.export
+    text = Text()
+
+    def row(label: str, value: Text | str) -> None:
+        text.append(f"{label:<16}", style="bold")
+        text.append(value if isinstance(value, Text) else Text(value))
+        text.append("\n")
+
+    row("Name", plain(export.name))
+    row("Id", plain(export.id, "dim"))
+    row("Project", plain(watched.project_id))
+    row("Model", plain(export.model or "—"))
+    row("Interval", plain(export.interval or "—"))
+    row("Paused", Text("yes", style="bold yellow") if export.paused else Text("no"))
+    row("Last paused", _when(export.last_paused_at, now))
+    row("Start at", _when(export.start_at, now))
+    row("End at", _when(export.end_at, now))
+    row("Created", _when(export.created_at, now))
+    row("Updated", _when(export.last_updated_at, now))
+    lag = lag_seconds(export, now)
+    row("Lag", "—" if lag is None else f"{lag:.0f} s behind")
+    due = next_run_due(export, now)
+    row("Next run due", "—" if due is None else _when(due, now))
+    text.append("\nDestination ", style="bold")
+    text.append(plain(export.destination.type or "—", "cyan"))
+    text.append("\n")
+    config = mask_secrets(export.destination.config or {})
+    text.append(clean(_pretty(config), oneline=False, limit=20000) + "\n", style="")
+    text.append("\nQuery\n", style="bold")
+    text.append(clean(export.query or "—", oneline=False, limit=20000) + "\n")
+    if export.schema_:
+        text.append("\nSchema\n", style="bold")
+        text.append(clean(_pretty(export.schema_), oneline=False, limit=20000) + "\n")
+    return text
