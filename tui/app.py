@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+import time
+from collections.abc import Callable
 from pathlib import PurePath
 from typing import ClassVar
 
@@ -46,6 +49,9 @@ class WatchdeckApp(App[int]):
         if api is not None:
             self._clients[api.project_id] = api
         self._start_mode = start_mode
+        # Injectable for deterministic snapshots: the pollers' notion of elapsed time and jitter.
+        self.monotonic: Callable[[], float] = time.monotonic
+        self.jitter: Callable[[], float] = random.random
 
     # ------------------------------------------------------------------ clients
 

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 MUTATING_ACTIONS = frozenset({"pause", "unpause", "backfill", "retry", "edit", "delete"})
 POLL_STEPS = (2.0, 3.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0)
 NARROW_WIDTH = 120
+NARROW_NAME_WIDTH = 24
 FRESHNESS_STYLE = {
     Freshness.CONNECTING: ("◌", "bold"),
     Freshness.LIVE: ("●", "bold green"),
@@ -98,6 +99,7 @@ class MonitorScreen(Screen[None]):
         self._awaiting_retry: dict[str, tuple[datetime | None, datetime | None, set[str]]] = {}
         self._last_title = ""
         self._run_cells: dict[str, dict[str, Text]] = {}
+        self._narrow: bool | None = None
         self._runs_table_owner: str | None = None
         self.last_apply_seconds = 0.0
 
@@ -111,6 +113,7 @@ class MonitorScreen(Screen[None]):
         yield Static(id="monitor-status")
         yield Input(placeholder="filter by name or status (esc clears)", id="monitor-filter", classes="hidden")
         yield LiveTable(id="exports", cursor_type="row", zebra_stripes=False)
+        yield Static(id="exports-empty", classes="hidden")
         with TabbedContent(id="export-detail"):
             with TabPane("Runs", id="tab-runs"):
                 with Horizontal(id="run-charts"):
@@ -129,12 +132,14 @@ class MonitorScreen(Screen[None]):
         settings = self.wd.settings
         clients = [self.wd.api_for(pid) for pid in settings.project_ids]
         self.source = ExportsSource(clients, settings.export_ids)
-        self.poller: Poller[ExportsSnapshot] = Poller(self.source.fetch, settings.poll_seconds)
+        self.poller: Poller[ExportsSnapshot] = Poller(
+            self.source.fetch, settings.poll_seconds, monotonic=self.wd.monotonic, jitter=self.wd.jitter
+        )
         self.alerts = AlertTracker(lag_threshold_intervals=settings.lag_alert_intervals)
         self.journal = ActionJournal()
         table = self.query_one("#exports", LiveTable)
-        columns = EXPORT_COLUMNS if len(settings.project_ids) > 1 else [c for c in EXPORT_COLUMNS if c[0] != "project"]
-        table.set_columns(columns)
+        self._narrow = self.size.width < NARROW_WIDTH
+        self._build_columns()
         self.query_one("#runs", LiveTable).set_columns(RUN_COLUMNS)
         self.set_interval(1.0, self._tick_status)
         self._tick_status()
@@ -234,10 +239,24 @@ class MonitorScreen(Screen[None]):
             fresh[watched.key] = cells
         self._cells = fresh
         table.apply(rows, changed)
+        self._show_empty_state(len(rows))
         if table.row_count and self._selected_key is None:
             self._select_row(table)
         self._render_selected(now)
         self.last_apply_seconds = time.perf_counter() - started
+
+    def _show_empty_state(self, shown: int) -> None:
+        empty = self.query_one("#exports-empty", Static)
+        if shown:
+            empty.add_class("hidden")
+            return
+        if self._filter:
+            message = Text.assemble("No export matches ", plain(self._filter, "bold"), ". Esc clears the filter.")
+        else:
+            message = Text("This project has no batch exports yet. Exports created in the web app appear here "
+                           "at the next poll; --export ID watches one by id.")
+        empty.update(message)
+        empty.remove_class("hidden")
 
     def _with_optimistic(self, watched: WatchedExport) -> WatchedExport:
         paused = self._optimistic_paused.get(watched.key)
@@ -415,13 +434,26 @@ class MonitorScreen(Screen[None]):
             self._render_exports(self.wd.clock.now())
 
     def on_resize(self) -> None:
+        """Narrow terminals drop secondary columns rather than wrap or cut the ones on-call needs."""
         narrow = self.size.width < NARROW_WIDTH
+        if narrow != self._narrow:
+            self._narrow = narrow
+            self._build_columns()
+
+    def _build_columns(self) -> None:
+        """(Re)create the exports table's columns; rows are re-added from the cells already computed."""
         table = self.query_one("#exports", LiveTable)
-        for key in SECONDARY_COLUMNS:
-            column = table.columns.get(key)  # type: ignore[call-overload]
-            if column is not None:
-                column.width = 0 if narrow else dict((c[0], c[2]) for c in EXPORT_COLUMNS)[key] or 8
-        table.refresh()
+        multi = len(self.wd.settings.project_ids) > 1
+        columns = [c for c in EXPORT_COLUMNS if multi or c[0] != "project"]
+        if self._narrow:
+            columns = [(k, label, NARROW_NAME_WIDTH if k == "name" else w) for k, label, w in columns
+                       if k not in SECONDARY_COLUMNS]
+        cursor = table.cursor_row
+        table.clear(columns=True)
+        table.set_columns(columns)
+        if self._cells:
+            table.apply(list(self._cells.items()))
+            table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
 
     # ------------------------------------------------------------------ bindings
 

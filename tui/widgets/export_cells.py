@@ -33,9 +33,9 @@ EXPORT_COLUMNS: list[tuple[str, str, int | None]] = [
     ("interval", "Interval", 8),
     ("state", "State", 8),
     ("latest", "Latest run", 14),
+    ("lag", "Lag", 7),
     ("strip", "Last runs", 10),
     ("progress", "Progress", 13),
-    ("lag", "Lag", 7),
     ("last", "Last run", 14),
     ("due", "Next due", 14),
 ]

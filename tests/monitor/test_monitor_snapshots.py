@@ -1,0 +1,89 @@
+"""Snapshots of the monitor: normal, narrow, stale, paused selected, empty, logs, backfill modal.
+
+The sandbox is frozen (fixed seed and clock) and the app's elapsed-time source
+and jitter are fixed, so every figure on screen is reproducible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.monitor.conftest import make_app, select_export
+from tui.app import WatchdeckApp
+from tui.sandbox.runner import SandboxHandle
+
+SnapCompare = Callable[..., bool]
+
+
+def frozen_app(handle: SandboxHandle, **settings: Any) -> WatchdeckApp:
+    app = make_app(handle, **settings)
+    app.monotonic = lambda: 1000.0
+    app.jitter = lambda: 0.5
+    return app
+
+
+async def settle(pilot: Any) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", [(160, 48), (80, 24)])
+def test_monitor_normal(snap_compare: SnapCompare, sandbox: SandboxHandle, size: tuple[int, int]) -> None:
+    assert snap_compare(frozen_app(sandbox), terminal_size=size, run_before=settle)
+
+
+def test_monitor_paused_export_selected(snap_compare: SnapCompare, sandbox: SandboxHandle) -> None:
+    async def run_before(pilot: Any) -> None:
+        await settle(pilot)
+        select_export(pilot.app, "Redshift persons sync")
+        await settle(pilot)
+
+    assert snap_compare(frozen_app(sandbox), terminal_size=(160, 48), run_before=run_before)
+
+
+def test_monitor_stale_after_server_loss(snap_compare: SnapCompare, sandbox: SandboxHandle) -> None:
+    async def run_before(pilot: Any) -> None:
+        await settle(pilot)
+        sandbox.stop()
+        for _ in range(2):
+            await pilot.press("ctrl+r")
+            await settle(pilot)
+
+    assert snap_compare(frozen_app(sandbox), terminal_size=(160, 48), run_before=run_before)
+
+
+def test_monitor_empty_project(snap_compare: SnapCompare, sandbox: SandboxHandle) -> None:
+    headers = {"Authorization": f"Bearer {sandbox.api_key}"}
+    listing = httpx.get(f"{sandbox.base_url}/api/environments/2/batch_exports/", headers=headers).json()
+    for export in listing["results"]:
+        httpx.delete(f"{sandbox.base_url}/api/environments/2/batch_exports/{export['id']}/", headers=headers)
+    assert snap_compare(frozen_app(sandbox, project_ids=["2"]), terminal_size=(120, 30), run_before=settle)
+
+
+def test_backfill_modal(snap_compare: SnapCompare, sandbox: SandboxHandle) -> None:
+    async def run_before(pilot: Any) -> None:
+        await settle(pilot)
+        select_export(pilot.app, "Events to S3 data lake")
+        await pilot.pause()
+        await pilot.press("b")
+        await pilot.pause()
+
+    assert snap_compare(frozen_app(sandbox), terminal_size=(120, 36), run_before=run_before)
+
+
+def test_run_logs_view(snap_compare: SnapCompare, sandbox: SandboxHandle) -> None:
+    async def run_before(pilot: Any) -> None:
+        await settle(pilot)
+        select_export(pilot.app, "Snowflake warehouse (hourly)")
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        pilot.app.screen.follow = False
+        await settle(pilot)
+
+    run: Callable[[Any], Awaitable[None]] = run_before
+    assert snap_compare(frozen_app(sandbox), terminal_size=(120, 30), run_before=run)
