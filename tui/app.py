@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import PurePath
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from tui.api.client import ApiClient
 from tui.clock import Clock, SystemClock
 from tui.config import Settings
 from tui.crashlog import record_exception
-from tui.paths import stylesheets
+from tui.paths import state_dir, stylesheets
 from tui.render import clean
 
 
@@ -30,6 +35,7 @@ class WatchdeckApp(App[int]):
     ENABLE_COMMAND_PALETTE = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark", "help", "Help", id="app.help"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
     ]
 
@@ -52,6 +58,7 @@ class WatchdeckApp(App[int]):
         # Injectable for deterministic snapshots: the pollers' notion of elapsed time and jitter.
         self.monotonic: Callable[[], float] = time.monotonic
         self.jitter: Callable[[], float] = random.random
+        self._ui_state_loaded = False
 
     # ------------------------------------------------------------------ clients
 
@@ -77,12 +84,55 @@ class WatchdeckApp(App[int]):
         from tui.screens.monitor import MonitorScreen
         from tui.screens.surveys import SurveyBrowserScreen
 
+        self._load_ui_state()
         self.add_mode("monitor", MonitorScreen)
         self.add_mode("surveys", SurveyBrowserScreen)
         self.switch_mode(self._start_mode)
 
     def action_switch_to(self, mode: str) -> None:
         self.switch_mode(mode)
+
+    def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The palette offers every action of the current screen, by the same names as the footer."""
+        yield from super().get_system_commands(screen)
+        seen: set[str] = set()
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if not binding.description or not active.enabled or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            key = self.get_key_display(binding)
+            yield SystemCommand(binding.description, f"{key} · {binding.action}",
+                                partial(self._run_binding, active.node, binding.action))
+
+    async def _run_binding(self, node: DOMNode, action: str) -> None:
+        await self.run_action(action, node)
+
+    # ------------------------------------------------------------------ theme, kept per user
+
+    def _load_ui_state(self) -> None:
+        self._ui_state_loaded = True
+        try:
+            data = json.loads((state_dir() / "ui.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        theme = data.get("theme") if isinstance(data, dict) else None
+        if isinstance(theme, str) and theme in self.available_themes:
+            self.theme = theme
+
+    def watch_theme(self, theme: str) -> None:
+        if not self._ui_state_loaded:
+            return
+        with contextlib.suppress(OSError):
+            path = state_dir() / "ui.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps({"theme": theme}), encoding="utf-8")
 
     # ------------------------------------------------------------------ crash safety
 

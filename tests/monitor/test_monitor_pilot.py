@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -233,3 +234,36 @@ async def test_hostile_export_names_are_shown_literally(sandbox: SandboxHandle) 
         joined = " ".join(names)
         assert "\x1b" not in joined
         assert app.is_running, "[@click=app.quit] must not be an action"
+
+
+async def test_help_lists_the_keys_of_the_screen_grouped(sandbox: SandboxHandle) -> None:
+    from tui.screens.help import HelpScreen
+
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Events to S3 data lake")
+        await pilot.pause()
+        monitor = app.screen
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        from rich.console import Console
+
+        from tui.screens.help import keys_table
+
+        console = Console(width=120, record=True, file=io.StringIO())
+        console.print(keys_table(monitor))
+        text = console.export_text()
+        for expected in ("Act on the export", "Pause", "Backfill", "Runs and logs", "Retry run", "View", "Freeze"):
+            assert expected in text, expected
+        assert "Unpause" not in text, "a key that does not apply to an active export is not listed"
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_palette_offers_the_screen_actions(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        assert {"Pause", "Backfill", "Retry run", "Export logs", "Refresh"} <= titles
