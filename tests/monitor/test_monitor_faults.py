@@ -1,0 +1,215 @@
+"""The monitor under faults (sandbox fault injection) and hostile data.
+
+Wire shapes the sandbox cannot produce (an unknown run status, a 10 MB log
+answer, hostile text in every field) come from an httpx.MockTransport.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+from textual.widgets import Log, Static
+
+from tests.monitor.conftest import FROZEN_AT, make_app, requests
+from tui.api.client import ApiClient
+from tui.app import WatchdeckApp
+from tui.clock import FrozenClock
+from tui.config import Settings
+from tui.sandbox.runner import SandboxHandle
+from tui.screens.logs import MAX_LINES, LogsScreen
+from tui.widgets.live_table import LiveTable
+
+HOSTILE = (
+    "[bold]x[/bold] [@click=app.quit]q[/] [link=https://evil.example]l[/link] "
+    "\x1b[2J\x1b]8;;http://x\x07y\x1b]8;;\x07 \x00nul \u202eevil"
+)
+
+
+def add_fault(handle: SandboxHandle, **fault: Any) -> None:
+    response = httpx.post(f"{handle.base_url}/_sandbox/faults", json=fault)
+    assert response.status_code in (200, 201), response.text
+
+
+async def settle(pilot: Any) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def status_line(app: Any) -> str:
+    return str(app.screen.query_one("#monitor-status", Static).render())
+
+
+def list_requests(handle: SandboxHandle) -> list[dict[str, Any]]:
+    return [r for r in requests(handle, "GET") if r["path"].endswith("/batch_exports/")]
+
+
+async def test_429_with_long_retry_after_is_not_retried_in_a_storm(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox, poll_seconds=2.0)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        add_fault(sandbox, kind="retry_after", seconds=45, path=r"/batch_exports/$", count=1)
+        before = len(list_requests(sandbox))
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert len(list_requests(sandbox)) == before + 1, "no retry storm"
+        screen: Any = app.screen
+        assert screen.poller.next_delay() >= 45, "the next poll waits as the server said"
+        assert "429" in status_line(app)
+        assert exports_table(app).row_count == 12
+
+
+async def test_short_retry_after_is_honoured_inside_the_cycle(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        add_fault(sandbox, kind="retry_after", seconds=1, path=r"/batch_exports/$", count=1)
+        before = len(list_requests(sandbox))
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert len(list_requests(sandbox)) == before + 2
+        screen: Any = app.screen
+        assert screen.poller.failures == 0 and "LIVE" in status_line(app)
+
+
+async def test_burst_of_503_recovers_without_operator(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        add_fault(sandbox, kind="status", status=503, path=r"/batch_exports/$", count=4)
+        screen: Any = app.screen
+        before = len(list_requests(sandbox))
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert len(list_requests(sandbox)) == before + 4, "a GET is retried three times, then the poll fails"
+        assert screen.poller.failures == 1
+        assert "503" in status_line(app)
+        assert exports_table(app).row_count == 12
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert screen.poller.failures == 0, "recovers by itself when the fault ends"
+        assert "LIVE" in status_line(app)
+
+
+async def test_malformed_json_is_a_clear_message_and_keeps_data(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        add_fault(sandbox, kind="malformed", path=r"/batch_exports/$", count=2)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert "bad response" in status_line(app)
+        assert exports_table(app).row_count == 12
+
+
+async def test_slow_server_times_out_cleanly(sandbox: SandboxHandle) -> None:
+    client = ApiClient(sandbox.base_url, sandbox.api_key, sandbox.project_id, timeout=0.3, max_retries=0)
+    app = WatchdeckApp(Settings(base_url=sandbox.base_url, api_key=sandbox.api_key,
+                                project_ids=[sandbox.project_id], poll_seconds=30, bell=False),
+                       clock=FrozenClock(FROZEN_AT), api=client)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        add_fault(sandbox, kind="latency", seconds=1.0, path=r"/batch_exports/$", count=1)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert "timeout" in status_line(app)
+        assert exports_table(app).row_count == 12
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert "LIVE" in status_line(app)
+
+
+def exports_table(app: Any) -> LiveTable:
+    return app.screen.query_one("#exports", LiveTable)
+
+
+# --------------------------------------------------------------------------- shapes the sandbox cannot produce
+
+
+def fake_server(export: dict[str, Any], logs: list[dict[str, Any]]) -> httpx.MockTransport:
+    def handler(request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if path.endswith("/batch_exports/"):
+            return httpx.Response(200, json={"count": 1, "next": None, "previous": None, "results": [export]})
+        if path.endswith("/runs/"):
+            return httpx.Response(200, json={"next": None, "previous": None, "results": export["latest_runs"]})
+        if path.endswith("/logs/"):
+            return httpx.Response(200, content=json.dumps({"results": logs}).encode())
+        return httpx.Response(404, json={"type": "invalid_request", "code": "not_found", "detail": "Not found."})
+    return httpx.MockTransport(handler)
+
+
+def hostile_export(status: str = "Running") -> dict[str, Any]:
+    run = {
+        "id": "run-1", "status": status, "records_completed": 5, "records_total_count": 10,
+        "latest_error": HOSTILE, "cursor": HOSTILE, "data_interval_start": "2026-11-22T10:00:00Z",
+        "data_interval_end": "2026-11-22T11:00:00Z", "created_at": "2026-11-22T11:00:10Z",
+        "batch_export": "e-1",
+    }
+    return {
+        "id": "e-1", "team_id": 1, "name": HOSTILE, "model": HOSTILE, "interval": HOSTILE,
+        "destination": {"type": HOSTILE, "config": {"bucket_name": HOSTILE, "aws_secret_access_key": "s3cr3t"}},
+        "paused": False, "latest_runs": [run], "hogql_query": HOSTILE, "schema": {"x": HOSTILE},
+    }
+
+
+def mock_app(transport: httpx.MockTransport) -> WatchdeckApp:
+    client = ApiClient("http://fake.test", "fake-key", "1", transport=transport)
+    return WatchdeckApp(Settings(base_url="http://fake.test", api_key="fake-key", project_ids=["1"],
+                                 poll_seconds=30, bell=False), clock=FrozenClock(FROZEN_AT), api=client)
+
+
+def screen_text(app: Any) -> str:
+    return app.export_screenshot()
+
+
+async def test_hostile_text_in_every_export_field_is_shown_literally() -> None:
+    app = mock_app(fake_server(hostile_export(), []))
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        table = exports_table(app)
+        assert table.row_count == 1
+        name = str(table.get_cell("1:e-1", "name"))
+        assert "[bold]x[/bold]" in name and "[@click=app.quit]" in name
+        assert "\x1b" not in name and "\x00" not in name and "\u202e" not in name
+        for column in ("dest", "model", "interval"):
+            cell = str(table.get_cell("1:e-1", column))
+            assert "\x1b" not in cell
+        await pilot.click("#exports", offset=(10, 1))
+        await pilot.pause()
+        assert app.is_running, "markup actions in server text are never clickable"
+        details = app.screen.query_one("#export-details", Static)
+        text = str(details.render())
+        assert "[link=https://evil.example]" in text and "\x1b" not in text
+        assert "s3cr3t" not in text, "destination secrets are masked"
+        runs = app.screen.query_one("#runs", LiveTable)
+        error = str(runs.get_cell("run-1", "error"))
+        assert "[@click=app.quit]" in error and "\x1b" not in error
+        assert "s3cr3t" not in screen_text(app) and "fake-key" not in screen_text(app)
+
+
+async def test_unknown_run_status_stays_visible_raw() -> None:
+    app = mock_app(fake_server(hostile_export(status="QuantumEntangled"), []))
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        latest = str(exports_table(app).get_cell("1:e-1", "latest"))
+        assert "quantumentangled" in latest.lower() and latest.startswith("?")
+
+
+async def test_huge_log_answer_is_bounded_and_plain() -> None:
+    entry = {"timestamp": "2026-11-22T11:00:00Z", "level": "ERROR", "message": HOSTILE + " " + "x" * 60,
+             "log_source_id": "e-1", "instance_id": "i"}
+    logs = [dict(entry, timestamp=f"2026-11-22T11:{i // 6000 % 60:02d}:{i // 100 % 60:02d}.{i % 100:02d}0000Z")
+            for i in range(100_000)]
+    transport = fake_server(hostile_export(), logs)
+    app = mock_app(transport)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("L")
+        await settle(pilot)
+        assert isinstance(app.screen, LogsScreen)
+        log = app.screen.query_one("#logs", Log)
+        assert 0 < log.line_count <= MAX_LINES
+        assert all("\x1b" not in line for line in log.lines[:50])
+        assert app.is_running

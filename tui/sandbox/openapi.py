@@ -1,0 +1,195 @@
+"""An OpenAPI 3 description of what the sandbox serves (``GET /api/schema/``).
+
+Hand-written rather than generated so it documents the sandbox's actual shapes, including the
+real service's behaviour where our interface spec is silent (cursor runs list, logs envelope,
+``{"paused": bool}``, ``{"backfill_id"}``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+STR = {"type": "string"}
+NSTR = {"type": "string", "nullable": True}
+DT = {"type": "string", "format": "date-time"}
+NDT = {"type": "string", "format": "date-time", "nullable": True}
+INT = {"type": "integer"}
+NINT = {"type": "integer", "nullable": True}
+BOOL = {"type": "boolean"}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _obj(props: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": True}
+    if required:
+        out["required"] = required
+    return out
+
+
+def _components() -> dict[str, Any]:
+    flag = _obj({"id": INT, "team_id": INT, "name": STR, "key": STR, "filters": {"type": "object"},
+                 "deleted": BOOL, "active": BOOL, "ensure_experience_continuity": {"type": "boolean",
+                                                                                   "nullable": True}},
+                ["id", "team_id", "key"])
+    user = _obj({"id": INT, "uuid": {"type": "string", "format": "uuid"}, "distinct_id": NSTR, "first_name": STR,
+                 "last_name": STR, "email": STR, "is_email_verified": {"type": "boolean", "nullable": True},
+                 "hedgehog_config": {"type": "object", "nullable": True}}, ["id", "uuid", "email"])
+    nflag = {"allOf": [_ref("MinimalFeatureFlag")], "nullable": True}
+    survey = _obj({
+        "id": {"type": "string", "format": "uuid"}, "name": STR, "description": STR,
+        "type": {"type": "string", "enum": ["popover", "widget", "external_survey", "api"]}, "schedule": NSTR,
+        "linked_flag": nflag, "linked_flag_id": NINT, "targeting_flag": nflag, "internal_targeting_flag": nflag,
+        "questions": {"type": "array", "items": {"type": "object"}, "nullable": True},
+        "conditions": {"type": "object", "nullable": True}, "appearance": {"type": "object", "nullable": True},
+        "created_at": DT, "created_by": {"allOf": [_ref("UserBasic")], "nullable": True}, "start_date": NDT,
+        "end_date": NDT, "archived": BOOL,
+        "responses_limit": {"type": "integer", "minimum": 0, "maximum": 2147483647, "nullable": True},
+        "feature_flag_keys": {"type": "array", "items": {"type": "object"}},
+        "iteration_count": {"type": "integer", "minimum": 0, "maximum": 500, "nullable": True},
+        "iteration_frequency_days": NINT, "iteration_start_dates": {"type": "array", "items": DT, "nullable": True},
+        "current_iteration": NINT, "current_iteration_start_date": NDT, "user_access_level": NSTR,
+    }, ["id", "name", "type", "created_at", "created_by", "linked_flag", "targeting_flag",
+        "internal_targeting_flag", "conditions", "feature_flag_keys", "user_access_level"])
+    status_enum = ["Cancelled", "Completed", "ContinuedAsNew", "Failed", "FailedRetryable", "FailedBilling",
+                   "Terminated", "TimedOut", "Running", "Starting"]
+    run = _obj({
+        "id": {"type": "string", "format": "uuid"}, "status": {"type": "string", "enum": status_enum},
+        "records_completed": NINT, "records_failed": NINT, "latest_error": NSTR, "data_interval_start": NDT,
+        "data_interval_end": DT, "cursor": NSTR, "created_at": DT, "finished_at": NDT, "last_updated_at": DT,
+        "records_total_count": NINT, "bytes_exported": NINT, "batch_export": {"type": "string", "format": "uuid"},
+        "backfill": {"type": "string", "format": "uuid", "nullable": True},
+    }, ["id", "status", "data_interval_end", "created_at", "last_updated_at", "batch_export"])
+    export = _obj({
+        "id": {"type": "string", "format": "uuid"}, "team_id": INT, "name": STR,
+        "model": {"type": "string", "enum": ["events", "persons"]},
+        "destination": _obj({"type": STR, "config": {"type": "object", "nullable": True},
+                             "integration": NINT}, ["type"]),
+        "interval": {"type": "string", "enum": ["hour", "day", "week", "every 5 minutes", "every 15 minutes"]},
+        "paused": BOOL, "created_at": DT, "last_updated_at": DT, "last_paused_at": NDT, "start_at": NDT,
+        "end_at": NDT, "latest_runs": {"type": "array", "items": _ref("BatchExportRun")}, "hogql_query": STR,
+        "native_query": STR, "schema": {"type": "object", "nullable": True}, "timezone": NSTR,
+    }, ["id", "team_id", "name", "destination", "interval", "created_at", "last_updated_at", "latest_runs",
+        "schema"])
+
+    def page(item: str) -> dict[str, Any]:
+        return _obj({"count": INT, "next": NSTR, "previous": NSTR, "results": {"type": "array",
+                                                                               "items": _ref(item)}},
+                    ["count", "results"])
+
+    return {
+        "MinimalFeatureFlag": flag, "UserBasic": user, "Survey": survey, "PaginatedSurveyList": page("Survey"),
+        "BatchExportRun": run, "BatchExport": export, "PaginatedBatchExportList": page("BatchExport"),
+        "PaginatedBatchExportRunList": _obj({"next": NSTR, "previous": NSTR,
+                                             "results": {"type": "array", "items": _ref("BatchExportRun")}},
+                                            ["results"]),
+        "Project": _obj({"id": INT, "uuid": STR, "organization": STR, "name": STR, "timezone": STR,
+                         "api_token": STR}, ["id", "name"]),
+        "PaginatedProjectList": page("Project"),
+        "LogEntry": _obj({"timestamp": DT, "level": STR, "message": STR, "log_source_id": STR,
+                          "instance_id": STR}, ["timestamp", "level", "message"]),
+        "LogEntryList": _obj({"results": {"type": "array", "items": _ref("LogEntry")}}, ["results"]),
+        "ActivityLogPage": _obj({"results": {"type": "array", "items": {"type": "object"}}, "next": NSTR,
+                                 "previous": NSTR, "total_count": INT}, ["results", "total_count"]),
+        "Paused": _obj({"paused": BOOL}, ["paused"]),
+        "BackfillId": _obj({"backfill_id": STR}, ["backfill_id"]),
+        "Summary": _obj({"content": STR, "question_index": NINT, "responses_sampled": INT}, ["content"]),
+        "ResponsesCount": {"type": "object", "additionalProperties": INT},
+        "Error": _obj({"type": STR, "code": STR, "detail": STR, "attr": NSTR}, ["type", "code", "detail"]),
+    }
+
+
+def _op(op_id: str, response: str | None, status: int = 200, scope: str | None = None,
+        params: list[dict[str, Any]] | None = None, body: bool = False) -> dict[str, Any]:
+    responses: dict[str, Any] = {}
+    if response is None:
+        responses[str(status)] = {"description": "No response body"}
+    else:
+        responses[str(status)] = {"description": "OK", "content": {"application/json": {"schema": _ref(response)}}}
+    for code in ("400", "401", "403", "404"):
+        responses[code] = {"description": "Error", "content": {"application/json": {"schema": _ref("Error")}}}
+    out: dict[str, Any] = {"operationId": op_id, "responses": responses, "parameters": params or []}
+    if scope:
+        out["x-required-scope"] = scope
+    if body:
+        out["requestBody"] = {"content": {"application/json": {"schema": {"type": "object"}}}}
+    return out
+
+
+def _p(name: str, where: str = "path", schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"name": name, "in": where, "required": where == "path", "schema": schema or STR}
+
+
+def build_schema(base_url: str) -> dict[str, Any]:
+    pid, sid, eid, rid = _p("project_id"), _p("id"), _p("id"), _p("id")
+    bid = _p("batch_export_id")
+    lim, off = _p("limit", "query", INT), _p("offset", "query", INT)
+    log_params = [_p("level", "query"), _p("search", "query"), _p("after", "query"), _p("before", "query"),
+                  _p("limit", "query", {"type": "integer", "minimum": 1, "maximum": 500})]
+    s = "/api/projects/{project_id}/surveys/"
+    paths: dict[str, Any] = {
+        "/api/projects/": {"get": _op("projects_list", "PaginatedProjectList", scope="project:read",
+                                      params=[lim, off])},
+        s: {"get": _op("surveys_list", "PaginatedSurveyList", scope="survey:read",
+                       params=[pid, lim, off, _p("search", "query"), _p("archived", "query")]),
+            "post": _op("surveys_create", "Survey", 201, "survey:write", [pid], True)},
+        s + "activity/": {"get": _op("surveys_all_activity", "ActivityLogPage", scope="activity_log:read",
+                                     params=[pid, _p("page", "query", INT), lim])},
+        s + "responses_count/": {"get": _op("surveys_responses_count", "ResponsesCount", scope="survey:read",
+                                            params=[pid])},
+        s + "{id}/": {"get": _op("surveys_retrieve", "Survey", scope="survey:read", params=[pid, sid]),
+                      "patch": _op("surveys_partial_update", "Survey", scope="survey:write", params=[pid, sid],
+                                   body=True),
+                      "delete": _op("surveys_destroy", None, 204, "survey:write", [pid, sid])},
+        s + "{id}/activity/": {"get": _op("surveys_activity", "ActivityLogPage", scope="activity_log:read",
+                                          params=[pid, sid, _p("page", "query", INT), lim])},
+        s + "{id}/summarize_responses/": {"post": _op("surveys_summarize_responses", "Summary",
+                                                      scope="survey:read",
+                                                      params=[pid, sid, _p("question_index", "query", INT)],
+                                                      body=True)},
+    }
+    for prefix, tag in (("/api/environments/{project_id}", "environments_"), ("/api/projects/{project_id}", "")):
+        b = prefix + "/batch_exports/"
+        paths[b] = {"get": _op(f"{tag}batch_exports_list", "PaginatedBatchExportList", scope="batch_export:read",
+                               params=[pid, lim, off])}
+        paths[b + "{id}/"] = {
+            "get": _op(f"{tag}batch_exports_retrieve", "BatchExport", scope="batch_export:read", params=[pid, eid]),
+            "patch": _op(f"{tag}batch_exports_partial_update", "BatchExport", scope="batch_export:write",
+                         params=[pid, eid], body=True),
+            "delete": _op(f"{tag}batch_exports_destroy", None, 204, "batch_export:write", [pid, eid]),
+        }
+        paths[b + "{id}/pause/"] = {"post": _op(f"{tag}batch_exports_pause", "Paused", scope="batch_export:write",
+                                                params=[pid, eid], body=True)}
+        paths[b + "{id}/unpause/"] = {"post": _op(f"{tag}batch_exports_unpause", "Paused",
+                                                  scope="batch_export:write", params=[pid, eid], body=True)}
+        paths[b + "{id}/backfill/"] = {"post": _op(f"{tag}batch_exports_backfill", "BackfillId",
+                                                   scope="batch_export:write", params=[pid, eid], body=True)}
+        paths[b + "{id}/backfills/"] = {"post": _op(f"{tag}batch_exports_backfills_create", "BackfillId", 201,
+                                                    "batch_export:write", [pid, eid], True)}
+        paths[b + "{id}/logs/"] = {"get": _op(f"{tag}batch_exports_logs", "LogEntryList",
+                                              scope="batch_export:read", params=[pid, eid, *log_params])}
+        paths[b + "{batch_export_id}/runs/"] = {"get": _op(
+            f"{tag}batch_exports_runs_list", "PaginatedBatchExportRunList", scope="batch_export:read",
+            params=[pid, bid, _p("cursor", "query"), _p("ordering", "query"), _p("after", "query"),
+                    _p("before", "query"), _p("status", "query")])}
+        paths[b + "{batch_export_id}/runs/{id}/"] = {"get": _op(f"{tag}batch_exports_runs_retrieve",
+                                                                "BatchExportRun", scope="batch_export:read",
+                                                                params=[pid, bid, rid])}
+        paths[b + "{batch_export_id}/runs/{id}/logs/"] = {"get": _op(
+            f"{tag}batch_exports_runs_logs", "LogEntryList", scope="batch_export:read",
+            params=[pid, bid, rid, *log_params])}
+        paths[b + "{batch_export_id}/runs/{id}/retry/"] = {"post": _op(
+            f"{tag}batch_exports_runs_retry", "BackfillId", scope="batch_export:write", params=[pid, bid, rid],
+            body=True)}
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "watchdeck sandbox", "version": "1.0.0",
+                 "description": "A local stand-in for the surveys and batch-exports API."},
+        "servers": [{"url": base_url}],
+        "paths": paths,
+        "components": {"schemas": _components(),
+                       "securitySchemes": {"PersonalAPIKeyAuth": {"type": "http", "scheme": "bearer"}}},
+        "security": [{"PersonalAPIKeyAuth": []}],
+    }

@@ -1,0 +1,23 @@
+"""Sandbox start-up options (re-exported by ``runner``; kept apart so ``app`` can import them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tui.clock import Clock
+
+
+@dataclass
+class SandboxOptions:
+    seed: int = 7
+    speed: float = 60.0  # simulated seconds per real second
+    db_path: str | None = None  # None -> in-memory
+    surveys: int | None = None  # scale-up counts for benchmarks (None -> the normal seed set)
+    exports: int | None = None
+    keys: list[str] = field(default_factory=list)  # extra "KEY:scope,scope" specs
+    logs_forbidden: bool = False
+    faults: list[str] = field(default_factory=list)  # fault specs, same syntax as --faults
+    simulate: bool = True  # False: frozen world (no simulator thread), for snapshot tests
+    clock: Clock | None = None  # inject a FrozenClock for deterministic tests/screenshots
+    # Real seconds summarize_responses waits (uniform in the range) so a spinner can show.
+    summary_delay: tuple[float, float] = (0.5, 1.5)

@@ -1,0 +1,93 @@
+"""Run the sandbox in-process: uvicorn in a daemon thread on a loopback port.
+
+Used by ``watchdeck --demo`` and by tests; returns only once the server accepts connections.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any
+
+import uvicorn
+
+from tui.clock import Clock, FrozenClock, ScaledClock
+from tui.sandbox.app import SandboxState, create_app
+from tui.sandbox.auth import DEMO_KEY
+from tui.sandbox.options import SandboxOptions
+
+__all__ = ["SandboxHandle", "SandboxOptions", "make_clock", "start_sandbox"]
+
+
+def make_clock(options: SandboxOptions) -> Clock:
+    """The injected clock, else a frozen one for a frozen world, else scaled simulated time.
+
+    A scaled clock starts at the wall clock; ``create_app`` re-anchors it at the saved
+    simulated time when it opens an existing database.
+    """
+    if options.clock is not None:
+        return options.clock
+    now = datetime.now(UTC)
+    if not options.simulate:
+        return FrozenClock(now)
+    return ScaledClock(now, options.speed)
+
+
+class SandboxHandle:
+    """A running sandbox; use as a context manager or call :meth:`stop`."""
+
+    def __init__(self, server: uvicorn.Server, thread: threading.Thread, state: SandboxState, base_url: str) -> None:
+        self._server = server
+        self._thread = thread
+        self._state = state
+        self.base_url = base_url
+        self.project_id = "1"
+        self.api_key = DEMO_KEY
+        self.clock: Clock = state.clock
+
+    @property
+    def state(self) -> SandboxState:
+        """The app state (database, simulator) for white-box tests."""
+        return self._state
+
+    def requests(self) -> list[dict[str, Any]]:
+        return self._state.requests.list()
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            self._server.should_exit = True
+            self._thread.join(timeout=10)
+        self._state.db.close()
+
+    def __enter__(self) -> SandboxHandle:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def start_sandbox(options: SandboxOptions | None = None, host: str = "127.0.0.1", port: int = 0) -> SandboxHandle:
+    """Serve with uvicorn in a daemon thread on a free loopback port; return when it accepts connections."""
+    options = options or SandboxOptions()
+    clock = make_clock(options)
+    app = create_app(options, clock)
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    actual_port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="sandbox-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the sandbox server did not start")
+        time.sleep(0.01)
+    shown_host = f"[{host}]" if ":" in host else host
+    return SandboxHandle(server, thread, app.state.sandbox, f"http://{shown_host}:{actual_port}")
