@@ -22,6 +22,8 @@ import builtins
 import json
 import random
 import re
+import socket
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
@@ -105,7 +107,9 @@ def error_from_response(response: httpx.Response, method: str, path: str) -> Api
         )
     if status == 403:
         if detail and _NO_PERSONAL_KEY in detail.lower():
-            return LogsUnavailable("The server does not give these logs to personal API keys (403).", **common)
+            if path.rstrip("/").endswith("/logs"):
+                return LogsUnavailable("The server does not give these logs to personal API keys (403).", **common)
+            return Forbidden(f"The server does not allow {method} {path} with a personal API key (403).", **common)
         match = _SCOPE_RE.search(detail or "")
         if match:
             return Forbidden(f"The API key lacks the scope {match.group(1)} (403).", scope=match.group(1), **common)
@@ -120,13 +124,39 @@ def error_from_response(response: httpx.Response, method: str, path: str) -> Api
         return RateLimited(f"Rate limited (429): {when}.", retry_after=wait, **common)
     if status >= 500:
         return ServerError(f"The server failed (HTTP {status}): {detail or response.reason_phrase or 'error'}.",
-                           **common)
+                           retry_after=_retry_after_seconds(response), **common)
     return ApiError(f"Unexpected answer HTTP {status} to {method} {path}.", **common)
+
+
+def _display_host(base_url: str) -> str:
+    """host[:port] for messages: never the user:password@ part a URL may carry."""
+    parts = urlsplit(base_url)
+    if not parts.hostname:
+        return base_url.split("@")[-1]
+    return f"{parts.hostname}:{parts.port}" if parts.port else parts.hostname
+
+
+def _cause_chain(exc: BaseException) -> list[BaseException]:
+    """The exception and what caused it: httpx says "All connection attempts failed" while the
+    ``ConnectionRefusedError`` or ``gaierror`` that says why sits further down."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain and len(chain) < 10:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
 
 
 def _network_error(exc: httpx.HTTPError, host: str, method: str, path: str, timeout: float) -> NetworkError:
     common: dict[str, Any] = dict(method=method, path=path)
-    text = str(exc).lower()
+    chain = _cause_chain(exc)
+    text = " ".join(str(e) for e in chain).lower()
+    if any(isinstance(e, ConnectionRefusedError) for e in chain):
+        text += " refused"
+    if any(isinstance(e, socket.gaierror) for e in chain):
+        text += " getaddrinfo"
+    if any(isinstance(e, ssl.SSLError) for e in chain):
+        text += " ssl"
     if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
         return NetworkError(f"Timed out connecting to {host}.", kind="timeout", sent=False, **common)
     if isinstance(exc, httpx.TimeoutException):
@@ -160,6 +190,14 @@ class ApiClient:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
+        # A key that cannot go in a header is never put in one: httpx/h11 would quote the header value,
+        # key included, in their error. Such a client answers every request with Unauthorized instead
+        # (constructing it must not fail: the app builds clients before the operator fixes the key).
+        self._key_problem: str | None = None
+        if not api_key:
+            self._key_problem = "No API key is set: set WATCHDECK_API_KEY or add one to the profile."
+        elif any(not 0x20 < ord(ch) < 0x7F for ch in api_key):
+            self._key_problem = "The API key contains spaces or characters that cannot be sent; paste it again."
         self.base_url = base_url.rstrip("/")
         self.project_id = str(project_id)
         self.timeout = timeout
@@ -167,14 +205,14 @@ class ApiClient:
         self.max_retry_wait = max_retry_wait
         self.max_in_flight = max_in_flight
         self._sleep = sleep
-        self._host = urlsplit(self.base_url).netloc or self.base_url
+        self._host = _display_host(self.base_url)
         self._gate = asyncio.Semaphore(max_in_flight)
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             headers={
-                "Authorization": f"Bearer {api_key}",
                 "User-Agent": f"watchdeck/{__version__}",
                 "Accept": "application/json",
+                **({} if self._key_problem else {"Authorization": f"Bearer {api_key}"}),
             },
             timeout=httpx.Timeout(timeout),
             limits=httpx.Limits(max_connections=max_in_flight, max_keepalive_connections=max_in_flight),
@@ -186,8 +224,8 @@ class ApiClient:
         self.surveys = SurveysApi(self)
         self.batch_exports = BatchExportsApi(self)
 
-    def __repr__(self) -> str:  # never the key
-        return f"ApiClient(base_url={self.base_url!r}, project_id={self.project_id!r})"
+    def __repr__(self) -> str:  # never the key (nor a password written into the URL)
+        return f"ApiClient(host={self._host!r}, project_id={self.project_id!r})"
 
     async def __aenter__(self) -> ApiClient:
         return self
@@ -200,9 +238,9 @@ class ApiClient:
 
     def with_project(self, project_id: str) -> ApiClient:
         """A client for another project sharing this one's settings (not its pool)."""
-        auth = self._http.headers["Authorization"].removeprefix("Bearer ")
+        auth = self._http.headers.get("Authorization", "").removeprefix("Bearer ")
         return ApiClient(self.base_url, auth, project_id, timeout=self.timeout, max_retries=self.max_retries,
-                         max_in_flight=self.max_in_flight, max_retry_wait=self.max_retry_wait)
+                         max_in_flight=self.max_in_flight, max_retry_wait=self.max_retry_wait, sleep=self._sleep)
 
     # ------------------------------------------------------------------ transport
 
@@ -223,13 +261,16 @@ class ApiClient:
             except (RateLimited, ServerError) as err:
                 if method != "GET" or attempt >= self.max_retries or err.status not in RETRYABLE_STATUSES:
                     raise
-                wait = err.retry_after if isinstance(err, RateLimited) and err.retry_after is not None else None
+                wait = err.retry_after
                 if wait is not None and wait > self.max_retry_wait:
-                    raise
+                    raise  # the caller (a poller) shows the wait and schedules it rather than hang here
+                # Retry-After is honoured exactly; without it (PR #37812: it can be missing) back off
                 await self._sleep(wait if wait is not None else self._backoff(attempt))
             attempt += 1
 
     async def _send_once(self, method: str, path: str, params: Params, json_body: Any) -> Any:
+        if self._key_problem:
+            raise Unauthorized(self._key_problem, method=method, path=path)
         async with self._gate:
             self.requests_sent += 1
             try:
@@ -240,6 +281,15 @@ class ApiClient:
                 raise _network_error(exc, self._host, method, path, self.timeout) from None
         if response.status_code >= 400:
             raise error_from_response(response, method, path)
+        if 300 <= response.status_code < 400:
+            # Not followed: a redirect may point at another host, and the bearer key must only ever
+            # go to the host the operator chose (e.g. the legacy app.posthog.com -> us.posthog.com).
+            target = _display_host(response.headers.get("location", "")) or "another address"
+            raise ApiError(
+                f"{self._host} redirects {method} {path} to {target} (HTTP {response.status_code}): "
+                "set the base URL to where it points.",
+                status=response.status_code, method=method, path=path,
+            )
         if not response.content or response.status_code == 204:
             return None
         try:

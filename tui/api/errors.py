@@ -25,6 +25,7 @@ class ApiError(Exception):
         method: str | None = None,
         path: str | None = None,
         body: Any = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -35,6 +36,8 @@ class ApiError(Exception):
         self.method = method
         self.path = path
         self.body = body
+        # seconds the server asked us to wait (Retry-After), on 429 and on 503 alike
+        self.retry_after = retry_after
 
     def __str__(self) -> str:
         return self.message
@@ -96,8 +99,7 @@ class RateLimited(ApiError):
     """429: ``retry_after`` seconds to wait, when the server said."""
 
     def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
-        super().__init__(message, **kwargs)
-        self.retry_after = retry_after
+        super().__init__(message, retry_after=retry_after, **kwargs)
 
     @property
     def short(self) -> str:

@@ -26,9 +26,12 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    PrivateAttr,
     Tag,
     TypeAdapter,
     ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
 )
 
 
@@ -50,6 +53,18 @@ def _to_aware(value: Any) -> Any:
 
 
 Timestamp = Annotated[datetime | None, BeforeValidator(_to_aware)]
+
+
+def _object_or_none(value: Any) -> Any:
+    """The published schema allows any JSON in some object fields (``destination.config``, ``schema``).
+
+    The real serializers always send an object or null; anything else is read as
+    "not given" rather than failing the whole export over a field no screen edits.
+    """
+    return value if isinstance(value, Mapping) else None
+
+
+JsonObject = Annotated[dict[str, Any] | None, BeforeValidator(_object_or_none)]
 
 
 class ReadModel(BaseModel):
@@ -203,7 +218,8 @@ class UnknownBranching(ReadModel):
 
 def _branching_tag(value: Any) -> str:
     kind = value.get("type") if isinstance(value, Mapping) else getattr(value, "type", None)
-    return str(kind) if kind in BranchingType._value2member_map_ else "unknown"
+    # isinstance first: an unhashable ``type`` (a list) must not raise TypeError out of validation
+    return kind if isinstance(kind, str) and kind in BranchingType._value2member_map_ else "unknown"
 
 
 Branching = Annotated[
@@ -262,8 +278,44 @@ class UnknownQuestion(QuestionBase):
     """A question kind this version does not know; kept verbatim."""
 
 
+class InvalidQuestion(UnknownQuestion):
+    """A question that could not be read as any kind (e.g. a rating whose ``scale`` is text).
+
+    The published schema types ``questions`` as any JSON, so one malformed question
+    must not hide the whole survey: it fails alone, like a bad item of a page.
+    Every field is kept as it came (typed ``Any``) so that sending the survey back
+    loses nothing; ``problem`` says what was wrong, for the screen. A subclass of
+    :class:`UnknownQuestion` so screens treat it as "not editable here".
+    """
+
+    type: Any = ""
+    question: Any = ""
+    id: Any = None
+    description: Any = None
+    descriptionContentType: Any = None
+    optional: Any = None
+    buttonText: Any = None
+    branching: Any = None
+    _problem: str = PrivateAttr(default="")
+
+    @property
+    def problem(self) -> str:
+        return self._problem
+
+    @classmethod
+    def from_raw(cls, raw: Any, problem: str) -> InvalidQuestion:
+        """Keep a dict as it came; anything else (a bare string, a number) under ``value``."""
+        made = cls.model_validate(raw if isinstance(raw, Mapping) else {"value": raw})
+        made._problem = problem
+        return made
+
+
 def _question_tag(value: Any) -> str:
+    if isinstance(value, InvalidQuestion):  # only ever an instance: dumping routes it to its own all-Any schema
+        return "invalid"
     kind = value.get("type") if isinstance(value, Mapping) else getattr(value, "type", None)
+    if not isinstance(kind, str):
+        return "unknown"
     if kind in ("single_choice", "multiple_choice"):
         return "choice"
     return kind if kind in ("open", "link", "rating") else "unknown"
@@ -274,11 +326,22 @@ Question = Annotated[
     | Annotated[LinkQuestion, Tag("link")]
     | Annotated[RatingQuestion, Tag("rating")]
     | Annotated[ChoiceQuestion, Tag("choice")]
-    | Annotated[UnknownQuestion, Tag("unknown")],
+    | Annotated[UnknownQuestion, Tag("unknown")]
+    | Annotated[InvalidQuestion, Tag("invalid")],
     Discriminator(_question_tag),
 ]
 QuestionAdapter: TypeAdapter[Question] = TypeAdapter(Question)
 BranchingAdapter: TypeAdapter[Branching] = TypeAdapter(Branching)
+
+
+def read_question(raw: Any) -> QuestionBase:
+    """One question as its kind's model, or an :class:`InvalidQuestion` holding it verbatim; never raises."""
+    if isinstance(raw, QuestionBase):
+        return raw
+    try:
+        return QuestionAdapter.validate_python(raw)
+    except ValidationError as err:
+        return InvalidQuestion.from_raw(raw, describe_validation_error(err))
 
 
 # --------------------------------------------------------------------------- surveys
@@ -319,6 +382,24 @@ class Survey(ReadModel):
     current_iteration: int | None = None
     current_iteration_start_date: Timestamp = None
 
+    @field_validator("questions", mode="wrap")
+    @classmethod
+    def _read_questions(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """Each question fails alone (as :class:`InvalidQuestion`); a non-list reads as no questions.
+
+        The real schema types ``questions`` as any JSON; the real service sends a
+        list of objects. Refusing the whole survey over one question would hide it
+        from the operator who most needs to see it.
+        """
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            return None
+        try:
+            return handler(value)
+        except ValidationError:
+            return [read_question(item) for item in value]
+
     def status_at(self, now: datetime) -> SurveyStatus:
         """The lifecycle state derived from archived, start_date and end_date (spec 3.1 has no field)."""
         if self.archived:
@@ -337,7 +418,7 @@ class Survey(ReadModel):
 
 class Destination(ReadModel):
     type: str = ""
-    config: dict[str, Any] | None = None
+    config: JsonObject = None
 
 
 class BatchExportRun(ReadModel):
@@ -376,7 +457,7 @@ class BatchExport(ReadModel):
     latest_runs: list[BatchExportRun] = Field(default_factory=list)
     native_query: str | None = None
     hogql_query: str | None = None
-    schema_: dict[str, Any] | None = Field(default=None, alias="schema")
+    schema_: JsonObject = Field(default=None, alias="schema")
 
     @property
     def query(self) -> str | None:

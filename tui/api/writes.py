@@ -52,7 +52,13 @@ def parse_datetime(value: Any) -> datetime | None:
 
 
 def iso(value: datetime) -> str:
-    """The form watchdeck sends: UTC with an explicit offset (the real service refuses naive times)."""
+    """The form watchdeck sends: UTC with an explicit offset (the real service refuses naive times).
+
+    A naive value is taken as UTC, as the models read one; ``astimezone`` alone
+    would take it as the machine's local time and shift the backfill window.
+    """
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
     return value.astimezone(UTC).isoformat()
 
 

@@ -1,0 +1,58 @@
+"""Layering: the API client and the sandbox stand without the UI.
+
+tui.api is used by the sandbox's tests, by `watchdeck status` and by benchmarks;
+dragging Textual (or a screen) into it would couple them to the UI and slow every
+start. The sandbox must not use the client it is there to test. Each check runs in
+a fresh interpreter, since this test process has imported everything already.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+UI = ("textual", "tui.screens", "tui.widgets", "tui.state", "tui.app")
+
+
+def _loaded_after(imports: str) -> set[str]:
+    code = textwrap.dedent(f"""
+        import sys
+        {imports}
+        print("\\n".join(sorted(sys.modules)))
+    """)
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return set(result.stdout.split())
+
+
+def _offenders(modules: set[str], banned: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == b or m.startswith(b + ".") for b in banned))
+
+
+def test_api_imports_no_ui() -> None:
+    loaded = _loaded_after("import tui.api.client, tui.api.models, tui.api.writes, tui.api.errors")
+    assert "tui.api.client" in loaded  # the check ran
+    assert _offenders(loaded, UI) == []
+
+
+def test_sandbox_imports_neither_ui_nor_client() -> None:
+    if not (ROOT / "tui" / "sandbox" / "runner.py").exists():
+        pytest.skip("tui/sandbox/runner.py not written yet")
+    loaded = _loaded_after(textwrap.dedent("""
+        import importlib, pkgutil, tui.sandbox
+        for info in pkgutil.walk_packages(tui.sandbox.__path__, "tui.sandbox."):
+            if info.name.rsplit(".", 1)[-1] != "__main__":
+                importlib.import_module(info.name)
+    """).replace("\n", "\n        "))
+    assert "tui.sandbox.runner" in loaded
+    assert _offenders(loaded, (*UI, "tui.api.client")) == []
+
+
+def test_the_checks_can_fail() -> None:
+    """Guard against a vacuous pass: importing the app does load Textual."""
+    assert _offenders(_loaded_after("import tui.app"), UI) != []
