@@ -76,7 +76,9 @@ def start_sandbox(options: SandboxOptions | None = None, host: str = "127.0.0.1"
     options = options or SandboxOptions()
     clock = make_clock(options)
     app = create_app(options, clock)
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on accepted sockets whose proto says TCP;
+    # with proto 0 every small keep-alive answer waited ~40 ms for Nagle and delayed ACKs.
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     actual_port = sock.getsockname()[1]
