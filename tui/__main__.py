@@ -36,7 +36,7 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 # The sandbox's runs move every few seconds; a 10 s poll would make the demo look stuck.
 DEMO_POLL_SECONDS = 3.0
-LOG_FILE_NAME = "watchdeck.log"
+LOG_FILE_NAME = "errors.log"  # the same file as tui.crashlog, which the app uses
 
 _secrets: set[str] = set()
 
@@ -189,9 +189,11 @@ def _log_crash(exc: BaseException, env: Mapping[str, str]) -> Path | None:
         directory = state_dir(env)
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / LOG_FILE_NAME
-        text = "".join(traceback.format_exception(exc))
+        from tui.crashlog import scrub
+
+        text = scrub("".join(traceback.format_exception(exc)))
         with path.open("a", encoding="utf-8") as handle:
-            handle.write(f"--- {datetime.now(UTC).isoformat()} watchdeck {__version__}\n{redact(text)}\n")
+            handle.write(f"--- {datetime.now(UTC).isoformat()} start-up, watchdeck {__version__}\n{redact(text)}\n")
         return path
     except OSError:
         return None

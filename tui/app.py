@@ -14,12 +14,13 @@ from typing import Any, ClassVar
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
+from textual.reactive import var
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from tui.api.client import ApiClient
 from tui.clock import Clock, SystemClock
-from tui.config import Settings
+from tui.config import Settings, remember_project
 from tui.crashlog import record_exception
 from tui.paths import state_dir, stylesheets
 from tui.render import clean
@@ -30,14 +31,17 @@ class WatchdeckApp(App[int]):
 
     TITLE = "watchdeck"
     CSS_PATH: ClassVar[list[str | PurePath]] = stylesheets(
-        "app.tcss", "monitor.tcss", "surveys.tcss", "editor.tcss", "modals.tcss"
+        "app.tcss", "monitor.tcss", "surveys.tcss", "editor.tcss", "modals.tcss", "welcome.tcss"
     )
     ENABLE_COMMAND_PALETTE = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        Binding("ctrl+o", "pick_project", "Project", id="app.pick_project"),
     ]
+    # The project shown; screens that show one project watch it: self.watch(self.app, "project_id", ...).
+    project_id: var[str] = var("")
 
     def __init__(
         self,
@@ -88,6 +92,25 @@ class WatchdeckApp(App[int]):
         self.add_mode("monitor", MonitorScreen)
         self.add_mode("surveys", SurveyBrowserScreen)
         self.switch_mode(self._start_mode)
+        if self.settings.keymap:
+            self.set_keymap(self.settings.keymap)
+        for warning in self.settings.warnings:
+            self.notify(clean(warning, limit=400), title="Settings", severity="warning", markup=False, timeout=20)
+
+    def action_pick_project(self) -> None:
+        from tui.screens.project_picker import ProjectPickerScreen
+
+        def chosen(project_id: str | None) -> None:
+            if project_id and project_id != self.project_id:
+                self.switch_project(project_id)
+
+        self.push_screen(ProjectPickerScreen(self.api, current=self.project_id), chosen)
+
+    def switch_project(self, project_id: str) -> None:
+        """Show another project (remembered for this profile); screens watching ``project_id`` reload."""
+        self.project_id = project_id
+        remember_project(self.settings.profile, project_id)
+        self.notify(f"Project {clean(project_id, limit=40)}", markup=False, timeout=4)
 
     def action_switch_to(self, mode: str) -> None:
         self.switch_mode(mode)
@@ -101,6 +124,8 @@ class WatchdeckApp(App[int]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette offers every action of the current screen, by the same names as the footer."""
         yield from super().get_system_commands(screen)
+        yield SystemCommand("Switch project", "Pick the project to show, from the server's list",
+                            self.action_pick_project)
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             binding = active.binding

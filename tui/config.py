@@ -1,24 +1,63 @@
 """Settings: what to connect to, what to watch, how often.
 
-Resolved in this order: command-line flags, then the environment
-(``WATCHDECK_*``), then defaults. The API key is a ``SecretStr`` so it never
-shows in a repr, a log line or a traceback.
+Resolved in this order, each field on its own: command-line flags, then the
+environment (``WATCHDECK_*``), then the chosen profile of ``config.toml`` in
+the user config dir, then defaults. The API key is a ``SecretStr`` so it never
+shows in a repr, a log line or a traceback; it is not written to the config
+file by default (see :mod:`tui.keys` for where it comes from).
+
+A bad config file is one error that names the file, the key and the line: an
+operator fixing a typo at 3 a.m. should not have to read a pydantic dump.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
+import json
+import os
+import re
+import stat
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 MIN_POLL_SECONDS = 2.0
 DEFAULT_POLL_SECONDS = 10.0
+CONFIG_FILE_NAME = "config.toml"
+STATE_FILE_NAME = "projects.json"
+PROFILE_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+
+# Where the well-known services live (api-facts.md 1); offered by the welcome form.
+PRESET_BASE_URLS: dict[str, str] = {
+    "us": "https://us.posthog.com",
+    "eu": "https://eu.posthog.com",
+}
 
 
 class ConfigError(Exception):
     """A setting that cannot be used; the message is one line for stderr."""
+
+
+class NeedsSetup(ConfigError):
+    """Nothing says where to connect: first run, or several profiles and none chosen.
+
+    The dashboard answers with the welcome screen; ``status`` (no one to ask)
+    with the message.
+    """
+
+    def __init__(self, message: str, config: ConfigFile | None = None, path: Path | None = None) -> None:
+        super().__init__(message)
+        self.config = config
+        self.path = path
+
+
+class InsecureUrl(ConfigError):
+    """A plain-http base URL on another machine: the key would cross the network readable."""
 
 
 def is_loopback_url(url: str) -> bool:
@@ -38,6 +77,19 @@ def check_base_url(url: str) -> str:
     return url.strip().rstrip("/")
 
 
+def is_insecure_url(url: str) -> bool:
+    """True for ``http://`` to anything but this machine: the key would travel in clear text."""
+    return urlsplit(url).scheme == "http" and not is_loopback_url(url)
+
+
+def insecure_message(url: str) -> str:
+    host = urlsplit(url).hostname or url
+    return (
+        f"refusing to send the API key over plain http to {host}: use https, "
+        "or pass --allow-insecure-http (allow_insecure_http = true in the profile) if you trust the network"
+    )
+
+
 class Settings(BaseModel):
     """Everything the dashboard needs to run, resolved and validated."""
 
@@ -53,6 +105,13 @@ class Settings(BaseModel):
     bell: bool = True
     lag_alert_intervals: float = 2.0
     demo: bool = False
+    # Said once at start (stderr) and as a toast in the app: e.g. a key file readable by others.
+    warnings: list[str] = Field(default_factory=list)
+    # Binding id -> keys, for App.set_keymap (from the [keymap] table).
+    keymap: dict[str, str] = Field(default_factory=dict)
+    # Where the key came from ("environment", "key_command", "keyring", "config file"), never the key.
+    key_source: str = "environment"
+    config_path: str | None = None
 
     @property
     def project_id(self) -> str:
@@ -78,3 +137,462 @@ class Settings(BaseModel):
 def env_default(env: Mapping[str, str], name: str) -> str | None:
     value = env.get(name, "").strip()
     return value or None
+
+
+def split_ids(values: Sequence[str | int] | None) -> list[str]:
+    """``["1,2", "3"]`` -> ``["1", "2", "3"]``: ids from repeated flags or a comma list, order kept, no duplicates."""
+    out: list[str] = []
+    for value in values or []:
+        for part in str(value).split(","):
+            part = part.strip()
+            if part and part not in out:
+                out.append(part)
+    return out
+
+
+# --------------------------------------------------------------------------- the config file
+
+
+class Profile(BaseModel):
+    """One ``[profiles.NAME]`` table. Unknown keys are errors: a typo must not be silently ignored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    base_url: str | None = None
+    project: str | None = None
+    projects: list[str] | None = None
+    exports: list[str] = Field(default_factory=list)
+    poll: float | None = None
+    read_only: bool | None = None
+    key_command: str | list[str] | None = None
+    key: SecretStr | None = None
+    bell: bool | None = None
+    lag_alert_intervals: float | None = None
+    allow_insecure_http: bool = False
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return check_base_url(value)
+        except ConfigError as err:
+            raise ValueError(str(err)) from None
+
+    @field_validator("project", mode="before")
+    @classmethod
+    def _project(cls, value: Any) -> Any:
+        return str(value).strip() if isinstance(value, int) and not isinstance(value, bool) else value
+
+    @field_validator("projects", "exports", mode="before")
+    @classmethod
+    def _id_list(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [str(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
+        return value
+
+    @field_validator("poll")
+    @classmethod
+    def _poll(cls, value: float | None) -> float | None:
+        if value is not None and value < MIN_POLL_SECONDS:
+            raise ValueError(f"poll interval must be at least {MIN_POLL_SECONDS:g} s")
+        return value
+
+    @field_validator("lag_alert_intervals")
+    @classmethod
+    def _lag(cls, value: float | None) -> float | None:
+        if value is not None and value <= 0:
+            raise ValueError("must be more than 0 intervals")
+        return value
+
+    @field_validator("key_command")
+    @classmethod
+    def _command(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if value is not None and not (value.strip() if isinstance(value, str) else value):
+            raise ValueError("key_command is empty")
+        return value
+
+    @model_validator(mode="after")
+    def _one_project_form(self) -> Profile:
+        if self.project is not None and self.projects is not None:
+            raise ValueError("use either project or projects, not both")
+        return self
+
+    @property
+    def project_ids(self) -> list[str]:
+        return split_ids(self.projects if self.projects is not None else ([self.project] if self.project else []))
+
+
+class ConfigFile(BaseModel):
+    """The whole ``config.toml``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    default_profile: str | None = None
+    profiles: dict[str, Profile] = Field(default_factory=dict)
+    keymap: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _default_exists(self) -> ConfigFile:
+        if self.default_profile is not None and self.default_profile not in self.profiles:
+            names = ", ".join(sorted(self.profiles)) or "none"
+            raise ValueError(f"default_profile {self.default_profile!r} is not a profile here (profiles: {names})")
+        return self
+
+    @property
+    def holds_key(self) -> bool:
+        return any(p.key is not None for p in self.profiles.values())
+
+
+def config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The user config dir; ``WATCHDECK_CONFIG_DIR`` (in ``env`` when given) overrides it."""
+    if env is not None and env.get("WATCHDECK_CONFIG_DIR"):
+        return Path(env["WATCHDECK_CONFIG_DIR"])
+    from tui import paths
+
+    return paths.config_dir()
+
+
+def state_dir(env: Mapping[str, str] | None = None) -> Path:
+    if env is not None and env.get("WATCHDECK_STATE_DIR"):
+        return Path(env["WATCHDECK_STATE_DIR"])
+    from tui import paths
+
+    return paths.state_dir()
+
+
+def config_path(env: Mapping[str, str] | None = None) -> Path:
+    return config_dir(env) / CONFIG_FILE_NAME
+
+
+_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def _line_of(text: str, loc: Sequence[str | int]) -> int | None:
+    """The line that sets the key at ``loc`` (e.g. ``("profiles", "us", "poll")``), found in the file's text.
+
+    tomllib keeps no positions, so this reads the text: a table header naming
+    the whole path, else the key inside its table (or before the first table
+    for a top-level key), else a dotted key, else the nearest table's header.
+    """
+    parts = [str(p) for p in loc if isinstance(p, str)]
+    if not parts:
+        return None
+    lines = text.splitlines()
+
+    def header_line(names: list[str]) -> int | None:
+        inner = r"\s*\.\s*".join(rf'"?{re.escape(n)}"?' for n in names)
+        pattern = re.compile(rf"^\s*\[\s*{inner}\s*\]")
+        return next((i for i, line in enumerate(lines) if pattern.match(line)), None)
+
+    own = header_line(parts)
+    if own is not None:
+        return own + 1
+    key_re = re.compile(rf'^\s*("?){re.escape(parts[-1])}\1\s*=')
+    table = parts[:-1]
+    start = 0 if not table else header_line(table)
+    if start is not None:
+        first = start + 1 if table else 0
+        for i in range(first, len(lines)):
+            if lines[i].lstrip().startswith("["):
+                break
+            if key_re.match(lines[i]):
+                return i + 1
+    dotted = re.compile(rf"^\s*{re.escape('.'.join(parts))}\s*=")
+    for i, line in enumerate(lines):
+        if dotted.match(line):
+            return i + 1
+    for depth in range(len(parts) - 1, 0, -1):
+        ancestor = header_line(parts[:depth])
+        if ancestor is not None:
+            return ancestor + 1
+    return None
+
+
+def describe_config_error(path: Path, text: str, err: ValidationError) -> str:
+    """One line: file, line, dotted key, what is wrong (and how many more problems there are)."""
+    errors = err.errors()
+    first = errors[0]
+    loc = [p for p in first["loc"] if not (isinstance(p, str) and p.startswith(("function-", "union[")))]
+    # A union (str | list) reports per member; the member's name is noise for the operator.
+    loc = [p for p in loc if p not in ("str", "list[str]", "float", "int", "bool")]
+    dotted = ".".join(str(p) for p in loc)
+    line = _line_of(text, loc) if loc else None
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        message = "unknown key (check the spelling; see the config reference in the README)"
+    where = f"{path}, line {line}" if line else str(path)
+    more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
+    key = f"{dotted}: " if dotted else ""
+    return f"{where}: {key}{message}{more}"
+
+
+def parse_config(text: str, path: Path) -> ConfigFile:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        msg = str(err)
+        match = _TOML_POSITION.search(msg)
+        if match:
+            return _raise(f"{path}, line {match.group(1)}: not valid TOML: {_TOML_POSITION.sub('', msg).strip()}"
+                          f" (column {match.group(2)})")
+        return _raise(f"{path}: not valid TOML: {msg}")
+    try:
+        return ConfigFile.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(describe_config_error(path, text, err)) from None
+
+
+def _raise(message: str) -> ConfigFile:
+    raise ConfigError(message)
+
+
+def load_config(path: Path) -> ConfigFile | None:
+    """The parsed file, or None when there is none. Raises ConfigError (one line) when it is bad."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise ConfigError(f"cannot read {path}: {err.strerror or err}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    return parse_config(text, path)
+
+
+def permission_warning(path: Path, config: ConfigFile) -> str | None:
+    """A warning when a file holding a key can be read by other users (it must be 0600)."""
+    if not config.holds_key or os.name != "posix":
+        return None
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return None
+    if mode & 0o077:
+        return (f"{path} holds an API key and is readable by others (mode {mode:04o}): "
+                f"run chmod 600 {path}, or better, use key_command or the environment")
+    return None
+
+
+# --------------------------------------------------------------------------- writing a profile
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {type(value).__name__} to TOML")
+
+
+def profile_block(name: str, values: Mapping[str, Any]) -> str:
+    lines = [f"[profiles.{name}]"]
+    for key, value in values.items():
+        if value is None or key == "key":
+            continue  # the key is never written by watchdeck
+        lines.append(f"{key} = {_toml_value(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` with mode 0600 (created so, never briefly wider), atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(f".{path.name}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def save_profile(path: Path, name: str, values: Mapping[str, Any], *, make_default: bool = False) -> None:
+    """Add (or replace) ``[profiles.NAME]`` in the config file, keeping the rest of the text and its comments.
+
+    The result is parsed again before it replaces the file, so a save can never
+    leave a file that the next start would refuse.
+    """
+    if not PROFILE_NAME_RE.match(name):
+        raise ConfigError("profile name: use letters, digits, - and _ (at most 40)")
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    block = profile_block(name, values)
+    lines = text.splitlines(keepends=True)
+    header = re.compile(rf'^\s*\[\s*profiles\s*\.\s*"?{re.escape(name)}"?\s*\]')
+    start = next((i for i, line in enumerate(lines) if header.match(line)), None)
+    if start is None:
+        if text and not text.endswith("\n"):
+            text += "\n"
+        text = text + ("\n" if text else "") + block
+    else:
+        end = next((j for j in range(start + 1, len(lines)) if lines[j].lstrip().startswith("[")), len(lines))
+        text = "".join(lines[:start]) + block + ("\n" if end < len(lines) else "") + "".join(lines[end:])
+    if make_default:
+        default_line = f"default_profile = {_toml_value(name)}\n"
+        if re.search(r"(?m)^\s*default_profile\s*=", text):
+            text = re.sub(r"(?m)^\s*default_profile\s*=.*$\n?", default_line, text, count=1)
+        else:
+            text = default_line + ("\n" if text and not text.startswith("\n") else "") + text
+    parse_config(text, path)
+    write_private(path, text)
+
+
+# --------------------------------------------------------------------------- remembered project per profile
+
+
+def _state_file(env: Mapping[str, str] | None) -> Path:
+    return state_dir(env) / STATE_FILE_NAME
+
+
+def remembered_project(profile: str | None, env: Mapping[str, str] | None = None) -> str | None:
+    """The project last picked for this profile (``""`` stands for "no profile"); None when unknown or unreadable."""
+    try:
+        data = json.loads(_state_file(env).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = data.get(profile or "") if isinstance(data, dict) else None
+    return str(value) if isinstance(value, str | int) and not isinstance(value, bool) and str(value) else None
+
+
+def remember_project(profile: str | None, project_id: str, env: Mapping[str, str] | None = None) -> None:
+    """Remember the picked project; a state file that cannot be written is not worth failing for."""
+    path = _state_file(env)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            data = {}
+    except (OSError, ValueError):
+        data = {}
+    data[profile or ""] = str(project_id)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+@dataclass
+class Overrides:
+    """What the command line said (None / empty = not given)."""
+
+    base_url: str | None = None
+    projects: list[str] = field(default_factory=list)
+    profile: str | None = None
+    exports: list[str] = field(default_factory=list)
+    poll: float | None = None
+    read_only: bool = False
+    allow_insecure_http: bool = False
+
+
+def choose_profile(
+    overrides: Overrides, env: Mapping[str, str], config: ConfigFile | None, path: Path
+) -> tuple[str | None, Profile | None]:
+    """Which profile applies: --profile, WATCHDECK_PROFILE, default_profile, or the only one there is."""
+    name = overrides.profile or env_default(env, "WATCHDECK_PROFILE")
+    profiles = config.profiles if config else {}
+    if name is not None:
+        if name not in profiles:
+            names = ", ".join(sorted(profiles)) or "none"
+            where = path if config is not None else f"{path} (no such file)"
+            raise ConfigError(f"no profile {name!r} in {where}; profiles: {names}")
+        return name, profiles[name]
+    if config and config.default_profile:
+        return config.default_profile, profiles[config.default_profile]
+    if len(profiles) == 1:
+        only = next(iter(profiles))
+        return only, profiles[only]
+    return None, None
+
+
+def resolve_settings(
+    overrides: Overrides,
+    env: Mapping[str, str],
+    *,
+    demo: bool = False,
+) -> Settings:
+    """Flags > environment > profile > defaults, field by field.
+
+    Raises :class:`NeedsSetup` when nothing at all says where to connect (the
+    welcome screen's cue), :class:`InsecureUrl` for plain http off this
+    machine, and :class:`ConfigError` for anything else that is missing or bad.
+    """
+    from tui.keys import resolve_key
+
+    path = config_path(env)
+    config = load_config(path)
+    warnings: list[str] = []
+    if config is not None and (warning := permission_warning(path, config)):
+        warnings.append(warning)
+
+    env_url = env_default(env, "WATCHDECK_BASE_URL")
+    env_projects = split_ids([env.get("WATCHDECK_PROJECT_ID", "")])
+    # A key alone in the environment does not say where to connect: the welcome form can still use it.
+    given = bool(overrides.base_url or overrides.projects or env_url or env_projects)
+    name, profile = choose_profile(overrides, env, config, path)
+    if profile is None and not given:
+        if config is not None and config.profiles:
+            raise NeedsSetup(
+                f"several profiles in {path} and none chosen: pass --profile NAME or set default_profile",
+                config, path,
+            )
+        raise NeedsSetup(
+            "nothing to connect to: pass --base-url URL and --project ID with WATCHDECK_API_KEY set, "
+            "add a profile to " + str(path) + ", or try --demo",
+            config, path,
+        )
+    prof = profile or Profile()
+
+    base_url = overrides.base_url or env_url or prof.base_url
+    if not base_url:
+        raise ConfigError("no server: pass --base-url URL, set WATCHDECK_BASE_URL, or set base_url in a profile")
+    base_url = check_base_url(base_url)
+    if is_insecure_url(base_url) and not (overrides.allow_insecure_http or prof.allow_insecure_http):
+        raise InsecureUrl(insecure_message(base_url))
+
+    projects = split_ids(overrides.projects) or env_projects
+    if not projects:
+        projects = prof.project_ids
+        remembered = remembered_project(name, env)
+        if remembered:
+            if len(projects) <= 1:
+                projects = [remembered]
+            elif remembered in projects:
+                projects = [remembered, *[p for p in projects if p != remembered]]
+    if not projects:
+        raise ConfigError("no project: pass --project ID, set WATCHDECK_PROJECT_ID, or set project in the profile")
+
+    api_key, source = resolve_key(env, name, prof)
+    try:
+        return Settings(
+            base_url=base_url,
+            api_key=api_key,
+            project_ids=projects,
+            export_ids=split_ids(overrides.exports) or split_ids(prof.exports),
+            poll_seconds=overrides.poll or prof.poll or DEFAULT_POLL_SECONDS,
+            read_only=overrides.read_only or bool(prof.read_only),
+            profile=name,
+            bell=prof.bell if prof.bell is not None else True,
+            lag_alert_intervals=prof.lag_alert_intervals or 2.0,
+            demo=demo,
+            warnings=warnings,
+            keymap=dict(config.keymap) if config else {},
+            key_source=source,
+            config_path=str(path) if config is not None else None,
+        )
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise ConfigError(f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None

@@ -267,3 +267,27 @@ async def test_palette_offers_the_screen_actions(sandbox: SandboxHandle) -> None
         await settle(pilot)
         titles = {command.title for command in app.get_system_commands(app.screen)}
         assert {"Pause", "Backfill", "Retry run", "Export logs", "Refresh"} <= titles
+
+
+async def test_switching_project_watches_the_new_one(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert exports_table(app).row_count == 12
+        app.switch_project("2")
+        await settle(pilot)
+        table = exports_table(app)
+        names = {str(table.get_cell(k.value, "name")) for k in table.rows if k.value}
+        assert names == {"Staging S3 mirror", "Staging Postgres"}
+        assert requests(sandbox, "GET", "/api/environments/2/batch_exports/")
+
+
+async def test_many_projects_stretch_the_interval_and_say_so(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox, project_ids=["1", "2", "3"], poll_seconds=2.0)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        assert exports_table(app).row_count == 16
+        assert screen.poller.interval > 2.0
+        assert "rate limit" in status_line(app)
+        assert "project" in [c.value for c in exports_table(app).columns], "several projects: a project column"

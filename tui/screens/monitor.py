@@ -29,6 +29,7 @@ from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExport, BatchExportRun, RunStatus
 from tui.render import clean, plain
 from tui.state.alerts import Alert, AlertTracker
+from tui.state.budget import effective_poll_seconds
 from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport, latest_run, runs_oldest_first
 from tui.state.journal import ActionJournal, JournalEntry
 from tui.state.poller import Freshness, Poller
@@ -130,13 +131,11 @@ class MonitorScreen(Screen[None]):
 
     def on_mount(self) -> None:
         settings = self.wd.settings
-        clients = [self.wd.api_for(pid) for pid in settings.project_ids]
-        self.source = ExportsSource(clients, settings.export_ids)
-        self.poller: Poller[ExportsSnapshot] = Poller(
-            self.source.fetch, settings.poll_seconds, monotonic=self.wd.monotonic, jitter=self.wd.jitter
-        )
-        self.alerts = AlertTracker(lag_threshold_intervals=settings.lag_alert_intervals)
+        self._asked_interval = settings.poll_seconds
+        self._stretch_note: str | None = None
+        self._watch_projects(self._watched_project_ids())
         self.journal = ActionJournal()
+        self.watch(self.app, "project_id", self._project_switched, init=False)
         table = self.query_one("#exports", LiveTable)
         self._narrow = self.size.width < NARROW_WIDTH
         self._build_columns()
@@ -147,6 +146,43 @@ class MonitorScreen(Screen[None]):
         table.focus()
 
     # ------------------------------------------------------------------ polling
+
+    def _watched_project_ids(self) -> list[str]:
+        """Every configured project when several are watched at once; else the project shown."""
+        configured = self.wd.settings.project_ids
+        return list(configured) if len(configured) > 1 else [self.wd.project_id]
+
+    def _watch_projects(self, project_ids: list[str]) -> None:
+        clients = [self.wd.api_for(pid) for pid in project_ids]
+        self.source = ExportsSource(clients, self.wd.settings.export_ids)
+        self.poller: Poller[ExportsSnapshot] = Poller(
+            self.source.fetch, self._asked_interval, monotonic=self.wd.monotonic, jitter=self.wd.jitter
+        )
+        self.alerts = AlertTracker(lag_threshold_intervals=self.wd.settings.lag_alert_intervals)
+
+    def _project_switched(self) -> None:
+        """The operator picked another project: watch it from a clean slate."""
+        if len(self.wd.settings.project_ids) > 1:
+            return
+        self.workers.cancel_group(self, "monitor-poll")
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._watch_projects(self._watched_project_ids())
+        self._snapshot = None
+        self._cells = {}
+        self._runs = {}
+        self._selected_key = None
+        self.query_one("#exports", LiveTable).clear()
+        self._render_selected(self.wd.clock.now())
+        self._start_poll()
+
+    def _apply_budget(self) -> None:
+        """Stretch the interval when exports x projects would exceed the rate limit (api-facts.md 6)."""
+        per_cycle = self.source.requests_per_cycle + 1  # + the selected export's runs
+        seconds, stretched = effective_poll_seconds(self._asked_interval, per_cycle)
+        self.poller.interval = seconds
+        self._stretch_note = f"stretched from {self._asked_interval:g} s for the rate limit" if stretched else None
 
     def _start_poll(self) -> None:
         if self.poller.in_flight:
@@ -161,6 +197,7 @@ class MonitorScreen(Screen[None]):
         try:
             outcome = await self.poller.run_once()
             if outcome.value is not None:
+                self._apply_budget()
                 self._on_snapshot(outcome.value)
                 await self._poll_selected_runs()
         finally:
@@ -406,6 +443,8 @@ class MonitorScreen(Screen[None]):
         parts.append("  ")
         parts.append(f"updated {age:.0f} s ago" if age is not None else "no data yet")
         parts.append(f" · every {poller.interval:g} s")
+        if self._stretch_note:
+            parts.append((f" ({self._stretch_note})", "yellow"))
         if poller.failures:
             reason = poller.reason()
             wait = poller.seconds_until_next()
@@ -709,11 +748,12 @@ class MonitorScreen(Screen[None]):
         self._step_interval(-1)
 
     def _step_interval(self, direction: int) -> None:
-        current = self.poller.interval
+        current = self._asked_interval
         steps = [s for s in POLL_STEPS if (s > current if direction > 0 else s < current)]
         if not steps:
             return
-        self.poller.interval = steps[0] if direction > 0 else steps[-1]
+        self._asked_interval = steps[0] if direction > 0 else steps[-1]
+        self._apply_budget()
         self._tick_status()
 
     def action_filter(self) -> None:

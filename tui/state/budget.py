@@ -1,0 +1,46 @@
+"""The rate-limit budget: stretch the poll interval so one key stays inside the server's limits.
+
+The real service allows 480 requests a minute and 4800 an hour per personal
+API key (api-facts.md 6). A wall screen watching many projects' exports for
+days would hit the hourly limit long before the minute one, and a 429 storm
+is worse than a slower refresh; so the interval is stretched until one key's
+steady rate uses at most ``BUDGET_SHARE`` of both limits, which leaves room
+for the operator's own actions (pause, backfill, logs) and a second watcher.
+"""
+
+from __future__ import annotations
+
+import math
+
+PER_MINUTE_LIMIT = 480
+PER_HOUR_LIMIT = 4800
+BUDGET_SHARE = 0.8
+
+
+def min_poll_seconds(requests_per_cycle: int, *, share: float = BUDGET_SHARE) -> float:
+    """The shortest interval at which ``requests_per_cycle`` every cycle stays within both budgets."""
+    if requests_per_cycle <= 0:
+        return 0.0
+    per_hour = requests_per_cycle * 3600.0 / (PER_HOUR_LIMIT * share)
+    per_minute = requests_per_cycle * 60.0 / (PER_MINUTE_LIMIT * share)
+    return max(per_hour, per_minute)
+
+
+def effective_poll_seconds(poll_seconds: float, requests_per_cycle: int) -> tuple[float, bool]:
+    """``(seconds, stretched)``: the asked interval, or a longer one (whole seconds) when it would break the budget.
+
+    ``requests_per_cycle * 3600 / seconds`` stays at or under 80 % of 4800 an
+    hour and ``requests_per_cycle * 60 / seconds`` under 80 % of 480 a minute.
+    """
+    needed = min_poll_seconds(requests_per_cycle)
+    if needed <= poll_seconds:
+        return poll_seconds, False
+    return float(math.ceil(needed)), True
+
+
+def stretch_note(poll_seconds: float, requests_per_cycle: int) -> str | None:
+    """A few words for the header when the interval was stretched; None when it was not."""
+    seconds, stretched = effective_poll_seconds(poll_seconds, requests_per_cycle)
+    if not stretched:
+        return None
+    return f"poll {seconds:g} s (stretched from {poll_seconds:g} s: {requests_per_cycle} requests a cycle, rate limit)"
