@@ -1,0 +1,89 @@
+"""Driving the editor through its widgets, the way an operator would (keys, clicks, typed values)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Checkbox, Input, OptionList, Select, TextArea
+
+from tui.api.models import Survey
+from tui.screens.editor import SurveyEditorScreen
+from tui.state.survey_draft import QUESTION_KINDS
+from tui.widgets.editor_common import FieldError
+
+KIND_ORDER = list(QUESTION_KINDS)
+
+
+async def open_editor(pilot: Pilot[Any], survey: Survey | None) -> tuple[SurveyEditorScreen, list[Survey | None]]:
+    results: list[Survey | None] = []
+    screen = SurveyEditorScreen(survey)
+    pilot.app.push_screen(screen, results.append)
+    await pilot.pause()
+    return screen, results
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    await pilot.pause()
+    await pilot.pause()
+
+
+async def set_input(pilot: Pilot[Any], selector: str, value: str) -> None:
+    pilot.app.screen.query_one(selector, Input).value = value
+    await settle(pilot)
+
+
+async def type_into(pilot: Pilot[Any], selector: str, text: str) -> None:
+    """Focus, clear and type key by key."""
+    widget = pilot.app.screen.query_one(selector, Input)
+    widget.focus()
+    widget.value = ""
+    await pilot.press(*[c if c != " " else "space" for c in text])
+    await settle(pilot)
+
+
+async def set_area(pilot: Pilot[Any], selector: str, text: str) -> None:
+    area = pilot.app.screen.query_one(selector, TextArea)
+    area.load_text(text)
+    await settle(pilot)
+
+
+async def set_select(pilot: Pilot[Any], selector: str, value: Any) -> None:
+    pilot.app.screen.query_one(selector, Select).value = value
+    await settle(pilot)
+
+
+async def check(pilot: Pilot[Any], selector: str, value: bool = True) -> None:
+    pilot.app.screen.query_one(selector, Checkbox).value = value
+    await settle(pilot)
+
+
+async def add_question(pilot: Pilot[Any], kind: str) -> str:
+    """ctrl+n, pick the kind in the dialog; returns the new question's key."""
+    await pilot.press("ctrl+n")
+    await settle(pilot)
+    for _ in range(KIND_ORDER.index(kind)):
+        await pilot.press("down")
+    await pilot.press("enter")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, SurveyEditorScreen)
+    assert screen.current is not None
+    return screen.current
+
+
+async def select_item(pilot: Pilot[Any], index: int) -> None:
+    """Highlight list item ``index`` (0 = survey settings, 1 = first question)."""
+    items = pilot.app.screen.query_one("#editor-items", OptionList)
+    items.focus()
+    items.highlighted = index
+    await pilot.pause(0.15)  # the form is mounted once the cursor rests (SHOW_DELAY)
+    await settle(pilot)
+
+
+def error_at(pilot: Pilot[Any], selector: str) -> str | None:
+    return pilot.app.screen.query_one(selector, FieldError).message
+
+
+def summary(pilot: Pilot[Any]) -> str:
+    return str(pilot.app.screen.query_one("#editor-summary").render())

@@ -1,0 +1,414 @@
+"""The editor driven through its UI against the sandbox; assertions on the exact bodies the sandbox received."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from tui.api.models import Survey
+from tui.screens.editor import SurveyEditorScreen
+from tui.screens.survey_preview import SurveyPreviewScreen
+from tui.widgets.confirm import ConfirmScreen
+from tui.widgets.editor_dialogs import LeaveScreen
+
+from .conftest import body_of, create_survey, fetch_raw, make_app, survey_writes
+from .helpers import (
+    add_question,
+    check,
+    error_at,
+    open_editor,
+    select_item,
+    set_area,
+    set_input,
+    set_select,
+    settle,
+    summary,
+    type_into,
+)
+
+SIZE = (120, 40)
+
+
+async def test_build_every_kind_and_every_branching_rule(sandbox: Any) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, results = await open_editor(pilot, None)
+        mark = len(sandbox.requests())
+        await type_into(pilot, "#f-name", "Onboarding pulse")
+        await set_input(pilot, "#f-description", "Quarterly check-in")
+        await set_select(pilot, "#f-type", "widget")
+        await set_input(pilot, "#f-responses_limit", "500")
+
+        q1 = await add_question(pilot, "open")
+        await type_into(pilot, "#q-question", "How did it go?")
+        await set_area(pilot, "#q-description", "<b>Tell us</b>")
+        await set_select(pilot, "#q-descriptionContentType", "html")
+        await check(pilot, "#q-optional")
+        await set_input(pilot, "#q-buttonText", "Next")
+
+        q2 = await add_question(pilot, "link")
+        await set_input(pilot, "#q-question", "Read the changelog")
+        await set_input(pilot, "#q-link", "https://example.com/changelog")
+        await set_select(pilot, "#b-type", "end")
+
+        q3 = await add_question(pilot, "rating")
+        await set_input(pilot, "#q-question", "How likely are you to recommend us?")
+        await set_select(pilot, "#q-scale", 10)
+        await set_input(pilot, "#q-lowerBoundLabel", "Not likely")
+        await set_input(pilot, "#q-upperBoundLabel", "Very likely")
+
+        q4 = await add_question(pilot, "single_choice")
+        await set_input(pilot, "#q-question", "Which plan?")
+        await set_input(pilot, "#choice-0", "Free")
+        await set_input(pilot, "#choice-1", "Pro")
+        await pilot.click("#choice-add")
+        await settle(pilot)
+        await set_input(pilot, "#choice-2", "Team")
+        await check(pilot, "#q-shuffleOptions")
+
+        q5 = await add_question(pilot, "multiple_choice")
+        await set_input(pilot, "#q-question", "What do you use?")
+        await set_input(pilot, "#choice-0", "Dashboards")
+        await set_input(pilot, "#choice-1", "Alerts")
+        await check(pilot, "#q-hasOpenChoice")
+        await set_select(pilot, "#b-type", "end")
+        await set_select(pilot, "#b-type", "next_question")  # chosen explicitly: sent explicitly
+
+        q6 = await add_question(pilot, "rating")
+        await set_input(pilot, "#q-question", "Rate the docs")
+        await set_select(pilot, "#q-display", "emoji")
+        await set_select(pilot, "#b-type", "response_based")
+        rows = screen.query_one("#branching").row_keys  # type: ignore[attr-defined]
+        assert rows == ["1", "2", "3", "4", "5"]
+        await set_select(pilot, "#b-resp-0", q1)
+        await set_select(pilot, "#b-resp-4", "end")
+
+        # branches that point forward, set once every question exists
+        await select_item(pilot, 1)
+        await set_select(pilot, "#b-type", "specific_question")
+        await set_select(pilot, "#b-target", q4)
+        await select_item(pilot, 3)
+        await set_select(pilot, "#b-type", "response_based")
+        await set_select(pilot, "#b-mode", "ranges")
+        assert screen.query_one("#branching").row_keys == ["detractors", "passives", "promoters"]  # type: ignore[attr-defined]
+        await set_select(pilot, "#b-resp-0", q5)
+        await set_select(pilot, "#b-resp-2", "end")
+        await select_item(pilot, 4)
+        await set_select(pilot, "#b-type", "response_based")
+        await set_select(pilot, "#b-resp-0", q2)
+        await set_select(pilot, "#b-resp-2", "end")
+        assert [q.key for q in screen.draft.questions] == [q1, q2, q3, q4, q5, q6]
+
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        writes = survey_writes(sandbox, mark)
+        assert [w["method"] for w in writes] == ["POST"]
+        assert body_of(writes[0]) == {
+            "name": "Onboarding pulse",
+            "description": "Quarterly check-in",
+            "type": "widget",
+            "responses_limit": 500,
+            "questions": [
+                {"type": "open", "question": "How did it go?", "description": "<b>Tell us</b>",
+                 "descriptionContentType": "html", "optional": True, "buttonText": "Next",
+                 "branching": {"type": "specific_question", "index": 3}},
+                {"type": "link", "question": "Read the changelog", "link": "https://example.com/changelog",
+                 "branching": {"type": "end"}},
+                {"type": "rating", "question": "How likely are you to recommend us?", "display": "number",
+                 "scale": 10, "lowerBoundLabel": "Not likely", "upperBoundLabel": "Very likely",
+                 "branching": {"type": "response_based", "responseValues": {"detractors": 4, "promoters": "end"}}},
+                {"type": "single_choice", "question": "Which plan?", "choices": ["Free", "Pro", "Team"],
+                 "shuffleOptions": True,
+                 "branching": {"type": "response_based", "responseValues": {"0": 1, "2": "end"}}},
+                {"type": "multiple_choice", "question": "What do you use?", "choices": ["Dashboards", "Alerts"],
+                 "hasOpenChoice": True, "branching": {"type": "next_question"}},
+                {"type": "rating", "question": "Rate the docs", "display": "emoji", "scale": 5,
+                 "lowerBoundLabel": "", "upperBoundLabel": "",
+                 "branching": {"type": "response_based", "responseValues": {"1": 0, "5": "end"}}},
+            ],
+        }
+        assert len(results) == 1 and isinstance(results[0], Survey)
+        assert results[0].name == "Onboarding pulse"
+        assert app.screen is not screen
+
+
+Scenario = Callable[[Pilot[Any], SurveyEditorScreen], Awaitable[str]]
+
+
+async def _empty_question_text(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
+    await set_input(pilot, "#q-question", "")
+    return "#qe-question"
+
+
+async def _bad_link(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
+    await add_question(pilot, "link")
+    await set_input(pilot, "#q-question", "Visit")
+    await set_input(pilot, "#q-link", "ftp://example.com/file")
+    return "#qe-link"
+
+
+async def _empty_choice(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
+    await add_question(pilot, "single_choice")
+    await set_input(pilot, "#q-question", "Pick one")
+    await set_input(pilot, "#choice-0", "A")
+    return "#ce-1"
+
+
+async def _branch_to_deleted(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
+    second = await add_question(pilot, "open")
+    await set_input(pilot, "#q-question", "Second")
+    await select_item(pilot, 1)
+    await set_select(pilot, "#b-type", "specific_question")
+    await set_select(pilot, "#b-target", second)
+    await select_item(pilot, 2)
+    await pilot.press("f8")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, ConfirmScreen)
+    await pilot.press("y")
+    await settle(pilot)
+    assert len(screen.draft.questions) == 1
+    return "#be-index"
+
+
+async def _bad_json(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
+    await select_item(pilot, 0)
+    await set_area(pilot, "#f-appearance", '{"position": "right",\n "zIndex": }')
+    return "#fe-appearance"
+
+
+async def _int32_overflow(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
+    await select_item(pilot, 0)
+    await set_input(pilot, "#f-responses_limit", "2147483648")
+    return "#fe-responses_limit"
+
+
+@pytest.mark.parametrize(
+    ("scenario", "message"),
+    [
+        (_empty_question_text, "question text is required"),
+        (_bad_link, "must be an http(s) URL"),
+        (_empty_choice, "a choice cannot be empty"),
+        (_branch_to_deleted, "pointed at deleted question 'Second'"),
+        (_bad_json, "invalid JSON at 2:12"),
+        (_int32_overflow, "at most 2147483647"),
+    ],
+)
+async def test_invalid_input_is_refused_before_anything_is_sent(sandbox: Any, scenario: Scenario,
+                                                                message: str) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, results = await open_editor(pilot, None)
+        mark = len(sandbox.requests())
+        await set_input(pilot, "#f-name", "Refused survey")
+        await add_question(pilot, "open")
+        await set_input(pilot, "#q-question", "First")
+        selector = await scenario(pilot, screen)
+        error = error_at(pilot, selector)
+        assert error is not None and message in error  # shown while typing, before any save
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await app.workers.wait_for_complete()
+        assert survey_writes(sandbox, mark) == []
+        assert app.screen is screen and results == []
+        assert summary(pilot).startswith("Not saved, 1 problem")
+        error = error_at(pilot, selector)
+        assert error is not None and message in error
+
+
+async def test_server_refusal_keeps_the_form_and_shows_the_error_at_the_field(sandbox: Any, data_dir: Path) -> None:
+    await create_survey(sandbox, {"name": "Taken name", "type": "popover"})
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, results = await open_editor(pilot, None)
+        mark = len(sandbox.requests())
+        await set_input(pilot, "#f-name", "Taken name")
+        await add_question(pilot, "open")
+        await set_input(pilot, "#q-question", "Still here?")
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert [w["method"] for w in survey_writes(sandbox, mark)] == ["POST"]
+        assert app.screen is screen and results == []
+        assert "There is already a survey with this name" in summary(pilot)
+        # the form is as it was: same item, same text, and the draft is on disk
+        assert screen.query_one("#q-question").value == "Still here?"  # type: ignore[attr-defined]
+        assert list((data_dir / "drafts").glob("new-*.json"))
+        await select_item(pilot, 0)
+        assert "There is already a survey with this name" in (error_at(pilot, "#fe-name") or "")
+        await set_input(pilot, "#f-name", "A free name")
+        assert error_at(pilot, "#fe-name") is None
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert [w["method"] for w in survey_writes(sandbox, mark)] == ["POST", "POST"]
+        assert results and results[0] is not None and results[0].name == "A free name"
+        assert not list((data_dir / "drafts").glob("*.json"))
+
+
+async def test_moving_questions_keeps_branch_targets(sandbox: Any) -> None:
+    survey = await create_survey(sandbox, {"name": "Moves", "type": "popover", "questions": [
+        {"type": "open", "question": "First", "branching": {"type": "specific_question", "index": 2}},
+        {"type": "rating", "question": "Second", "display": "number", "scale": 5,
+         "branching": {"type": "response_based", "responseValues": {"1": 2, "5": "end"}}},
+        {"type": "open", "question": "Third"},
+    ]})
+    ids = [q.id for q in survey.questions or []]
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _results = await open_editor(pilot, survey)
+        mark = len(sandbox.requests())
+        await select_item(pilot, 3)
+        await pilot.press("ctrl+up")  # Third moves to position 2
+        await settle(pilot)
+        assert screen.current == screen.draft.questions[1].key
+        await pilot.click("#btn-up")  # ... and to the top, with the mouse
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        body = body_of(survey_writes(sandbox, mark)[0])
+        assert set(body) == {"questions"}
+        assert [q["id"] for q in body["questions"]] == [ids[2], ids[0], ids[1]]
+        assert body["questions"][1]["branching"] == {"type": "specific_question", "index": 0}
+        assert body["questions"][2]["branching"]["responseValues"] == {"1": 0, "5": "end"}
+
+
+async def test_round_trip_keeps_every_field_watchdeck_does_not_edit(sandbox: Any) -> None:
+    created = await create_survey(sandbox, {
+        "name": "Full of unknowns", "type": "popover", "schedule": "recurring",
+        "future_survey_field": {"nested": [1, {"deep": True}]},
+        "appearance": {"backgroundColor": "#123456", "shuffleQuestions": True, "newAppearanceKey": {"x": [1, 2]}},
+        "conditions": {"url": "https://example.com", "unknownCondition": {"a": 1}},
+        "questions": [
+            {"type": "open", "question": "Keep me", "translations": {"fr": {"question": "Gardez-moi"}},
+             "validation": [{"type": "min_length", "value": 3}]},
+            {"type": "single_choice", "question": "Edit me", "choices": ["a", "b"], "futureQuestionKey": 42,
+             "branching": {"type": "response_based", "responseValues": {"0": 2}, "futureBranchKey": "x"}},
+            {"type": "rating", "question": "Keep me too", "display": "emoji", "scale": 3, "isNpsQuestion": False,
+             "lowerBoundLabel": "meh", "upperBoundLabel": "yay", "branching": {"type": "end"}},
+        ],
+    })
+    raw = await fetch_raw(sandbox, created.id)
+    survey = Survey.model_validate(raw)
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        _screen, results = await open_editor(pilot, survey)
+        mark = len(sandbox.requests())
+        await select_item(pilot, 2)
+        await type_into(pilot, "#q-question", "Edited")
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        writes = survey_writes(sandbox, mark)
+        assert [w["method"] for w in writes] == ["PATCH"]
+        body = body_of(writes[0])
+        assert set(body) == {"questions"}
+        sent = body["questions"]
+        for index in (0, 2):
+            assert json.dumps(sent[index], sort_keys=True) == json.dumps(raw["questions"][index], sort_keys=True)
+        assert sent[1] == {**raw["questions"][1], "question": "Edited"}
+        assert sent[1]["futureQuestionKey"] == 42 and sent[1]["id"] == raw["questions"][1]["id"]
+        assert sent[1]["branching"]["futureBranchKey"] == "x"
+        assert results and results[0] is not None
+    after = await fetch_raw(sandbox, created.id)
+    assert after["future_survey_field"] == raw["future_survey_field"]
+    assert after["appearance"] == raw["appearance"] and after["conditions"] == raw["conditions"]
+    assert [q["id"] for q in after["questions"]] == [q["id"] for q in raw["questions"]]
+
+
+async def test_draft_is_offered_back_after_a_quit_and_removed_after_save(sandbox: Any, data_dir: Path) -> None:
+    survey = await create_survey(sandbox, {"name": "Drafty", "type": "popover",
+                                           "questions": [{"type": "open", "question": "Q"}]})
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_editor(pilot, survey)
+        await set_input(pilot, "#f-name", "Drafty, renamed")
+        await pilot.pause(0.2)  # the debounce fires and the thread writes
+        await app.workers.wait_for_complete()
+        path = data_dir / "drafts" / f"{survey.id}.json"
+        assert json.loads(path.read_text())["form"]["name"] == "Drafty, renamed"
+        app.exit()  # a quit without leaving the editor
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _results = await open_editor(pilot, survey)
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.screen is screen
+        assert screen.query_one("#f-name").value == "Drafty, renamed"  # type: ignore[attr-defined]
+        mark = len(sandbox.requests())
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert [body_of(w) for w in survey_writes(sandbox, mark)] == [{"name": "Drafty, renamed"}]
+        assert not path.exists()
+
+
+async def test_escape_asks_and_keep_or_discard_do_what_they_say(sandbox: Any, data_dir: Path) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, results = await open_editor(pilot, None)
+        await set_input(pilot, "#f-name", "Kept")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, LeaveScreen)
+        await pilot.press("escape")  # cancel: still editing
+        await settle(pilot)
+        assert app.screen is screen
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("k")
+        await settle(pilot)
+        assert results == [None]
+        drafts = list((data_dir / "drafts").glob("new-*.json"))
+        assert len(drafts) == 1 and json.loads(drafts[0].read_text())["form"]["name"] == "Kept"
+
+        screen, results = await open_editor(pilot, None)  # a new survey: offered the kept draft
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert screen.query_one("#f-name").value == "Kept"
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("d")
+        await settle(pilot)
+        assert results == [None]
+        assert not list((data_dir / "drafts").glob("*.json"))
+    assert not [r for r in sandbox.requests() if r["method"] in ("POST", "PATCH")]
+
+
+async def test_preview_walks_the_branches(sandbox: Any) -> None:
+    survey = Survey.model_validate({"id": "local", "name": "Walk", "questions": [
+        {"type": "single_choice", "question": "Plan?", "choices": ["Free", "Paid"],
+         "branching": {"type": "response_based", "responseValues": {"1": 2}}},
+        {"type": "open", "question": "Why free?", "branching": {"type": "end"}},
+        {"type": "rating", "question": "Rate", "display": "number", "scale": 5,
+         "branching": {"type": "response_based", "responseValues": {"negative": 1, "positive": "end"}}},
+    ]})
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_editor(pilot, survey)
+        await pilot.press("f5")
+        await settle(pilot)
+        preview = app.screen
+        assert isinstance(preview, SurveyPreviewScreen)
+        await pilot.press("down", "enter")  # "Paid" -> question 3
+        await settle(pilot)
+        assert preview.position == 2
+        await pilot.press("enter")  # rating 1 is negative -> question 2
+        await settle(pilot)
+        assert preview.position == 1 and preview.path == [0, 2]
+        await pilot.press("b")
+        await pilot.press("down", "down", "down", "down", "enter")  # rating 5 is positive -> end
+        await settle(pilot)
+        assert preview.position == "end" and preview.path == [0, 2]
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, SurveyEditorScreen)

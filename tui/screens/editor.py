@@ -1,0 +1,523 @@
+"""The survey editor: the survey's own fields and its ordered questions, with branching, on one screen.
+
+Layout: a list on the left (survey settings, then one line per question with a ``!`` on those with
+problems, and buttons for the mouse) and, on the right, a scrolling form for the selected item. This
+stays usable at 80x24 and keeps the DOM small (one question form at a time).
+
+All the state lives in :class:`~tui.state.survey_draft.SurveyDraft`; forms write into it and post
+:class:`DraftEdited`; this screen revalidates, shows each problem next to its field, keeps a draft on
+disk (debounced, off the UI thread) and saves: a POST for a new survey, else a PATCH of the changed
+keys only. A server refusal keeps every edit and shows the message at the field it names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Button, Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
+from tui.api.models import Survey
+from tui.paths import data_dir
+from tui.render import ago, clean, plain
+from tui.state.survey_draft import (
+    DraftStore,
+    StoredDraft,
+    SurveyDraft,
+    question_path,
+    top_level,
+)
+from tui.widgets.confirm import ConfirmScreen
+from tui.widgets.editor_common import DraftEdited, FieldError
+from tui.widgets.editor_dialogs import KindPickerScreen, LeaveScreen
+from tui.widgets.editor_survey_form import LABELS, SurveyFieldsForm
+from tui.widgets.question_form import QuestionForm
+
+if TYPE_CHECKING:
+    from tui.api.client import ApiClient
+    from tui.clock import Clock
+
+DRAFT_DELAY = 1.0  # seconds after the last edit before the draft is written
+SHOW_DELAY = 0.1  # seconds the list cursor must rest on an item before its form is mounted
+SETTINGS = "__survey__"  # option id of the survey-settings item
+KIND_TAGS = {"open": "open", "link": "link", "rating": "rate", "single_choice": "one", "multiple_choice": "many"}
+MUTATING = frozenset({"save", "add", "duplicate", "delete", "move"})
+
+
+def _line(label: Text, bad: bool) -> Text:
+    """One list line: a ``!`` first when the item has problems, cut with an ellipsis, never wrapped."""
+    line = Text.assemble(("! " if bad else "  ", "bold red"), label)
+    line.no_wrap = True
+    line.overflow = "ellipsis"
+    return line
+
+
+def describe_path(path: str) -> str:
+    """``questions[2].choices[0]`` -> ``Q3 choices[0]``; ``end_date`` -> its label."""
+    located = question_path(path)
+    if located is not None:
+        index, rest = located
+        return f"Q{index + 1} {rest or 'question'}".strip()
+    return LABELS.get(path, path or "survey")
+
+
+class SurveyEditorScreen(Screen[Survey | None]):
+    """Edit (or create, when ``survey`` is None) one survey; dismissed with the saved Survey or None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save", id="editor.save"),
+        Binding("escape", "leave", "Back", id="editor.leave"),
+        Binding("ctrl+n,f2", "add", "Add question", id="editor.add"),
+        Binding("ctrl+t,f3", "duplicate", "Duplicate", id="editor.duplicate"),
+        Binding("f8", "delete", "Delete question", id="editor.delete"),
+        Binding("ctrl+up,alt+up", "move(-1)", "Move up", id="editor.move_up"),
+        Binding("ctrl+down,alt+down", "move(1)", "Move down", id="editor.move_down"),
+        Binding("f5,ctrl+o", "preview", "Preview", id="editor.preview"),
+    ]
+
+    def __init__(self, survey: Survey | None) -> None:
+        super().__init__(classes="survey-editor")
+        self.draft = SurveyDraft(survey)
+        self.current: str | None = None  # question key shown, None for the survey settings
+        self.store = DraftStore(data_dir() / "drafts")
+        self.server_problems: dict[str, str] = {}
+        self.last_error: str | None = None
+        self.refused: str | None = None  # why the last save was refused locally
+        self.saving = False
+        self._draft_timer: Timer | None = None
+        self._show_timer: Timer | None = None
+        self._pending: str | None = None
+        self._list_signature: tuple[tuple[str | None, str], ...] = ()
+        self._write_lock = threading.Lock()
+        self._write_seq = 0
+        self._written_seq = 0
+        self._finished = False  # saved or discarded: no draft to flush on unmount
+
+    # ------------------------------------------------------------------ app services
+
+    @property
+    def api(self) -> ApiClient:
+        api: ApiClient = getattr(self.app, "api")  # noqa: B009 - WatchdeckApp's client, typed here
+        return api
+
+    @property
+    def clock(self) -> Clock:
+        clock: Clock = getattr(self.app, "clock")  # noqa: B009
+        return clock
+
+    @property
+    def read_only(self) -> bool:
+        settings = getattr(self.app, "settings", None)
+        return bool(getattr(settings, "read_only", False))
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="editor-title")
+        with Horizontal(id="editor-body"):
+            with Vertical(id="editor-side"):
+                yield OptionList(id="editor-items")
+                yield FieldError(id="editor-items-error")
+                with Horizontal(classes="editor-buttons"):
+                    yield Button("Add", id="btn-add", compact=True, tooltip="Add a question (ctrl+n)")
+                    yield Button("Dup", id="btn-duplicate", compact=True, tooltip="Duplicate (ctrl+t)")
+                    yield Button("Del", id="btn-delete", compact=True, variant="error", tooltip="Delete (f8)")
+                with Horizontal(classes="editor-buttons"):
+                    yield Button("Up", id="btn-up", compact=True, tooltip="Move up (ctrl+up)")
+                    yield Button("Down", id="btn-down", compact=True, tooltip="Move down (ctrl+down)")
+                    yield Button("View", id="btn-preview", compact=True, tooltip="Preview (f5)")
+            yield VerticalScroll(id="editor-form")
+        yield Static(id="editor-summary")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self._refresh_list()
+        await self._show(None)
+        self.query_one("#editor-items", OptionList).focus()
+        self._update_status()
+        stored = self.store.read(self.draft.draft_id) if not self.draft.creating else self.store.latest_new()
+        if stored is not None:
+            self._offer_restore(stored)
+
+    # ------------------------------------------------------------------ the item list
+
+    def _problems(self) -> dict[str, str]:
+        problems = self.draft.problems()
+        problems.update(self.server_problems)
+        return problems
+
+    def _refresh_list(self) -> None:
+        problems = self._problems()
+        bad_questions = {located[0] for path in problems if (located := question_path(path)) is not None}
+        survey_bad = any(question_path(p) is None and p != "questions" for p in problems)
+        options = [Option(_line(Text("Survey settings", "bold"), survey_bad), id=SETTINGS)]
+        for i, q in enumerate(self.draft.questions):
+            label = Text.assemble(f"{i + 1:>2}. ", (f"{KIND_TAGS.get(q.kind, '?'):<4} ", "dim"),
+                                  plain(q.text or "(untitled)", limit=80))
+            options.append(Option(_line(label, i in bad_questions), id=q.key))
+        items = self.query_one("#editor-items", OptionList)
+        signature = tuple((o.id, str(o.prompt)) for o in options)
+        with self.prevent(OptionList.OptionHighlighted):
+            if signature != self._list_signature:  # a keystroke in a description need not relayout the list
+                self._list_signature = signature
+                items.set_options(options)
+            if items.highlighted != self._item_index():
+                items.highlighted = self._item_index()
+
+    def _item_index(self) -> int:
+        return 0 if self.current is None else self.draft.index_of(self.current) + 1
+
+    @on(OptionList.OptionHighlighted, "#editor-items")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        """Arrowing through the list shows each form, but only once the cursor rests (a form costs a mount)."""
+        event.stop()
+        self._pending = None if event.option.id == SETTINGS else event.option.id
+        if self._show_timer is not None:
+            self._show_timer.stop()
+        self._show_timer = self.set_timer(SHOW_DELAY, self._show_pending)
+
+    @on(OptionList.OptionSelected, "#editor-items")
+    async def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._pending = None if event.option.id == SETTINGS else event.option.id
+        await self._show_pending()
+
+    async def _show_pending(self) -> None:
+        if self._show_timer is not None:
+            self._show_timer.stop()
+            self._show_timer = None
+        if self._pending != self.current and (self._pending is None or
+                                              self._pending in {q.key for q in self.draft.questions}):
+            await self._show(self._pending)
+
+    async def _show(self, key: str | None, *, focus: str | None = None) -> None:
+        """Mount the form of ``key`` (None: survey settings); ``focus`` is a widget id to focus after."""
+        self.current = key
+        container = self.query_one("#editor-form", VerticalScroll)
+        await container.remove_children()
+        form: Widget = SurveyFieldsForm(self.draft) if key is None else QuestionForm(self.draft, key)
+        await container.mount(form)
+        self._show_problems()
+        self.refresh_bindings()
+        if focus:
+            for widget in self.query(f"#{focus}"):
+                if widget.focusable:
+                    widget.focus()
+                    break
+
+    def _select(self, key: str | None) -> None:
+        items = self.query_one("#editor-items", OptionList)
+        if self._show_timer is not None:
+            self._show_timer.stop()
+            self._show_timer = None
+        self.current = key
+        with self.prevent(OptionList.OptionHighlighted):
+            items.highlighted = self._item_index()
+
+    # ------------------------------------------------------------------ edits and problems
+
+    @on(DraftEdited)
+    def _edited(self, event: DraftEdited) -> None:
+        event.stop()
+        if event.field:
+            self.server_problems = {p: m for p, m in self.server_problems.items() if top_level(p) != event.field}
+        self.refused = None
+        self._after_edit()
+
+    def _after_edit(self, *, persist: bool = True) -> None:
+        self._refresh_list()
+        self._show_problems()
+        self._update_status()
+        if persist:
+            self._schedule_draft()
+
+    def _show_problems(self) -> None:
+        problems = self._problems()
+        self.query_one("#editor-items-error", FieldError).show(problems.get("questions"))
+        for form in self.query(SurveyFieldsForm):
+            form.show_problems({p: m for p, m in problems.items() if question_path(p) is None and p != "questions"})
+        live = {q.key for q in self.draft.questions}
+        for qform in self.query(QuestionForm):
+            if qform.key not in live:
+                continue  # being replaced: its question was just deleted
+            index = self.draft.index_of(qform.key)
+            mine: dict[str, str] = {}
+            for path, message in problems.items():
+                located = question_path(path)
+                if located is not None and located[0] == index:
+                    mine[located[1] or "question"] = message
+            qform.show_problems(mine)
+
+    def _update_status(self) -> None:
+        name = self.draft.form.get("name") or ""
+        dirty = self.draft.dirty
+        title = Text.assemble(
+            ("New survey" if self.draft.creating else "Edit survey", "bold"), ": ",
+            plain(name or "(unnamed)", limit=80), (" · unsaved changes" if dirty else "", "italic"))
+        self.query_one("#editor-title", Static).update(title)
+        problems = self._problems()
+        summary = Text()
+        if self.saving:
+            summary.append("Saving…", "bold")
+        elif self.refused:
+            summary.append(self.refused, "bold red")
+        elif self.last_error:
+            summary.append("Not saved: ", "bold red")
+            summary.append(clean(self.last_error))
+        elif problems:
+            path, message = next(iter(problems.items()))
+            summary.append(f"{len(problems)} problem{'s' if len(problems) != 1 else ''}", "bold red")
+            summary.append(f" · {describe_path(path)}: ")
+            summary.append(clean(message))
+        elif dirty:
+            summary.append("Unsaved changes · ctrl+s saves · escape leaves")
+        else:
+            summary.append("No changes", "dim")
+        self.query_one("#editor-summary", Static).update(summary)
+
+    # ------------------------------------------------------------------ actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in MUTATING and self.read_only:
+            return False
+        if action == "save" and self.saving:
+            return None
+        if action in ("duplicate", "delete", "move"):
+            if self.current is None:
+                return None
+            if action == "move":
+                index = self.draft.index_of(self.current)
+                delta = parameters[0] if parameters else 0
+                if (delta == -1 and index == 0) or (delta == 1 and index == len(self.draft.questions) - 1):
+                    return None
+        return True
+
+    @on(Button.Pressed, ".editor-buttons Button")
+    async def _button(self, event: Button.Pressed) -> None:
+        event.stop()
+        actions = {"btn-add": "add", "btn-duplicate": "duplicate", "btn-delete": "delete", "btn-up": "move(-1)",
+                   "btn-down": "move(1)", "btn-preview": "preview"}
+        action = actions.get(event.button.id or "")
+        if action:
+            await self.run_action(action)
+
+    def action_add(self) -> None:
+        self.app.push_screen(KindPickerScreen(), self._add_kind)
+
+    async def _add_kind(self, kind: str | None) -> None:
+        if not kind:
+            return
+        q = self.draft.add_question(kind, after=self.current)
+        self._select(q.key)
+        self._after_edit()
+        await self._show(q.key, focus="q-question")
+
+    async def action_duplicate(self) -> None:
+        if self.current is None:
+            return
+        q = self.draft.duplicate_question(self.current)
+        self._select(q.key)
+        self._after_edit()
+        await self._show(q.key, focus="q-question")
+
+    def action_delete(self) -> None:
+        if self.current is None:
+            return
+        key = self.current
+        q = self.draft.question(key)
+        question = Text.assemble(f"Delete question {self.draft.index_of(key) + 1}: ", plain(q.text or "(untitled)"),
+                                 "?\nBranches that point at it will ask for a new target.")
+
+        async def answer(yes: bool | None) -> None:
+            if not yes or key not in {x.key for x in self.draft.questions}:
+                return
+            index = self.draft.index_of(key)
+            self.draft.delete_question(key)
+            remaining = self.draft.questions
+            target = remaining[min(index, len(remaining) - 1)].key if remaining else None
+            self._select(target)
+            await self._show(target)
+            self._after_edit()
+
+        self.app.push_screen(ConfirmScreen("Delete question", question, yes_label="Delete", danger=True), answer)
+
+    async def action_move(self, delta: int) -> None:
+        if self.current is None or not self.draft.move_question(self.current, delta):
+            return
+        focused = self.focused.id if self.focused is not None else None
+        self._after_edit()
+        await self._show(self.current, focus=focused)
+
+    def action_preview(self) -> None:
+        from tui.screens.survey_preview import SurveyPreviewScreen
+
+        name = str(self.draft.form.get("name") or "")
+        self.app.push_screen(SurveyPreviewScreen(self.draft.questions_payload(), name))
+
+    # ------------------------------------------------------------------ saving
+
+    def action_save(self) -> None:
+        if self.saving or self.read_only:
+            return
+        problems = self.draft.blocking_problems()
+        if problems:
+            listed = "; ".join(f"{describe_path(p)}: {m}" for p, m in list(problems.items())[:3])
+            more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
+            self.refused = f"Not saved, {len(problems)} problem{'s' if len(problems) != 1 else ''}: {listed}{more}"
+            self._update_status()
+            self.call_after_refresh(self._go_to_problem, next(iter(problems)))
+            return
+        changes = self.draft.changes()
+        if not self.draft.creating and not changes:
+            self.notify("Nothing to save.", markup=False)
+            return
+        self.saving = True
+        self.last_error = None
+        self.refused = None
+        self._update_status()
+        self.refresh_bindings()
+        self._save(changes)
+
+    async def _go_to_problem(self, path: str) -> None:
+        located = question_path(path)
+        key = None
+        if located is not None and located[0] < len(self.draft.questions):
+            key = self.draft.questions[located[0]].key
+        if key != self.current:
+            self._select(key)
+            await self._show(key)
+
+    @work(exclusive=True, group="editor-save", exit_on_error=False, description="save survey")
+    async def _save(self, changes: dict[str, Any]) -> None:
+        try:
+            if self.draft.survey is None:
+                saved = await self.api.surveys.create(changes)
+            else:
+                saved = await self.api.surveys.update(self.draft.survey.id, changes)
+        except WriteValidationError as err:
+            self.server_problems = {}
+            self.refused = f"Not saved: {err}"
+        except ValidationFailed as err:
+            self.server_problems = {err.attr or "": err.detail or str(err)}
+            self.last_error = str(err)
+        except ApiError as err:
+            self.last_error = str(err)
+        except Exception as err:
+            self.last_error = f"Unexpected error: {err}"
+        else:
+            self._finished = True
+            if self._draft_timer is not None:
+                self._draft_timer.stop()
+            self._write_seq += 1  # any write still in flight is now stale
+            self.store.remove(self.draft.draft_id)
+            self.saving = False
+            self.dismiss(saved)
+            return
+        self.saving = False
+        self._write_draft_now()  # nothing the operator typed is lost to a failure
+        self._after_edit(persist=False)
+        self.refresh_bindings()
+
+    # ------------------------------------------------------------------ drafts
+
+    def _schedule_draft(self) -> None:
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
+        self._draft_timer = self.set_timer(DRAFT_DELAY, self._draft_due)
+
+    def _draft_snapshot(self) -> str:
+        return json.dumps(self.draft.to_json(self.clock.now()), ensure_ascii=False, indent=1)
+
+    def _draft_due(self) -> None:
+        self._draft_timer = None
+        if self._finished:
+            return
+        self._write_seq += 1
+        if self.draft.dirty:
+            self._write_draft(self._write_seq, self.draft.draft_id, self._draft_snapshot())
+        else:
+            self._write_draft(self._write_seq, self.draft.draft_id, None)
+
+    @work(thread=True, group="editor-draft", exit_on_error=False, description="write draft")
+    def _write_draft(self, seq: int, draft_id: str, text: str | None) -> None:
+        with self._write_lock:
+            if seq < self._written_seq or seq < self._write_seq:
+                return  # a newer snapshot (or a save) superseded this one
+            self._written_seq = seq
+            if text is None:
+                self.store.remove(draft_id)
+            else:
+                self.store.write(draft_id, text)
+
+    def _write_draft_now(self) -> None:
+        """Synchronously, for leaving and for failed saves: the debounce must not lose the last edit."""
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
+            self._draft_timer = None
+        with self._write_lock:
+            self._write_seq += 1
+            self._written_seq = self._write_seq
+            if self.draft.dirty:
+                self.store.write(self.draft.draft_id, self._draft_snapshot())
+
+    def _offer_restore(self, stored: StoredDraft) -> None:
+        when = stored.saved_at
+        stamp = f"{when:%Y-%m-%d %H:%M} UTC ({ago(when, self.clock.now())})" if when else "an earlier session"
+        question = Text(f"Restore unsaved draft from {stamp}?\nNo discards it.")
+
+        async def answer(yes: bool | None) -> None:
+            if not yes:
+                self.store.remove(stored.path.stem)
+                return
+            self.draft.restore(stored.data)
+            if self.draft.creating and isinstance(stored.data.get("draft_id"), str):
+                self.draft.draft_id = stored.data["draft_id"]
+            self._select(None)
+            self._after_edit(persist=False)
+            await self._show(None)
+
+        self.app.push_screen(ConfirmScreen("Unsaved draft", question, yes_label="Restore"), answer)
+
+    # ------------------------------------------------------------------ leaving
+
+    def action_leave(self) -> None:
+        if not self.draft.dirty:
+            self._finished = True
+            if self._draft_timer is not None:
+                self._draft_timer.stop()
+            self.store.remove(self.draft.draft_id)
+            self.dismiss(None)
+            return
+        self.app.push_screen(LeaveScreen(), self._left)
+
+    def _left(self, answer: str | None) -> None:
+        if answer == "keep":
+            self._write_draft_now()
+            self._finished = True
+            self.dismiss(None)
+        elif answer == "discard":
+            self._finished = True
+            if self._draft_timer is not None:
+                self._draft_timer.stop()
+            with self._write_lock:
+                self._write_seq += 1
+                self.store.remove(self.draft.draft_id)
+            self.dismiss(None)
+
+    def on_unmount(self) -> None:
+        """The app is quitting with edits not yet written: write them now (best effort)."""
+        if not self._finished and self.draft.dirty:
+            with contextlib.suppress(OSError):
+                self._write_draft_now()

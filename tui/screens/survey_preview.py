@@ -1,0 +1,205 @@
+"""A read-only walk through a survey as a respondent meets it, branches included.
+
+It works on the payload the editor would send (indexes, not keys), so what the operator sees here is
+exactly what the server would store: pick an answer and the next question is the one the branching
+rule names. Nothing is sent anywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.render import plain
+from tui.state.survey_draft import END, QUESTION_KINDS, rating_range_key, rating_values
+
+Target = int | str  # a question index or "end"
+
+
+def next_step(questions: Sequence[Mapping[str, Any]], index: int, answer: Any = None) -> tuple[Target, str]:
+    """Where a respondent goes after answering question ``index`` with ``answer``, and why.
+
+    ``answer`` is the rating value (int) or the single choice's index (int); None for other kinds.
+    """
+    q = questions[index]
+    branching = q.get("branching")
+    following: Target = index + 1 if index + 1 < len(questions) else END
+    if not isinstance(branching, Mapping):
+        return following, "next question"
+    kind = branching.get("type")
+    if kind == "end":
+        return END, "this question ends the survey"
+    if kind == "specific_question":
+        return _checked(branching.get("index"), questions), "goes to a specific question"
+    if kind == "response_based" and answer is not None:
+        values = branching.get("responseValues")
+        values = values if isinstance(values, Mapping) else {}
+        key = str(answer)
+        if key in values:
+            return _checked(values[key], questions), f"response {key}"
+        if q.get("type") == "rating":
+            bucket = rating_range_key(q.get("scale"), int(answer))
+            if bucket is not None and bucket in values:
+                return _checked(values[bucket], questions), f"response {answer} is {bucket}"
+        return following, f"response {key} has no branch: next question"
+    return following, "next question"
+
+
+def _checked(target: Any, questions: Sequence[Mapping[str, Any]]) -> Target:
+    if target == END:
+        return END
+    if isinstance(target, int) and not isinstance(target, bool) and 0 <= target < len(questions):
+        return target
+    return f"invalid target {target!r}"
+
+
+class SurveyPreviewScreen(Screen[None]):
+    """Shows one question at a time; answers pick the path; escape closes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="preview.close"),
+        Binding("b,backspace", "back", "Back", id="preview.back"),
+        Binding("r", "restart", "Restart", id="preview.restart"),
+    ]
+
+    def __init__(self, questions: Sequence[Mapping[str, Any]], name: str = "") -> None:
+        super().__init__(classes="survey-preview")
+        self.questions = list(questions)
+        self.survey_name = name
+        self.path: list[int] = []
+        self.position: Target = 0 if self.questions else END
+        self.reason = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text.assemble(("Preview: ", "bold"), plain(self.survey_name or "(unnamed)")),
+                     id="preview-title")
+        with VerticalScroll(id="preview-body"):
+            yield Static(id="preview-progress")
+            yield Static(id="preview-question")
+            yield Static(id="preview-description")
+            yield Static(id="preview-hint")
+            yield OptionList(id="preview-answers")
+            with Horizontal(id="preview-buttons"):
+                yield Button("Continue", id="preview-continue", variant="primary")
+                yield Button("Back", id="preview-back")
+                yield Button("Restart", id="preview-restart")
+            yield Static(id="preview-trail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._render_step()
+
+    # ------------------------------------------------------------------ rendering
+
+    def _render_step(self) -> None:
+        progress = self.query_one("#preview-progress", Static)
+        question = self.query_one("#preview-question", Static)
+        description = self.query_one("#preview-description", Static)
+        hint = self.query_one("#preview-hint", Static)
+        answers = self.query_one("#preview-answers", OptionList)
+        proceed = self.query_one("#preview-continue", Button)
+        trail = Text("Path: ")
+        trail.append(" → ".join(f"Q{i + 1}" for i in self.path) or "(start)")
+        if self.reason:
+            trail.append(f"   (last step: {self.reason})", "dim")
+        self.query_one("#preview-trail", Static).update(trail)
+        answers.clear_options()
+        if not isinstance(self.position, int):
+            ended = self.position == END
+            progress.update(Text("End of the survey" if ended else "Broken branch", style="bold"))
+            question.update(Text("Thank you!" if ended else f"The branch points at {self.position}.",
+                                 style="" if ended else "bold red"))
+            description.update("")
+            hint.update(Text("b: back · r: restart · escape: close", style="dim"))
+            answers.display = False
+            proceed.display = False
+            return
+        q = self.questions[self.position]
+        kind = str(q.get("type", ""))
+        progress.update(Text(f"Question {self.position + 1} of {len(self.questions)} · "
+                             f"{QUESTION_KINDS.get(kind, kind)}" + (" · optional" if q.get("optional") else ""),
+                             style="dim"))
+        question.update(plain(q.get("question") or "(untitled)", "bold", oneline=False))
+        description.update(plain(q.get("description") or "", oneline=False))
+        proceed.label = plain(q.get("buttonText") or "Continue", limit=40)
+        proceed.display = True
+        answers.display = kind in ("rating", "single_choice")
+        if kind == "rating":
+            values = rating_values(q.get("scale"))
+            answers.add_options(Option(Text(str(v)), id=str(v)) for v in values)
+            hint.update(Text.assemble(plain(q.get("lowerBoundLabel") or ""), " … ",
+                                      plain(q.get("upperBoundLabel") or ""),
+                                      (f"   ({q.get('display') or 'number'} display; pick a value)", "dim")))
+        elif kind == "single_choice":
+            choices = q.get("choices") if isinstance(q.get("choices"), list) else []
+            answers.add_options(Option(plain(c, limit=80), id=str(i)) for i, c in enumerate(choices or []))
+            hint.update(Text("Pick one answer" + (" (the last one is open text)" if q.get("hasOpenChoice") else ""),
+                             style="dim"))
+        elif kind == "multiple_choice":
+            choices = q.get("choices") if isinstance(q.get("choices"), list) else []
+            hint.update(Text.assemble(("Choices (any number): ", "dim"),
+                                      plain(" · ".join(str(c) for c in choices or []))))
+        elif kind == "link":
+            hint.update(Text.assemble(("Link: ", "dim"), plain(q.get("link") or "")))
+        else:
+            hint.update(Text("Open text answer", style="dim"))
+        if answers.display:
+            answers.highlighted = 0 if answers.option_count else None
+            answers.focus()
+        else:
+            proceed.focus()
+
+    def _go(self, answer: Any = None) -> None:
+        if not isinstance(self.position, int):
+            return
+        self.path.append(self.position)
+        self.position, self.reason = next_step(self.questions, self.position, answer)
+        self._render_step()
+
+    # ------------------------------------------------------------------ input
+
+    @on(OptionList.OptionSelected, "#preview-answers")
+    def _answered(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._go(int(event.option.id or 0))
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "preview-continue":
+            kind = self.questions[self.position].get("type") if isinstance(self.position, int) else None
+            if kind in ("rating", "single_choice"):
+                answers = self.query_one("#preview-answers", OptionList)
+                if answers.highlighted is not None:
+                    option = answers.get_option_at_index(answers.highlighted)
+                    self._go(int(option.id or 0))
+                return
+            self._go()
+        elif event.button.id == "preview-back":
+            self.action_back()
+        elif event.button.id == "preview-restart":
+            self.action_restart()
+
+    def action_back(self) -> None:
+        if self.path:
+            self.position = self.path.pop()
+            self.reason = ""
+            self._render_step()
+
+    def action_restart(self) -> None:
+        self.path = []
+        self.position = 0 if self.questions else END
+        self.reason = ""
+        self._render_step()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

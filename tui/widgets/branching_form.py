@@ -1,0 +1,154 @@
+"""Where a question leads: next question, end, a specific question, or a row per response value.
+
+Targets are chosen from a Select of the *other* questions by their text, never typed as an index;
+the values are the draft's stable question keys, so the choice survives moves. A target whose
+question was deleted shows blank with a message until the operator picks another.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Label, Select
+
+from tui.render import plain
+from tui.state.survey_draft import BRANCH_TYPES, END, RESPONSE_BASED_KINDS, SurveyDraft
+from tui.widgets.editor_common import DraftEdited, FieldError
+
+NEXT = "__next__"  # the "no mapping" option of a response row: continue with the next question
+
+
+class BranchingForm(Vertical):
+    """Edits ``branching`` of one question of ``draft``."""
+
+    def __init__(self, draft: SurveyDraft, key: str, *, id: str | None = None) -> None:
+        super().__init__(id=id, classes="branching-form")
+        self.draft = draft
+        self.key = key
+        self.row_keys: list[str] = []
+
+    def _target_options(self, *, with_end: bool) -> list[tuple[Any, str]]:
+        options: list[tuple[Any, str]] = []
+        if with_end:
+            options.append((Text("Next question"), NEXT))
+            options.append((Text("End the survey"), END))
+        options.extend((plain(label, limit=60), key) for key, label in self.draft.targets_for(self.key))
+        return options
+
+    def compose(self) -> ComposeResult:
+        q = self.draft.question(self.key)
+        branch = q.branch
+        current = branch.type if branch is not None else "next_question"
+        types = [(Text(label), value) for value, label in BRANCH_TYPES.items()
+                 if value != "response_based" or q.kind in RESPONSE_BASED_KINDS or current == value]
+        if current not in BRANCH_TYPES:
+            types.append((plain(f"{current} (unknown, kept as is)"), current))
+        yield Label("After this question", classes="field-label")
+        yield Select(types, value=current, allow_blank=False, id="b-type", compact=True)
+        yield FieldError(id="be-type")
+        if branch is None:
+            return
+        if branch.type == "specific_question":
+            options = self._target_options(with_end=False)
+            valid = {value for _, value in options}
+            yield Label("Go to question", classes="field-label")
+            yield Select(options, value=branch.target if branch.target in valid else Select.NULL,
+                         prompt="Choose a question", id="b-target", compact=True)
+            yield FieldError(id="be-index")
+        elif branch.type == "response_based":
+            if q.kind == "rating":
+                yield Label("Match responses by", classes="field-label")
+                yield Select([(Text("Each value"), "values"), (Text("Ranges"), "ranges")], value=branch.mode,
+                             allow_blank=False, id="b-mode", compact=True)
+            yield FieldError(id="be-responseValues")
+            options = self._target_options(with_end=True)
+            valid = {value for _, value in options}
+            shown = q.response_keys()
+            known = {k for k, _ in shown}
+            shown += [(k, f"{k} (kept from the server)") for k in branch.responses if k not in known]
+            self.row_keys = [k for k, _ in shown]
+            if not shown:
+                yield Label("No responses to map yet.", classes="hint")
+            for n, (response_key, label) in enumerate(shown):
+                target = branch.responses.get(response_key, NEXT)
+                with Horizontal(classes="response-row"):
+                    yield Label(plain(label, limit=30), classes="response-label", id=f"b-resp-label-{n}")
+                    yield Select(options, value=target if target in valid else Select.NULL, prompt="Choose",
+                                 id=f"b-resp-{n}", classes="response-target", compact=True)
+                yield FieldError(id=f"be-resp-{n}")
+
+    async def rebuild(self) -> None:
+        """Rows depend on the scale, mode, choices and the other questions."""
+        await self.recompose()
+
+    @on(Select.Changed)
+    async def _changed(self, event: Select.Changed) -> None:
+        event.stop()
+        select_id = event.select.id or ""
+        q = self.draft.question(self.key)
+        value = event.value
+        if select_id == "b-type":
+            if not isinstance(value, str) or (q.branch is None and value == "next_question"):
+                return
+            if q.branch is not None and q.branch.type == value:
+                return
+            self.draft.set_branch_type(self.key, value)
+            await self.rebuild()
+            self.query_one("#b-type", Select).focus()
+        elif q.branch is None:
+            return
+        elif select_id == "b-target":
+            new = value if isinstance(value, str) else ""
+            if new == q.branch.target or (not new and q.branch.target.startswith("!")):
+                return
+            q.branch.target = new
+        elif select_id == "b-mode":
+            if value == q.branch.mode or not isinstance(value, str):
+                return
+            q.branch.mode = value
+            q.prune_responses()
+            await self.rebuild()
+            self.query_one("#b-mode", Select).focus()
+        elif select_id.startswith("b-resp-"):
+            n = int(select_id.rsplit("-", 1)[1])
+            if n >= len(self.row_keys):
+                return
+            response_key = self.row_keys[n]
+            old = q.branch.responses.get(response_key, NEXT)
+            if not isinstance(value, str) or value == old:
+                return
+            if value == NEXT:
+                q.branch.responses.pop(response_key, None)
+            else:
+                q.branch.responses[response_key] = value
+        else:
+            return
+        self.post_message(DraftEdited("questions"))
+
+    def refresh_labels(self) -> None:
+        """Choice texts changed: relabel the response rows without rebuilding them."""
+        q = self.draft.question(self.key)
+        labels = dict(q.response_keys())
+        for n, response_key in enumerate(self.row_keys):
+            if response_key in labels:
+                for label in self.query(f"#b-resp-label-{n}").results(Label):
+                    label.update(plain(labels[response_key], limit=30))
+
+    def show_problems(self, problems: dict[str, str]) -> None:
+        """``problems`` relative to the question: ``branching``, ``branching.index``, ...``responseValues.<k>``."""
+        for error in self.query(FieldError):
+            error_id = error.id or ""
+            if error_id == "be-type":
+                error.show(problems.get("branching.type") or problems.get("branching"))
+            elif error_id == "be-index":
+                error.show(problems.get("branching.index"))
+            elif error_id == "be-responseValues":
+                error.show(problems.get("branching.responseValues"))
+            elif error_id.startswith("be-resp-"):
+                n = int(error_id.rsplit("-", 1)[1])
+                key = self.row_keys[n] if n < len(self.row_keys) else None
+                error.show(problems.get(f"branching.responseValues.{key}") if key is not None else None)

@@ -1,0 +1,117 @@
+"""The list of choices of a single/multiple choice question: edit, add, remove, reorder.
+
+Each row is an Input with small up/down/remove buttons (mouse) and an error line under it. Adding,
+removing and moving rebuild the rows (a handful of widgets, never a live table) and put the focus
+back where the operator was; the draft renumbers response-based branch rows keyed by choice index,
+so a branch follows its choice when choices move.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Input, Label
+
+from tui.state.survey_draft import SurveyDraft
+from tui.widgets.editor_common import DraftEdited, FieldError
+
+
+class ChoicesEditor(Vertical):
+    """Edits ``choices`` of one question of ``draft``."""
+
+    BINDINGS = [
+        Binding("ctrl+shift+up", "move_choice(-1)", "Choice up", show=False, id="editor.choice_up"),
+        Binding("ctrl+shift+down", "move_choice(1)", "Choice down", show=False, id="editor.choice_down"),
+    ]
+
+    def __init__(self, draft: SurveyDraft, key: str, *, id: str | None = None) -> None:
+        super().__init__(id=id, classes="choices-editor")
+        self.draft = draft
+        self.key = key
+        self._focus_after: int | None = None
+
+    def compose(self) -> ComposeResult:
+        q = self.draft.question(self.key)
+        yield Label("Choices", classes="field-label")
+        for i, text in enumerate(q.choices):
+            with Horizontal(classes="choice-row"):
+                yield Input(text, placeholder=f"Choice {i + 1}", id=f"choice-{i}", classes="choice-input", compact=True)
+                yield Button("↑", id=f"choice-up-{i}", compact=True, tooltip="Move this choice up")
+                yield Button("↓", id=f"choice-down-{i}", compact=True, tooltip="Move this choice down")
+                yield Button("✕", id=f"choice-del-{i}", compact=True, variant="error", tooltip="Remove this choice")
+            yield FieldError(id=f"ce-{i}")
+        yield FieldError(id="ce-all")
+        yield Button("Add choice", id="choice-add", compact=True)
+
+    def on_mount(self) -> None:
+        self._restore_focus()
+
+    def _restore_focus(self) -> None:
+        if self._focus_after is None:
+            return
+        target = self._focus_after
+        self._focus_after = None
+        inputs = list(self.query(".choice-input").results(Input))
+        if inputs:
+            inputs[max(0, min(target, len(inputs) - 1))].focus()
+        else:
+            self.query_one("#choice-add", Button).focus()
+
+    async def rebuild(self, focus: int | None = None) -> None:
+        self._focus_after = focus
+        await self.recompose()
+        self._restore_focus()
+
+    @on(Input.Changed, ".choice-input")
+    def _typed(self, event: Input.Changed) -> None:
+        event.stop()
+        index = int((event.input.id or "choice-0").rsplit("-", 1)[1])
+        q = self.draft.question(self.key)
+        choices = q.choices
+        if index < len(choices) and choices[index] != event.value:
+            choices[index] = event.value
+            q.set("choices", choices)
+            self.post_message(DraftEdited("questions", source="choices"))
+
+    @on(Button.Pressed)
+    async def _pressed(self, event: Button.Pressed) -> None:
+        button_id = event.button.id or ""
+        if not button_id.startswith("choice-"):
+            return
+        event.stop()
+        if button_id == "choice-add":
+            await self.add_choice()
+            return
+        action, index = button_id[len("choice-"):].rsplit("-", 1)
+        if action == "del":
+            self.draft.remove_choice(self.key, int(index))
+            await self.rebuild(focus=int(index))
+        elif action in ("up", "down"):
+            delta = -1 if action == "up" else 1
+            if self.draft.move_choice(self.key, int(index), delta):
+                await self.rebuild(focus=int(index) + delta)
+        self.post_message(DraftEdited("questions", structural=True, source="choices"))
+
+    async def add_choice(self) -> None:
+        self.draft.add_choice(self.key)
+        await self.rebuild(focus=len(self.draft.question(self.key).choices) - 1)
+        self.post_message(DraftEdited("questions", structural=True, source="choices"))
+
+    async def action_move_choice(self, delta: int) -> None:
+        focused = self.screen.focused
+        if not isinstance(focused, Input) or not (focused.id or "").startswith("choice-"):
+            return
+        index = int((focused.id or "choice-0").rsplit("-", 1)[1])
+        if self.draft.move_choice(self.key, index, delta):
+            await self.rebuild(focus=index + delta)
+            self.post_message(DraftEdited("questions", structural=True, source="choices"))
+
+    def show_problems(self, problems: dict[str, str]) -> None:
+        """``problems`` relative to the question: ``choices`` and ``choices[i]``."""
+        self.query_one("#ce-all", FieldError).show(problems.get("choices"))
+        for error in self.query(FieldError):
+            if error.id and error.id != "ce-all":
+                index = error.id.rsplit("-", 1)[1]
+                error.show(problems.get(f"choices[{index}]"))

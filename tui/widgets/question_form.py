@@ -1,0 +1,166 @@
+"""The form of one question: the fields its kind has, its choices, its branching.
+
+Every widget writes into the shared draft through :meth:`QuestionDraft.set`, which only overlays
+the keys the operator really changed (a field merely shown never adds its key), then posts
+:class:`DraftEdited`. Server text goes into Input values (plain, never markup) and labels via plain().
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
+
+from tui.api.models import QuestionType
+from tui.api.writes import RATING_DISPLAYS, RATING_SCALES
+from tui.render import plain
+from tui.state.survey_draft import QUESTION_KINDS, SurveyDraft
+from tui.widgets.branching_form import BranchingForm
+from tui.widgets.choices_editor import ChoicesEditor
+from tui.widgets.editor_common import DraftEdited, FieldError
+
+CHOICE_KINDS = (QuestionType.SINGLE_CHOICE, QuestionType.MULTIPLE_CHOICE)
+
+
+def _options(known: tuple[Any, ...], current: Any, label: Any = str) -> list[tuple[Text, Any]]:
+    """Select options for ``known`` values, keeping an unknown current value visible (and selectable)."""
+    options = [(Text(label(v)), v) for v in known]
+    if current is not None and current not in known:
+        options.append((plain(f"{current} (unknown)"), current))
+    return options
+
+
+class QuestionForm(Vertical):
+    """Edits one question of ``draft`` (by its stable key)."""
+
+    def __init__(self, draft: SurveyDraft, key: str) -> None:
+        super().__init__(id="question-form", classes="editor-form")
+        self.draft = draft
+        self.key = key
+
+    def compose(self) -> ComposeResult:
+        q = self.draft.question(self.key)
+        index = self.draft.index_of(self.key)
+        kind_label = QUESTION_KINDS.get(q.kind, f"{q.kind} (unknown kind)")
+        yield Static(plain(f"Question {index + 1} of {len(self.draft.questions)} · {kind_label}", "bold"),
+                     classes="form-title")
+        yield Label("Question text", classes="field-label")
+        yield Input(q.text, placeholder="What do you want to ask?", id="q-question", compact=True)
+        yield FieldError(id="qe-question")
+        yield Label("Description", classes="field-label")
+        description = q.get("description")
+        yield TextArea(description if isinstance(description, str) else "", id="q-description",
+                       classes="description", soft_wrap=True, show_line_numbers=False, compact=True)
+        yield FieldError(id="qe-description")
+        yield Label("Description format", classes="field-label")
+        yield Select(_options(("text", "html"), q.get("descriptionContentType")), allow_blank=False,
+                     value=q.get("descriptionContentType"), id="q-descriptionContentType", compact=True)
+        yield FieldError(id="qe-descriptionContentType")
+        yield Checkbox("Optional (respondents may skip it)", bool(q.get("optional")), id="q-optional")
+        yield Label("Button text", classes="field-label")
+        yield Input(str(q.get("buttonText") or ""), placeholder="Submit", id="q-buttonText", compact=True)
+        yield FieldError(id="qe-buttonText")
+        if q.kind == QuestionType.LINK:
+            yield Label("Link URL", classes="field-label")
+            yield Input(str(q.get("link") or ""), placeholder="https://example.com/ or mailto:", id="q-link",
+                        compact=True)
+            yield FieldError(id="qe-link")
+        elif q.kind == QuestionType.RATING:
+            display = q.get("display")
+            scale = q.get("scale")
+            yield Label("Display", classes="field-label")
+            yield Select(_options(RATING_DISPLAYS, display), value=display if display is not None else Select.NULL,
+                         prompt="Choose", id="q-display", compact=True)
+            yield FieldError(id="qe-display")
+            yield Label("Scale (emoji: 3 or 5; number: 3, 5, 7 or 10 = NPS 0-10)", classes="field-label")
+            yield Select(_options(RATING_SCALES, scale), value=scale if scale is not None else Select.NULL,
+                         prompt="Choose", id="q-scale", compact=True)
+            yield FieldError(id="qe-scale")
+            yield Label("Lower bound label", classes="field-label")
+            yield Input(str(q.get("lowerBoundLabel") or ""), placeholder="Unlikely", id="q-lowerBoundLabel",
+                        compact=True)
+            yield FieldError(id="qe-lowerBoundLabel")
+            yield Label("Upper bound label", classes="field-label")
+            yield Input(str(q.get("upperBoundLabel") or ""), placeholder="Very likely", id="q-upperBoundLabel",
+                        compact=True)
+            yield FieldError(id="qe-upperBoundLabel")
+        elif q.kind in CHOICE_KINDS:
+            yield ChoicesEditor(self.draft, self.key, id="choices")
+            yield Checkbox("Shuffle the choices", bool(q.get("shuffleOptions")), id="q-shuffleOptions")
+            yield Checkbox("Last choice is open (free text)", bool(q.get("hasOpenChoice")), id="q-hasOpenChoice")
+        elif q.kind not in QUESTION_KINDS:
+            yield Static(plain(f"Watchdeck does not know the kind {q.kind!r}; its other fields are kept as they are."),
+                         classes="hint")
+        yield FieldError(id="qe-other")
+        yield BranchingForm(self.draft, self.key, id="branching")
+
+    # ------------------------------------------------------------------ edits
+
+    def _set(self, name: str, value: Any) -> bool:
+        q = self.draft.question(self.key)
+        if not q.set(name, value):
+            return False
+        self.post_message(DraftEdited("questions", structural=name == "question"))
+        return True
+
+    @on(Input.Changed, "#question-form > Input")
+    def _input(self, event: Input.Changed) -> None:
+        event.stop()
+        name = (event.input.id or "").removeprefix("q-")
+        if name:
+            self._set(name, event.value)
+
+    @on(TextArea.Changed, "#q-description")
+    def _description(self, event: TextArea.Changed) -> None:
+        event.stop()
+        self._set("description", event.text_area.text)
+
+    @on(Checkbox.Changed)
+    def _checkbox(self, event: Checkbox.Changed) -> None:
+        event.stop()
+        name = (event.checkbox.id or "").removeprefix("q-")
+        if name:
+            self._set(name, event.value)
+
+    @on(Select.Changed, "#q-descriptionContentType, #q-display, #q-scale")
+    async def _select(self, event: Select.Changed) -> None:
+        event.stop()
+        name = (event.select.id or "").removeprefix("q-")
+        if event.value is Select.NULL:
+            return
+        if self._set(name, event.value) and name in ("display", "scale"):
+            q = self.draft.question(self.key)
+            q.prune_responses()
+            await self.query_one(BranchingForm).rebuild()
+
+    @on(DraftEdited)
+    async def _nested(self, event: DraftEdited) -> None:
+        """Choices changed: the response rows of a single-choice branch follow them."""
+        if event.source != "choices":
+            return
+        if event.structural and self.draft.question(self.key).kind == QuestionType.SINGLE_CHOICE:
+            await self.query_one(BranchingForm).rebuild()
+        else:
+            self.query_one(BranchingForm).refresh_labels()
+
+    # ------------------------------------------------------------------ problems
+
+    def show_problems(self, problems: dict[str, str]) -> None:
+        """``problems`` relative to this question (``question``, ``choices[1]``, ``branching.index``)."""
+        shown = set()
+        for error in self.query(FieldError):
+            error_id = error.id or ""
+            if error_id.startswith("qe-") and error_id != "qe-other":
+                name = error_id[3:]
+                error.show(problems.get(name))
+                shown.add(name)
+        for choices in self.query(ChoicesEditor):
+            choices.show_problems(problems)
+        self.query_one(BranchingForm).show_problems(problems)
+        rest = [f"{path}: {msg}" for path, msg in problems.items()
+                if path and path not in shown and not path.startswith(("choices", "branching"))]
+        self.query_one("#qe-other", FieldError).show("; ".join(rest) if rest else None)
