@@ -28,6 +28,7 @@ from tui.config import (
     resolve_settings,
     state_dir,
 )
+from tui.web import DEFAULT_WEB_PORT
 
 if TYPE_CHECKING:
     from tui.clock import Clock
@@ -115,6 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"watchdeck {__version__}")
     parser.add_argument("--demo", action="store_true", help="start the embedded sandbox server and watch it")
+    web = parser.add_argument_group("web mode (needs the 'web' extra: textual-serve)")
+    web.add_argument("--web", action="store_true", help="serve the dashboard to a browser instead of this terminal")
+    web.add_argument("--port", type=int, default=DEFAULT_WEB_PORT, help=f"web port (default {DEFAULT_WEB_PORT})")
+    web.add_argument("--web-host", default="127.0.0.1", metavar="HOST",
+                     help="address to bind (default 127.0.0.1: loopback only; there is no login in front)")
     _add_connection_flags(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     status = sub.add_parser(
@@ -208,6 +214,8 @@ def _main(argv: Sequence[str] | None, env: Mapping[str, str], clock: Clock | Non
         return sandbox_cli.run(args)
     if args.command == "status":
         return _run_status(args, env, clock)
+    if args.web:
+        return _run_web(args, argv, env)
     if args.demo:
         return _run_demo(args)
     try:
@@ -220,6 +228,18 @@ def _main(argv: Sequence[str] | None, env: Mapping[str, str], clock: Clock | Non
         return _fail(str(err))
     _warn(settings)
     return _run_dashboard(settings, clock)
+
+
+def _run_web(args: argparse.Namespace, argv: Sequence[str] | None, env: Mapping[str, str]) -> int:
+    """Check the settings here, once, so a bad config is one line now rather than a blank browser tab."""
+    from tui.web import serve
+
+    if not args.demo:
+        try:
+            _resolve(args, env)
+        except (ConfigError, NeedsSetup) as err:
+            return _fail(str(err))
+    return serve(list(sys.argv[1:] if argv is None else argv), host=args.web_host, port=args.port)
 
 
 def _run_dashboard(settings: Settings, clock: Clock | None = None) -> int:
