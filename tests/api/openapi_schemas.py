@@ -14,7 +14,8 @@ from typing import Any
 
 import yaml
 
-SPEC_DIR = Path(__file__).resolve().parents[3] / "shared" / "spec" / "real-openapi"
+# A copy of shared/spec/real-openapi, so the suite runs from any clone.
+SPEC_DIR = Path(__file__).resolve().parents[1] / "data" / "real-openapi"
 SURVEYS_FILE = "posthog-surveys-api-openapi.yml"
 EXPORTS_FILE = "posthog-batch-exports-api-openapi.yml"
 

@@ -17,7 +17,8 @@ from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 
 NOW = datetime(2025, 6, 1, 12, 0, 7, tzinfo=UTC)
-OPENAPI_DIR = Path("/work/shared/spec/real-openapi")
+# A copy of shared/spec/real-openapi, so the suite runs from any clone.
+OPENAPI_DIR = Path(__file__).resolve().parents[1] / "data" / "real-openapi"
 READ_ONLY_KEY = "ro-key"
 SURVEY_READ_KEY = "survey-reader"
 
