@@ -365,7 +365,8 @@ class SurveysApi:
         return f"/api/projects/{self._c.project_id}/surveys/"
 
     async def list(self, limit: int | None = None, offset: int | None = None,
-                   search: str | None = None) -> Page[Survey]:
+                   search: str | None = None, archived: bool | None = None) -> Page[Survey]:
+        """One page; ``search`` and ``archived`` are the real service's filters (older servers ignore them)."""
         params: dict[str, Any] = {}
         if limit is not None:
             params["limit"] = limit
@@ -373,6 +374,8 @@ class SurveysApi:
             params["offset"] = offset
         if search:
             params["search"] = search
+        if archived is not None:
+            params["archived"] = "true" if archived else "false"
         return await self._c.get_page(self.base, Survey, params or None)
 
     async def iterate(self, page_size: int = 100) -> AsyncIterator[Page[Survey]]:

@@ -1,0 +1,69 @@
+"""Fixtures of the survey browser tests: a frozen sandbox over loopback and the app pointed at it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from tui.app import WatchdeckApp
+from tui.clock import FrozenClock
+from tui.config import Settings
+from tui.sandbox.runner import SandboxOptions, start_sandbox
+
+FROZEN_AT = datetime(2026, 1, 15, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Drafts, journals and config go to a temporary directory: never the user's, never shared by tests."""
+    for name in ("DATA", "STATE", "CONFIG"):
+        monkeypatch.setenv(f"WATCHDECK_{name}_DIR", str(tmp_path / name.lower()))
+    return tmp_path
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock(FROZEN_AT)
+
+
+def sandbox_options(clock: FrozenClock, **overrides: Any) -> SandboxOptions:
+    options: dict[str, Any] = dict(seed=7, simulate=False, clock=clock, summary_delay=(0.0, 0.0))
+    options.update(overrides)
+    return SandboxOptions(**options)
+
+
+@pytest.fixture
+def sandbox(clock: FrozenClock) -> Iterator[Any]:
+    with start_sandbox(sandbox_options(clock)) as handle:
+        yield handle
+
+
+def make_app(handle: Any, clock: FrozenClock, *, read_only: bool = False, project_id: str | None = None,
+             api_key: str | None = None, base_url: str | None = None) -> WatchdeckApp:
+    settings = Settings(base_url=base_url or handle.base_url, api_key=api_key or handle.api_key,
+                        project_ids=[project_id or handle.project_id], read_only=read_only)
+    return WatchdeckApp(settings, clock=clock, start_mode="surveys")
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait until every worker finished and the screen repainted (deterministic assertions and snapshots)."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def survey_writes(handle: Any) -> list[dict[str, Any]]:
+    """Requests that changed something (POST/PATCH/DELETE) under the surveys path, in order."""
+    return [r for r in handle.requests()
+            if r["method"] in ("POST", "PATCH", "DELETE", "PUT") and "/surveys/" in r["path"]]
+
+
+def requests_to(handle: Any, method: str, path_suffix: str) -> list[dict[str, Any]]:
+    return [r for r in handle.requests() if r["method"] == method and r["path"].endswith(path_suffix)]

@@ -1,0 +1,548 @@
+"""Pilot tests of the survey browser against the sandbox: the exact request sent and the screen updated."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from textual.widgets import Checkbox, DataTable, Input, Static
+
+from tests.surveys.conftest import make_app, requests_to, sandbox_options, settle, survey_writes
+from tui.api.models import SurveyStatus
+from tui.api.writes import iso
+from tui.clock import FrozenClock
+from tui.sandbox.runner import start_sandbox
+from tui.screens.survey_modals import ActivityScreen, SummaryScreen, SurveyFormScreen
+from tui.screens.surveys import SurveyBrowserScreen
+from tui.widgets.confirm import ConfirmScreen
+from tui.widgets.survey_detail import SurveyDetail
+
+# --------------------------------------------------------------------------- helpers
+
+
+def browser(app: Any) -> SurveyBrowserScreen:
+    screen = app.screen
+    assert isinstance(screen, SurveyBrowserScreen), type(screen)
+    return screen
+
+
+def cell_text(screen: SurveyBrowserScreen, row: int, column: str) -> str:
+    table = screen.table
+    row_key = table.coordinate_to_cell_key((row, 0)).row_key
+    return str(table.get_cell(row_key, column).plain)
+
+
+def column_texts(screen: SurveyBrowserScreen, column: str) -> list[str]:
+    return [cell_text(screen, i, column) for i in range(screen.table.row_count)]
+
+
+def static_text(app: Any, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())
+
+
+async def select_status(pilot: Any, status: SurveyStatus, *, archived: bool | None = None) -> int:
+    """Move the cursor to the first survey in ``status``; returns its row index."""
+    screen = browser(pilot.app)
+    now = pilot.app.clock.now()
+    for index in range(screen.table.row_count):
+        key = screen.table.coordinate_to_cell_key((index, 0)).row_key.value
+        row = screen.pager.get(key)
+        assert row is not None
+        if row.status_at(now) is status:
+            screen.table.move_cursor(row=index)
+            await pilot.pause()
+            return index
+    raise AssertionError(f"no {status} survey in the seed")
+
+
+# --------------------------------------------------------------------------- list
+
+
+async def test_first_page_lists_every_seeded_survey(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        lists = requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/")
+        assert len(lists) == 1
+        assert lists[0]["query_params"] == {"limit": ["100"], "offset": ["0"]}
+        assert screen.pager.total == screen.table.row_count >= 30
+        assert len(requests_to(sandbox, "GET", "/surveys/responses_count/")) == 1
+        # every status is derived from the frozen clock, and each kind is seeded
+        statuses = set(column_texts(screen, "status"))
+        assert statuses == {s.value for s in SurveyStatus}
+        responses = column_texts(screen, "responses")
+        assert any(r not in ("0", "—") for r in responses)
+        assert "40 shown · 40 of 40 loaded" in static_text(app, "#survey-status") or \
+            f"{screen.table.row_count} shown" in static_text(app, "#survey-status")
+        # the detail pane follows the cursor
+        first_name = cell_text(screen, 0, "name")
+        assert first_name in static_text(app, "#survey-detail-fields")
+        await pilot.press("down")
+        second_name = cell_text(screen, 1, "name")
+        assert second_name in static_text(app, "#survey-detail-fields")
+
+
+async def test_scrolling_loads_pages_lazily(clock: FrozenClock) -> None:
+    with start_sandbox(sandbox_options(clock, surveys=350)) as sandbox:
+        app = make_app(sandbox, clock)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            screen = browser(app)
+            assert screen.table.row_count == 100
+            assert screen.pager.total == 350
+            assert not screen.pager.exhausted
+            for expected in (200, 300, 350):
+                await pilot.press("end")
+                await settle(pilot)
+                assert screen.table.row_count == expected
+            assert screen.pager.exhausted
+            offsets = [r["query_params"]["offset"][0]
+                       for r in requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/")]
+            assert offsets == ["0", "100", "200", "300"]
+            # no duplicates, nothing skipped
+            ids = [screen.table.coordinate_to_cell_key((i, 0)).row_key.value for i in range(350)]
+            assert len(set(ids)) == 350
+            await pilot.press("end")
+            await settle(pilot)
+            assert len(requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/")) == 4
+
+
+async def test_name_filter_uses_server_search_and_escape_clears(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        everything = screen.table.row_count
+        await pilot.press("slash")
+        box = app.screen.query_one("#survey-filter", Input)
+        assert box.display and box.has_focus
+        await pilot.press(*"feedback", "enter")
+        await settle(pilot)
+        searches = [r for r in requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/")
+                    if "search" in r["query_params"]]
+        assert searches[-1]["query_params"]["search"] == ["feedback"]
+        names = column_texts(screen, "name")
+        assert 0 < len(names) < everything
+        assert all("feedback" in name.lower() for name in names)
+        assert "search 'feedback'" in static_text(app, "#survey-status")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not box.display
+        assert screen.table.row_count == everything
+        last = requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/")[-1]
+        assert "search" not in last["query_params"]
+
+
+async def test_search_matching_nothing_says_so(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"zzzz-nothing", "enter")
+        await settle(pilot)
+        assert browser(app).table.row_count == 0
+        assert "No survey matches 'zzzz-nothing'" in static_text(app, "#survey-empty")
+
+
+async def test_status_filter_cycles(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        everything = screen.table.row_count
+        seen = 0
+        for status in (SurveyStatus.DRAFT, SurveyStatus.SCHEDULED, SurveyStatus.RUNNING, SurveyStatus.COMPLETE,
+                       SurveyStatus.ARCHIVED):
+            await pilot.press("f")
+            await settle(pilot)
+            assert screen.status_filter is status
+            statuses = column_texts(screen, "status")
+            assert statuses and set(statuses) == {status.value}
+            assert f"status {status.value}" in static_text(app, "#survey-status")
+            seen += len(statuses)
+        assert seen == everything
+        await pilot.press("f")
+        await settle(pilot)
+        assert screen.status_filter is None
+        assert screen.table.row_count == everything
+        # filtering is local: no new list requests
+        assert len(requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/")) == 1
+
+
+async def test_sort_key_and_header_click(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        await pilot.press("o")  # name
+        names = column_texts(screen, "name")
+        assert names == sorted(names, key=str.casefold)
+        assert "sorted by name ↑" in static_text(app, "#survey-status")
+        await pilot.press("O")
+        assert column_texts(screen, "name") == sorted(names, key=str.casefold, reverse=True)
+        # click the "Qs" header: sorts by question count
+        x = sum(width + 2 for _, _, width in (("n", "", 30), ("t", "", 9), ("s", "", 9))) + 1
+        await pilot.click("#survey-table", offset=(x, 0))
+        await pilot.pause()
+        counts = [int(v) for v in column_texts(screen, "questions")]
+        assert screen.sort_key == "questions"
+        assert counts == sorted(counts)
+
+
+# --------------------------------------------------------------------------- actions
+
+
+async def test_delete_asks_then_sends_delete(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        before = screen.table.row_count
+        await pilot.press("down")
+        survey_id = screen.selected_id
+        await pilot.press("d")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")  # No: nothing is sent
+        await settle(pilot)
+        assert survey_writes(sandbox) == []
+        await pilot.press("d")
+        await pilot.press("y")
+        await settle(pilot)
+        writes = survey_writes(sandbox)
+        assert [(w["method"], w["path"]) for w in writes] == [
+            ("DELETE", f"/api/projects/{sandbox.project_id}/surveys/{survey_id}/")]
+        assert screen.table.row_count == before - 1
+        assert survey_id not in screen.table.rows
+        assert screen.pager.total == before - 1
+
+
+async def test_archive_and_unarchive_patch_only_archived(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        index = await select_status(pilot, SurveyStatus.RUNNING)
+        survey_id = screen.selected_id
+        await pilot.press("a")
+        await settle(pilot)
+        writes = survey_writes(sandbox)
+        assert [(w["method"], w["path"], w["body"]) for w in writes] == [
+            ("PATCH", f"/api/projects/{sandbox.project_id}/surveys/{survey_id}/", {"archived": True})]
+        assert cell_text(screen, index, "status") == "archived"
+        assert screen.check_action("unarchive", ()) is True
+        assert screen.check_action("archive", ()) is False
+        await pilot.press("a")
+        await settle(pilot)
+        assert survey_writes(sandbox)[-1]["body"] == {"archived": False}
+        assert cell_text(screen, index, "status") == "running"
+
+
+async def test_launch_sets_start_date_to_now(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        index = await select_status(pilot, SurveyStatus.DRAFT)
+        survey_id = screen.selected_id
+        assert screen.check_action("launch", ()) is True
+        assert screen.check_action("stop", ()) is False
+        await pilot.press("s")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert [(w["method"], w["path"], w["body"]) for w in survey_writes(sandbox)] == [
+            ("PATCH", f"/api/projects/{sandbox.project_id}/surveys/{survey_id}/", {"start_date": iso(clock.now())})]
+        assert cell_text(screen, index, "status") == "running"
+
+
+async def test_stop_sets_end_date_to_now(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        index = await select_status(pilot, SurveyStatus.RUNNING)
+        survey_id = screen.selected_id
+        await pilot.press("s")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert [(w["method"], w["path"], w["body"]) for w in survey_writes(sandbox)] == [
+            ("PATCH", f"/api/projects/{sandbox.project_id}/surveys/{survey_id}/", {"end_date": iso(clock.now())})]
+        assert cell_text(screen, index, "status") == "complete"
+        assert screen.check_action("launch", ()) is False
+        assert screen.check_action("stop", ()) is False
+
+
+async def test_summarize_shows_the_summary(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        await select_status(pilot, SurveyStatus.RUNNING)
+        survey_id = screen.selected_id
+        await pilot.press("S")
+        assert isinstance(app.screen, SummaryScreen)
+        await settle(pilot)
+        posts = requests_to(sandbox, "POST", f"/surveys/{survey_id}/summarize_responses/")
+        assert len(posts) == 1
+        modal = app.screen
+        assert modal.summary is not None
+        text = str(modal.query_one("#summary-text", Static).render())
+        assert text.strip() and not modal.query_one("#summary-loading").display
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+async def test_summarize_error_is_shown_in_the_modal(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        app.push_screen(SummaryScreen("00000000-0000-0000-0000-000000000000", "[bold]gone"))
+        await settle(pilot)
+        error = str(app.screen.query_one("#summary-error", Static).render())
+        assert "404" in error
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+async def test_activity_of_one_and_of_all(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        # make a change first so the activity has a before → after
+        await select_status(pilot, SurveyStatus.RUNNING)
+        survey_id = screen.selected_id
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("h")
+        assert isinstance(app.screen, ActivityScreen)
+        await settle(pilot)
+        assert len(requests_to(sandbox, "GET", f"/surveys/{survey_id}/activity/")) == 1
+        table = app.screen.query_one("#activity-table", DataTable)
+        assert table.row_count >= 1
+        changes = [str(table.get_row_at(i)[-1].plain) for i in range(table.row_count)]
+        assert any("archived: false → true" in c for c in changes)
+        await pilot.press("escape")
+        await pilot.press("H")
+        await settle(pilot)
+        everything = requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/activity/")
+        assert everything and everything[0]["query_params"] == {"limit": ["100"]}
+        table = app.screen.query_one("#activity-table", DataTable)
+        assert table.row_count > 1
+        assert len(table.columns) == 5  # the survey's name column is added for "all"
+
+
+async def test_edit_form_patches_only_changed_fields(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        screen.prefer_editor = False
+        survey_id = screen.selected_id
+        await pilot.press("e")
+        form = app.screen
+        assert isinstance(form, SurveyFormScreen)
+        form.query_one("#field-name", Input).value = "Renamed survey"
+        form.query_one("#field-responses_limit", Input).value = "250"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert [(w["method"], w["path"], w["body"]) for w in survey_writes(sandbox)] == [
+            ("PATCH", f"/api/projects/{sandbox.project_id}/surveys/{survey_id}/",
+             {"name": "Renamed survey", "responses_limit": 250})]
+        assert app.screen is screen
+        assert cell_text(screen, 0, "name") == "Renamed survey"
+
+
+async def test_form_refuses_bad_input_locally(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        screen.prefer_editor = False
+        await pilot.press("e")
+        form = app.screen
+        form.query_one("#field-start_date", Input).value = "next tuesday"
+        form.query_one("#field-name", Input).value = "   "
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert survey_writes(sandbox) == []
+        assert "ISO 8601" in str(form.query_one("#error-start_date", Static).render())
+        assert "name is required" in str(form.query_one("#error-name", Static).render())
+        assert form.query_one("#field-start_date", Input).value == "next tuesday"
+        assert app.screen is form
+
+
+async def test_server_400_is_shown_at_the_field_and_input_kept(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        screen.prefer_editor = False
+        taken = cell_text(screen, 1, "name")
+        await pilot.press("e")
+        form = app.screen
+        form.query_one("#field-name", Input).value = taken
+        form.query_one("#field-description", Input).value = "typed by the operator"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        writes = survey_writes(sandbox)
+        assert len(writes) == 1 and writes[0]["method"] == "PATCH"
+        assert writes[0]["body"] == {"name": taken, "description": "typed by the operator"}
+        assert app.screen is form  # still open
+        assert "already another survey with this name" in str(form.query_one("#error-name", Static).render())
+        assert form.query_one("#field-name", Input).value == taken
+        assert form.query_one("#field-description", Input).value == "typed by the operator"
+        assert not form.query_one("#form-save").disabled
+
+
+async def test_new_survey_form_posts_and_shows_it_first(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        screen.prefer_editor = False
+        before = screen.table.row_count
+        await pilot.press("n")
+        form = app.screen
+        assert isinstance(form, SurveyFormScreen)
+        form.query_one("#field-name", Input).value = "Brand new survey"
+        form.query_one("#field-archived", Checkbox).value = False
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        writes = survey_writes(sandbox)
+        assert [(w["method"], w["path"]) for w in writes] == [("POST", f"/api/projects/{sandbox.project_id}/surveys/")]
+        assert writes[0]["body"] == {"name": "Brand new survey", "type": "popover"}
+        assert app.screen is screen
+        assert screen.table.row_count == before + 1
+        assert cell_text(screen, 0, "name") == "Brand new survey"
+        assert screen.selected is not None and screen.selected.name == "Brand new survey"
+
+
+async def test_n_opens_the_question_editor_or_the_form(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        assert type(app.screen).__name__ in ("SurveyEditorScreen", "SurveyFormScreen")
+
+
+async def test_read_only_hides_mutating_keys(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock, read_only=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        for action in ("new", "edit", "delete", "archive", "unarchive", "launch", "stop"):
+            assert screen.check_action(action, ()) is False, action
+        assert screen.check_action("summarize", ()) is True
+        shown = {b.binding.action for b in screen.active_bindings.values() if b.enabled}
+        assert not shown & {"new", "edit", "delete", "archive", "launch", "stop"}
+        for key in ("d", "a", "s", "n", "e"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen is screen
+        assert survey_writes(sandbox) == []
+        assert "READ-ONLY" in static_text(app, "#survey-status")
+
+
+async def test_reload_refetches_but_counts_wait_a_minute(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        lists = requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/")
+        assert len(lists) == 2 and lists[1]["query_params"]["offset"] == ["0"]
+        assert len(requests_to(sandbox, "GET", "/surveys/responses_count/")) == 1
+        clock.advance(timedelta(seconds=61))
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert len(requests_to(sandbox, "GET", "/surveys/responses_count/")) == 2
+        assert screen.table.row_count == screen.pager.total
+
+
+async def test_tab_switches_to_the_monitor(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.current_mode == "monitor"
+
+
+async def test_enter_gives_the_detail_the_screen(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.detail_max
+        assert not screen.query_one("#survey-list-pane").display or screen.has_class("-detail-max")
+        assert screen.query_one(SurveyDetail).has_focus
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not screen.detail_max
+
+
+# --------------------------------------------------------------------------- hostile text and errors
+
+
+async def test_hostile_names_show_literally(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock, project_id="3")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        names = column_texts(screen, "name")
+        assert "[bold]x[/bold] launch survey" in names
+        assert "[@click=app.quit]Quit now" in names
+        assert "Red alert survey" in names  # the escape sequence is gone, the words stay
+        assert not any("\x1b" in n for n in names)
+        # walk every row so each hostile survey reaches the detail pane and the question tree
+        for _ in range(screen.table.row_count):
+            await pilot.press("down")
+        await pilot.click("#survey-table", offset=(3, 2))
+        await settle(pilot)
+        assert app.is_running
+        assert app.screen is screen
+        await pilot.press("home")
+        await pilot.pause()
+        fields = static_text(app, "#survey-detail-fields")
+        assert "\x1b" not in fields
+        # and a survey created with hostile text by the operator
+        screen.prefer_editor = False
+        await pilot.press("n")
+        app.screen.query_one("#field-name", Input).value = "[bold]y[/bold] [@click=app.quit] \x1b[31mred"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is screen
+        assert cell_text(screen, 0, "name") == "[bold]y[/bold] [@click=app.quit] red"
+        assert app.is_running
+
+
+async def test_bad_key_shows_the_401_message(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock, api_key="not-a-key")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        assert screen.table.row_count == 0
+        message = static_text(app, "#survey-empty")
+        assert "Cannot load surveys" in message and "401" in message
+        assert app.is_running
+
+
+async def test_server_down_shows_the_error(clock: FrozenClock) -> None:
+    handle = start_sandbox(sandbox_options(clock))
+    base_url = handle.base_url
+    handle.stop()
+    app = make_app(handle, clock, base_url=base_url)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        assert screen.table.row_count == 0
+        message = static_text(app, "#survey-empty")
+        assert "Cannot load surveys" in message and ("refused" in message or "Cannot connect" in message)
+        assert "ctrl+r" in message
+        assert app.is_running

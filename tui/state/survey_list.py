@@ -1,0 +1,274 @@
+"""The survey browser's data: a lazy, offset-paged list, its filters and sort, and the responses counts.
+
+No Textual here, so the paging rules can be tested without a screen.
+
+Why it looks the way it does:
+
+* 10,000 surveys must not be loaded before the first page shows, so the list
+  is fetched one ``limit``/``offset`` page at a time as the operator scrolls.
+* A parsed :class:`~tui.api.models.Survey` costs about 8 KB of Python objects
+  (measured: 80 MB for 10,000), which alone would break the 150 MB budget. A
+  loaded survey is therefore kept as a small :class:`SurveyRow` (the columns)
+  plus its JSON, zlib-compressed (about 3 KB -> 1 KB); the detail pane
+  decompresses and parses the one it shows (about 0.15 ms).
+* The name filter is the server's ``search``; the status is derived from
+  dates (there is no server field), so the status filter runs here, on the
+  pages loaded so far, and the screen keeps loading while too few rows match.
+* Offsets shift when surveys are deleted under us; rows are de-duplicated by
+  id, and a local delete moves the next offset back by one so no survey is
+  skipped.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from tui.api.models import Page, Survey, SurveyStatus
+from tui.clock import Clock
+
+PAGE_SIZE = 100
+COUNTS_MAX_AGE = timedelta(seconds=60)
+
+#: ``f`` cycles through these; None means every status.
+STATUS_CYCLE: tuple[SurveyStatus | None, ...] = (
+    None,
+    SurveyStatus.DRAFT,
+    SurveyStatus.SCHEDULED,
+    SurveyStatus.RUNNING,
+    SurveyStatus.COMPLETE,
+    SurveyStatus.ARCHIVED,
+)
+
+
+class SurveyLister(Protocol):
+    """What the pager needs from ``ApiClient.surveys``; a protocol so tests can pass a fake."""
+
+    async def list(self, limit: int | None = None, offset: int | None = None,
+                   search: str | None = None) -> Page[Survey]: ...
+
+
+@dataclass(slots=True)
+class SurveyRow:
+    """One loaded survey: the values the table shows and sorts on, and the survey as JSON."""
+
+    id: str
+    name: str
+    type: str
+    archived: bool
+    start_date: datetime | None
+    end_date: datetime | None
+    question_count: int
+    creator: str
+    created_at: datetime | None
+    packed: bytes
+
+    @classmethod
+    def from_survey(cls, survey: Survey) -> SurveyRow:
+        return cls(
+            id=survey.id,
+            name=survey.name,
+            type=survey.type or "",
+            archived=survey.archived,
+            start_date=survey.start_date,
+            end_date=survey.end_date,
+            question_count=len(survey.questions or []),
+            creator=survey.created_by.display_name if survey.created_by else "",
+            created_at=survey.created_at,
+            packed=zlib.compress(survey.model_dump_json(exclude_unset=True, by_alias=True).encode(), 1),
+        )
+
+    def survey(self) -> Survey:
+        """The full survey, parsed again (about 0.1 ms) when the detail pane needs it."""
+        return Survey.model_validate_json(zlib.decompress(self.packed))
+
+    def status_at(self, now: datetime) -> SurveyStatus:
+        """Same rule as :meth:`Survey.status_at`, without parsing the whole survey."""
+        if self.archived:
+            return SurveyStatus.ARCHIVED
+        if self.start_date is None:
+            return SurveyStatus.DRAFT
+        if self.start_date > now:
+            return SurveyStatus.SCHEDULED
+        if self.end_date is not None and self.end_date <= now:
+            return SurveyStatus.COMPLETE
+        return SurveyStatus.RUNNING
+
+
+@dataclass
+class PageResult:
+    """What one fetch brought back, tagged with the query generation it was asked for."""
+
+    generation: int
+    offset: int
+    page: Page[Survey]
+
+
+@dataclass
+class SurveyPager:
+    """Offset paging state of one query (one ``search`` text)."""
+
+    page_size: int = PAGE_SIZE
+    search: str = ""
+    rows: list[SurveyRow] = field(default_factory=list)
+    total: int | None = None
+    next_offset: int = 0
+    exhausted: bool = False
+    generation: int = 0
+    skipped: int = 0  # items the server sent that did not parse
+    by_id: dict[str, SurveyRow] = field(default_factory=dict)
+
+    def reset(self, search: str = "") -> None:
+        """Start over for a new search text; results of older fetches are then ignored."""
+        self.search = search
+        self.rows = []
+        self.by_id = {}
+        self.total = None
+        self.next_offset = 0
+        self.exhausted = False
+        self.skipped = 0
+        self.generation += 1
+
+    @property
+    def loaded(self) -> int:
+        return len(self.rows)
+
+    async def fetch_next(self, lister: SurveyLister) -> PageResult:
+        """Fetch the next page; does not change state (apply it with :meth:`accept` on the UI side)."""
+        generation, offset = self.generation, self.next_offset
+        page = await lister.list(limit=self.page_size, offset=offset, search=self.search or None)
+        return PageResult(generation, offset, page)
+
+    def accept(self, result: PageResult) -> list[SurveyRow] | None:
+        """Add a fetched page; returns the new rows, or None when the page belongs to an older query."""
+        if result.generation != self.generation or result.offset != self.next_offset:
+            return None
+        page = result.page
+        new: list[SurveyRow] = []
+        for survey in page.results:
+            if survey.id not in self.by_id:
+                row = SurveyRow.from_survey(survey)
+                self.by_id[row.id] = row
+                new.append(row)
+        self.rows.extend(new)
+        received = len(page.results) + len(page.errors)
+        self.skipped += len(page.errors)
+        self.next_offset += received
+        if page.count is not None:
+            self.total = page.count
+        if received == 0 or not page.next or (self.total is not None and self.next_offset >= self.total):
+            self.exhausted = True
+            self.total = self.loaded + self.skipped if self.total is None else self.total
+        return new
+
+    def replace(self, survey: Survey) -> SurveyRow | None:
+        """Swap in the server's answer to an edit; returns the new row (None when not loaded)."""
+        if survey.id not in self.by_id:
+            return None
+        row = SurveyRow.from_survey(survey)
+        self.rows[self.rows.index(self.by_id[survey.id])] = row
+        self.by_id[row.id] = row
+        return row
+
+    def insert_first(self, survey: Survey) -> SurveyRow:
+        """A survey created here: shown first (the server orders newest first) and counted."""
+        row = SurveyRow.from_survey(survey)
+        if row.id in self.by_id:
+            self.rows.remove(self.by_id[row.id])
+        else:
+            self.next_offset += 1
+            if self.total is not None:
+                self.total += 1
+        self.rows.insert(0, row)
+        self.by_id[row.id] = row
+        return row
+
+    def remove(self, survey_id: str) -> bool:
+        """A survey deleted here: dropped, and the next offset moves back so no survey is skipped."""
+        row = self.by_id.pop(survey_id, None)
+        if row is None:
+            return False
+        self.rows.remove(row)
+        self.next_offset = max(0, self.next_offset - 1)
+        if self.total is not None:
+            self.total = max(0, self.total - 1)
+        return True
+
+    def get(self, survey_id: str) -> SurveyRow | None:
+        return self.by_id.get(survey_id)
+
+
+# --------------------------------------------------------------------------- status filter and sort
+
+
+def matches(row: SurveyRow, status: SurveyStatus | None, now: datetime) -> bool:
+    return status is None or row.status_at(now) is status
+
+
+_STATUS_ORDER = {status: index for index, status in enumerate(STATUS_CYCLE[1:])}
+
+
+@dataclass(frozen=True)
+class SortColumn:
+    key: str
+    label: str
+    value: Callable[[SurveyRow, datetime, dict[str, int]], Any]
+
+
+def _created(row: SurveyRow, now: datetime, counts: dict[str, int]) -> Any:
+    return row.created_at.timestamp() if row.created_at else 0.0
+
+
+SORT_COLUMNS: tuple[SortColumn, ...] = (
+    SortColumn("name", "name", lambda r, n, c: r.name.casefold()),
+    SortColumn("type", "type", lambda r, n, c: r.type.casefold()),
+    SortColumn("status", "status", lambda r, n, c: _STATUS_ORDER.get(r.status_at(n), 9)),
+    SortColumn("questions", "questions", lambda r, n, c: r.question_count),
+    SortColumn("responses", "responses", lambda r, n, c: c.get(r.id, 0)),
+    SortColumn("creator", "creator", lambda r, n, c: r.creator.casefold()),
+    SortColumn("created", "created", _created),
+)
+SORT_BY_KEY = {column.key: column for column in SORT_COLUMNS}
+
+
+# --------------------------------------------------------------------------- responses counts
+
+
+class ResponsesCounts:
+    """The responses_count map, fetched at most once a minute.
+
+    The real endpoint is a live ClickHouse query on every call with no server
+    cache (api-facts.md 3.7), so the browser must not ask for it per page or
+    per key press.
+    """
+
+    def __init__(self, clock: Clock, max_age: timedelta = COUNTS_MAX_AGE) -> None:
+        self._clock = clock
+        self.max_age = max_age
+        self.counts: dict[str, int] = {}
+        self.fetched_at: datetime | None = None
+        self.error: str | None = None
+
+    def due(self) -> bool:
+        return self.fetched_at is None or self._clock.now() - self.fetched_at >= self.max_age
+
+    def store(self, counts: dict[str, int]) -> set[str]:
+        """Keep a fresh map; returns the survey ids whose count changed."""
+        changed = {key for key in set(counts) | set(self.counts) if counts.get(key, 0) != self.counts.get(key, 0)}
+        self.counts = dict(counts)
+        self.fetched_at = self._clock.now()
+        self.error = None
+        return changed
+
+    def failed(self, message: str) -> None:
+        """Remember the failure but also the time, so a broken endpoint is not hammered."""
+        self.fetched_at = self._clock.now()
+        self.error = message
+
+    def get(self, survey_id: str) -> int | None:
+        if self.fetched_at is None or (self.error is not None and not self.counts):
+            return None
+        return self.counts.get(survey_id, 0)
