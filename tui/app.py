@@ -38,7 +38,7 @@ class WatchdeckApp(App[int]):
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
-        Binding("ctrl+o", "pick_project", "Project", id="app.pick_project"),
+        Binding("P", "pick_project", "Project", id="app.pick_project"),
     ]
     # The project shown; screens that show one project watch it: self.watch(self.app, "project_id", ...).
     project_id: var[str] = var("")
