@@ -24,8 +24,16 @@ async def open_editor(pilot: Pilot[Any], survey: Survey | None) -> tuple[SurveyE
 
 
 async def settle(pilot: Pilot[Any]) -> None:
+    """Wait until the screen stops changing: under load a form's layout can take several frames."""
     await pilot.pause()
     await pilot.pause()
+    previous = pilot.app.export_screenshot()
+    for _ in range(20):
+        await pilot.pause(0.05)
+        current = pilot.app.export_screenshot()
+        if current == previous:
+            return
+        previous = current
 
 
 async def set_input(pilot: Pilot[Any], selector: str, value: str) -> None:
