@@ -113,11 +113,16 @@ def status_strip(statuses: list[str], width: int = 10) -> Text:
 # --------------------------------------------------------------------------- times and sizes
 
 
-def ago(when: datetime | None, now: datetime) -> str:
-    """"3 minutes ago" (or "in 5 minutes"); an em dash for no time."""
+def ago(when: datetime | None, now: datetime, *, coarse: bool = False) -> str:
+    """"3 minutes ago" (or "in 5 minutes"); an em dash for no time.
+
+    ``coarse`` says nothing finer than a minute, for cells refreshed once a minute.
+    """
     if when is None:
         return "—"
     delta = now - when
+    if coarse and abs(delta) < timedelta(minutes=1):
+        return "in <1 min" if delta < timedelta(0) else "<1 min ago"
     if delta < timedelta(0):
         return "in " + humanize.naturaldelta(-delta)
     if delta < timedelta(seconds=2):
@@ -137,6 +142,21 @@ def duration(seconds: float | None) -> str:
     if s < 86400:
         return f"{s // 3600}h{(s % 3600) // 60:02d}m"
     return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
+
+
+def coarse_duration(seconds: float | None) -> str:
+    """Minute resolution for figures that age on a wall screen (lag): ``<1m``, ``35m``, ``2h05m``, ``3d04h``.
+
+    Second resolution would change every row's cell at every poll, and each
+    changed row costs a repaint; a lag figure does not need seconds.
+    """
+    if seconds is None:
+        return "—"
+    if seconds < 60:
+        return "<1m"
+    if seconds < 3600:
+        return f"{int(seconds) // 60}m"
+    return duration(seconds)
 
 
 def count(value: int | None) -> str:

@@ -11,6 +11,7 @@ status line says how old it is and why.
 from __future__ import annotations
 
 import contextlib
+import time
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, ClassVar
 
@@ -38,10 +39,13 @@ from tui.widgets.export_cells import (
     EXPORT_COLUMNS,
     RUN_COLUMNS,
     SECONDARY_COLUMNS,
+    RowFacts,
     duration_series,
-    export_cells,
     records_series,
+    row_facts,
+    row_fingerprint,
     run_cells,
+    time_cells,
 )
 from tui.widgets.export_details import export_details_text
 from tui.widgets.live_table import LiveTable
@@ -100,6 +104,10 @@ class MonitorScreen(Screen[None]):
         self._awaiting_retry: dict[str, tuple[datetime | None, datetime | None, set[str]]] = {}
         self._last_title = ""
         self._run_cells: dict[str, dict[str, Text]] = {}
+        self._facts: dict[str, RowFacts] = {}
+        self._time_cells: dict[str, tuple[int, dict[str, Text]]] = {}
+        self._failing = 0
+        self._details_text: Text | None = None
         self._narrow: bool | None = None
         self._runs_table_owner: str | None = None
         self.last_apply_seconds = 0.0
@@ -230,7 +238,7 @@ class MonitorScreen(Screen[None]):
             self.app.bell()
 
     def _update_title(self, snapshot: ExportsSnapshot) -> None:
-        failing = AlertTracker.failing_count(snapshot)
+        failing = self._failing = AlertTracker.failing_count(snapshot)
         title = f"watchdeck: {failing} failing" if failing else "watchdeck"
         self.sub_title = f"{failing} failing" if failing else ""
         if title != self._last_title:
@@ -256,25 +264,42 @@ class MonitorScreen(Screen[None]):
         """Diff the new cells against the shown ones; hand only the changes to the table."""
         if self._snapshot is None:
             return
-        import time
-
         started = time.perf_counter()
         table = self.query_one("#exports", LiveTable)
         threshold = self.wd.settings.lag_alert_intervals
         rows: list[tuple[str, dict[str, Text]]] = []
         changed: dict[str, list[str]] = {}
         fresh: dict[str, dict[str, Text]] = {}
+        facts_now: dict[str, RowFacts] = {}
+        # Time cells have minute resolution: recompute them once a minute, or when the row changed.
+        minute = int(now.timestamp() // 60)
         for watched in self._visible(self._snapshot):
+            key = watched.key
             export = self._with_optimistic(watched)
-            cells = export_cells(export, now, marked=self.alerts.is_marked(watched.key), lag_threshold=threshold)
-            old = self._cells.get(watched.key)
+            marked = self.alerts.is_marked(key)
+            fingerprint = row_fingerprint(export, marked)
+            facts = self._facts.get(key)
+            rebuilt = facts is None or facts.fingerprint != fingerprint
+            if facts is None or rebuilt:
+                facts = row_facts(export, marked, fingerprint)
+            facts_now[key] = facts
+            cached = self._time_cells.get(key)
+            if rebuilt or cached is None or cached[0] != minute:
+                cached = (minute, time_cells(facts, now, threshold))
+                self._time_cells[key] = cached
+            times = cached[1]
+            cells = {**facts.static, **times}
+            old = self._cells.get(key)
             if old is not None:
-                diff = [col for col, value in cells.items() if old.get(col) != value]
+                columns = cells if rebuilt else times
+                diff = [col for col in columns if old.get(col) != cells[col]]
                 if diff:
-                    changed[watched.key] = diff
-            rows.append((watched.key, cells))
-            fresh[watched.key] = cells
+                    changed[key] = diff
+            rows.append((key, cells))
+            fresh[key] = cells
         self._cells = fresh
+        self._facts = facts_now
+        self._time_cells = {k: v for k, v in self._time_cells.items() if k in facts_now}
         table.apply(rows, changed)
         self._show_empty_state(len(rows))
         if table.row_count and self._selected_key is None:
@@ -378,6 +403,7 @@ class MonitorScreen(Screen[None]):
         details = self.query_one("#export-details", Static)
         if watched is None:
             runs_table.clear()
+            self._details_text = None
             details.update(Text("No export selected.", style="dim"))
             return
         runs = self._runs_for_selected()
@@ -399,9 +425,16 @@ class MonitorScreen(Screen[None]):
             self._run_cells = dict(rows)
         self._runs_table_owner = watched.key
         oldest_first = list(reversed(runs))
-        self.query_one("#records-spark", Sparkline).data = records_series(oldest_first) or [0.0]
-        self.query_one("#duration-spark", Sparkline).data = duration_series(oldest_first) or [0.0]
-        details.update(export_details_text(watched, now))
+        # Assign only what changed: each assignment repaints, and the details' update lays out the screen.
+        for spark_id, series in (("#records-spark", records_series(oldest_first) or [0.0]),
+                                 ("#duration-spark", duration_series(oldest_first) or [0.0])):
+            spark = self.query_one(spark_id, Sparkline)
+            if spark.data != series:
+                spark.data = series
+        text = export_details_text(watched, now)
+        if text != self._details_text:
+            self._details_text = text
+            details.update(text)
 
     def _check_retries(self, snapshot: ExportsSnapshot) -> None:
         """A retry's new run appears later: when it does, say so and put the cursor on it."""
@@ -453,7 +486,7 @@ class MonitorScreen(Screen[None]):
         if poller.in_flight:
             parts.append((" · ⟳ refreshing", "dim"))
         if self._snapshot is not None:
-            failing = AlertTracker.failing_count(self._snapshot)
+            failing = self._failing
             parts.append(f" · {len(self._snapshot.exports)} exports")
             if failing:
                 parts.append((f" · {failing} failing", "bold red"))
@@ -464,7 +497,9 @@ class MonitorScreen(Screen[None]):
         if self._filter:
             parts.append((f" · filter: {clean(self._filter, limit=30)}", "cyan"))
         with contextlib.suppress(NoMatches):
-            self.query_one("#monitor-status", Static).update(Text.assemble(*parts))
+            # The height is fixed in monitor.tcss: skip the whole-screen layout update() does by default,
+            # which every second cost more CPU than the polls themselves (measured 1.37 % -> 0.79 % idle).
+            self.query_one("#monitor-status", Static).update(Text.assemble(*parts), layout=False)
         self.set_class(state in (Freshness.STALE, Freshness.OFFLINE), "-stale")
 
     def watch_frozen(self, frozen: bool) -> None:

@@ -135,33 +135,39 @@ def lag_seconds(export: BatchExport, now: datetime) -> float | None:
     return None if end is None else max(0.0, (now - end).total_seconds())
 
 
-def is_lagging(export: BatchExport, now: datetime, threshold_intervals: float = 2.0) -> bool:
+def lag_exceeds(lag: float | None, step: int | None, paused: bool, threshold_intervals: float) -> bool:
     """Lag past ``threshold_intervals`` intervals; a paused export is expected to lag and is not flagged."""
-    if export.paused:
-        return False
-    lag = lag_seconds(export, now)
-    step = export.interval_seconds
-    if lag is None or step is None:
-        return False
-    return lag > threshold_intervals * step
+    return not paused and lag is not None and step is not None and lag > threshold_intervals * step
 
 
-def next_run_due(export: BatchExport, now: datetime) -> datetime | None:
-    """When the next scheduled run should start: the end of the interval after the newest one."""
-    if export.paused:
-        return None
+def is_lagging(export: BatchExport, now: datetime, threshold_intervals: float = 2.0) -> bool:
+    return lag_exceeds(lag_seconds(export, now), export.interval_seconds, export.paused, threshold_intervals)
+
+
+def due_anchor(export: BatchExport) -> datetime | None:
+    """The end of the interval after the newest scheduled run (backfills do not move the schedule)."""
     step = export.interval_seconds
-    if step is None:
-        return None
     ends = [r.data_interval_end for r in export.latest_runs if r.data_interval_end is not None and r.backfill is None]
-    if ends:
-        due = max(ends) + timedelta(seconds=step)
+    return max(ends) + timedelta(seconds=step) if ends and step else None
+
+
+def due_at(anchor: datetime | None, step: int | None, paused: bool, end_at: datetime | None,
+           now: datetime) -> datetime | None:
+    """When the next scheduled run should start; None when paused, unknown or past the export's end."""
+    if paused or not step:
+        return None
+    if anchor is not None:
+        due = anchor
     else:
         epoch = now.timestamp()
         due = datetime.fromtimestamp(epoch - epoch % step + step, tz=now.tzinfo)
-    if export.end_at is not None and due > export.end_at + timedelta(seconds=step):
+    if end_at is not None and due > end_at + timedelta(seconds=step):
         return None
     return due
+
+
+def next_run_due(export: BatchExport, now: datetime) -> datetime | None:
+    return due_at(due_anchor(export), export.interval_seconds, export.paused, export.end_at, now)
 
 
 def is_failing(export: BatchExport) -> bool:

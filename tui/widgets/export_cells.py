@@ -8,18 +8,21 @@ through :func:`tui.render.plain`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from rich.text import Text
 
 from tui.api.models import BatchExportRun
-from tui.render import ago, count, duration, plain, progress_bar, status_strip, status_text
+from tui.render import ago, coarse_duration, count, duration, plain, progress_bar, status_strip, status_text
 from tui.state.exports import (
     WatchedExport,
-    is_lagging,
-    lag_seconds,
+    due_anchor,
+    due_at,
+    lag_exceeds,
     latest_run,
-    next_run_due,
+    newest_completed_end,
     runs_oldest_first,
 )
 
@@ -56,25 +59,48 @@ def _interval_label(interval: str) -> Text:
     return plain(interval.replace("every ", "").replace(" minutes", "m"), limit=9)
 
 
-def export_cells(watched: WatchedExport, now: datetime, *, marked: bool, lag_threshold: float) -> dict[str, Text]:
+TIME_COLUMNS = ("lag", "last", "due")
+
+
+@dataclass(frozen=True)
+class RowFacts:
+    """What a row shows that does not depend on the clock, plus the instants its time cells are measured from.
+
+    A poll in which an export did not change reuses its facts: only the three
+    time cells are recomputed (a few microseconds each), so a quiet poll of
+    200 exports costs little and a changed row costs one rebuild.
+    """
+
+    fingerprint: tuple[Any, ...]
+    static: dict[str, Text]
+    completed_end: datetime | None
+    last_time: datetime | None
+    due_anchor: datetime | None
+    step: int | None
+    paused: bool
+    ended: datetime | None
+
+
+def row_fingerprint(watched: WatchedExport, marked: bool) -> tuple[Any, ...]:
+    """Everything the static cells depend on, cheap to build and compare."""
+    export = watched.export
+    return (
+        export.name, export.model, export.destination.type, export.interval, export.paused, export.end_at, marked,
+        watched.project_id,
+        tuple((r.id, r.status, r.records_completed, r.records_total_count, r.created_at, r.finished_at,
+               r.data_interval_end, r.backfill) for r in export.latest_runs),
+    )
+
+
+def row_facts(watched: WatchedExport, marked: bool, fingerprint: tuple[Any, ...] | None = None) -> RowFacts:
     export = watched.export
     latest = latest_run(export)
     runs = runs_oldest_first(export)
-    lag = lag_seconds(export, now)
-    lagging = is_lagging(export, now, lag_threshold)
-    due = next_run_due(export, now)
     if latest is not None and latest.is_in_progress:
         progress = progress_bar(latest.records_completed, latest.records_total_count, width=8)
     else:
         progress = Text("")
-    if due is None:
-        due_text = Text("paused" if export.paused else "—", style="dim")
-    elif due < now:
-        due_text = Text("overdue " + ago(due, now).replace(" ago", ""), style="bold yellow")
-    else:
-        due_text = Text(ago(due, now))
-    last_time = (latest.finished_at or latest.created_at) if latest else None
-    return {
+    static = {
         "mark": Text("!", style="bold red reverse") if marked else Text(" "),
         "name": plain(export.name or export.id, "bold" if marked else "", limit=60),
         "project": plain(watched.project_id, "dim"),
@@ -85,10 +111,40 @@ def export_cells(watched: WatchedExport, now: datetime, *, marked: bool, lag_thr
         "latest": status_text(latest.status) if latest else Text("no runs", style="dim"),
         "strip": status_strip([r.status for r in runs]),
         "progress": progress,
-        "lag": Text(duration(lag), style="bold red" if lagging else ""),
-        "last": Text(ago(last_time, now)),
+    }
+    return RowFacts(
+        fingerprint=fingerprint if fingerprint is not None else row_fingerprint(watched, marked),
+        static=static,
+        completed_end=newest_completed_end(export),
+        last_time=(latest.finished_at or latest.created_at) if latest else None,
+        due_anchor=due_anchor(export),
+        step=export.interval_seconds,
+        paused=export.paused,
+        ended=export.end_at,
+    )
+
+
+def time_cells(facts: RowFacts, now: datetime, lag_threshold: float) -> dict[str, Text]:
+    """Lag, last run and next due: the cells that age with the clock, at minute resolution."""
+    lag = None if facts.completed_end is None else max(0.0, (now - facts.completed_end).total_seconds())
+    lagging = lag_exceeds(lag, facts.step, facts.paused, lag_threshold)
+    due = due_at(facts.due_anchor, facts.step, facts.paused, facts.ended, now)
+    if due is None:
+        due_text = Text("paused" if facts.paused else "—", style="dim")
+    elif due < now:
+        due_text = Text("overdue " + ago(due, now, coarse=True).replace(" ago", ""), style="bold yellow")
+    else:
+        due_text = Text(ago(due, now, coarse=True))
+    return {
+        "lag": Text(coarse_duration(lag), style="bold red" if lagging else ""),
+        "last": Text(ago(facts.last_time, now, coarse=True)),
         "due": due_text,
     }
+
+
+def export_cells(watched: WatchedExport, now: datetime, *, marked: bool, lag_threshold: float) -> dict[str, Text]:
+    facts = row_facts(watched, marked)
+    return {**facts.static, **time_cells(facts, now, lag_threshold)}
 
 
 def run_cells(run: BatchExportRun, now: datetime) -> dict[str, Text]:

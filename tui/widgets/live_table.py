@@ -78,6 +78,7 @@ class LiveTable(DataTable[Any]):
     def _fast_update(self, updates: Mapping[str, Mapping[str, Text | str]]) -> None:
         data = self._data
         row_keys: set[RowKey] = set()
+        cell_keys: set[tuple[RowKey, ColumnKey]] = set()
         for row, cells in updates.items():
             row_key = RowKey(row)
             if row_key not in data:
@@ -86,6 +87,7 @@ class LiveTable(DataTable[Any]):
                 column_key = ColumnKey(col)
                 if column_key in data[row_key]:
                     data[row_key][column_key] = value
+                    cell_keys.add((row_key, column_key))
             row_keys.add(row_key)
         if not row_keys:
             return
@@ -94,7 +96,8 @@ class LiveTable(DataTable[Any]):
         positions = [index for index in indexes.values() if index is not None]
         for index in positions:
             self._row_renderable_cache.discard((update_count, index))
-        for cell_key in [k for k in self._cell_render_cache.keys() if k[0] in row_keys]:  # noqa: SIM118
+        # Only the changed cells are rendered again; the row's other cells come from the cache.
+        for cell_key in [k for k in self._cell_render_cache.keys() if (k[0], k[1]) in cell_keys]:  # noqa: SIM118
             self._cell_render_cache.discard(cell_key)
         for row_cache_key in [k for k in self._row_render_cache.keys() if k[0] in row_keys]:  # noqa: SIM118
             self._row_render_cache.discard(row_cache_key)

@@ -1,0 +1,565 @@
+"""Monitor benchmarks (issue 4, "Performance"): figures and ratios to baselines of the same run.
+
+Each test prints a table; asserts are functional only (200 rows shown, 5,000 lines kept...).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import httpx
+import sniffio
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable, Footer, Header
+
+from tui.api.client import ApiClient
+from tui.api.models import BatchExport, LogEntry
+from tui.sandbox.runner import SandboxHandle
+from tui.screens.logs import MAX_LINES, LogsScreen
+from tui.screens.monitor import MonitorScreen
+from tui.state.exports import ExportsSnapshot, WatchedExport, latest_run
+from tui.widgets.live_table import LiveTable
+
+from .helpers import (
+    EXPORTS,
+    ROOT,
+    SIZE,
+    FrameCounter,
+    make_app,
+    median,
+    p95,
+    peak_rss_mb,
+    report,
+    rss_mb,
+    wait_for,
+)
+
+# --------------------------------------------------------------------------- helpers
+
+
+async def started_monitor(app: Any) -> tuple[MonitorScreen, LiveTable]:
+    """The monitor with its first poll shown, every worker done and the next poll disarmed."""
+    await wait_for(lambda: isinstance(app.screen, MonitorScreen))
+    screen: MonitorScreen = app.screen
+    table = screen.query_one("#exports", LiveTable)
+    await wait_for(lambda: table.row_count == EXPORTS)
+    await wait_for(lambda: not screen.poller.in_flight and all(w.is_finished for w in app.workers))
+    if screen._timer is not None:
+        screen._timer.stop()
+        screen._timer = None
+    return screen, table
+
+
+def with_changes(prev: ExportsSnapshot, indexes: Sequence[int]) -> ExportsSnapshot:
+    """A new snapshot: copies of ``prev``'s exports; the latest run of each export at ``indexes`` flips
+    between Running and Starting (a status change with no alert and no lag change, as most polls are)."""
+    exports = list(prev.exports)
+    for i in indexes:
+        watched = exports[i]
+        runs = list(watched.export.latest_runs)
+        latest = latest_run(watched.export)
+        if latest is None:
+            continue
+        status = "Starting" if latest.status == "Running" else "Running"
+        runs[runs.index(latest)] = latest.model_copy(update={"status": status})
+        exports[i] = WatchedExport(watched.project_id, watched.export.model_copy(update={"latest_runs": runs}))
+    return ExportsSnapshot(exports=exports, item_errors=list(prev.item_errors), notes=list(prev.notes))
+
+
+class CycleStats:
+    def __init__(self) -> None:
+        self.ui: list[float] = []
+        self.proc: list[float] = []
+        self.wall: list[float] = []
+        self.painted = 0
+
+    def row(self, name: str, baseline: CycleStats | None = None) -> list[object]:
+        ratio = f"{median(baseline.ui) / median(self.ui):.1f}x better" if baseline else "-"
+        return [name, f"{median(self.ui) * 1e3:.2f}", f"{p95(self.ui) * 1e3:.2f}", f"{median(self.proc) * 1e3:.2f}",
+                f"{median(self.wall) * 1e3:.1f}", f"{self.painted}/{len(self.ui)}", ratio]
+
+
+async def run_cycles(frames: FrameCounter, step: Callable[[int], None], warmup: int = 5,
+                     cycles: int = 30) -> CycleStats:
+    """``step(i)`` applies an update; each cycle is measured until the frame that shows it is rendered."""
+    stats = CycleStats()
+    for i in range(warmup + cycles):
+        gc.collect()
+        since = frames.count
+        t0, p0, w0 = time.thread_time(), time.process_time(), time.perf_counter()
+        step(i)
+        painted = await frames.wait_next(since)
+        t1, p1, w1 = time.thread_time(), time.process_time(), time.perf_counter()
+        if i >= warmup:
+            stats.ui.append(t1 - t0)
+            stats.proc.append(p1 - p0)
+            stats.wall.append(w1 - w0)
+            stats.painted += painted
+    return stats
+
+
+class StockTable(App[None]):
+    """The baseline: a stock DataTable of 200 rows x 13 columns, updated with ``update_cell``."""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield DataTable(id="t")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for c in range(13):
+            table.add_column(f"col{c}", key=f"c{c}", width=7)
+        for r in range(200):
+            table.add_row(*(Text(f"r{r}c{c}") for c in range(13)), key=f"r{r}")
+
+
+# --------------------------------------------------------------------------- 1. first paint
+
+BARE_SCRIPT = r"""
+import sys, time
+t_start = float(sys.argv[1])
+import textual.app, httpx, pydantic, humanize
+from pydantic import BaseModel
+from textual.app import App
+from textual.widgets import DataTable, Footer, Header
+
+class Bare(App):
+    done = False
+    def compose(self):
+        yield Header()
+        yield DataTable()
+        yield Footer()
+    def on_mount(self):
+        table = self.query_one(DataTable)
+        table.add_columns(*(f"column {c}" for c in range(6)))
+        table.add_rows([[f"row {r} cell {c}" for c in range(6)] for r in range(50)])
+    def _display(self, screen, renderable):
+        super()._display(screen, renderable)
+        if renderable is not None and not self.done:
+            self.done = True
+            print(f"FRAME {time.time() - t_start:.6f}", flush=True)
+            self.exit()
+
+Bare().run(headless=True, size=(120, 40))
+"""
+
+MONITOR_SCRIPT = r"""
+import sys, time
+t_start = float(sys.argv[1])
+from datetime import UTC, datetime
+from tui.app import WatchdeckApp
+from tui.clock import FrozenClock
+from tui.config import Settings
+from tui.screens.monitor import MonitorScreen
+
+class Timed(WatchdeckApp):
+    done = False
+    first = None
+    def _display(self, screen, renderable):
+        super()._display(screen, renderable)
+        if renderable is None or self.done or not isinstance(screen, MonitorScreen):
+            return
+        if self.first is None:
+            self.first = time.time() - t_start
+        table = screen.query_one("#exports")
+        if table.row_count >= int(sys.argv[4]):
+            self.done = True
+            print(f"FRAME {time.time() - t_start:.6f} FIRST {self.first:.6f}", flush=True)
+            self.exit()
+
+settings = Settings(base_url=sys.argv[2], api_key=sys.argv[3], project_ids=["1"], poll_seconds=300, bell=False)
+Timed(settings, clock=FrozenClock(datetime(2026, 11, 22, 12, 0, tzinfo=UTC))).run(headless=True, size=(120, 40))
+"""
+
+
+def _first_frame(script: str, *args: str, env: dict[str, str]) -> tuple[float, dict[str, float]]:
+    started = time.time()
+    proc = subprocess.run([sys.executable, "-c", script, f"{started:.6f}", *args], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT, env={**os.environ, **env}, check=False)
+    words = proc.stdout.split()
+    assert proc.returncode == 0 and "FRAME" in words, proc.stdout + proc.stderr
+    marks = {words[i]: float(words[i + 1]) for i in range(0, len(words) - 1, 2)}
+    return marks["FRAME"], marks
+
+
+def test_first_paint_vs_bare_app(sandbox200: SandboxHandle, tmp_path: Any) -> None:
+    """Start -> first frame in fresh interpreters: a bare app with the same imports vs the monitor with 200 exports."""
+    env = {f"WATCHDECK_{n}_DIR": str(tmp_path / n.lower()) for n in ("DATA", "STATE", "CONFIG")}
+    bare: list[float] = []
+    monitor: list[float] = []
+    first_any: list[float] = []
+    _first_frame(BARE_SCRIPT, env=env)  # warm the page cache for both
+    _first_frame(MONITOR_SCRIPT, sandbox200.base_url, sandbox200.api_key, str(EXPORTS), env=env)
+    for _ in range(7):
+        bare.append(_first_frame(BARE_SCRIPT, env=env)[0])
+        frame, marks = _first_frame(MONITOR_SCRIPT, sandbox200.base_url, sandbox200.api_key, str(EXPORTS), env=env)
+        monitor.append(frame)
+        first_any.append(marks["FIRST"])
+    ratio = median(monitor) / median(bare)
+    report("1. start -> first frame (fresh interpreter, headless 120x40, n=7 each, interleaved)", [
+        ["bare: textual+httpx+pydantic+humanize, Header/Footer/DataTable 50x6", f"{median(bare) * 1e3:.0f}",
+         f"{min(bare) * 1e3:.0f}", "1.00x"],
+        ["watchdeck monitor: first frame of any kind", f"{median(first_any) * 1e3:.0f}",
+         f"{min(first_any) * 1e3:.0f}", f"{median(first_any) / median(bare):.2f}x"],
+        [f"watchdeck monitor: first frame showing {EXPORTS} exports", f"{median(monitor) * 1e3:.0f}",
+         f"{min(monitor) * 1e3:.0f}", f"{ratio:.2f}x (target <= 1.5x)"],
+    ], ["what", "median ms", "min ms", "ratio"])
+
+
+# --------------------------------------------------------------------------- 2. poll cost on the UI thread
+
+
+async def test_poll_repaint_cost_vs_stock_datatable(sandbox200: SandboxHandle) -> None:
+    """UI-thread CPU of a poll (apply + repaint) with 10 / 200 of 200 rows changed, vs stock DataTable."""
+    results: dict[str, CycleStats] = {}
+    apply_ms: dict[str, list[float]] = {}
+
+    app = make_app(sandbox200.base_url, sandbox200.api_key)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await started_monitor(app)
+        frames = FrameCounter(app)
+        visible = max(1, min(table.row_count, table.size.height - 1))
+        ten = [round(k * (visible - 1) / 9) for k in range(10)]  # ten visible rows: the costly case
+        every = list(range(EXPORTS))
+
+        def poll(indexes: list[int], label: str) -> Callable[[int], None]:
+            def step(_: int) -> None:
+                assert screen._snapshot is not None
+                screen._on_snapshot(with_changes(screen._snapshot, indexes))
+                apply_ms.setdefault(label, []).append(screen.last_apply_seconds)
+            return step
+
+        results["monitor 10 changed"] = await run_cycles(frames, poll(ten, "10"))
+        app.clear_notifications()
+        fast_before = table.fast_path_used
+        results["monitor 200 changed"] = await run_cycles(frames, poll(every, "200"), cycles=15)
+        assert table.fast_path_used > fast_before, "the LiveTable fast path was not taken"
+
+        # The same screen with the fast path disabled: what stock update_cell costs in situ.
+        def no_fast_path(updates: Any) -> None:
+            raise AttributeError("benchmark: stock path")
+
+        table._fast_update = no_fast_path  # type: ignore[method-assign]
+        results["monitor 10 changed, stock update_cell (in situ)"] = await run_cycles(frames, poll(ten, "10s"))
+        assert table.slow_path_used > 0
+        # Gross functional check: the table still shows every export and a changed status.
+        assert table.row_count == EXPORTS
+        await pilot.pause()
+
+    stock = StockTable()
+    async with stock.run_test(size=SIZE):
+        dt = stock.query_one(DataTable)
+        await wait_for(lambda: dt.row_count == 200)
+        frames = FrameCounter(stock)
+
+        def cells(count: int) -> Callable[[int], None]:
+            def step(i: int) -> None:
+                with stock.batch_update():
+                    for r in range(count) if count == 200 else [round(k * 37 / 9) for k in range(10)]:
+                        dt.update_cell(f"r{r}", "c5", Text(f"v{i}", style="green" if i % 2 else "red"))
+            return step
+
+        results["stock DataTable 200x13, 10 update_cell"] = await run_cycles(frames, cells(10))
+        results["stock DataTable 200x13, 200 update_cell"] = await run_cycles(frames, cells(200), cycles=15)
+
+    stock10 = results["stock DataTable 200x13, 10 update_cell"]
+    stock200 = results["stock DataTable 200x13, 200 update_cell"]
+    rows = [
+        results["stock DataTable 200x13, 10 update_cell"].row("stock DataTable 200x13, 10 update_cell (baseline)"),
+        results["monitor 10 changed"].row("monitor _on_snapshot, 10 of 200 changed", stock10),
+        results["monitor 10 changed, stock update_cell (in situ)"].row(
+            "monitor, 10 changed, fast path off (in situ)", stock10),
+        results["stock DataTable 200x13, 200 update_cell"].row("stock DataTable 200x13, 200 update_cell (baseline)"),
+        results["monitor 200 changed"].row("monitor _on_snapshot, 200 of 200 changed", stock200),
+    ]
+    report("2. one poll on the UI thread: apply + repaint (thread CPU; 30 cycles (15 for 200) after 5 warm-up)", rows,
+           ["case", "UI ms med", "UI ms p95", "proc ms", "wall ms", "frames", "vs stock"])
+    print(f"  _render_exports alone (last_apply_seconds), median: 10 changed {median(apply_ms['10']) * 1e3:.2f} ms, "
+          f"200 changed {median(apply_ms['200']) * 1e3:.2f} ms; target <= 16 ms and ~3x better than stock")
+
+
+# --------------------------------------------------------------------------- 3. client CPU per request
+
+
+async def test_client_cpu_per_request(sandbox200: SandboxHandle) -> None:
+    """ApiClient.batch_exports.get vs bare httpx GET + model_validate; client thread CPU only (the server is
+    another thread)."""
+    client = ApiClient(sandbox200.base_url, sandbox200.api_key, "1")
+    bare = httpx.AsyncClient(base_url=sandbox200.base_url, headers={
+        "Authorization": f"Bearer {sandbox200.api_key}", "Accept": "application/json"})
+    try:
+        page = await client.batch_exports.list()
+        ids = [e.id for e in page.results][:100]
+        assert len(ids) == 100
+        base = "/api/environments/1/batch_exports/"
+        sizes: list[int] = []
+
+        async def ours() -> None:
+            for export_id in ids:
+                await client.batch_exports.get(export_id)
+
+        async def theirs() -> None:
+            for export_id in ids:
+                response = await bare.get(f"{base}{export_id}/")
+                response.raise_for_status()
+                BatchExport.model_validate(response.json())
+                if len(sizes) < 100:
+                    sizes.append(len(response.content))
+
+        async def ours_c8() -> None:
+            await asyncio.gather(*(client.batch_exports.get(i) for i in ids))
+
+        async def theirs_c8() -> None:
+            gate = asyncio.Semaphore(8)
+
+            async def one(export_id: str) -> None:
+                async with gate:
+                    response = await bare.get(f"{base}{export_id}/")
+                BatchExport.model_validate(response.json())
+            await asyncio.gather(*(one(i) for i in ids))
+
+        async def listing() -> None:
+            for _ in range(5):
+                await client.batch_exports.list()
+
+        timings: dict[str, list[float]] = {}
+        for _name, action in [("ours", ours), ("theirs", theirs), ("ours_c8", ours_c8), ("theirs_c8", theirs_c8),
+                             ("list", listing)]:
+            await action()  # warm-up: connections, caches
+        for _ in range(7):
+            for name, action in [("theirs", theirs), ("ours", ours), ("theirs_c8", theirs_c8), ("ours_c8", ours_c8),
+                                 ("list", listing)]:
+                gc.collect()
+                t0 = time.thread_time()
+                await action()
+                timings.setdefault(name, []).append(time.thread_time() - t0)
+    finally:
+        await client.aclose()
+        await bare.aclose()
+    per = {k: median(v) / (10 if k == "list" else len(ids)) * 1e3 for k, v in timings.items()}
+    report("3. client CPU per request (main-thread CPU, 100 GETs x 7 reps, interleaved; server in another thread)", [
+        ["bare httpx GET + BatchExport.model_validate, sequential", f"{per['theirs']:.3f}", "1.00x"],
+        ["ApiClient.batch_exports.get, sequential", f"{per['ours']:.3f}", f"{per['ours'] / per['theirs']:.2f}x"],
+        ["bare, 8 in flight", f"{per['theirs_c8']:.3f}", "1.00x"],
+        ["ApiClient, 8 in flight (its cap)", f"{per['ours_c8']:.3f}", f"{per['ours_c8'] / per['theirs_c8']:.2f}x"],
+        [f"ApiClient.batch_exports.list: per page of 100 exports ({EXPORTS} = 2 pages)", f"{per['list']:.3f}",
+         f"= {per['list'] / 100:.3f} ms per export"],
+    ], ["what", "CPU ms/request", "ratio (target <= 1.2x)"])
+    print(f"  body size of one export: {median(sizes) / 1024:.1f} KB; sniffio importable: "
+          f"{sniffio.__version__} (httpcore's per-request import finds it)")
+
+
+# --------------------------------------------------------------------------- 4. idle CPU
+
+SANDBOX_SCRIPT = r"""
+import sys, threading
+from tui.sandbox.runner import SandboxOptions, start_sandbox
+handle = start_sandbox(SandboxOptions(seed=7, exports=int(sys.argv[1]), speed=1.0, simulate=True))
+print(handle.base_url, handle.api_key, flush=True)
+threading.Event().wait()
+"""
+
+IDLE_SCRIPT = r"""
+import asyncio, json, resource, sys, time
+WARM, MEASURE = float(sys.argv[1]), float(sys.argv[2])
+kind = sys.argv[3]
+
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+if kind == "bare":
+    import httpx, pydantic, humanize
+    from textual.app import App
+    from textual.widgets import DataTable, Footer, Header
+    class Bare(App):
+        def compose(self):
+            yield Header()
+            yield DataTable()
+            yield Footer()
+        def on_mount(self):
+            t = self.query_one(DataTable)
+            t.add_columns(*(f"c{c}" for c in range(6)))
+            t.add_rows([[f"r{r}c{c}" for c in range(6)] for r in range(50)])
+    app = Bare()
+else:
+    from tui.app import WatchdeckApp
+    from tui.config import Settings
+    app = WatchdeckApp(Settings(base_url=sys.argv[4], api_key=sys.argv[5], project_ids=["1"], bell=False))
+
+async def main():
+    async with app.run_test(size=(120, 40)) as pilot:
+        extra = {}
+        if kind != "bare":
+            deadline = time.monotonic() + 30
+            while getattr(app.screen, "poller", None) is None or app.screen.poller.last_success is None:
+                assert time.monotonic() < deadline, "no poll succeeded"
+                await asyncio.sleep(0.05)
+        await asyncio.sleep(WARM)
+        c0, w0 = cpu(), time.monotonic()
+        cycles0 = getattr(getattr(app.screen, "poller", None), "cycles", 0)
+        await asyncio.sleep(MEASURE)
+        c1, w1 = cpu(), time.monotonic()
+        if kind != "bare":
+            extra = {"cycles": app.screen.poller.cycles - cycles0, "rows": app.screen.query_one("#exports").row_count,
+                     "interval": app.screen.poller.interval, "failures": app.screen.poller.failures}
+        print(json.dumps({"cpu": c1 - c0, "wall": w1 - w0, **extra}), flush=True)
+
+asyncio.run(main())
+"""
+
+
+def test_idle_cpu_50_exports(tmp_path: Any) -> None:
+    """Process CPU of the app alone (sandbox in its own process) at the default 10 s interval, list endpoint."""
+    warm, measure = 5.0, float(os.environ.get("WATCHDECK_IDLE_SECONDS", "32"))
+    env = {**os.environ, **{f"WATCHDECK_{n}_DIR": str(tmp_path / n.lower()) for n in ("DATA", "STATE", "CONFIG")}}
+    server = subprocess.Popen([sys.executable, "-c", SANDBOX_SCRIPT, "50"], stdout=subprocess.PIPE, text=True,
+                              cwd=ROOT, env=env)
+    try:
+        assert server.stdout is not None
+        base_url, api_key = server.stdout.readline().split()
+        cmd = [sys.executable, "-c", IDLE_SCRIPT, str(warm), str(measure)]
+        ours = subprocess.Popen([*cmd, "watchdeck", base_url, api_key], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+        bare = subprocess.Popen([*cmd, "bare"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                                env=env)
+        out_ours, err_ours = ours.communicate(timeout=120)
+        out_bare, err_bare = bare.communicate(timeout=120)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert ours.returncode == 0, err_ours
+    assert bare.returncode == 0, err_bare
+    a, b = json.loads(out_ours.strip().splitlines()[-1]), json.loads(out_bare.strip().splitlines()[-1])
+    assert a["rows"] == 50 and a["cycles"] >= 2
+    pct_a, pct_b = 100 * a["cpu"] / a["wall"], 100 * b["cpu"] / b["wall"]
+    report(f"4. idle CPU over {measure:.0f} s after {warm:.0f} s warm-up (headless; sandbox in another process)", [
+        ["bare app: Header/Footer/DataTable 50x6, no timers", f"{pct_b:.2f} %", f"{b['cpu'] * 1e3:.0f}", "-"],
+        [f"watchdeck monitor, 50 exports, every {a['interval']:g} s, list endpoint", f"{pct_a:.2f} %",
+         f"{a['cpu'] * 1e3:.0f}", f"{a['cycles']} polls, {a['cpu'] * 1e3 / max(a['cycles'], 1):.0f} ms CPU/poll "
+         f"(incl. the 1 s status tick); failures {a['failures']}"],
+    ], ["what", "of one core (target < 1 %)", "CPU ms", "notes"])
+
+
+# --------------------------------------------------------------------------- 5. memory over 5,000 polls
+
+
+async def test_rss_over_5000_polls(sandbox200: SandboxHandle) -> None:
+    """Feed 5,000 snapshots (10 rows changing each, rotating over all rows) and watch RSS, tasks, workers.
+
+    A poll of 200 exports costs ~40 ms of CPU (see benchmark 2), so 5,000 of them would take minutes:
+    the snapshots carry the first WATCHDECK_RSS_EXPORTS (default 30) exports; a leak per poll shows the same.
+    """
+    watched_count = int(os.environ.get("WATCHDECK_RSS_EXPORTS", "30"))
+    total = int(os.environ.get("WATCHDECK_RSS_CYCLES", "5000"))
+    app = make_app(sandbox200.base_url, sandbox200.api_key)
+    checkpoints = {0, total // 5, total // 2, total}
+    rows: list[list[object]] = []
+    async with app.run_test(size=SIZE):
+        screen, table = await started_monitor(app)
+        assert screen._snapshot is not None
+        first = screen._snapshot
+        screen._on_snapshot(ExportsSnapshot(exports=first.exports[:watched_count]))
+        frames = FrameCounter(app)
+        await frames.wait_next(frames.count, timeout=0.1)
+        started = time.perf_counter()
+        cpu0 = time.process_time()
+        base: dict[str, float] = {}
+        for cycle in range(total + 1):
+            if cycle in checkpoints:
+                await frames.wait_next(frames.count, timeout=0.1)
+                gc.collect()
+                rss, tasks, workers = rss_mb(), len(asyncio.all_tasks()), len(app.workers)
+                base = base or {"rss": rss, "tasks": tasks, "workers": workers}
+                rows.append([cycle, f"{rss:.1f}", f"{100 * (rss / base['rss'] - 1):+.1f} %", tasks, workers,
+                             len(table._cell_render_cache), len(table._row_render_cache), len(table._line_cache),
+                             f"{time.perf_counter() - started:.1f}"])
+            if cycle == total:
+                break
+            indexes = [(cycle * 10 + k * 5) % watched_count for k in range(10)]
+            screen._on_snapshot(with_changes(screen._snapshot, indexes))
+            if cycle % 5 == 0:
+                await frames.wait_next(frames.count, timeout=0.05)  # a repaint every few polls
+            else:
+                await asyncio.sleep(0)
+        cpu = time.process_time() - cpu0
+        assert table.row_count == watched_count
+        app.clear_notifications()
+    report(f"5. RSS over {total:,} polls of {watched_count} exports (gc before each checkpoint; "
+           "10 rows change per poll)", rows,
+           ["cycle", "RSS MB", "growth", "asyncio tasks", "workers", "cell cache", "row cache", "line cache", "s"])
+    print(f"  {cpu / total * 1e3:.2f} ms process CPU per poll (apply, alerts, diff; repaint every 5th); "
+          f"peak RSS {peak_rss_mb():.0f} MB; target: growth < 5 %, tasks and workers flat")
+
+
+# --------------------------------------------------------------------------- 6. logs
+
+
+async def test_logs_100k_lines(sandbox200: SandboxHandle) -> None:
+    """100,000 lines through LogsScreen._write (format_entry + Log.write_lines) in batches of 500."""
+    app = make_app(sandbox200.base_url, sandbox200.api_key)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _ = await started_monitor(app)
+        watched = screen._snapshot.exports[0]  # type: ignore[union-attr]
+        logs = LogsScreen(watched, None)
+        await app.push_screen(logs)
+        await wait_for(lambda: all(w.is_finished for w in app.workers))
+        await pilot.pause()
+        log = logs.query_one("#logs")
+        frames = FrameCounter(app)
+        from datetime import UTC, datetime, timedelta
+
+        start = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+        levels = ["INFO", "DEBUG", "WARNING", "ERROR"]
+        entries = [LogEntry.model_validate({
+            "timestamp": (start + timedelta(milliseconds=i)).isoformat(), "level": levels[i % 4],
+            "message": f"Batch {i // 500} exported {i * 37 % 10_000} records to s3://bucket/prefix/part-{i}.parquet"})
+            for i in range(100_000)]
+        gc.collect()
+        rss0 = rss_mb()
+        rss_at: dict[int, float] = {}
+        workers_max = 0
+        t0, p0, w0 = time.thread_time(), time.process_time(), time.perf_counter()
+        for n in range(0, 100_000, 500):
+            logs._write(entries[n:n + 500])
+            workers_max = max(workers_max, len(app.workers))
+            await asyncio.sleep(0)  # let the loop run: refreshes and the size worker's callbacks
+            if n + 500 in (10_000, 50_000, 100_000):
+                rss_at[n + 500] = rss_mb()
+        await frames.wait_next(frames.count)
+        t1, p1, w1 = time.thread_time(), time.process_time(), time.perf_counter()
+        await wait_for(lambda: all(w.is_finished for w in app.workers))
+        gc.collect()
+        rss_end = rss_mb()
+        assert log.line_count == MAX_LINES, log.line_count
+        assert logs.lines_written >= 100_000
+        left = len(app.workers)
+
+        # A per-batch repaint variant: every batch waits for its frame (frame pacing dominates the wall time).
+        t2, w2 = time.thread_time(), time.perf_counter()
+        for n in range(0, 20_000, 500):
+            since = frames.count
+            logs._write(entries[n:n + 500])
+            await frames.wait_next(since)
+        t3, w3 = time.thread_time(), time.perf_counter()
+    report("6. logs: 100,000 lines into LogsScreen._write in batches of 500", [
+        ["lines/s (wall, incl. final repaint)", f"{100_000 / (w1 - w0):,.0f}", "target >= 50,000"],
+        ["lines/s (UI-thread CPU)", f"{100_000 / (t1 - t0):,.0f}", f"{(t1 - t0) / 100_000 * 1e6:.1f} us/line"],
+        ["process CPU per line (incl. the size thread worker)", f"{(p1 - p0) / 100_000 * 1e6:.1f} us", ""],
+        ["lines/s with a repaint after every batch (20k lines)", f"{20_000 / (w3 - w2):,.0f}",
+         f"UI CPU {(t3 - t2) / 20_000 * 1e6:.1f} us/line"],
+        ["RSS before / 10k / 50k / 100k / after gc",
+         f"{rss0:.1f} / {rss_at[10_000]:.1f} / {rss_at[50_000]:.1f} / {rss_at[100_000]:.1f} / {rss_end:.1f} MB",
+         f"kept {log.line_count} lines (MAX_LINES {MAX_LINES})"],
+        ["workers: max during / left after", f"{workers_max} / {left}", ""],
+    ], ["what", "figure", "notes"])
