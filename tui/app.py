@@ -86,16 +86,22 @@ class WatchdeckApp(App[int]):
 
     def on_mount(self) -> None:
         from tui.screens.monitor import MonitorScreen
-        from tui.screens.surveys import SurveyBrowserScreen
 
         self._load_ui_state()
         self.add_mode("monitor", MonitorScreen)
-        self.add_mode("surveys", SurveyBrowserScreen)
+        self.add_mode("surveys", self._survey_browser)
         self.switch_mode(self._start_mode)
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
         for warning in self.settings.warnings:
             self.notify(clean(warning, limit=400), title="Settings", severity="warning", markup=False, timeout=20)
+
+    @staticmethod
+    def _survey_browser() -> Screen[Any]:
+        """Imported on first use: the survey screens and editor cost start-up time the monitor need not pay."""
+        from tui.screens.surveys import SurveyBrowserScreen
+
+        return SurveyBrowserScreen()
 
     def action_pick_project(self) -> None:
         from tui.screens.project_picker import ProjectPickerScreen
