@@ -63,6 +63,7 @@ class WatchdeckApp(App[int]):
         self.monotonic: Callable[[], float] = time.monotonic
         self.jitter: Callable[[], float] = random.random
         self._ui_state_loaded = False
+        self._watch_worker_failures()
 
     # ------------------------------------------------------------------ clients
 
@@ -167,15 +168,28 @@ class WatchdeckApp(App[int]):
 
     # ------------------------------------------------------------------ crash safety
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A worker that died of an unexpected exception: log it, say so, keep running.
+    def _watch_worker_failures(self) -> None:
+        """Every worker that dies of an unexpected exception is logged and shown; the app keeps running.
 
-        Workers run with ``exit_on_error=False``; expected failures (``ApiError``)
-        are handled where they happen, so what arrives here is a bug.
+        Workers run with ``exit_on_error=False`` and handle expected failures
+        (``ApiError``) where they happen, so what arrives here is a bug. Worker
+        state messages do not bubble to the app, so the hook is the worker
+        manager's removal of finished workers, which sees every worker of every
+        screen, on the event loop.
         """
-        if event.state is not WorkerState.ERROR or event.worker.error is None:
-            return
-        path = record_exception(event.worker.error, context=f"worker {event.worker.name or event.worker.group}")
+        manager = self.workers
+        remove = manager._remove_worker
+
+        def removed(worker: Worker[Any]) -> None:
+            remove(worker)
+            if worker.state is WorkerState.ERROR and worker.error is not None:
+                self.report_bug(worker.error, f"worker {worker.name or worker.group}")
+
+        manager._remove_worker = removed  # type: ignore[method-assign]
+
+    def report_bug(self, error: BaseException, context: str) -> None:
+        """Log an unexpected exception to the crash log and say so in a toast, never as a traceback."""
+        path = record_exception(error, context=context)
         where = f" Details in {path}." if path else ""
-        self.notify(clean(f"Something went wrong in the background: {event.worker.error!r}.{where}", limit=400),
+        self.notify(clean(f"Something went wrong in the background: {error!r}.{where}", limit=400),
                     title="Internal error", severity="error", markup=False, timeout=15)

@@ -1,0 +1,70 @@
+"""Crash safety, resizes mid-update, and secrets kept out of every snapshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.monitor.conftest import make_app
+from tui.sandbox.runner import SandboxHandle
+from tui.screens.monitor import MonitorScreen
+from tui.widgets.live_table import LiveTable
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def settle(pilot: Any) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_a_bug_in_a_worker_is_logged_and_toasted_and_the_app_keeps_running(
+    sandbox: SandboxHandle, user_dirs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+
+        def broken(self: MonitorScreen, now: object) -> None:
+            raise RuntimeError("a bug in rendering")
+
+        monkeypatch.setattr(MonitorScreen, "_render_exports", broken)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert app.is_running
+        log = (user_dirs / "state" / "errors.log").read_text()
+        assert "a bug in rendering" in log and sandbox.api_key not in log
+        assert any("went wrong" in str(n.message) for n in app._notifications)
+        monkeypatch.undo()
+        screen: Any = app.screen
+        assert screen._timer is not None, "the next poll is still armed after the crash"
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert screen.query_one("#exports", LiveTable).row_count == 12
+
+
+async def test_resize_in_the_middle_of_updates_keeps_the_screen_intact(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        for size in ((80, 24), (200, 60), (100, 30), (160, 48)):
+            await pilot.press("ctrl+r")
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            table = app.screen.query_one("#exports", LiveTable)
+            assert table.row_count == 12
+            narrow = size[0] < 120
+            assert ("dest" in [c.value for c in table.columns]) is not narrow
+        assert app.is_running
+
+
+def test_no_snapshot_or_screenshot_holds_a_key() -> None:
+    """Every committed SVG is scanned for the keys the tests and screenshots use."""
+    svgs = list(ROOT.glob("tests/**/__snapshots__/**/*.svg")) + list(ROOT.glob("screenshots/*.svg"))
+    assert svgs, "no snapshots found: the scan would prove nothing"
+    for svg in svgs:
+        text = svg.read_text(encoding="utf-8")
+        for secret in ("sandbox-demo-key", "fake-key", "Bearer "):
+            assert secret not in text, f"{secret!r} in {svg}"
