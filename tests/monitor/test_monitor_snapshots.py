@@ -87,3 +87,10 @@ def test_run_logs_view(snap_compare: SnapCompare, sandbox: SandboxHandle) -> Non
 
     run: Callable[[Any], Awaitable[None]] = run_before
     assert snap_compare(frozen_app(sandbox), terminal_size=(120, 30), run_before=run)
+
+
+def test_monitor_without_colour(snap_compare: SnapCompare, sandbox: SandboxHandle,
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under NO_COLOR every status still reads: a letter in the strip, a word in the latest-run column."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(frozen_app(sandbox), terminal_size=(160, 48), run_before=settle)
