@@ -291,3 +291,88 @@ async def test_many_projects_stretch_the_interval_and_say_so(sandbox: SandboxHan
         assert screen.poller.interval > 2.0
         assert "rate limit" in status_line(app)
         assert "project" in [c.value for c in exports_table(app).columns], "several projects: a project column"
+
+
+async def test_retry_new_run_is_announced_and_highlighted(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Snowflake warehouse (hourly)")
+        await settle(pilot)
+        screen: Any = app.screen
+        runs = screen._runs_for_selected()
+        failed = next(r for r in runs if r.status in ("Failed", "FailedRetryable", "TimedOut", "Terminated"))
+        runs_table = app.screen.query_one("#runs", LiveTable)
+        runs_table.move_cursor(row=runs_table.get_row_index(failed.id))
+        await pilot.press("r", "y")
+        await settle(pilot)
+        assert any("appears in a moment" in str(n.message) for n in app._notifications)
+        clock: Any = sandbox.clock
+        clock.advance(120)  # the sandbox starts the retry's run a little later, as the real service does
+        sandbox.state.simulator.tick()
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert any("new run has started" in str(n.message) for n in app._notifications)
+        highlighted = screen.selected_run()
+        assert highlighted is not None and highlighted.id != failed.id
+        assert highlighted.data_interval_start == failed.data_interval_start
+
+
+async def test_logs_refused_to_personal_keys_are_said_once() -> None:
+    from tests.monitor.conftest import FROZEN_AT
+    from tui.clock import FrozenClock
+    from tui.sandbox.runner import SandboxOptions, start_sandbox
+
+    with start_sandbox(SandboxOptions(simulate=False, clock=FrozenClock(FROZEN_AT), logs_forbidden=True)) as box:
+        app = make_app(box)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            select_export(app, "Events to S3 data lake")
+            await pilot.pause()
+            await pilot.press("L")
+            await settle(pilot)
+            status = str(app.screen.query_one("#logs-status", Static).render())
+            assert "personal API keys" in status
+            asked = len(requests(box, "GET", "/logs/"))
+            app.screen._load_newer()  # a follow tick
+            await settle(pilot)
+            assert len(requests(box, "GET", "/logs/")) == asked, "it stops asking"
+
+
+async def test_follow_asks_only_for_newer_lines(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Events to S3 data lake")
+        await pilot.pause()
+        await pilot.press("L")
+        await settle(pilot)
+        screen: Any = app.screen
+        newest = screen._newest
+        assert newest is not None
+        screen._load_newer()
+        await settle(pilot)
+        last = requests(sandbox, "GET", "/logs/")[-1]
+        assert "after=" in last["query"], last
+
+
+async def test_server_down_then_back_recovers_by_itself(sandbox: SandboxHandle) -> None:
+    from tests.monitor.conftest import FROZEN_AT
+    from tui.clock import FrozenClock
+    from tui.sandbox.runner import SandboxOptions, start_sandbox
+
+    port = int(sandbox.base_url.rsplit(":", 1)[1])
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        sandbox.stop()
+        for _ in range(2):
+            await pilot.press("ctrl+r")
+            await settle(pilot)
+        assert "STALE" in status_line(app)
+        with start_sandbox(SandboxOptions(simulate=False, clock=FrozenClock(FROZEN_AT)), port=port):
+            screen: Any = app.screen
+            screen._start_poll()  # what the armed timer does when it fires
+            await settle(pilot)
+            assert "LIVE" in status_line(app)
+            assert exports_table(app).row_count == 12

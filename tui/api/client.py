@@ -432,6 +432,7 @@ class BatchExportsApi:
     def __init__(self, client: ApiClient) -> None:
         self._c = client
         self._backfill_path: str | None = None  # remembered once one form worked
+        self.logs_refused: LogsUnavailable | None = None  # logs refused to this key: not asked again
 
     @property
     def base(self) -> str:
@@ -529,7 +530,13 @@ class BatchExportsApi:
         return params
 
     async def _logs(self, path: str, params: builtins.list[tuple[str, Any]]) -> builtins.list[LogEntry]:
-        data = await self._c.request("GET", path, params=params or None)
+        if self.logs_refused is not None:
+            raise self.logs_refused  # said once by the server; asking again would only be refused again
+        try:
+            data = await self._c.request("GET", path, params=params or None)
+        except LogsUnavailable as err:
+            self.logs_refused = err
+            raise
         raw = data.get("results") if isinstance(data, Mapping) else data
         if not isinstance(raw, list):
             raise BadResponse(f"Unexpected answer to GET {path}: no results list.", method="GET", path=path)

@@ -226,6 +226,8 @@ class LogsScreen(Screen[None]):
     @work(group="logs-follow", exclusive=True, exit_on_error=False)
     async def _load_newer(self) -> None:
         try:
+            if self._unavailable:
+                return
             if self.run is not None and self._use_window and self.run.finished_at is not None:
                 return  # a finished run's window is closed: nothing new can arrive
             entries = await self._fetch(self._newest, None, PAGE)
