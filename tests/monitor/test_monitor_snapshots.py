@@ -94,3 +94,47 @@ def test_monitor_without_colour(snap_compare: SnapCompare, sandbox: SandboxHandl
     """Under NO_COLOR every status still reads: a letter in the strip, a word in the latest-run column."""
     monkeypatch.setenv("NO_COLOR", "1")
     assert snap_compare(frozen_app(sandbox), terminal_size=(160, 48), run_before=settle)
+
+
+MODALS = {
+    "pause-confirm": ("Events to S3 data lake", ["p"]),
+    "backfill": ("Events to S3 data lake", ["b"]),
+    "edit": ("Postgres audit trail", ["e"]),
+    "delete": ("Snowflake persons", ["D"]),
+    "run-error": ("Snowflake warehouse (hourly)", ["enter", "enter"]),
+    "help": ("Events to S3 data lake", ["question_mark"]),
+    "export-logs": ("Snowflake warehouse (hourly)", ["L", "f"]),
+}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+@pytest.mark.parametrize("modal", list(MODALS))
+def test_monitor_modals(snap_compare: SnapCompare, sandbox: SandboxHandle, modal: str, size: tuple[int, int]) -> None:
+    export, keys = MODALS[modal]
+
+    async def run_before(pilot: Any) -> None:
+        await settle(pilot)
+        select_export(pilot.app, export)
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+
+    assert snap_compare(frozen_app(sandbox), terminal_size=size, run_before=run_before)
+
+
+def test_theme_choice_is_kept(sandbox: SandboxHandle) -> None:
+    import asyncio
+
+    async def scenario() -> str:
+        app = frozen_app(sandbox)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            app.theme = "textual-light"
+            await pilot.pause()
+        again = frozen_app(sandbox)
+        async with again.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            return again.theme
+
+    assert asyncio.run(scenario()) == "textual-light"

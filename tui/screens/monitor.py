@@ -763,8 +763,21 @@ class MonitorScreen(Screen[None]):
         from tui.screens.export_modals import RunErrorScreen
 
         run = self.selected_run()
-        if run is not None and run.latest_error:
+        if run is None:
+            return
+        if run.latest_error:
             self.app.push_screen(RunErrorScreen(run))
+        else:
+            self.notify("This run has no error.", markup=False, timeout=3)
+
+    @on(DataTable.RowSelected, "#exports")
+    def _export_chosen(self) -> None:
+        """Enter on an export goes down to its runs (DataTable keeps enter for itself)."""
+        self.query_one("#runs", LiveTable).focus()
+
+    @on(DataTable.RowSelected, "#runs")
+    def _run_chosen(self) -> None:
+        self.action_run_error()
 
     # ------------------------------------------------------------------ view keys
 
