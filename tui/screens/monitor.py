@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import on, work
@@ -51,7 +52,10 @@ from tui.widgets.export_details import export_details_text
 from tui.widgets.live_table import LiveTable
 
 if TYPE_CHECKING:
+    from tui.api.client import BatchExportsApi
     from tui.app import WatchdeckApp
+
+T = TypeVar("T")
 
 MUTATING_ACTIONS = frozenset({"pause", "unpause", "backfill", "retry", "edit", "delete"})
 POLL_STEPS = (2.0, 3.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0)
@@ -595,27 +599,36 @@ class MonitorScreen(Screen[None]):
 
         self.app.push_screen(ConfirmScreen(f"{verb} export", question, yes_label=verb), answered)
 
+    async def _perform(
+        self, action: str, watched: WatchedExport, call: Callable[[BatchExportsApi], Awaitable[T]],
+        run: str | None = None,
+    ) -> tuple[bool, T | None]:
+        """Send one action once: its key is disabled while it is pending, a failure is said and journaled.
+
+        Nothing is retried here: a failed action waits for the operator.
+        """
+        if not self._begin(action, watched.key):
+            return False, None
+        try:
+            return True, await call(self.wd.api_for(watched.project_id).batch_exports)
+        except ApiError as err:
+            self._fail(action, watched, err, run=run)
+            return False, None
+        finally:
+            self._end(action, watched.key)
+
     @work(group="monitor-actions", exit_on_error=False)
     async def _set_paused(self, watched: WatchedExport, pause: bool) -> None:
         action = "pause" if pause else "unpause"
-        if not self._begin(action, watched.key):
-            return
-        client = self.wd.api_for(watched.project_id)
-        try:
-            if pause:
-                await client.batch_exports.pause(watched.export.id)
-            else:
-                await client.batch_exports.unpause(watched.export.id)
-        except ApiError as err:
-            self._fail(action, watched, err)
-        else:
+        export_id = watched.export.id
+        ok, _ = await self._perform(action, watched,
+                                    lambda api: api.pause(export_id) if pause else api.unpause(export_id))
+        if ok:
             self.alerts.expect_pause_change(watched.key, pause)
             self._optimistic_paused[watched.key] = pause
             self._journal(action, watched, "ok")
             self.notify(f"{'Paused' if pause else 'Unpaused'}: {clean(watched.export.name, limit=80)}", markup=False)
             self._render_exports(self.wd.clock.now())
-        finally:
-            self._end(action, watched.key)
 
     # ------------------------------------------------------------------ backfill, retry
 
@@ -634,20 +647,13 @@ class MonitorScreen(Screen[None]):
 
     @work(group="monitor-actions", exit_on_error=False)
     async def _backfill(self, watched: WatchedExport, start_at: datetime, end_at: datetime) -> None:
-        if not self._begin("backfill", watched.key):
-            return
-        detail: dict[str, object] = {"start_at": start_at.isoformat(), "end_at": end_at.isoformat()}
-        try:
-            client = self.wd.api_for(watched.project_id)
-            result = await client.batch_exports.backfill(watched.export.id, start_at, end_at)
-        except ApiError as err:
-            self._fail("backfill", watched, err)
-        else:
-            detail["backfill_id"] = result.backfill_id
+        ok, result = await self._perform("backfill", watched,
+                                         lambda api: api.backfill(watched.export.id, start_at, end_at))
+        if ok:
+            detail = {"start_at": start_at.isoformat(), "end_at": end_at.isoformat(),
+                      "backfill_id": result.backfill_id if result else None}
             self._journal("backfill", watched, "ok", detail=detail)
             self.notify("Backfill started; its runs appear as they are scheduled.", title="Backfill", markup=False)
-        finally:
-            self._end("backfill", watched.key)
 
     def action_retry(self) -> None:
         watched, run = self.selected(), self.selected_run()
@@ -680,20 +686,15 @@ class MonitorScreen(Screen[None]):
 
     @work(group="monitor-actions", exit_on_error=False)
     async def _retry(self, watched: WatchedExport, run: BatchExportRun) -> None:
-        if not self._begin("retry", watched.key):
-            return
-        try:
-            result = await self.wd.api_for(watched.project_id).batch_exports.retry_run(watched.export.id, run.id)
-        except ApiError as err:
-            self._fail("retry", watched, err, run=run.id)
-        else:
+        ok, result = await self._perform("retry", watched, lambda api: api.retry_run(watched.export.id, run.id),
+                                         run=run.id)
+        if ok:
             known = {r.id for r in watched.export.latest_runs} | {r.id for r in self._runs.get(watched.key, [])}
             self._awaiting_retry[watched.key] = (run.data_interval_start, run.data_interval_end, known)
-            self._journal("retry", watched, "ok", run=run.id, detail={"backfill_id": result.backfill_id})
+            self._journal("retry", watched, "ok", run=run.id,
+                          detail={"backfill_id": result.backfill_id if result else None})
             self.notify("Retry requested: the new run appears in a moment and will be highlighted.",
                         title="Retry", markup=False)
-        finally:
-            self._end("retry", watched.key)
 
     # ------------------------------------------------------------------ edit, delete
 
@@ -727,21 +728,14 @@ class MonitorScreen(Screen[None]):
 
     @work(group="monitor-actions", exit_on_error=False)
     async def _delete(self, watched: WatchedExport) -> None:
-        if not self._begin("delete", watched.key):
-            return
-        try:
-            await self.wd.api_for(watched.project_id).batch_exports.delete(watched.export.id)
-        except ApiError as err:
-            self._fail("delete", watched, err)
-        else:
+        ok, _ = await self._perform("delete", watched, lambda api: api.delete(watched.export.id))
+        if ok:
             self._journal("delete", watched, "ok")
             self.notify(f"Deleted {clean(watched.export.name, limit=80)}.", markup=False)
             if self._snapshot is not None:
                 self._snapshot.exports = [w for w in self._snapshot.exports if w.key != watched.key]
                 self._selected_key = None
                 self._render_exports(self.wd.clock.now())
-        finally:
-            self._end("delete", watched.key)
 
     # ------------------------------------------------------------------ logs, errors
 
