@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
@@ -565,7 +565,7 @@ class MonitorScreen(Screen[None]):
         self.refresh_bindings()
 
     def _journal(self, action: str, watched: WatchedExport, result: str, run: str | None = None,
-                 detail: dict[str, object] | None = None) -> None:
+                 detail: Mapping[str, object] | None = None) -> None:
         self.journal.append(JournalEntry(
             time=self.wd.clock.now(), action=action, result=result, profile=self.wd.settings.profile,
             project=watched.project_id, export=watched.export.id, run=run, detail=detail,
