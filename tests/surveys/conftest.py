@@ -51,11 +51,16 @@ def make_app(handle: Any, clock: FrozenClock, *, read_only: bool = False, projec
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    """Wait until every worker finished and the screen repainted (deterministic assertions and snapshots)."""
+    """Wait until every worker finished, a throttled footer refresh happened, and the screen repainted
+    (deterministic assertions and snapshots)."""
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
+    for _ in range(40):
+        if not getattr(pilot.app.screen, "footer_pending", False):
+            break
+        await pilot.pause(0.05)
     await pilot.pause()
 
 

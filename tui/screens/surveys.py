@@ -22,8 +22,9 @@ can usually answer with the search first.
 
 from __future__ import annotations
 
-import gc
+from collections.abc import Callable
 from datetime import datetime
+from time import monotonic
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -31,10 +32,10 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widget import Widget
+from textual.widgets import Footer, Header, Input, Static
 from textual.worker import Worker, WorkerState
 
 from tui.api.errors import ApiError, WriteValidationError
@@ -53,12 +54,39 @@ from tui.state.survey_list import (
 )
 from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.survey_detail import SurveyDetail
-from tui.widgets.survey_table import COLUMNS, SurveyTable, responses_cell, row_cells
+from tui.widgets.survey_table import SurveyTable, responses_text, survey_row
+from tui.widgets.virtual_table import KEY, Row, VirtualTable
 
 MUTATING_ACTIONS = frozenset({"new", "edit", "delete", "archive", "unarchive", "launch", "stop"})
 NEEDS_SELECTION = frozenset({"edit", "delete", "archive", "unarchive", "launch", "stop", "summarize", "activity"})
+_SELECTION_ACTIONS = tuple(sorted(NEEDS_SELECTION))  # the footer changes only when one of these does
 SEARCH_DEBOUNCE = 0.3
+FOOTER_QUIET = 0.5  # a footer change shows at once when nothing moved for this long ...
+FOOTER_SETTLE = 0.25  # ... else once the cursor has rested this long (see _update_bindings)
 COUNTS_TICK = 15.0
+
+
+class BrowserFooter(Footer):
+    """The footer, without the leak of its old keys.
+
+    Each rebuild (``refresh_bindings``) mounts new ``FooterKey`` widgets bound to ``Footer.compact``
+    with ``data_bind``; the bindings of removed keys stay in the footer's watcher list until
+    ``compact`` changes, which it never does (the textual #6666 pattern). Paging through 10,000
+    surveys rebuilt it on most pages and kept about 1,000 dead keys (140,000 objects) alive, which
+    made each full garbage collection take 65-90 ms. Touching ``compact`` after a rebuild drops
+    the dead keys' bindings (Textual prunes closed watchers then); the live keys see the same value.
+    The dead keys' line caches are emptied too: Textual's ``StylesCache.get_inner_outer`` is an
+    ``lru_cache(1024)`` on a method, so it keeps up to 1,024 dead widgets' caches (and their
+    rendered lines, ~40,000 objects) alive for the collector to walk.
+    """
+
+    async def recompose(self) -> None:
+        old = list(self.children)
+        await super().recompose()
+        self.mutate_reactive(Footer.compact)
+        for widget in old:
+            for node in widget.walk_children(Widget, with_self=True):
+                node._styles_cache.clear()
 
 
 class SurveyBrowserScreen(Screen[None]):
@@ -103,6 +131,9 @@ class SurveyBrowserScreen(Screen[None]):
         self._search_timer: Timer | None = None
         self._shown_id: str | None = None
         self._bindings_state: tuple[Any, ...] | None = None
+        self._footer_timer: Timer | None = None
+        self._footer_state: tuple[Any, ...] | None = None  # what the footer shows
+        self._moved_at = 0.0  # when the selection (or the rows) last changed
 
     # ------------------------------------------------------------------ layout
 
@@ -115,7 +146,7 @@ class SurveyBrowserScreen(Screen[None]):
             yield Static("", id="survey-empty")
         yield Static("", id="survey-status")
         yield SurveyDetail(id="survey-detail")
-        yield Footer()
+        yield BrowserFooter()
 
     @property
     def table(self) -> SurveyTable:
@@ -161,33 +192,33 @@ class SurveyBrowserScreen(Screen[None]):
         self._accept_page(result)
 
     def _accept_page(self, result: PageResult) -> None:
-        """Append a fetched page to the table (the only work done on the UI thread per page)."""
+        """Append a fetched page to the table (the only work done on the UI thread per page).
+
+        A row is a tuple of plain strings (SurveyTable), so a page costs about a millisecond and
+        10,000 loaded rows leave little for the cyclic garbage collector to walk.
+        """
         new = self.pager.accept(result)
         if new is None:
             return
         self.error = None
         table = self.table
         first = table.row_count == 0
-        now, counts = self.now, self._counts_map()
-        with self.app.batch_update():
-            for row in new:
-                if matches(row, self.status_filter, now):
-                    table.add_row(*row_cells(row, now, counts), key=row.id)
-            if self.sort_key is not None and new:
-                self._apply_sort()
+        keep = self.selected_id
+        table.add_rows(self._table_rows(new))  # merged into the order when sorted
+        if self.sort_key is not None and not first:
+            self._move_to(keep)
         if first and table.row_count:
             self._show_detail()
         if self.counts is not None and self.counts.fetched_at is None:
             self._refresh_counts()  # after the first page, so the list is not queued behind a costly count
         self._render_status()
         self._update_bindings()
-        # Long-lived rows move out of the cyclic collector's reach: with 10,000 rows loaded a full
-        # collection walked about a million objects and stalled the UI for 0.6 s (benchmark). Frozen
-        # objects are still freed by reference counting when a row goes; the young generations are
-        # collected first (cheap) so the page's short-lived cyclic garbage is not frozen with them.
-        gc.collect(1)
-        gc.freeze()
         self._maybe_load_more()
+
+    def _table_rows(self, rows: list[SurveyRow]) -> list[Row]:
+        """The table rows of the surveys that pass the status filter."""
+        now, counts, status = self.now, self._counts_map(), self.status_filter
+        return [survey_row(row, now, counts) for row in rows if matches(row, status, now)]
 
     def _maybe_load_more(self) -> None:
         """Keep loading while the visible rows do not reach past the screen (a narrow status filter)."""
@@ -214,29 +245,29 @@ class SurveyBrowserScreen(Screen[None]):
         """Refill the table from the loaded rows (status filter or a new row changed which rows show)."""
         keep = keep or self.selected_id
         table = self.table
-        now, counts = self.now, self._counts_map()
-        with self.app.batch_update():
-            table.clear()
-            for row in self.pager.rows:
-                if matches(row, self.status_filter, now):
-                    table.add_row(*row_cells(row, now, counts), key=row.id)
-            if self.sort_key is not None:
-                table.sort(self.sort_key, key=_sort_value, reverse=self.sort_reverse)
-            self._move_to(keep)
+        table.clear()  # so the sort below has no old rows to compute values for
+        table.sort(self._sort_function(), reverse=self.sort_reverse)
+        table.set_rows(self._table_rows(self.pager.rows))
+        self._move_to(keep)
         self._show_detail()
         self._render_status()
         self._update_bindings()
         self._maybe_load_more()
 
     def _move_to(self, survey_id: str | None) -> None:
-        table = self.table
-        if survey_id is not None and survey_id in table.rows:
-            table.move_cursor(row=table.get_row_index(survey_id), scroll=True)
+        self.table.move_to_key(survey_id)
+
+    def _sort_function(self) -> Callable[[Row], Any] | None:
+        """What the table sorts by: the survey's own value of the sort column (not the cell text)."""
+        if self.sort_key is None:
+            return None
+        value = SORT_BY_KEY[self.sort_key].value
+        pager, now, counts = self.pager, self.now, self._counts_map() or {}
+        return lambda row: value(pager.by_id[row[KEY]], now, counts)
 
     def _apply_sort(self) -> None:
         keep = self.selected_id
-        assert self.sort_key is not None
-        self.table.sort(self.sort_key, key=_sort_value, reverse=self.sort_reverse)
+        self.table.sort(self._sort_function(), reverse=self.sort_reverse)
         self._move_to(keep)
 
     # ------------------------------------------------------------------ responses counts
@@ -265,13 +296,11 @@ class SurveyBrowserScreen(Screen[None]):
         first = counts.fetched_at is None or bool(counts.error)
         changed = counts.store(fresh)
         table = self.table
-        ids = [row.id for row in self.pager.rows] if first else [i for i in changed if i in table.rows]
-        with self.app.batch_update():
-            for survey_id in ids:
-                if survey_id in table.rows:
-                    table.update_cell(survey_id, "responses", responses_cell(counts.counts.get(survey_id, 0)))
-            if self.sort_key == "responses":
-                self._apply_sort()
+        ids = [row.id for row in self.pager.rows] if first else list(changed)
+        table.update_cells("responses", [(survey_id, *responses_text(counts.counts.get(survey_id, 0)))
+                                         for survey_id in ids])
+        if self.sort_key == "responses":
+            self._apply_sort()
         self._show_detail(force=True)
         self._render_status()
 
@@ -279,20 +308,15 @@ class SurveyBrowserScreen(Screen[None]):
 
     @property
     def selected_id(self) -> str | None:
-        table = self.table
-        if table.row_count == 0:
-            return None
-        row = min(table.cursor_row, table.row_count - 1)
-        key = table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value
-        return str(key) if key is not None else None
+        return self.table.cursor_key
 
     @property
     def selected(self) -> SurveyRow | None:
         survey_id = self.selected_id
         return self.pager.get(survey_id) if survey_id else None
 
-    @on(DataTable.RowHighlighted, "#survey-table")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+    @on(VirtualTable.RowHighlighted, "#survey-table")
+    def _highlighted(self, event: VirtualTable.RowHighlighted) -> None:
         self._show_detail()
         self._update_bindings()
 
@@ -305,8 +329,8 @@ class SurveyBrowserScreen(Screen[None]):
         responses = None if row is None or counts is None else counts.get(row.id, 0)
         self.query_one(SurveyDetail).show(row.survey() if row else None, self.now, responses)
 
-    @on(DataTable.RowSelected, "#survey-table")
-    def _selected(self, event: DataTable.RowSelected) -> None:
+    @on(VirtualTable.RowSelected, "#survey-table")
+    def _selected(self, event: VirtualTable.RowSelected) -> None:
         event.stop()
         self.action_toggle_detail()
 
@@ -373,13 +397,38 @@ class SurveyBrowserScreen(Screen[None]):
     # ------------------------------------------------------------------ bindings
 
     def _update_bindings(self) -> None:
-        """Refresh the footer only when the enabled keys change: a footer refresh rebuilds its widgets
-        (measured: about 1.5 ms per key and 20-50 ms per refresh), far too much for every highlight or page."""
-        row = self.selected
-        state = (row is not None, row.archived if row else None, row.status_at(self.now) if row else None)
-        if state != self._bindings_state:
-            self._bindings_state = state
-            self.refresh_bindings()
+        """Refresh the footer when the enabled keys change: at once after a quiet spell, else once the cursor rests.
+
+        A footer refresh rebuilds its widgets (measured: 20-75 ms, and ~6,000 objects of cyclic
+        garbage). Paging through 10,000 surveys changed the keys on most pages; the rebuilds were
+        frames over 50 ms themselves and their garbage made the next full collections take 50-65 ms.
+        So while the cursor keeps moving the footer waits (FOOTER_SETTLE after the last move) and
+        then shows the state of the row the cursor stopped on. What a key does is never late:
+        Textual asks check_action when the key is pressed.
+        """
+        self._bindings_state = tuple(self.check_action(action, ()) for action in _SELECTION_ACTIONS)
+        now = monotonic()
+        quiet = now - self._moved_at >= FOOTER_QUIET
+        self._moved_at = now
+        if self._footer_timer is not None:
+            self._footer_timer.stop()  # still moving: wait for the cursor to rest
+            self._footer_timer = None
+        if self._bindings_state == self._footer_state:
+            return
+        if quiet:
+            self._refresh_footer()
+        else:
+            self._footer_timer = self.set_timer(FOOTER_SETTLE, self._refresh_footer)
+
+    @property
+    def footer_pending(self) -> bool:
+        """A footer refresh waits for the cursor to rest (tests wait for it before a snapshot)."""
+        return self._footer_timer is not None
+
+    def _refresh_footer(self) -> None:
+        self._footer_timer = None
+        self._footer_state = self._bindings_state
+        self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in MUTATING_ACTIONS and self.read_only:
@@ -471,10 +520,10 @@ class SurveyBrowserScreen(Screen[None]):
         self.sort_reverse = not self.sort_reverse
         self._resort()
 
-    @on(DataTable.HeaderSelected, "#survey-table")
-    def _header(self, event: DataTable.HeaderSelected) -> None:
+    @on(VirtualTable.HeaderSelected, "#survey-table")
+    def _header(self, event: VirtualTable.HeaderSelected) -> None:
         event.stop()
-        key = str(event.column_key.value)
+        key = event.column_key
         if key == self.sort_key:
             self.sort_reverse = not self.sort_reverse
         else:
@@ -551,7 +600,7 @@ class SurveyBrowserScreen(Screen[None]):
             self._notify(f"Delete failed: {err}", error=True)
             return
         self.pager.remove(survey_id)
-        if survey_id in self.table.rows:
+        if survey_id in self.table:
             self.table.remove_row(survey_id)
         self._show_detail()
         self._render_status()
@@ -615,14 +664,12 @@ class SurveyBrowserScreen(Screen[None]):
             row = self.pager.insert_first(survey)
         table = self.table
         now = self.now
-        if not matches(row, self.status_filter, now) or row.id not in table.rows:
+        if not matches(row, self.status_filter, now) or row.id not in table:
             self._rebuild()
             return
-        with self.app.batch_update():
-            for (key, _label, _width), cell in zip(COLUMNS, row_cells(row, now, self._counts_map()), strict=True):
-                table.update_cell(row.id, key, cell)
-            if self.sort_key is not None:
-                self._apply_sort()
+        keep = self.selected_id
+        table.update_row(survey_row(row, now, self._counts_map()))  # re-sorted by the table when sorted
+        self._move_to(keep)
         self._show_detail(force=True)
         self._update_bindings()
 
@@ -670,6 +717,3 @@ class SurveyBrowserScreen(Screen[None]):
             else:
                 self._notify(f"Unexpected error: {event.worker.error}", error=True)
 
-
-def _sort_value(cell: Any) -> Any:
-    return getattr(cell, "sort_key", 0)

@@ -1,41 +1,47 @@
-"""The survey list table: safe cells that carry their own sort key, and a "near the end" signal.
+"""The survey list table: a :class:`VirtualTable` of compact survey rows, and a "near the end" signal.
 
-Cells are :class:`SortCell` (a rich ``Text``, so never parsed as markup) that
-also remember the raw value to sort by; ``DataTable.sort`` only hands the key
-function the cell values, and sorting "1,204" or "3 days ago" as text would be
-wrong.
+A survey becomes a :class:`~tui.widgets.virtual_table.Row` of seven plain strings, every server
+string cleaned first (:func:`tui.render.clean`), plus a style key per cell naming a component
+class (``survey-table--running`` ...) styled in ``styles/surveys.tcss``. Nothing else per row
+lives in the widget: 10,000 rows cost a few MB and almost nothing for the garbage collector
+(the DataTable this replaces held ~70,000 rich ``Text`` cells; see virtual_table.py).
 
-Core ``DataTable`` has no lazy loading (textual #1892); :class:`SurveyTable`
-posts :class:`SurveyTable.NearEnd` when the cursor or the viewport comes within
-:attr:`SurveyTable.lookahead` rows of the last loaded row, and the screen
-appends the next page.
+Sorting is not by the cell text ("1,204", "3 days ago" sort wrong as text): the screen passes
+:meth:`VirtualTable.sort` a key function that reads the survey's own values
+(:data:`tui.state.survey_list.SORT_COLUMNS`).
+
+:class:`SurveyTable` posts :class:`SurveyTable.NearEnd` when the cursor or the viewport comes
+within :attr:`SurveyTable.lookahead` rows of the last loaded row, and the screen appends the
+next page.
 """
 
 from __future__ import annotations
 
+import sys
 from datetime import datetime
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import DataTable
 
 from tui.api.models import SurveyStatus
 from tui.render import ago, clean
-from tui.state.survey_list import SORT_BY_KEY, SurveyRow
+from tui.state.survey_list import SurveyRow
+from tui.widgets.virtual_table import Column, Row, VirtualTable
 
-#: (column key, header, width). Widths are fixed so appending rows never re-measures a column.
-COLUMNS: tuple[tuple[str, str, int], ...] = (
-    ("name", "Name", 30),
-    ("type", "Type", 9),
-    ("status", "Status", 9),
-    ("questions", "Qs", 3),
-    ("responses", "Responses", 9),
-    ("creator", "Creator", 16),
-    ("created", "Created", 15),
+#: Widths are fixed so appending rows never re-measures a column.
+COLUMNS: tuple[Column, ...] = (
+    Column("name", "Name", 30),
+    Column("type", "Type", 9),
+    Column("status", "Status", 9),
+    Column("questions", "Qs", 3, "right"),
+    Column("responses", "Responses", 9, "right"),
+    Column("creator", "Creator", 16),
+    Column("created", "Created", 15),
 )
 
+#: Rich styles of the statuses for the detail pane (a Static). The list draws the same looks from
+#: the ``survey-table--<status>`` component classes in styles/surveys.tcss; a test keeps them equal.
 STATUS_STYLES: dict[str, str] = {
     SurveyStatus.DRAFT: "dim",
     SurveyStatus.SCHEDULED: "yellow",
@@ -44,62 +50,60 @@ STATUS_STYLES: dict[str, str] = {
     SurveyStatus.ARCHIVED: "dim italic",
 }
 
+MUTED = "survey-table--muted"
+STATUS_CLASSES: dict[SurveyStatus, str] = {status: f"survey-table--{status.value}" for status in SurveyStatus}
 
-class SortCell(Text):
-    """A table cell: cleaned, un-parsed text plus the value the column sorts by."""
-
-    __slots__ = ("sort_key",)
-
-    def __init__(self, text: str, sort_key: Any, style: str = "", justify: Any = None) -> None:
-        super().__init__(text, style=style, justify=justify, no_wrap=True, end="", overflow="ellipsis")
-        self.sort_key = sort_key
+_STYLE_POOL: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
-def row_cells(row: SurveyRow, now: datetime, counts: dict[str, int] | None) -> list[SortCell]:
-    """The seven cells of a survey, every server string cleaned first (tui.render.clean)."""
-    status = row.status_at(now)
-    counts_map = counts or {}
-    responses = counts_map.get(row.id, 0) if counts is not None else None
-
-    def key(column: str) -> Any:
-        return SORT_BY_KEY[column].value(row, now, counts_map)
-
-    return [
-        SortCell(clean(row.name, limit=200) or "(no name)", key("name"), style="" if row.name else "dim"),
-        SortCell(clean(row.type, limit=40) or "—", key("type")),
-        SortCell(status.value, key("status"), style=STATUS_STYLES.get(status, "")),
-        SortCell(str(row.question_count), key("questions"), justify="right"),
-        responses_cell(responses),
-        SortCell(clean(row.creator, limit=80) or "—", key("creator")),
-        SortCell(ago(row.created_at, now), key("created")),
-    ]
+def _styles(*keys: str) -> tuple[str, ...]:
+    """One shared tuple per combination of cell styles (a handful), not one per row."""
+    return _STYLE_POOL.setdefault(keys, keys)
 
 
-def responses_cell(responses: int | None) -> SortCell:
-    """``—`` while the count is unknown (not fetched yet, or the endpoint failed)."""
+def responses_text(responses: int | None) -> tuple[str, str]:
+    """The responses cell and its style key: ``—`` (muted) while the count is unknown (not fetched, or failed)."""
     if responses is None:
-        return SortCell("—", 0, style="dim", justify="right")
-    return SortCell(f"{responses:,}", responses, justify="right")
+        return "—", MUTED
+    return sys.intern(f"{responses:,}"), ""
 
 
-class SurveyTable(DataTable[Any]):
-    """A DataTable that asks for more rows before the operator reaches the last loaded one."""
+def survey_row(row: SurveyRow, now: datetime, counts: dict[str, int] | None) -> Row:
+    """The table row of a survey. Short, repetitive texts are interned so 10,000 rows share them."""
+    status = row.status_at(now)
+    responses, responses_style = responses_text(None if counts is None else counts.get(row.id, 0))
+    name = clean(row.name, limit=200) or "(no name)"
+    cells = (
+        name,
+        sys.intern(clean(row.type, limit=40) or "—"),
+        status.value,
+        sys.intern(str(row.question_count)),
+        responses,
+        sys.intern(clean(row.creator, limit=80) or "—"),
+        sys.intern(ago(row.created_at, now)),
+    )
+    styles = _styles("" if row.name else MUTED, "", STATUS_CLASSES[status], "", responses_style, "", "")
+    return (row.id, cells, styles)
+
+
+class SurveyTable(VirtualTable):
+    """The survey list; asks for more rows before the operator reaches the last loaded one."""
 
     lookahead = 40
 
-    # A row list: home/end go to the first/last row (core DataTable scrolls sideways on them).
+    COMPONENT_CLASSES: ClassVar[set[str]] = {MUTED, *STATUS_CLASSES.values()}
+
+    # The survey ids of the keymap (home/end go to the first/last loaded row).
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("home", "scroll_top", "First", show=False, id="surveys.first"),
-        Binding("end", "scroll_bottom", "Last", show=False, id="surveys.last"),
+        Binding("home", "first", "First", show=False, id="surveys.first"),
+        Binding("end", "last", "Last", show=False, id="surveys.last"),
     ]
 
     class NearEnd(Message):
         """The cursor or the viewport is within ``lookahead`` rows of the end."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
-        for key, label, width in COLUMNS:
-            self.add_column(Text(label), key=key, width=width)
+        super().__init__(COLUMNS, **kwargs)
 
     def near_end(self) -> bool:
         rows = self.row_count
@@ -108,16 +112,6 @@ class SurveyTable(DataTable[Any]):
         bottom = max(self.cursor_row, int(self.scroll_y) + self.scrollable_content_region.height)
         return bottom >= rows - self.lookahead
 
-    def _signal_if_near_end(self) -> None:
+    def _view_changed(self) -> None:
         if self.near_end():
             self.post_message(self.NearEnd())
-
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        if round(old_value) != round(new_value):
-            self._signal_if_near_end()
-
-    def watch_cursor_coordinate(self, old_coordinate: Any, new_coordinate: Any) -> None:
-        super().watch_cursor_coordinate(old_coordinate, new_coordinate)
-        if old_coordinate.row != new_coordinate.row:
-            self._signal_if_near_end()

@@ -1,0 +1,586 @@
+"""A virtual table: a large list of rows drawn one visible line at a time (Textual's Line API).
+
+Why not ``DataTable``: it keeps a rich ``Text`` (or a parsed renderable) per cell plus row and
+key objects per row. With the survey list's 10,000 rows that was ~70,000 ``Text`` objects and
+about a million objects the cyclic garbage collector walked (0.6 s per full collection, measured),
+and 200 MB of RSS. Here a row is one small tuple of already-cleaned plain strings plus a tuple of
+per-cell style keys (shared between rows); nothing per cell is built until its line is on screen,
+and the strips of the lines on screen are kept in a small LRU so moving the cursor re-renders two
+lines, not the table.
+
+What it does: fixed column widths (appending rows never re-measures anything), a header row that
+stays put and posts :class:`VirtualTable.HeaderSelected` on click, a row cursor (up/down,
+pageup/pagedown, home/end, mouse click; a click on the cursor row or ``enter`` posts
+:class:`VirtualTable.RowSelected`), :class:`VirtualTable.RowHighlighted` whenever the row under
+the cursor changes, horizontal scrolling when the columns are wider than the widget, and a stable
+:meth:`VirtualTable.sort` by a key function whose values are computed once per row.
+
+Safety: cells become ``Segment`` text, never markup, so ``[@click=app.quit]`` from a server shows
+as those characters; cell text with a control character is cleaned again at render time
+(:func:`tui.render.clean`) in case a caller forgot, since a ``Segment`` reaches the terminal as is.
+
+Looks come from component classes styled in ``styles/surveys.tcss`` (``virtual-table--header``,
+``--cursor``, ``--hover``, ``--even-row``); a cell's style key names a component class of the
+subclass (for example ``survey-table--running``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ClassVar, Final, Literal, NamedTuple
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui.render import clean
+
+Justify = Literal["left", "right"]
+
+
+class Column(NamedTuple):
+    """A column: its key (used in messages and :meth:`VirtualTable.cell`), header label, width in cells."""
+
+    key: str
+    label: str
+    width: int
+    justify: Justify = "left"
+
+
+#: One row: ``(key, cell texts, style key per cell)``. A plain tuple on purpose: CPython's collector
+#: stops tracking an exact tuple of strings (and tuples of strings), so 10,000 rows add nothing to
+#: the cost of a full garbage collection; a NamedTuple subclass stays tracked. Build the style
+#: tuples from a small pool so rows share them (they repeat a lot); "" means no style.
+Row = tuple[str, tuple[str, ...], tuple[str, ...]]
+KEY: Final = 0
+CELLS: Final = 1
+STYLES: Final = 2
+
+
+def make_row(key: str, cells: Sequence[str], styles: Sequence[str] = ()) -> Row:
+    """A row as the table stores it (cells must already be cleaned plain text)."""
+    return (key, tuple(cells), tuple(styles))
+
+
+class _Looks(NamedTuple):
+    """The rich styles of one frame, read from the component classes (cheap: Textual caches them)."""
+
+    base: Style
+    header: Style
+    cursor: Style
+    hover: Style
+    even: Style
+
+
+CELL_PADDING = 1
+STRIP_CACHE_MIN = 64
+
+
+def fit(text: str, width: int, justify: Justify = "left") -> str:
+    """``text`` in exactly ``width`` terminal cells: an ellipsis when cut (as DataTable did), padded otherwise."""
+    if not text.isprintable():
+        text = clean(text)
+    length = cell_len(text)
+    if length > width:
+        return set_cell_size(text, width - 1) + "…" if width > 0 else ""
+    if length == width:
+        return text
+    pad = " " * (width - length)
+    return pad + text if justify == "right" else text + pad
+
+
+class VirtualTable(ScrollView, can_focus=True):
+    """A read-only table of many rows that renders only the visible ones."""
+
+    ALLOW_SELECT = False
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "virtual-table--header",
+        "virtual-table--cursor",
+        "virtual-table--hover",
+        "virtual-table--even-row",
+    }
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cursor", "Select", show=False, id="table.select"),
+        Binding("up", "cursor_up", "Cursor up", show=False, id="table.up"),
+        Binding("down", "cursor_down", "Cursor down", show=False, id="table.down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="table.page_up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="table.page_down"),
+        Binding("home,ctrl+home", "first", "First", show=False, id="table.first"),
+        Binding("end,ctrl+end", "last", "Last", show=False, id="table.last"),
+    ]
+
+    class RowHighlighted(Message):
+        """The row under the cursor changed (moved, or the rows under a still cursor changed)."""
+
+        def __init__(self, table: VirtualTable, cursor_row: int, row_key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.cursor_row = cursor_row
+            self.row_key = row_key
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    class RowSelected(Message):
+        """``enter`` on the cursor row, or a click on it."""
+
+        def __init__(self, table: VirtualTable, cursor_row: int, row_key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.cursor_row = cursor_row
+            self.row_key = row_key
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    class HeaderSelected(Message):
+        """A click on a column header (the owner decides what sorting means)."""
+
+        def __init__(self, table: VirtualTable, column_key: str, column_index: int) -> None:
+            super().__init__()
+            self.table = table
+            self.column_key = column_key
+            self.column_index = column_index
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    def __init__(self, columns: Sequence[Column], *, zebra_stripes: bool = False, name: str | None = None,
+                 id: str | None = None, classes: str | None = None, disabled: bool = False) -> None:
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self.columns: tuple[Column, ...] = tuple(columns)
+        self.zebra_stripes = zebra_stripes
+        self._column_index = {column.key: index for index, column in enumerate(self.columns)}
+        self._table_width = sum(column.width + 2 * CELL_PADDING for column in self.columns)
+        self._rows: list[Row] = []  # insertion order
+        self._view: list[Row] = self._rows  # display order; the same list while unsorted
+        self._positions: dict[str, int] | None = {}  # key -> display index; None = rebuild on demand
+        self._sort_fn: Callable[[Row], Any] | None = None
+        self._sort_reverse = False
+        self._sort_values: dict[str, Any] = {}
+        self._cursor = 0
+        self._highlighted: tuple[int, str] | None = None
+        self._hover: int | None = None  # display index under the mouse, None when the keyboard moved last
+        self._strips: LRUCache[tuple[Any, ...], Strip] = LRUCache(STRIP_CACHE_MIN)
+        self._looks: _Looks | None = None
+        self._cell_styles: dict[str, Style] = {}
+        self._update_virtual_size()
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def row_count(self) -> int:
+        return len(self._view)
+
+    @property
+    def cursor_row(self) -> int:
+        return self._cursor
+
+    @property
+    def cursor_key(self) -> str | None:
+        """The key of the row under the cursor, None when the table is empty."""
+        return self._view[self._cursor][KEY] if self._view else None
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._index()
+
+    def index_of(self, key: str) -> int | None:
+        """The display index of a row, None when it is not in the table."""
+        return self._index().get(key)
+
+    def key_at(self, index: int) -> str:
+        return self._view[index][KEY]
+
+    def row_at(self, index: int) -> Row:
+        return self._view[index]
+
+    def cell(self, index: int, column_key: str) -> str:
+        """The text of one cell, as stored (not cut to the column width)."""
+        return self._view[index][CELLS][self._column_index[column_key]]
+
+    def column_texts(self, column_key: str) -> list[str]:
+        column = self._column_index[column_key]
+        return [row[CELLS][column] for row in self._view]
+
+    def _index(self) -> dict[str, int]:
+        if self._positions is None:
+            self._positions = {row[KEY]: index for index, row in enumerate(self._view)}
+        return self._positions
+
+    # ------------------------------------------------------------------ changing rows
+
+    def add_rows(self, rows: Iterable[Row]) -> None:
+        """Append rows (merged into the order when sorted). Keys must be new."""
+        new = list(rows)
+        if not new:
+            return
+        index = self._index()
+        for row in new:
+            if row[KEY] in index:
+                raise ValueError(f"duplicate row key {row[KEY]!r}")
+        start = len(self._view)
+        self._rows.extend(new)
+        if self._sort_fn is not None:
+            self._sort_values.update((row[KEY], self._sort_fn(row)) for row in new)
+            # The view is sorted and the new rows come after it, so the stable sort is a cheap merge and
+            # equal values keep their insertion order (as a sort from scratch would).
+            self._view.extend(new)
+            self._resort_view()
+        else:
+            for offset, row in enumerate(new):
+                index[row[KEY]] = start + offset
+        self._rows_changed()
+
+    def set_rows(self, rows: Iterable[Row]) -> None:
+        """Replace every row (keeps the sort function; the cursor stays at its index, clamped)."""
+        self._rows = list(rows)
+        self._positions = None
+        if self._sort_fn is not None:
+            fn = self._sort_fn
+            self._sort_values = {row[KEY]: fn(row) for row in self._rows}
+            self._view = list(self._rows)
+            self._resort_view()
+        else:
+            self._view = self._rows
+        if len(self._index()) != len(self._view):
+            raise ValueError("duplicate row keys")
+        self._rows_changed()
+
+    def clear(self) -> None:
+        """No rows; the cursor and the scroll go back to the top."""
+        self._rows = []
+        self._view = self._rows
+        self._positions = {}
+        self._sort_values = {}
+        self._cursor = 0
+        self._highlighted = None
+        self._hover = None
+        self._rows_changed()
+        self.scroll_to(0, 0, animate=False, force=True)
+
+    def update_row(self, row: Row) -> None:
+        """Replace the row with the same key (re-sorted when a sort is active)."""
+        position = self._index()[row[KEY]]
+        old = self._view[position]
+        self._view[position] = row
+        if self._view is not self._rows:
+            self._rows[self._rows.index(old)] = row
+        if self._sort_fn is not None:
+            self._sort_values[row[KEY]] = self._sort_fn(row)
+            self._resort_view()
+        self._rows_changed()
+
+    def update_cell(self, key: str, column_key: str, text: str, style: str = "") -> None:
+        """Replace one cell's text and style key (see :meth:`update_cells`)."""
+        self.update_cells(column_key, [(key, text, style)])
+
+    def update_cells(self, column_key: str, changes: Iterable[tuple[str, str, str]]) -> None:
+        """Replace cells of one column: ``(row key, text, style key)`` each; unknown keys are skipped.
+
+        The sort is NOT re-applied (call :meth:`sort` after the batch when the column is the sort's).
+        """
+        column = self._column_index[column_key]
+        index = self._index()
+        replaced: dict[str, Row] = {}
+        for key, text, style in changes:
+            position = index.get(key)
+            if position is None:
+                continue
+            old = self._view[position]
+            styles = old[STYLES] or ("",) * len(old[CELLS])
+            row = (old[KEY], (*old[CELLS][:column], text, *old[CELLS][column + 1:]),
+                   (*styles[:column], style, *styles[column + 1:]))
+            self._view[position] = replaced[key] = row
+        if replaced and self._view is not self._rows:
+            self._rows = [replaced.get(row[KEY], row) for row in self._rows]
+        if replaced:
+            self.refresh()
+
+    def remove_row(self, key: str) -> None:
+        position = self._index()[key]
+        old = self._view.pop(position)
+        if self._view is not self._rows:
+            self._rows.remove(old)
+        self._sort_values.pop(key, None)
+        self._positions = None
+        self._rows_changed()
+
+    def sort(self, key: Callable[[Row], Any] | None, *, reverse: bool = False) -> None:
+        """Order the rows by ``key(row)`` (stable: ties keep insertion order); None restores insertion order.
+
+        Values are computed once per row and kept, so pages appended later merge in cheaply; call
+        ``sort`` again when what the values depend on changes. The cursor keeps its index.
+        """
+        self._sort_fn, self._sort_reverse = key, reverse
+        if key is None:
+            self._sort_values = {}
+            self._view = self._rows
+        else:
+            self._sort_values = {row[KEY]: key(row) for row in self._rows}
+            self._view = list(self._rows)
+            self._resort_view()
+        self._positions = None
+        self._rows_changed()
+
+    def _resort_view(self) -> None:
+        values = self._sort_values
+        self._view.sort(key=lambda row: values[row[KEY]], reverse=self._sort_reverse)
+        self._positions = None
+
+    def _rows_changed(self) -> None:
+        self._cursor = max(0, min(self._cursor, len(self._view) - 1))
+        self._update_virtual_size()
+        self.refresh()
+        self._check_highlight()
+
+    def _update_virtual_size(self) -> None:
+        self.virtual_size = Size(self._table_width, len(self._view) + 1)
+
+    # ------------------------------------------------------------------ cursor
+
+    def move_cursor(self, row: int, *, scroll: bool = True) -> None:
+        """Put the cursor on display index ``row`` (clamped) and, by default, bring it into view."""
+        old = self._cursor
+        self._cursor = max(0, min(row, len(self._view) - 1))
+        if old != self._cursor:
+            self.refresh_line(old + 1)
+            self.refresh_line(self._cursor + 1)
+        if scroll:
+            self.scroll_to_cursor()
+        self._check_highlight()
+        if old != self._cursor:
+            self._view_changed()
+
+    def move_to_key(self, key: str | None, *, scroll: bool = True) -> bool:
+        """Put the cursor on the row with ``key``; False when it is not in the table."""
+        index = None if key is None else self.index_of(key)
+        if index is None:
+            return False
+        self.move_cursor(index, scroll=scroll)
+        return True
+
+    @property
+    def _page_rows(self) -> int:
+        """Rows visible under the header."""
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def scroll_to_cursor(self) -> None:
+        top, rows = int(self.scroll_y), self._page_rows
+        if self._cursor < top:
+            self.scroll_to(y=self._cursor, animate=False, force=True)
+        elif self._cursor >= top + rows:
+            self.scroll_to(y=self._cursor - rows + 1, animate=False, force=True)
+
+    def _check_highlight(self) -> None:
+        key = self.cursor_key
+        state = None if key is None else (self._cursor, key)
+        if state != self._highlighted:
+            self._highlighted = state
+            if key is not None:
+                self.post_message(self.RowHighlighted(self, self._cursor, key))
+
+    def _view_changed(self) -> None:
+        """Hook: the cursor row or the first visible row changed (lazy loading listens here)."""
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if round(old_value) != round(new_value):
+            self._view_changed()
+
+    def _keyboard(self) -> None:
+        if self._hover is not None:
+            self.refresh_line(self._hover + 1)
+            self._hover = None
+
+    def action_cursor_up(self) -> None:
+        self._keyboard()
+        self.move_cursor(self._cursor - 1)
+
+    def action_cursor_down(self) -> None:
+        self._keyboard()
+        self.move_cursor(self._cursor + 1)
+
+    def action_page_down(self) -> None:
+        self._keyboard()
+        rows = self._page_rows
+        self.scroll_to(y=int(self.scroll_y) + rows, animate=False, force=True)
+        self.move_cursor(self._cursor + rows)
+
+    def action_page_up(self) -> None:
+        self._keyboard()
+        rows = self._page_rows
+        self.scroll_to(y=int(self.scroll_y) - rows, animate=False, force=True)
+        self.move_cursor(self._cursor - rows)
+
+    def action_first(self) -> None:
+        self._keyboard()
+        self.move_cursor(0)
+
+    def action_last(self) -> None:
+        self._keyboard()
+        self.move_cursor(len(self._view) - 1)
+
+    def action_select_cursor(self) -> None:
+        key = self.cursor_key
+        if key is not None:
+            self.post_message(self.RowSelected(self, self._cursor, key))
+
+    # ------------------------------------------------------------------ mouse
+
+    def _at(self, event: events.MouseEvent) -> tuple[int, int] | None:
+        """(virtual x, line) under the mouse: line 0 is the header, line n is display index n - 1."""
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return None
+        if offset.y == 0:
+            return int(self.scroll_x) + offset.x, 0
+        return int(self.scroll_x) + offset.x, int(self.scroll_y) + offset.y
+
+    def column_at(self, x: int) -> int | None:
+        """The column drawn at virtual x (its padding included), None past the last column."""
+        edge = 0
+        for index, column in enumerate(self.columns):
+            edge += column.width + 2 * CELL_PADDING
+            if x < edge:
+                return index
+        return None
+
+    async def _on_click(self, event: events.Click) -> None:
+        where = self._at(event)
+        if where is None:
+            return
+        x, line = where
+        event.stop()
+        if line == 0:
+            column = self.column_at(x)
+            if column is not None:
+                self.post_message(self.HeaderSelected(self, self.columns[column].key, column))
+            return
+        index = line - 1
+        if index >= len(self._view):
+            return
+        if index == self._cursor:
+            self.action_select_cursor()
+        else:
+            self.move_cursor(index)
+
+    def _on_mouse_move(self, event: events.MouseMove) -> None:
+        where = self._at(event)
+        hover = None if where is None or where[1] == 0 or where[1] > len(self._view) else where[1] - 1
+        if hover != self._hover:
+            for index in (self._hover, hover):
+                if index is not None:
+                    self.refresh_line(index + 1)
+            self._hover = hover
+
+    def _on_leave(self, event: events.Leave) -> None:
+        self._keyboard()
+
+    # ------------------------------------------------------------------ rendering
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._looks = None
+        self._cell_styles.clear()
+        self._strips.clear()
+
+    def _on_focus(self, event: events.Focus) -> None:
+        self._looks = None
+        self.refresh()
+
+    def _on_blur(self, event: events.Blur) -> None:
+        self._looks = None
+        self.refresh()
+
+    def _get_looks(self) -> _Looks:
+        get = self.get_component_rich_style
+        looks = _Looks(self.rich_style, get("virtual-table--header"), get("virtual-table--cursor"),
+                       get("virtual-table--hover", partial=True), get("virtual-table--even-row"))
+        if looks != self._looks:
+            self._looks = looks
+            self._strips.clear()
+        return looks
+
+    def _cell_style(self, key: str) -> Style:
+        if not key:
+            return Style.null()
+        style = self._cell_styles.get(key)
+        if style is None:
+            style = self._cell_styles[key] = self.get_component_rich_style(key, partial=True, default=Style.null())
+        return style
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._get_looks()  # once per frame: a focus or theme change empties the strip cache
+        self._strips.grow(max(STRIP_CACHE_MIN, 2 * self.size.height))  # the visible window and a page
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        looks = self._looks or self._get_looks()
+        scroll_x, scroll_y = self.scroll_offset
+        if y == 0:
+            return self._header_strip(looks, width, scroll_x)
+        index = scroll_y + y - 1
+        if index >= len(self._view):
+            return Strip.blank(width, looks.base)
+        return self._row_strip(index, looks, width, scroll_x)
+
+    def _finish(self, segments: list[Segment], looks: _Looks, width: int, scroll_x: int) -> Strip:
+        """The visible part of a line; only this one Strip is kept (a Strip carries six small caches)."""
+        return Strip(segments).crop(scroll_x, scroll_x + width).adjust_cell_length(width, looks.base).simplify()
+
+    def _header_strip(self, looks: _Looks, width: int, scroll_x: int) -> Strip:
+        cache_key = ("header", width, scroll_x)
+        strip = self._strips.get(cache_key)
+        if strip is None:
+            style = looks.header
+            pad = " " * CELL_PADDING
+            segments = [Segment(pad + fit(column.label, column.width) + pad, style) for column in self.columns]
+            segments.append(Segment(" " * max(0, width - self._table_width), style))
+            strip = self._finish(segments, looks, width, scroll_x)
+            self._strips.set(cache_key, strip)
+        return strip
+
+    def _row_strip(self, index: int, looks: _Looks, width: int, scroll_x: int) -> Strip:
+        row = self._view[index]
+        cursor = index == self._cursor
+        hover = index == self._hover
+        even = self.zebra_stripes and index % 2 == 0
+        cache_key = (row, cursor, hover, even, width, scroll_x)
+        strip = self._strips.get(cache_key)
+        if strip is not None:
+            return strip
+        row_style = looks.base + looks.even if even else looks.base
+        # As DataTable: the cursor's colours win over a cell's own colour; its bold/dim/italic stay.
+        if cursor:
+            pre, post = row_style + looks.cursor, Style.from_color(looks.cursor.color)
+        elif hover:
+            pre, post = row_style + looks.hover, Style.null()
+        else:
+            pre, post = row_style, Style.null()
+        padding = " " * CELL_PADDING
+        pad_style = pre + post
+        styles = row[STYLES]
+        segments: list[Segment] = []
+        for number, (column, text) in enumerate(zip(self.columns, row[CELLS], strict=False)):
+            style_key = styles[number] if number < len(styles) else ""
+            style = pre + self._cell_style(style_key) + post if style_key else pad_style
+            segments.append(Segment(padding, pad_style))
+            segments.append(Segment(fit(text, column.width, column.justify), style))
+            segments.append(Segment(padding, pad_style))
+        segments.append(Segment(" " * max(0, width - self._table_width), pre))
+        strip = self._finish(segments, looks, width, scroll_x)
+        self._strips.set(cache_key, strip)
+        return strip
