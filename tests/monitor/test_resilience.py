@@ -68,3 +68,27 @@ def test_no_snapshot_or_screenshot_holds_a_key() -> None:
         text = svg.read_text(encoding="utf-8")
         for secret in ("sandbox-demo-key", "fake-key", "Bearer "):
             assert secret not in text, f"{secret!r} in {svg}"
+
+
+async def test_footer_rebuilds_do_not_keep_dead_keys_alive(sandbox: SandboxHandle) -> None:
+    """Every cursor move rebuilds the footer; over days that must not accumulate widgets."""
+    import gc
+
+    from textual.widgets._footer import FooterKey
+
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+
+        def alive() -> int:
+            gc.collect()
+            return sum(1 for o in gc.get_objects() if isinstance(o, FooterKey))
+
+        for _ in range(5):
+            await pilot.press("down", "up")
+        await pilot.pause()
+        before = alive()
+        for _ in range(40):
+            await pilot.press("down", "up")
+            await pilot.pause()
+        assert alive() <= before + 20, "dead footer keys pile up"

@@ -25,7 +25,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Button, Footer, OptionList, Static
+from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
@@ -43,6 +43,7 @@ from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.editor_common import DraftEdited, FieldError
 from tui.widgets.editor_dialogs import KindPickerScreen, LeaveScreen
 from tui.widgets.editor_survey_form import LABELS, SurveyFieldsForm
+from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.question_form import QuestionForm
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ class SurveyEditorScreen(Screen[Survey | None]):
                     yield Button("View", id="btn-preview", compact=True, tooltip="Preview (f5)")
             yield VerticalScroll(id="editor-form")
         yield Static(id="editor-summary")
-        yield Footer()
+        yield LeakFreeFooter()
 
     async def on_mount(self) -> None:
         self._refresh_list()

@@ -27,12 +27,13 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Log, Static
+from textual.widgets import Input, Log, Static
 
 from tui.api.errors import ApiError, LogsUnavailable, MethodNotAllowed, NotFound, ServerError
 from tui.api.models import BatchExportRun, LogEntry
 from tui.render import clean, plain
 from tui.state.exports import WatchedExport
+from tui.widgets.footer import LeakFreeFooter
 
 if TYPE_CHECKING:
     from tui.app import WatchdeckApp
@@ -110,7 +111,7 @@ class LogsScreen(Screen[None]):
         log.highlighter = LevelHighlighter()
         yield log
         yield Static(id="logs-status")
-        yield Footer()
+        yield LeakFreeFooter()
 
     def on_mount(self) -> None:
         self._update_title()

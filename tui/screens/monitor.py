@@ -25,7 +25,7 @@ from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Input, Sparkline, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Input, Sparkline, Static, TabbedContent, TabPane
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExport, BatchExportRun, RunStatus
@@ -49,6 +49,7 @@ from tui.widgets.export_cells import (
     time_cells,
 )
 from tui.widgets.export_details import export_details_text
+from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.live_table import LiveTable
 
 if TYPE_CHECKING:
@@ -139,7 +140,7 @@ class MonitorScreen(Screen[None]):
                 yield LiveTable(id="runs", cursor_type="row")
             with TabPane("Details", id="tab-details"), VerticalScroll():
                 yield Static(id="export-details")
-        yield Footer()
+        yield LeakFreeFooter()
 
     def on_mount(self) -> None:
         settings = self.wd.settings

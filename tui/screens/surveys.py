@@ -34,8 +34,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widget import Widget
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Header, Input, Static
 from textual.worker import Worker, WorkerState
 
 from tui.api.errors import ApiError, WriteValidationError
@@ -53,6 +52,7 @@ from tui.state.survey_list import (
     matches,
 )
 from tui.widgets.confirm import ConfirmScreen
+from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.survey_detail import SurveyDetail
 from tui.widgets.survey_table import SurveyTable, responses_text, survey_row
 from tui.widgets.virtual_table import KEY, Row, VirtualTable
@@ -64,29 +64,6 @@ SEARCH_DEBOUNCE = 0.3
 FOOTER_QUIET = 0.5  # a footer change shows at once when nothing moved for this long ...
 FOOTER_SETTLE = 0.25  # ... else once the cursor has rested this long (see _update_bindings)
 COUNTS_TICK = 15.0
-
-
-class BrowserFooter(Footer):
-    """The footer, without the leak of its old keys.
-
-    Each rebuild (``refresh_bindings``) mounts new ``FooterKey`` widgets bound to ``Footer.compact``
-    with ``data_bind``; the bindings of removed keys stay in the footer's watcher list until
-    ``compact`` changes, which it never does (the textual #6666 pattern). Paging through 10,000
-    surveys rebuilt it on most pages and kept about 1,000 dead keys (140,000 objects) alive, which
-    made each full garbage collection take 65-90 ms. Touching ``compact`` after a rebuild drops
-    the dead keys' bindings (Textual prunes closed watchers then); the live keys see the same value.
-    The dead keys' line caches are emptied too: Textual's ``StylesCache.get_inner_outer`` is an
-    ``lru_cache(1024)`` on a method, so it keeps up to 1,024 dead widgets' caches (and their
-    rendered lines, ~40,000 objects) alive for the collector to walk.
-    """
-
-    async def recompose(self) -> None:
-        old = list(self.children)
-        await super().recompose()
-        self.mutate_reactive(Footer.compact)
-        for widget in old:
-            for node in widget.walk_children(Widget, with_self=True):
-                node._styles_cache.clear()
 
 
 class SurveyBrowserScreen(Screen[None]):
@@ -146,7 +123,7 @@ class SurveyBrowserScreen(Screen[None]):
             yield Static("", id="survey-empty")
         yield Static("", id="survey-status")
         yield SurveyDetail(id="survey-detail")
-        yield BrowserFooter()
+        yield LeakFreeFooter()
 
     @property
     def table(self) -> SurveyTable:
