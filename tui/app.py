@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import random
 import time
@@ -24,6 +25,8 @@ from tui.config import Settings, remember_project
 from tui.crashlog import record_exception
 from tui.paths import state_dir, stylesheets
 from tui.render import clean
+
+_startup_frozen = False
 
 
 class WatchdeckApp(App[int]):
@@ -96,6 +99,25 @@ class WatchdeckApp(App[int]):
             self.set_keymap(self.settings.keymap)
         for warning in self.settings.warnings:
             self.notify(clean(warning, limit=400), title="Settings", severity="warning", markup=False, timeout=20)
+        self.call_after_refresh(self._freeze_startup_objects)
+
+    @staticmethod
+    def _freeze_startup_objects() -> None:
+        """Move what start-up made (modules, classes, the first screen: ~100k objects) out of the collector's way.
+
+        They live as long as the process, yet every full collection walked them
+        again: measured 36-48 ms per pass, the longest frames while paging
+        10,000 surveys. Frozen once, after the first frame, they are never
+        collected (they never would be anyway) and full passes only walk what
+        the app made since. Once per process: a second app (tests) must not
+        freeze the first one's leftovers.
+        """
+        global _startup_frozen
+        if _startup_frozen:
+            return
+        _startup_frozen = True
+        gc.collect()
+        gc.freeze()
 
     @staticmethod
     def _survey_browser() -> Screen[Any]:
