@@ -357,6 +357,20 @@ class SurveyStatus(StrEnum):
     ARCHIVED = "archived"
 
 
+def survey_status(archived: bool, start_date: datetime | None, end_date: datetime | None,
+                  now: datetime) -> SurveyStatus:
+    """The lifecycle state derived from archived, start_date and end_date (spec 3.1 has no state field)."""
+    if archived:
+        return SurveyStatus.ARCHIVED
+    if start_date is None:
+        return SurveyStatus.DRAFT
+    if start_date > now:
+        return SurveyStatus.SCHEDULED
+    if end_date is not None and end_date <= now:
+        return SurveyStatus.COMPLETE
+    return SurveyStatus.RUNNING
+
+
 class Survey(ReadModel):
     id: str
     name: str = ""
@@ -404,15 +418,7 @@ class Survey(ReadModel):
 
     def status_at(self, now: datetime) -> SurveyStatus:
         """The lifecycle state derived from archived, start_date and end_date (spec 3.1 has no field)."""
-        if self.archived:
-            return SurveyStatus.ARCHIVED
-        if self.start_date is None:
-            return SurveyStatus.DRAFT
-        if self.start_date > now:
-            return SurveyStatus.SCHEDULED
-        if self.end_date is not None and self.end_date <= now:
-            return SurveyStatus.COMPLETE
-        return SurveyStatus.RUNNING
+        return survey_status(self.archived, self.start_date, self.end_date, now)
 
 
 # --------------------------------------------------------------------------- batch exports

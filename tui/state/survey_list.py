@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from tui.api.models import Page, Survey, SurveyStatus
+from tui.api.models import Page, Survey, SurveyStatus, survey_status
 from tui.clock import Clock
 
 PAGE_SIZE = 100
@@ -94,15 +94,7 @@ class SurveyRow:
 
     def status_at(self, now: datetime) -> SurveyStatus:
         """Same rule as :meth:`Survey.status_at`, without parsing the whole survey."""
-        if self.archived:
-            return SurveyStatus.ARCHIVED
-        if self.start_date is None:
-            return SurveyStatus.DRAFT
-        if self.start_date > now:
-            return SurveyStatus.SCHEDULED
-        if self.end_date is not None and self.end_date <= now:
-            return SurveyStatus.COMPLETE
-        return SurveyStatus.RUNNING
+        return survey_status(self.archived, self.start_date, self.end_date, now)
 
 
 @dataclass
