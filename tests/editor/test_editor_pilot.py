@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from tui.api.models import Survey
 from tui.screens.editor import SurveyEditorScreen
@@ -412,3 +413,18 @@ async def test_preview_walks_the_branches(sandbox: Any) -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, SurveyEditorScreen)
+
+
+async def test_quitting_straight_after_an_edit_keeps_it_as_a_draft(sandbox: Any, data_dir: Path) -> None:
+    """q/ctrl+c quits the whole app; the last keystrokes must not be lost to the draft debounce."""
+    survey = await create_survey(sandbox, {"name": "Quit fast", "type": "popover",
+                                           "questions": [{"type": "open", "question": "Q"}]})
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_editor(pilot, survey)
+        app.screen.query_one("#f-name", Input).value = "Quit fast, renamed"
+        await pilot.pause()
+        assert not (data_dir / "drafts" / f"{survey.id}.json").exists(), "the debounce has not written yet"
+        await app.action_quit()
+    path = data_dir / "drafts" / f"{survey.id}.json"
+    assert json.loads(path.read_text())["form"]["name"] == "Quit fast, renamed"
