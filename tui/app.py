@@ -41,6 +41,7 @@ class WatchdeckApp(App[int]):
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        Binding("ctrl+z", "suspend_process", "Suspend", show=False, id="app.suspend"),
         Binding("P", "pick_project", "Project", id="app.pick_project"),
     ]
     # The project shown; screens that show one project watch it: self.watch(self.app, "project_id", ...).
@@ -100,6 +101,11 @@ class WatchdeckApp(App[int]):
         for warning in self.settings.warnings:
             self.notify(clean(warning, limit=400), title="Settings", severity="warning", markup=False, timeout=20)
         self.call_after_refresh(self._freeze_startup_objects)
+        self.app_resume_signal.subscribe(self, self._repaint_after_resume)
+
+    def _repaint_after_resume(self, _: object) -> None:
+        """After ctrl+z / fg the terminal holds the shell's output: draw every line again, not a diff."""
+        self.screen.refresh(repaint=True, layout=True)
 
     @staticmethod
     def _freeze_startup_objects() -> None:

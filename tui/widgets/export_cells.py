@@ -32,7 +32,7 @@ EXPORT_COLUMNS: list[tuple[str, str, int | None]] = [
     ("name", "Export", 30),
     ("project", "Project", 8),
     ("model", "Model", 7),
-    ("dest", "Destination", 10),
+    ("dest", "Destination", 11),
     ("interval", "Interval", 8),
     ("state", "State", 8),
     ("latest", "Latest run", 14),
