@@ -138,3 +138,22 @@ def test_theme_choice_is_kept(sandbox: SandboxHandle) -> None:
             return again.theme
 
     assert asyncio.run(scenario()) == "textual-light"
+
+
+def test_monitor_failing_export_alerted(snap_compare: SnapCompare, sandbox: SandboxHandle) -> None:
+    """A run turns Failed between two polls: toast, mark on the row, count in the status line."""
+
+    async def run_before(pilot: Any) -> None:
+        await settle(pilot)
+        with sandbox.state.db.transaction() as c:
+            c.execute(
+                "UPDATE runs SET status = 'Failed', active = 0, latest_error = 'S3: AccessDenied: bucket policy' "
+                "WHERE id = (SELECT r.id FROM runs r JOIN exports e ON e.id = r.export_id "
+                "WHERE json_extract(e.data, '$.name') = 'Events to S3 data lake' ORDER BY r.created_at DESC LIMIT 1)"
+            )
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        select_export(pilot.app, "Events to S3 data lake")
+        await settle(pilot)
+
+    assert snap_compare(frozen_app(sandbox), terminal_size=(160, 48), run_before=run_before)

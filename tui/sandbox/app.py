@@ -10,6 +10,7 @@ import asyncio
 import base64
 import json
 import random
+import re
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -42,6 +43,7 @@ RUN_STATUSES = ("Cancelled", "Completed", "ContinuedAsNew", "Failed", "FailedRet
 LOG_LEVELS = ("DEBUG", "LOG", "INFO", "WARN", "WARNING", "ERROR")
 RUNS_PAGE = 100
 MAX_BACKFILL_RUNS = 10_000
+SQL_INT_MAX = 2**63 - 1  # the largest value SQLite binds; larger ints raise OverflowError
 
 
 class SandboxState:
@@ -100,7 +102,8 @@ class Ctx:
         raw = self.param("project_id")
         if raw == "@current":
             return 1
-        if not raw.isdigit():
+        # ASCII digits only ("²".isdigit() is true but int() refuses it) and within SQLite's integer range.
+        if not re.fullmatch(r"[0-9]{1,18}", raw):
             raise not_found("Project not found.")
         pid = int(raw)
         with self.state.db.read() as c:
@@ -114,8 +117,12 @@ class Ctx:
             return {}
         try:
             data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
+            # Lone surrogates ("\\ud800") parse but cannot be stored as UTF-8 text in SQLite.
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except (ValueError, UnicodeError) as exc:
             raise parse_error(str(exc)) from exc
+        except RecursionError as exc:
+            raise parse_error("nested too deeply") from exc
         if not isinstance(data, dict):
             raise validation_error(f"Invalid data. Expected a dictionary, but got {type(data).__name__}.", None)
         return data
@@ -146,13 +153,16 @@ def api(scope: str | None) -> Callable[[Handler], Callable[[Request], Awaitable[
 
 
 def _int_param(request: Request, name: str, default: int) -> int:
-    """DRF's limit/offset paginator ignores unusable values and falls back to the default."""
+    """DRF's limit/offset paginator ignores unusable values and falls back to the default.
+
+    There is no server maximum; values are only clamped to what SQLite can bind.
+    """
     raw = request.query_params.get(name)
     try:
         value = int(raw) if raw is not None else default
     except ValueError:
         return default
-    return value if value >= 0 else default
+    return min(value, SQL_INT_MAX) if value >= 0 else default
 
 
 def _limit_offset(request: Request, count: int, limit: int, offset: int) -> tuple[str | None, str | None]:
@@ -406,7 +416,7 @@ async def _activity_page(ctx: Ctx, pid: int, item_id: str | None) -> Response:
     with ctx.state.db.read() as c:
         total = c.execute(f"SELECT count(*) FROM activity WHERE {where}", args).fetchone()[0]
         rows = c.execute(f"SELECT created_at, data FROM activity WHERE {where} ORDER BY created_at DESC, seq DESC "
-                         "LIMIT ? OFFSET ?", [*args, limit, (page - 1) * limit]).fetchall()
+                         "LIMIT ? OFFSET ?", [*args, limit, min((page - 1) * limit, SQL_INT_MAX)]).fetchall()
         results = []
         for r in rows:
             entry = loads(r["data"])
@@ -750,10 +760,10 @@ def _cursor_encode(values: dict[str, Any]) -> str:
 def _cursor_decode(raw: str) -> dict[str, Any]:
     try:
         data = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
-        if not isinstance(data, dict):
+        if not isinstance(data, dict) or not all(isinstance(data.get(k, ""), str) for k in ("v", "id")):
             raise ValueError
         return data
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise ApiError(404, "invalid_request", "not_found", "Invalid cursor") from exc
 
 
@@ -913,10 +923,22 @@ def build_routes() -> list[BaseRoute]:
     return routes
 
 
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at this path (one route per method, so Starlette's own Allow is partial)."""
+    path = request.url.path
+    methods: set[str] = set()
+    for route in request.app.routes:
+        if isinstance(route, Route) and route.methods and route.path_regex.match(path):
+            methods |= route.methods
+    return sorted(methods)
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 405:
-        return method_not_allowed(request.method).response()
+        error = method_not_allowed(request.method)
+        error.headers["Allow"] = ", ".join(_allowed_methods(request))
+        return error.response()
     if exc.status_code == 404:
         return not_found().response()
     return ApiError(exc.status_code, "invalid_request", "error", str(exc.detail)).response()

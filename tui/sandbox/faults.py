@@ -194,7 +194,7 @@ class SandboxMiddleware:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         try:
             parsed: Any = json.loads(body) if body else None
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # recorded as unparsed; the handler answers 400
             parsed = None
         query = scope.get("query_string", b"").decode("latin-1")
         fault = self.faults.pick(scope["path"])

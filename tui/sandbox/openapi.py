@@ -53,6 +53,8 @@ def _components() -> dict[str, Any]:
         "current_iteration": NINT, "current_iteration_start_date": NDT, "user_access_level": NSTR,
     }, ["id", "name", "type", "created_at", "created_by", "linked_flag", "targeting_flag",
         "internal_targeting_flag", "conditions", "feature_flag_keys", "user_access_level"])
+    write_required = [r for r in survey["required"] if r not in ("feature_flag_keys", "user_access_level")]
+    survey_write = {**survey, "required": write_required}
     status_enum = ["Cancelled", "Completed", "ContinuedAsNew", "Failed", "FailedRetryable", "FailedBilling",
                    "Terminated", "TimedOut", "Running", "Starting"]
     run = _obj({
@@ -81,6 +83,8 @@ def _components() -> dict[str, Any]:
 
     return {
         "MinimalFeatureFlag": flag, "UserBasic": user, "Survey": survey, "PaginatedSurveyList": page("Survey"),
+        # Create/PATCH answers omit feature_flag_keys and user_access_level (api-facts.md).
+        "SurveyWrite": survey_write,
         "BatchExportRun": run, "BatchExport": export, "PaginatedBatchExportList": page("BatchExport"),
         "PaginatedBatchExportRunList": _obj({"next": NSTR, "previous": NSTR,
                                              "results": {"type": "array", "items": _ref("BatchExportRun")}},
@@ -101,20 +105,81 @@ def _components() -> dict[str, Any]:
     }
 
 
+def _survey_write_body(creating: bool) -> dict[str, Any]:
+    """What a client may send to create/PATCH a survey (unknown keys are kept, as the real serializer does)."""
+    question = _obj({"type": {"type": "string", "enum": ["open", "link", "rating", "single_choice",
+                                                          "multiple_choice"]},
+                     "question": {"type": "string", "minLength": 1}, "description": STR,
+                     "choices": {"type": "array", "items": STR}, "branching": {"type": "object"}},
+                    ["type", "question"])
+    props = {
+        "name": {"type": "string", "minLength": 1, "maxLength": 400}, "description": STR,
+        "type": {"type": "string", "enum": ["popover", "widget", "external_survey", "api"]},
+        "schedule": {"type": "string", "enum": ["once", "recurring", "always"], "nullable": True},
+        "questions": {"type": "array", "items": question, "nullable": True},
+        "conditions": {"type": "object", "nullable": True}, "appearance": {"type": "object", "nullable": True},
+        "start_date": NDT, "end_date": NDT, "archived": BOOL,
+        "responses_limit": {"type": "integer", "minimum": 0, "maximum": 2147483647, "nullable": True},
+        "iteration_count": {"type": "integer", "minimum": 0, "maximum": 500, "nullable": True},
+        "iteration_frequency_days": {"type": "integer", "minimum": 0, "maximum": 2147483647, "nullable": True},
+        "linked_flag_id": NINT, "targeting_flag_id": NINT,
+        "targeting_flag_filters": {"type": "object", "nullable": True},
+        "remove_targeting_flag": {"type": "boolean", "nullable": True},
+    }
+    return _obj(props, ["name", "type"] if creating else None)
+
+
+def _request_bodies() -> dict[str, Any]:
+    return {
+        "SurveyCreate": _survey_write_body(True),
+        "PatchedSurvey": _survey_write_body(False),
+        "PatchedBatchExport": _obj({
+            "name": {"type": "string", "minLength": 1}, "model": {"type": "string", "enum": ["events", "persons"]},
+            "interval": {"type": "string", "enum": ["hour", "day", "week", "every 5 minutes", "every 15 minutes"]},
+            "paused": BOOL, "start_at": NDT, "end_at": NDT, "hogql_query": STR,
+            "destination": _obj({"type": STR, "config": {"type": "object", "nullable": True},
+                                 "integration_id": NINT}),
+        }),
+        "BackfillRequest": _obj({"start_at": DT, "end_at": NDT}, ["start_at"]),
+        "UnpauseRequest": _obj({"backfill": BOOL}),
+        "Empty": {"type": "object"},
+    }
+
+
+# Every authenticated operation can answer these (bad/missing key, missing scope, injected throttling).
+_AUTH_ERRORS = ("401", "403", "429")
+_ERROR_TEXT = {"400": "Invalid input (the field is in attr)", "401": "Missing or unknown API key",
+               "403": "The key lacks the scope (or logs are forbidden for personal keys)",
+               "404": "Unknown id, or an id of another project", "429": "Throttled (fault injection)"}
+
+
+def _error(code: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"description": _ERROR_TEXT[code],
+                           "content": {"application/json": {"schema": _ref("Error")}}}
+    if code == "401":
+        out["headers"] = {"WWW-Authenticate": {"required": True, "schema": STR}}
+    if code == "429":
+        out["headers"] = {"Retry-After": {"required": True, "schema": STR}}
+    return out
+
+
 def _op(op_id: str, response: str | None, status: int = 200, scope: str | None = None,
-        params: list[dict[str, Any]] | None = None, body: bool = False) -> dict[str, Any]:
+        params: list[dict[str, Any]] | None = None, body: str | None = None, bad_input: bool = False,
+        missing: bool = True) -> dict[str, Any]:
+    """One operation; ``bad_input``: it validates a body or query (400); ``missing``: it looks ids up (404)."""
     responses: dict[str, Any] = {}
     if response is None:
         responses[str(status)] = {"description": "No response body"}
     else:
         responses[str(status)] = {"description": "OK", "content": {"application/json": {"schema": _ref(response)}}}
-    for code in ("400", "401", "403", "404"):
-        responses[code] = {"description": "Error", "content": {"application/json": {"schema": _ref("Error")}}}
+    codes = (["400"] if bad_input or body else []) + list(_AUTH_ERRORS) + (["404"] if missing else [])
+    for code in sorted(codes):
+        responses[code] = _error(code)
     out: dict[str, Any] = {"operationId": op_id, "responses": responses, "parameters": params or []}
     if scope:
         out["x-required-scope"] = scope
     if body:
-        out["requestBody"] = {"content": {"application/json": {"schema": {"type": "object"}}}}
+        out["requestBody"] = {"required": False, "content": {"application/json": {"schema": _ref(body)}}}
     return out
 
 
@@ -128,27 +193,32 @@ def build_schema(base_url: str) -> dict[str, Any]:
     lim, off = _p("limit", "query", INT), _p("offset", "query", INT)
     log_params = [_p("level", "query"), _p("search", "query"), _p("after", "query"), _p("before", "query"),
                   _p("limit", "query", {"type": "integer", "minimum": 1, "maximum": 500})]
+    act = [_p("page", "query", {"type": "integer", "minimum": 1}),
+           _p("limit", "query", {"type": "integer", "minimum": 1, "maximum": 1000})]
     s = "/api/projects/{project_id}/surveys/"
     paths: dict[str, Any] = {
         "/api/projects/": {"get": _op("projects_list", "PaginatedProjectList", scope="project:read",
-                                      params=[lim, off])},
+                                      params=[lim, off, _p("search", "query")], missing=False)},
+        "/api/projects/{project_id}/": {"get": _op("projects_retrieve", "Project", scope="project:read",
+                                                   params=[pid])},
         s: {"get": _op("surveys_list", "PaginatedSurveyList", scope="survey:read",
                        params=[pid, lim, off, _p("search", "query"), _p("archived", "query")]),
-            "post": _op("surveys_create", "Survey", 201, "survey:write", [pid], True)},
+            "post": _op("surveys_create", "SurveyWrite", 201, "survey:write", [pid], "SurveyCreate")},
         s + "activity/": {"get": _op("surveys_all_activity", "ActivityLogPage", scope="activity_log:read",
-                                     params=[pid, _p("page", "query", INT), lim])},
+                                     params=[pid, *act], bad_input=True)},
         s + "responses_count/": {"get": _op("surveys_responses_count", "ResponsesCount", scope="survey:read",
                                             params=[pid])},
         s + "{id}/": {"get": _op("surveys_retrieve", "Survey", scope="survey:read", params=[pid, sid]),
-                      "patch": _op("surveys_partial_update", "Survey", scope="survey:write", params=[pid, sid],
-                                   body=True),
+                      "patch": _op("surveys_partial_update", "SurveyWrite", scope="survey:write", params=[pid, sid],
+                                   body="PatchedSurvey"),
                       "delete": _op("surveys_destroy", None, 204, "survey:write", [pid, sid])},
         s + "{id}/activity/": {"get": _op("surveys_activity", "ActivityLogPage", scope="activity_log:read",
-                                          params=[pid, sid, _p("page", "query", INT), lim])},
+                                          params=[pid, sid, *act], bad_input=True)},
         s + "{id}/summarize_responses/": {"post": _op("surveys_summarize_responses", "Summary",
                                                       scope="survey:read",
-                                                      params=[pid, sid, _p("question_index", "query", INT)],
-                                                      body=True)},
+                                                      params=[pid, sid, _p("question_index", "query", INT),
+                                                              _p("question_id", "query")],
+                                                      body="Empty")},
     }
     for prefix, tag in (("/api/environments/{project_id}", "environments_"), ("/api/projects/{project_id}", "")):
         b = prefix + "/batch_exports/"
@@ -157,39 +227,43 @@ def build_schema(base_url: str) -> dict[str, Any]:
         paths[b + "{id}/"] = {
             "get": _op(f"{tag}batch_exports_retrieve", "BatchExport", scope="batch_export:read", params=[pid, eid]),
             "patch": _op(f"{tag}batch_exports_partial_update", "BatchExport", scope="batch_export:write",
-                         params=[pid, eid], body=True),
+                         params=[pid, eid], body="PatchedBatchExport"),
             "delete": _op(f"{tag}batch_exports_destroy", None, 204, "batch_export:write", [pid, eid]),
         }
         paths[b + "{id}/pause/"] = {"post": _op(f"{tag}batch_exports_pause", "Paused", scope="batch_export:write",
-                                                params=[pid, eid], body=True)}
+                                                params=[pid, eid], body="Empty")}
         paths[b + "{id}/unpause/"] = {"post": _op(f"{tag}batch_exports_unpause", "Paused",
-                                                  scope="batch_export:write", params=[pid, eid], body=True)}
+                                                  scope="batch_export:write", params=[pid, eid],
+                                                  body="UnpauseRequest")}
         paths[b + "{id}/backfill/"] = {"post": _op(f"{tag}batch_exports_backfill", "BackfillId",
-                                                   scope="batch_export:write", params=[pid, eid], body=True)}
+                                                   scope="batch_export:write", params=[pid, eid],
+                                                   body="BackfillRequest")}
         paths[b + "{id}/backfills/"] = {"post": _op(f"{tag}batch_exports_backfills_create", "BackfillId", 201,
-                                                    "batch_export:write", [pid, eid], True)}
+                                                    "batch_export:write", [pid, eid], "BackfillRequest")}
         paths[b + "{id}/logs/"] = {"get": _op(f"{tag}batch_exports_logs", "LogEntryList",
-                                              scope="batch_export:read", params=[pid, eid, *log_params])}
+                                              scope="batch_export:read", params=[pid, eid, *log_params],
+                                              bad_input=True)}
         paths[b + "{batch_export_id}/runs/"] = {"get": _op(
             f"{tag}batch_exports_runs_list", "PaginatedBatchExportRunList", scope="batch_export:read",
             params=[pid, bid, _p("cursor", "query"), _p("ordering", "query"), _p("after", "query"),
-                    _p("before", "query"), _p("status", "query")])}
+                    _p("before", "query"), _p("start", "query"), _p("end", "query"), _p("status", "query")],
+            bad_input=True)}
         paths[b + "{batch_export_id}/runs/{id}/"] = {"get": _op(f"{tag}batch_exports_runs_retrieve",
                                                                 "BatchExportRun", scope="batch_export:read",
                                                                 params=[pid, bid, rid])}
         paths[b + "{batch_export_id}/runs/{id}/logs/"] = {"get": _op(
             f"{tag}batch_exports_runs_logs", "LogEntryList", scope="batch_export:read",
-            params=[pid, bid, rid, *log_params])}
+            params=[pid, bid, rid, *log_params], bad_input=True)}
         paths[b + "{batch_export_id}/runs/{id}/retry/"] = {"post": _op(
             f"{tag}batch_exports_runs_retry", "BackfillId", scope="batch_export:write", params=[pid, bid, rid],
-            body=True)}
+            body="Empty")}
     return {
         "openapi": "3.0.3",
         "info": {"title": "watchdeck sandbox", "version": "1.0.0",
                  "description": "A local stand-in for the surveys and batch-exports API."},
         "servers": [{"url": base_url}],
         "paths": paths,
-        "components": {"schemas": _components(),
+        "components": {"schemas": {**_components(), **_request_bodies()},
                        "securitySchemes": {"PersonalAPIKeyAuth": {"type": "http", "scheme": "bearer"}}},
         "security": [{"PersonalAPIKeyAuth": []}],
     }

@@ -62,7 +62,10 @@ def parse_input_datetime(value: object, *, allow_naive: bool, allow_date: bool =
         if not allow_naive:
             raise NaiveDatetime(text)
         dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC)
+    try:
+        return dt.astimezone(UTC)
+    except OverflowError as exc:  # 0001-01-01T00:00+01:00 / 9999-12-31T23:59-01:00 leave datetime's range
+        raise ValueError("datetime out of range") from exc
 
 
 _RELATIVE = re.compile(r"^-(\d+)([hdwm])$")
@@ -74,7 +77,10 @@ def parse_window_bound(value: str, now: datetime) -> datetime:
     if m:
         n, unit = int(m.group(1)), m.group(2)
         seconds = {"h": 3600, "d": 86400, "w": 7 * 86400, "m": 60}[unit]
-        return now - timedelta(seconds=n * seconds)
+        try:
+            return now - timedelta(seconds=n * seconds)
+        except OverflowError as exc:  # "-99999999999d" reaches before year 1
+            raise ValueError("relative bound out of range") from exc
     return parse_input_datetime(value, allow_naive=True)
 
 

@@ -131,6 +131,8 @@ def time_cells(facts: RowFacts, now: datetime, lag_threshold: float) -> dict[str
     due = due_at(facts.due_anchor, facts.step, facts.paused, facts.ended, now)
     if due is None:
         due_text = Text("paused" if facts.paused else "—", style="dim")
+    elif abs((due - now).total_seconds()) < 60:
+        due_text = Text("due now")
     elif due < now:
         due_text = Text("overdue " + ago(due, now, coarse=True).replace(" ago", ""), style="bold yellow")
     else:
