@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
@@ -23,19 +22,18 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Sparkline, Static, TabbedContent, TabPane
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
-from tui.api.models import BatchExport, BatchExportRun, RunStatus
+from tui.api.models import BatchExportRun
 from tui.render import clean, plain
+from tui.screens.monitor_actions import ExportActions
 from tui.state.alerts import Alert, AlertTracker
 from tui.state.budget import effective_poll_seconds
 from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport, latest_run, runs_oldest_first
-from tui.state.journal import ActionJournal, JournalEntry
+from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
-from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.export_cells import (
     EXPORT_COLUMNS,
     RUN_COLUMNS,
@@ -53,8 +51,7 @@ from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.live_table import LiveTable
 
 if TYPE_CHECKING:
-    from tui.api.client import BatchExportsApi
-    from tui.app import WatchdeckApp
+    pass
 
 T = TypeVar("T")
 
@@ -70,7 +67,7 @@ FRESHNESS_STYLE = {
 }
 
 
-class MonitorScreen(Screen[None]):
+class MonitorScreen(ExportActions):
     """Exports table on top; the selected export's runs, charts and details below."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -118,10 +115,6 @@ class MonitorScreen(Screen[None]):
         self.last_apply_seconds = 0.0
 
     # ------------------------------------------------------------------ setup
-
-    @property
-    def wd(self) -> WatchdeckApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         yield Static(id="monitor-status")
@@ -552,218 +545,6 @@ class MonitorScreen(Screen[None]):
         if action == "acknowledge" and watched is not None and not self.alerts.is_marked(watched.key):
             return None
         return True
-
-    def _begin(self, action: str, key: str) -> bool:
-        """Mark an action pending; refuse a second one while the first is in flight."""
-        if (action, key) in self._pending:
-            return False
-        self._pending.add((action, key))
-        self.refresh_bindings()
-        return True
-
-    def _end(self, action: str, key: str) -> None:
-        self._pending.discard((action, key))
-        self.refresh_bindings()
-
-    def _journal(self, action: str, watched: WatchedExport, result: str, run: str | None = None,
-                 detail: Mapping[str, object] | None = None) -> None:
-        self.journal.append(JournalEntry(
-            time=self.wd.clock.now(), action=action, result=result, profile=self.wd.settings.profile,
-            project=watched.project_id, export=watched.export.id, run=run, detail=detail,
-        ))
-
-    def _fail(self, action: str, watched: WatchedExport, err: ApiError, run: str | None = None) -> None:
-        self._journal(action, watched, f"failed: {err}", run=run)
-        self.notify(clean(str(err), limit=400), title=f"{action.capitalize()} failed", severity="error",
-                    markup=False, timeout=12)
-
-    # ------------------------------------------------------------------ actions: pause / unpause
-
-    def action_pause(self) -> None:
-        self._ask_pause(True)
-
-    def action_unpause(self) -> None:
-        self._ask_pause(False)
-
-    def _ask_pause(self, pause: bool) -> None:
-        watched = self.selected()
-        if watched is None:
-            return
-        verb = "Pause" if pause else "Unpause"
-        question = Text.assemble(f"{verb} the export ", plain(watched.export.name, "bold"), "?")
-        if pause:
-            question.append("\nNo new runs will start until it is unpaused.")
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._set_paused(watched, pause)
-
-        self.app.push_screen(ConfirmScreen(f"{verb} export", question, yes_label=verb), answered)
-
-    async def _perform(
-        self, action: str, watched: WatchedExport, call: Callable[[BatchExportsApi], Awaitable[T]],
-        run: str | None = None,
-    ) -> tuple[bool, T | None]:
-        """Send one action once: its key is disabled while it is pending, a failure is said and journaled.
-
-        Nothing is retried here: a failed action waits for the operator.
-        """
-        if not self._begin(action, watched.key):
-            return False, None
-        try:
-            return True, await call(self.wd.api_for(watched.project_id).batch_exports)
-        except ApiError as err:
-            self._fail(action, watched, err, run=run)
-            return False, None
-        finally:
-            self._end(action, watched.key)
-
-    @work(group="monitor-actions", exit_on_error=False)
-    async def _set_paused(self, watched: WatchedExport, pause: bool) -> None:
-        action = "pause" if pause else "unpause"
-        export_id = watched.export.id
-        ok, _ = await self._perform(action, watched,
-                                    lambda api: api.pause(export_id) if pause else api.unpause(export_id))
-        if ok:
-            self.alerts.expect_pause_change(watched.key, pause)
-            self._optimistic_paused[watched.key] = pause
-            self._journal(action, watched, "ok")
-            self.notify(f"{'Paused' if pause else 'Unpaused'}: {clean(watched.export.name, limit=80)}", markup=False)
-            self._render_exports(self.wd.clock.now())
-
-    # ------------------------------------------------------------------ backfill, retry
-
-    def action_backfill(self) -> None:
-        from tui.screens.export_modals import BackfillRequest, BackfillScreen
-
-        watched = self.selected()
-        if watched is None:
-            return
-
-        def answered(request: BackfillRequest | None) -> None:
-            if request is not None:
-                self._backfill(watched, request.start_at, request.end_at)
-
-        self.app.push_screen(BackfillScreen(watched.export, self.wd.clock.now()), answered)
-
-    @work(group="monitor-actions", exit_on_error=False)
-    async def _backfill(self, watched: WatchedExport, start_at: datetime, end_at: datetime) -> None:
-        ok, result = await self._perform("backfill", watched,
-                                         lambda api: api.backfill(watched.export.id, start_at, end_at))
-        if ok:
-            detail = {"start_at": start_at.isoformat(), "end_at": end_at.isoformat(),
-                      "backfill_id": result.backfill_id if result else None}
-            self._journal("backfill", watched, "ok", detail=detail)
-            self.notify("Backfill started; its runs appear as they are scheduled.", title="Backfill", markup=False)
-
-    def action_retry(self) -> None:
-        watched, run = self.selected(), self.selected_run()
-        if watched is None or run is None:
-            return
-        interval = ""
-        if run.data_interval_start and run.data_interval_end:
-            interval = f" for {run.data_interval_start:%Y-%m-%d %H:%M} → {run.data_interval_end:%Y-%m-%d %H:%M}"
-        question = Text.assemble(
-            "Retry the run", interval, " of ", plain(watched.export.name, "bold"), "?\n",
-            "A new run over the same data interval starts later; this one stays as it is.",
-        )
-
-        def confirmed_twice(yes: bool | None) -> None:
-            if yes:
-                self._retry(watched, run)
-
-        def confirmed(yes: bool | None) -> None:
-            if not yes:
-                return
-            if run.status == RunStatus.COMPLETED:
-                again = Text("This run already completed. Exporting its interval again may duplicate data "
-                             "at the destination. Retry anyway?")
-                self.app.push_screen(ConfirmScreen("Retry a completed run", again, yes_label="Retry", danger=True),
-                                     confirmed_twice)
-            else:
-                self._retry(watched, run)
-
-        self.app.push_screen(ConfirmScreen("Retry run", question, yes_label="Retry"), confirmed)
-
-    @work(group="monitor-actions", exit_on_error=False)
-    async def _retry(self, watched: WatchedExport, run: BatchExportRun) -> None:
-        ok, result = await self._perform("retry", watched, lambda api: api.retry_run(watched.export.id, run.id),
-                                         run=run.id)
-        if ok:
-            known = {r.id for r in watched.export.latest_runs} | {r.id for r in self._runs.get(watched.key, [])}
-            self._awaiting_retry[watched.key] = (run.data_interval_start, run.data_interval_end, known)
-            self._journal("retry", watched, "ok", run=run.id,
-                          detail={"backfill_id": result.backfill_id if result else None})
-            self.notify("Retry requested: the new run appears in a moment and will be highlighted.",
-                        title="Retry", markup=False)
-
-    # ------------------------------------------------------------------ edit, delete
-
-    def action_edit(self) -> None:
-        from tui.screens.export_modals import EditExportScreen
-
-        watched = self.selected()
-        if watched is None:
-            return
-
-        def saved(export: BatchExport | None) -> None:
-            if export is not None:
-                self._journal("edit", watched, "ok")
-                self.notify(f"Saved {clean(export.name, limit=80)}.", markup=False)
-                self._start_poll()
-
-        self.app.push_screen(EditExportScreen(watched, self.journal), saved)
-
-    def action_delete(self) -> None:
-        from tui.screens.export_modals import DeleteExportScreen
-
-        watched = self.selected()
-        if watched is None:
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._delete(watched)
-
-        self.app.push_screen(DeleteExportScreen(watched.export), answered)
-
-    @work(group="monitor-actions", exit_on_error=False)
-    async def _delete(self, watched: WatchedExport) -> None:
-        ok, _ = await self._perform("delete", watched, lambda api: api.delete(watched.export.id))
-        if ok:
-            self._journal("delete", watched, "ok")
-            self.notify(f"Deleted {clean(watched.export.name, limit=80)}.", markup=False)
-            if self._snapshot is not None:
-                self._snapshot.exports = [w for w in self._snapshot.exports if w.key != watched.key]
-                self._selected_key = None
-                self._render_exports(self.wd.clock.now())
-
-    # ------------------------------------------------------------------ logs, errors
-
-    def action_run_logs(self) -> None:
-        from tui.screens.logs import LogsScreen
-
-        watched, run = self.selected(), self.selected_run()
-        if watched is not None and run is not None:
-            self.app.push_screen(LogsScreen(watched, run))
-
-    def action_export_logs(self) -> None:
-        from tui.screens.logs import LogsScreen
-
-        watched = self.selected()
-        if watched is not None:
-            self.app.push_screen(LogsScreen(watched, None))
-
-    def action_run_error(self) -> None:
-        from tui.screens.export_modals import RunErrorScreen
-
-        run = self.selected_run()
-        if run is None:
-            return
-        if run.latest_error:
-            self.app.push_screen(RunErrorScreen(run))
-        else:
-            self.notify("This run has no error.", markup=False, timeout=3)
 
     @on(DataTable.RowSelected, "#exports")
     def _export_chosen(self) -> None:
