@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -49,11 +49,6 @@ from tui.widgets.export_cells import (
 from tui.widgets.export_details import export_details_text
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.live_table import LiveTable
-
-if TYPE_CHECKING:
-    pass
-
-T = TypeVar("T")
 
 MUTATING_ACTIONS = frozenset({"pause", "unpause", "backfill", "retry", "edit", "delete"})
 POLL_STEPS = (2.0, 3.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0)
