@@ -118,31 +118,24 @@ class VirtualTable(ScrollView, can_focus=True):
         Binding("end,ctrl+end", "last", "Last", show=False, id="table.last"),
     ]
 
-    class RowHighlighted(Message):
+    class RowMessage(Message):
+        """A message about the cursor row: which table, which row, its key."""
+
+        def __init__(self, table: VirtualTable, cursor_row: int, row_key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.cursor_row = cursor_row
+            self.row_key = row_key
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    class RowHighlighted(RowMessage):
         """The row under the cursor changed (moved, or the rows under a still cursor changed)."""
 
-        def __init__(self, table: VirtualTable, cursor_row: int, row_key: str) -> None:
-            super().__init__()
-            self.table = table
-            self.cursor_row = cursor_row
-            self.row_key = row_key
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
-
-    class RowSelected(Message):
+    class RowSelected(RowMessage):
         """``enter`` on the cursor row, or a click on it."""
-
-        def __init__(self, table: VirtualTable, cursor_row: int, row_key: str) -> None:
-            super().__init__()
-            self.table = table
-            self.cursor_row = cursor_row
-            self.row_key = row_key
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
 
     class HeaderSelected(Message):
         """A click on a column header (the owner decides what sorting means)."""
