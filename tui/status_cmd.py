@@ -16,8 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
-import ssl
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -209,33 +207,13 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
 # --------------------------------------------------------------------------- explaining failures
 
 
-def network_kind(err: NetworkError) -> str:
-    """``err.kind``, corrected from the exception chain where the message was too vague to classify.
-
-    httpx with anyio reports a refused connection as "All connection attempts
-    failed"; the ConnectionRefusedError is still in the chain.
-    """
-    seen: set[int] = set()
-    cause: BaseException | None = err.__cause__ or err.__context__
-    while cause is not None and id(cause) not in seen:
-        seen.add(id(cause))
-        if isinstance(cause, ConnectionRefusedError):
-            return "refused"
-        if isinstance(cause, socket.gaierror):
-            return "dns"
-        if isinstance(cause, ssl.SSLError):
-            return "tls"
-        cause = cause.__cause__ or cause.__context__
-    return err.kind
-
-
 def describe_connection_error(err: ApiError, base_url: str) -> str:
     """What failed, in words an operator can act on: DNS, TLS, refused, timeout, 401, 403 with the scope..."""
     parts = urlsplit(base_url)
     host = parts.hostname or base_url
     port = parts.port or (443 if parts.scheme == "https" else 80)
     if isinstance(err, NetworkError):
-        kind = network_kind(err)
+        kind = err.kind  # the client reads refused/DNS/TLS from the exception chain
         if kind == "dns":
             return f"DNS: cannot resolve {host}. Check the spelling of the base URL."
         if kind == "tls":
