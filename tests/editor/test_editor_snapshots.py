@@ -83,3 +83,17 @@ def test_new_survey(snap_compare: Any) -> None:
         await settle(pilot)
 
     assert snap_compare(EditorHarness(None), terminal_size=(120, 40), run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+@pytest.mark.parametrize("keys", [["f5"], ["ctrl+n"], [], ["escape"]], ids=["preview", "kind-picker", "form", "leave"])
+def test_editor_screens_at_both_sizes(snap_compare: Any, keys: list[str], size: tuple[int, int]) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        if keys == ["escape"]:
+            await set_input(pilot, "#f-name", "Product pulse, edited")  # unsaved: leaving asks
+        for key in keys:
+            await pilot.press(key)
+        await settle(pilot)
+
+    assert snap_compare(harness(), terminal_size=size, run_before=run_before)
