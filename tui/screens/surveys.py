@@ -685,12 +685,9 @@ class SurveyBrowserScreen(Screen[None]):
         self.app.notify(clean(message, limit=300), severity="error" if error else "information", markup=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A worker that failed in a way the code did not expect: say so instead of dying silently."""
-        if event.state is WorkerState.ERROR and event.worker.error is not None:
-            if event.worker.group == "survey-pages":
-                self.fetching = False
-                self.error = clean(str(event.worker.error), limit=300)
-                self._render_status()
-            else:
-                self._notify(f"Unexpected error: {event.worker.error}", error=True)
+        """A page load that failed unexpectedly leaves the list in a clear state (the app logs and toasts it)."""
+        if event.state is WorkerState.ERROR and event.worker.error is not None and event.worker.group == "survey-pages":
+            self.fetching = False
+            self.error = clean(str(event.worker.error), limit=300)
+            self._render_status()
 
