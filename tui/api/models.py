@@ -332,8 +332,8 @@ Question = Annotated[
     | Annotated[InvalidQuestion, Tag("invalid")],
     Discriminator(_question_tag),
 ]
-QuestionAdapter: TypeAdapter[Question] = TypeAdapter(Question)
-BranchingAdapter: TypeAdapter[Branching] = TypeAdapter(Branching)
+QuestionAdapter: TypeAdapter[Question] = TypeAdapter(Question, config=ConfigDict(defer_build=True))
+BranchingAdapter: TypeAdapter[Branching] = TypeAdapter(Branching, config=ConfigDict(defer_build=True))
 
 
 def read_question(raw: Any) -> QuestionBase:
