@@ -193,3 +193,21 @@ async def test_survey_status_looks_match_the_detail_pane() -> None:
             expected = Style.parse(STATUS_STYLES[status])
             assert (look.color.number if look.color else None) == (expected.color.number if expected.color else None)
             assert (look.bold, look.dim, look.italic) == (expected.bold, expected.dim, expected.italic), status
+
+
+async def test_hidden_columns_are_not_drawn_and_clicks_skip_them() -> None:
+    table = VirtualTable((*COLUMNS, Column("extra", "Extra", 6)))
+    app = Host(table)
+    async with app.run_test(size=SIZE) as pilot:
+        table.add_rows([make_row("k0", ("row 0", "0", "x"))])
+        await pilot.pause()
+        assert "N" in screen_lines(table)[0]
+        table.hide_columns(["n"])
+        await pilot.pause()
+        header, first = screen_lines(table)[:2]
+        assert "N " not in header and "Extra" in header
+        assert first.split() == ["row", "0", "x"]
+        assert table.column_at(15) == 2, "past the name column comes the extra one, not the hidden one"
+        table.hide_columns([])
+        await pilot.pause()
+        assert screen_lines(table)[1].split() == ["row", "0", "0", "x"]

@@ -66,6 +66,10 @@ FOOTER_SETTLE = 0.25  # ... else once the cursor has rested this long (see _upda
 COUNTS_TICK = 15.0
 
 
+# Every column with its padding fits from this width on; below it the secondary columns go.
+FULL_WIDTH = 106
+NARROW_HIDDEN = ("type", "creator")
+
 class SurveyBrowserScreen(Screen[None]):
     """Every survey of the current project, with what an operator does to them."""
 
@@ -143,6 +147,11 @@ class SurveyBrowserScreen(Screen[None]):
         self.table.focus()
         self._load_page()  # the responses counts are asked for after the first page (see _accept_page)
         self.set_interval(COUNTS_TICK, self._counts_tick)
+        self.on_resize()
+
+    def on_resize(self) -> None:
+        """Below the width of every column, drop the secondary ones (type, creator) rather than cut them."""
+        self.table.hide_columns(NARROW_HIDDEN if self.size.width < FULL_WIDTH else ())
 
     # ------------------------------------------------------------------ paging
 

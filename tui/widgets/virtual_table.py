@@ -156,6 +156,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self.columns: tuple[Column, ...] = tuple(columns)
         self.zebra_stripes = zebra_stripes
         self._column_index = {column.key: index for index, column in enumerate(self.columns)}
+        self._shown: tuple[int, ...] = tuple(range(len(self.columns)))
         self._table_width = sum(column.width + 2 * CELL_PADDING for column in self.columns)
         self._rows: list[Row] = []  # insertion order
         self._view: list[Row] = self._rows  # display order; the same list while unsorted
@@ -441,11 +442,23 @@ class VirtualTable(ScrollView, can_focus=True):
             return int(self.scroll_x) + offset.x, 0
         return int(self.scroll_x) + offset.x, int(self.scroll_y) + offset.y
 
+    def hide_columns(self, keys: Iterable[str]) -> None:
+        """Draw every column but these (narrow terminals drop secondary columns rather than cut them)."""
+        hidden = set(keys)
+        shown = tuple(i for i, column in enumerate(self.columns) if column.key not in hidden)
+        if shown == self._shown:
+            return
+        self._shown = shown
+        self._table_width = sum(self.columns[i].width + 2 * CELL_PADDING for i in shown)
+        self._strips.clear()
+        self._update_virtual_size()
+        self.refresh()
+
     def column_at(self, x: int) -> int | None:
         """The column drawn at virtual x (its padding included), None past the last column."""
         edge = 0
-        for index, column in enumerate(self.columns):
-            edge += column.width + 2 * CELL_PADDING
+        for index in self._shown:
+            edge += self.columns[index].width + 2 * CELL_PADDING
             if x < edge:
                 return index
         return None
@@ -540,7 +553,8 @@ class VirtualTable(ScrollView, can_focus=True):
         if strip is None:
             style = looks.header
             pad = " " * CELL_PADDING
-            segments = [Segment(pad + fit(column.label, column.width) + pad, style) for column in self.columns]
+            segments = [Segment(pad + fit(self.columns[i].label, self.columns[i].width) + pad, style)
+                        for i in self._shown]
             segments.append(Segment(" " * max(0, width - self._table_width), style))
             strip = self._finish(segments, looks, width, scroll_x)
             self._strips.set(cache_key, strip)
@@ -567,7 +581,10 @@ class VirtualTable(ScrollView, can_focus=True):
         pad_style = pre + post
         styles = row[STYLES]
         segments: list[Segment] = []
-        for number, (column, text) in enumerate(zip(self.columns, row[CELLS], strict=False)):
+        cells = row[CELLS]
+        for number in self._shown:
+            column = self.columns[number]
+            text = cells[number] if number < len(cells) else ""
             style_key = styles[number] if number < len(styles) else ""
             style = pre + self._cell_style(style_key) + post if style_key else pad_style
             segments.append(Segment(padding, pad_style))
