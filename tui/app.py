@@ -150,14 +150,6 @@ class WatchdeckApp(App[int]):
     def action_switch_to(self, mode: str) -> None:
         self.switch_mode(mode)
 
-    async def action_quit(self) -> None:
-        """Quit, first writing any editor's unsaved edits to its draft: q must never lose work."""
-        for screen in self.screen_stack:
-            flush = getattr(screen, "flush_draft", None)
-            if callable(flush):
-                flush()
-        await super().action_quit()
-
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen
 

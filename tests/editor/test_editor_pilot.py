@@ -415,8 +415,13 @@ async def test_preview_walks_the_branches(sandbox: Any) -> None:
         assert isinstance(app.screen, SurveyEditorScreen)
 
 
-async def test_quitting_straight_after_an_edit_keeps_it_as_a_draft(sandbox: Any, data_dir: Path) -> None:
-    """q/ctrl+c quits the whole app; the last keystrokes must not be lost to the draft debounce."""
+async def test_quitting_straight_after_an_edit_keeps_it_as_a_draft(sandbox: Any, data_dir: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """q/ctrl+c quits the whole app; the last keystrokes must not be lost to the draft debounce (the editor
+    writes its draft when it is unmounted)."""
+    import tui.screens.editor
+
+    monkeypatch.setattr(tui.screens.editor, "DRAFT_DELAY", 3600.0)  # the debounce never fires in this test
     survey = await create_survey(sandbox, {"name": "Quit fast", "type": "popover",
                                            "questions": [{"type": "open", "question": "Q"}]})
     app = make_app(sandbox)

@@ -462,11 +462,6 @@ class SurveyEditorScreen(Screen[Survey | None]):
             else:
                 self.store.write(draft_id, text)
 
-    def flush_draft(self) -> None:
-        """Write unsaved edits to the draft store now (the app calls this when it quits)."""
-        if self.draft.dirty and not self._finished:
-            self._write_draft_now()
-
     def _write_draft_now(self) -> None:
         """Synchronously, for leaving and for failed saves: the debounce must not lose the last edit."""
         if self._draft_timer is not None:
