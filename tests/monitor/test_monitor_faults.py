@@ -213,3 +213,17 @@ async def test_huge_log_answer_is_bounded_and_plain() -> None:
         assert 0 < log.line_count <= MAX_LINES
         assert all("\x1b" not in line for line in log.lines[:50])
         assert app.is_running
+
+
+async def test_one_failing_project_does_not_blank_the_others(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox, project_ids=["1", "2"])
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert exports_table(app).row_count == 14
+        add_fault(sandbox, kind="status", status=503, path=r"/environments/2/batch_exports/$", count=8)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        screen: Any = app.screen
+        assert screen.poller.failures == 0, "the poll as a whole still succeeded"
+        assert exports_table(app).row_count == 14, "project 2's last good exports stay"
+        assert "project 2: 503 server error, showing its last good data" in status_line(app)

@@ -21,6 +21,7 @@ from tui.api.models import (
     ItemError,
     RunStatus,
 )
+from tui.state.poller import describe_failure
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class ExportsSource:
         self.clients = list(clients)
         self.extra_ids = list(dict.fromkeys(extra_ids))
         self._list_supported: dict[str, bool] = {}
+        self._last_good: dict[str, ExportsSnapshot] = {}
 
     @property
     def requests_per_cycle(self) -> int:
@@ -66,9 +68,25 @@ class ExportsSource:
         return max(total, 1)
 
     async def fetch(self) -> ExportsSnapshot:
-        parts = await asyncio.gather(*(self._fetch_project(c) for c in self.clients))
+        """One poll of every project. One project failing does not blank the others: its last good
+        exports stay, with a note saying why they are old; only when every project fails does the poll fail."""
+        results = await asyncio.gather(*(self._fetch_project(c) for c in self.clients), return_exceptions=True)
+        failures = [r for r in results if isinstance(r, BaseException)]
+        for failure in failures:
+            if not isinstance(failure, Exception):  # cancellation and the like are not ours to absorb
+                raise failure
+        if failures and len(failures) == len(results):
+            raise failures[0]
         snapshot = ExportsSnapshot()
-        for part in parts:
+        for client, result in zip(self.clients, results, strict=True):
+            pid = client.project_id
+            if isinstance(result, BaseException):
+                snapshot.notes.append(f"project {pid}: {describe_failure(result)}, showing its last good data")
+                part = self._last_good.get(pid)
+                if part is None:
+                    continue
+            else:
+                part = self._last_good[pid] = result
             snapshot.exports.extend(part.exports)
             snapshot.item_errors.extend(part.item_errors)
             snapshot.notes.extend(part.notes)
