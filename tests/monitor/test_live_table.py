@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.padding import Padding
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.renderables.styled import Styled
+from textual.widgets import DataTable
 
-from tui.widgets.live_table import LiveTable
+from tui.widgets.live_table import LiveTable, one_line_cell
 
 COLUMNS = [("name", "Name", 10), ("status", "Status", 10), ("n", "N", 6)]
 
@@ -66,3 +76,86 @@ async def test_rows_added_and_removed() -> None:
         live.apply(rows(4))
         await pilot.pause()
         assert live.row_count == 4
+
+
+# --------------------------------------------------------------------------- the one-line cell fast path
+
+CELL_TEXT = st.text(alphabet=st.sampled_from([*"ab xyz-·…▶⏸█░", "界", "漢", "😀", "é"]), max_size=40)
+STYLES = st.sampled_from(["", "bold", "dim", "red", "bold red reverse", "on blue", "underline green", "italic"])
+
+
+@st.composite
+def cell_texts(draw: st.DrawFn) -> Text:
+    text = Text(draw(CELL_TEXT), style=draw(STYLES), end=draw(st.sampled_from(["", "\n"])))
+    for _ in range(draw(st.integers(0, 3))):
+        start = draw(st.integers(0, max(0, len(text.plain))))
+        text.stylize(draw(STYLES.filter(bool)), start, start + draw(st.integers(0, 10)))
+    if draw(st.booleans()):
+        text.append(draw(CELL_TEXT), style=draw(STYLES))
+    return text
+
+
+def drawn(segments: Iterable[Segment]) -> list[tuple[str, str, object]]:
+    """What reaches the screen: runs of text per look (style and click meta), however they were split."""
+    runs: list[tuple[str, str, object]] = []
+    for segment in segments:
+        style = segment.style or Style.null()
+        look, meta = str(style), style.meta or None
+        if runs and runs[-1][1:] == (look, meta):
+            runs[-1] = (runs[-1][0] + segment.text, look, meta)
+        elif segment.text:
+            runs.append((segment.text, look, meta))
+    return runs
+
+
+@given(text=cell_texts(), width=st.integers(0, 30), padding=st.integers(0, 2),
+       pre=STYLES, post=st.sampled_from([None, "reverse", "on red"]))
+@settings(max_examples=400, deadline=None)
+def test_one_line_cell_equals_rich(text: Text, width: int, padding: int, pre: str, post: str | None) -> None:
+    """The fast path draws exactly what Rich draws for a DataTable cell of height 1."""
+    console = Console(width=80, legacy_windows=False, force_terminal=True, color_system="truecolor")
+    width += 2 * padding  # a DataTable cell is its column's width plus the padding on both sides
+    pre_style, post_style = Style.parse(pre), Style.parse(post) if post else Style.null()
+    options = console.options.update_dimensions(width, 1).update(no_wrap=True)
+    expected = console.render_lines(
+        Styled(Padding(text, (0, padding)), pre_style=pre_style, post_style=post_style), options)
+    fast = one_line_cell(console, text, width, padding, pre_style, post_style)
+    assert len(expected) == 1
+    assert drawn(fast) == drawn(expected[0])
+
+
+class StockVsLive(App[None]):
+    def compose(self) -> ComposeResult:
+        yield LiveTable(id="live")
+        yield DataTable(id="stock")
+
+    def on_mount(self) -> None:
+        for table in self.query(DataTable):
+            for key, label, width in COLUMNS:
+                table.add_column(label, key=key, width=width)
+
+
+async def test_live_table_lines_equal_a_stock_datatable() -> None:
+    """Whole rows (cursor, hover, zebra-free default styles, truncation, wide characters) match stock."""
+    cells = [Text("export 界界界 with a long name", style="bold"), Text.assemble(("▶", "green"), " active"),
+             Text("😀x"), Text(""), Text("12345678901", style="on red"), Text("—", style="dim")]
+    app = StockVsLive()
+    async with app.run_test(size=(80, 30)) as pilot:
+        live = app.query_one("#live", LiveTable)
+        stock = app.query_one("#stock", DataTable)
+        for i in range(12):
+            row = (cells[i % 6], cells[(i + 1) % 6], cells[(i + 2) % 6])
+            live.add_row(*row, key=f"r{i}")
+            stock.add_row(*row, key=f"r{i}")
+        for table in (live, stock):
+            table.move_cursor(row=3)
+        app.set_focus(None)  # one of the two would have it, and a focused table looks different
+        await pilot.pause()
+        for y in range(live.size.height):
+            assert drawn(live.render_line(y)) == drawn(stock.render_line(y)), y
+        for table in (live, stock):
+            table.cursor_type = "cell"
+            table.move_cursor(row=4, column=1)
+        await pilot.pause()
+        for y in range(live.size.height):
+            assert drawn(live.render_line(y)) == drawn(stock.render_line(y)), y
