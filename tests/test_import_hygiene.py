@@ -56,3 +56,11 @@ def test_sandbox_imports_neither_ui_nor_client() -> None:
 def test_the_checks_can_fail() -> None:
     """Guard against a vacuous pass: importing the app does load Textual."""
     assert _offenders(_loaded_after("import tui.app"), UI) != []
+
+
+def test_the_startup_prefetch_loads_no_http_stack_and_no_ui() -> None:
+    """It is imported before everything else so that its request goes out first; any of these would delay it."""
+    loaded = _loaded_after("import tui.api.prefetch")
+    assert "tui.api.prefetch" in loaded
+    assert _offenders(loaded, ("httpx", "httpcore", "pydantic", "textual", "rich", "tui.api.client",
+                               "tui.api.models", *UI)) == []

@@ -7,7 +7,7 @@ import gc
 import json
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import PurePath
 from typing import Any, ClassVar
@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from tui.api.client import ApiClient
+from tui.api.prefetch import Prefetch
 from tui.clock import Clock, SystemClock
 from tui.config import Settings, remember_project
 from tui.crashlog import record_exception
@@ -27,15 +28,16 @@ from tui.paths import state_dir, stylesheets
 from tui.render import clean
 
 _startup_frozen = False
+FREEZE_AFTER_SECONDS = 1.0
 
 
 class WatchdeckApp(App[int]):
     """The dashboard. Screens reach the server only through ``api`` / ``api_for``."""
 
     TITLE = "watchdeck"
-    CSS_PATH: ClassVar[list[str | PurePath]] = stylesheets(
-        "app.tcss", "monitor.tcss", "surveys.tcss", "editor.tcss", "modals.tcss", "welcome.tcss"
-    )
+    # The survey, editor and picker screens bring their own sheets when first shown: parsing and matching
+    # every sheet for every widget cost the monitor's first frame ~20 ms.
+    CSS_PATH: ClassVar[list[str | PurePath]] = stylesheets("app.tcss", "monitor.tcss", "modals.tcss")
     ENABLE_COMMAND_PALETTE = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="app.quit"),
@@ -54,6 +56,7 @@ class WatchdeckApp(App[int]):
         clock: Clock | None = None,
         api: ApiClient | None = None,
         start_mode: str = "monitor",
+        prefetched: Mapping[str, Prefetch] | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -63,6 +66,8 @@ class WatchdeckApp(App[int]):
         if api is not None:
             self._clients[api.project_id] = api
         self._start_mode = start_mode
+        # The first poll's answers, asked for before this module was even imported (tui.api.prefetch).
+        self._prefetched = dict(prefetched or {})
         # Injectable for deterministic snapshots: the pollers' notion of elapsed time and jitter.
         self.monotonic: Callable[[], float] = time.monotonic
         self.jitter: Callable[[], float] = random.random
@@ -75,7 +80,8 @@ class WatchdeckApp(App[int]):
         """One client (one connection pool) per watched project, made on first use."""
         client = self._clients.get(project_id)
         if client is None:
-            client = ApiClient(self.settings.base_url, self.settings.api_key.get_secret_value(), project_id)
+            client = ApiClient(self.settings.base_url, self.settings.api_key.get_secret_value(), project_id,
+                               prefetch=self._prefetched.pop(project_id, None))
             self._clients[project_id] = client
         return client
 
@@ -100,7 +106,7 @@ class WatchdeckApp(App[int]):
             self.set_keymap(self.settings.keymap)
         for warning in self.settings.warnings:
             self.notify(clean(warning, limit=400), title="Settings", severity="warning", markup=False, timeout=20)
-        self.call_after_refresh(self._freeze_startup_objects)
+        self.set_timer(FREEZE_AFTER_SECONDS, self._freeze_startup_objects)
         self.app_resume_signal.subscribe(self, self._repaint_after_resume)
 
     def _repaint_after_resume(self, _: object) -> None:
@@ -113,10 +119,13 @@ class WatchdeckApp(App[int]):
 
         They live as long as the process, yet every full collection walked them
         again: measured 36-48 ms per pass, the longest frames while paging
-        10,000 surveys. Frozen once, after the first frame, they are never
-        collected (they never would be anyway) and full passes only walk what
-        the app made since. Once per process: a second app (tests) must not
-        freeze the first one's leftovers.
+        10,000 surveys. Frozen once, a second after start (once the first frame
+        with data is drawn: the collection before the freeze takes ~30 ms), they
+        are never collected (they never would be anyway) and full passes only
+        walk what the app made since. The command line turns the collector off
+        while it loads (``tui.__main__.quiet_collector``); it is on again from
+        here. Once per process: a second app (tests) must not freeze the first
+        one's leftovers.
         """
         global _startup_frozen
         if _startup_frozen:
@@ -124,6 +133,7 @@ class WatchdeckApp(App[int]):
         _startup_frozen = True
         gc.collect()
         gc.freeze()
+        gc.enable()
 
     @staticmethod
     def _survey_browser() -> Screen[Any]:

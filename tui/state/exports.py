@@ -67,6 +67,10 @@ class ExportsSource:
                 total += len(self.extra_ids)
         return max(total, 1)
 
+    def answers_waiting(self) -> bool:
+        """Every watched project's list was fetched while the app loaded (tui.api.prefetch)."""
+        return all(client.prefetched_answer_ready for client in self.clients)
+
     async def fetch(self) -> ExportsSnapshot:
         """One poll of every project. One project failing does not blank the others: its last good
         exports stay, with a note saying why they are old; only when every project fails does the poll fail."""
