@@ -309,3 +309,16 @@ async def test_runs_window_defaults_are_explicit(api: ApiClient, sandbox: Sandbo
     await api.batch_exports.runs(export.id, after=naive, before=NOW.astimezone(UTC) - timedelta(hours=1))
     query = sandbox.requests()[0]["query_params"]
     assert query == {"after": ["2026-03-01T06:00:00+00:00"], "before": ["2026-03-02T11:00:00+00:00"]}
+
+
+async def test_plain_http_clients_trust_no_certificate_and_https_ones_the_bundle() -> None:
+    """A plain-http client skips loading the CA bundle (20 ms of start-up); should it ever reach TLS it fails closed."""
+    import ssl
+
+    from tui.api.client import _tls_for
+
+    context = _tls_for("http://127.0.0.1:8000")
+    assert isinstance(context, ssl.SSLContext)
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    assert context.cert_store_stats()["x509_ca"] == 0
+    assert _tls_for("https://us.posthog.com") is True

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tui.api.prefetch import Prefetch
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
+from tui.screens.monitor import RUNS_SETTLE_SECONDS, MonitorScreen
 from tui.widgets.live_table import LiveTable
 
 FROZEN_AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -31,11 +33,11 @@ def sandbox() -> Iterator[SandboxHandle]:
         yield handle
 
 
-def make_app(handle: SandboxHandle, **settings: Any) -> WatchdeckApp:
+def make_app(handle: SandboxHandle, prefetched: Mapping[str, Prefetch] | None = None, **settings: Any) -> WatchdeckApp:
     values: dict[str, Any] = {"base_url": handle.base_url, "api_key": handle.api_key,
                               "project_ids": [handle.project_id], "poll_seconds": 30.0, "bell": False}
     values.update(settings)
-    return WatchdeckApp(Settings(**values), clock=FrozenClock(FROZEN_AT))
+    return WatchdeckApp(Settings(**values), clock=FrozenClock(FROZEN_AT), prefetched=prefetched)
 
 
 def requests(handle: SandboxHandle, method: str | None = None, contains: str = "") -> list[dict[str, Any]]:
@@ -52,3 +54,21 @@ def select_export(app: WatchdeckApp, name: str) -> str:
             table.move_cursor(row=table.get_row_index(watched.key), animate=False)
             return str(watched.key)
     raise AssertionError(f"no export named {name!r}")
+
+
+async def settle(pilot: Any) -> None:
+    """Every worker done, and no run history waiting to be asked for.
+
+    The monitor asks for the selected export's runs once the cursor has rested
+    (``RUNS_SETTLE_SECONDS``), so "no worker running" alone can be a moment too early.
+    """
+    app = pilot.app
+    for _ in range(100):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        monitor = next((s for s in app.screen_stack if isinstance(s, MonitorScreen)), None)
+        if monitor is not None and monitor._runs_timer is not None:
+            await pilot.pause(RUNS_SETTLE_SECONDS)
+        elif all(worker.is_finished for worker in app.workers):
+            return
+    raise AssertionError("the monitor did not settle")

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 from textual.widgets import Log, Static
 
-from tests.monitor.conftest import FROZEN_AT, make_app, requests
+from tests.monitor.conftest import FROZEN_AT, make_app, requests, settle
 from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
@@ -30,11 +30,6 @@ HOSTILE = (
 def add_fault(handle: SandboxHandle, **fault: Any) -> None:
     response = httpx.post(f"{handle.base_url}/_sandbox/faults", json=fault)
     assert response.status_code in (200, 201), response.text
-
-
-async def settle(pilot: Any) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def status_line(app: Any) -> str:

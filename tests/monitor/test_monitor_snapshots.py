@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.monitor.conftest import make_app, select_export
+from tests.monitor.conftest import make_app, select_export, settle
 from tui.app import WatchdeckApp
 from tui.sandbox.runner import SandboxHandle
 
@@ -24,11 +24,6 @@ def frozen_app(handle: SandboxHandle, **settings: Any) -> WatchdeckApp:
     app.monotonic = lambda: 1000.0
     app.jitter = lambda: 0.5
     return app
-
-
-async def settle(pilot: Any) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 @pytest.mark.parametrize("size", [(160, 48), (80, 24)])

@@ -7,17 +7,12 @@ from typing import Any
 
 import pytest
 
-from tests.monitor.conftest import make_app
+from tests.monitor.conftest import make_app, settle
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.monitor import MonitorScreen
 from tui.widgets.live_table import LiveTable
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-async def settle(pilot: Any) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def test_a_bug_in_a_worker_is_logged_and_toasted_and_the_app_keeps_running(

@@ -10,6 +10,7 @@ status line says how old it is and why.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from datetime import datetime, timedelta
@@ -24,6 +25,7 @@ from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Sparkline, Static, TabbedContent, TabPane
+from textual.worker import Worker, WorkerError
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportRun
@@ -53,6 +55,8 @@ from tui.widgets.live_table import LiveTable
 MUTATING_ACTIONS = frozenset({"pause", "unpause", "backfill", "retry", "edit", "delete"})
 POLL_STEPS = (2.0, 3.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0)
 NARROW_WIDTH = 120
+RUNS_SETTLE_SECONDS = 0.15
+FIRST_FRAME_WAIT_SECONDS = 0.5
 NARROW_NAME_WIDTH = 24
 FRESHNESS_STYLE = {
     Freshness.CONNECTING: ("◌", "bold"),
@@ -93,6 +97,7 @@ class MonitorScreen(ExportActions):
         self._cells: dict[str, dict[str, Text]] = {}
         self._filter = ""
         self._timer: Timer | None = None
+        self._runs_timer: Timer | None = None
         self._pending: set[tuple[str, str]] = set()
         self._optimistic_paused: dict[str, bool] = {}
         self._selected_key: str | None = None
@@ -130,7 +135,7 @@ class MonitorScreen(ExportActions):
                 yield Static(id="export-details")
         yield LeakFreeFooter()
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         settings = self.wd.settings
         self._asked_interval = settings.poll_seconds
         self._stretch_note: str | None = None
@@ -143,8 +148,14 @@ class MonitorScreen(ExportActions):
         self.query_one("#runs", LiveTable).set_columns(RUN_COLUMNS)
         self.set_interval(1.0, self._tick_status)
         self._tick_status()
-        self._start_poll()
+        answers_waiting = self.source.answers_waiting()
+        worker = self._start_poll()
         table.focus()
+        if answers_waiting and worker is not None:
+            # The exports were fetched while the app loaded: show them in the first frame rather than
+            # paint an empty table first (no network wait: the answer is in memory; bounded anyway).
+            with contextlib.suppress(TimeoutError, WorkerError):
+                await asyncio.wait_for(worker.wait(), FIRST_FRAME_WAIT_SECONDS)
 
     # ------------------------------------------------------------------ polling
 
@@ -185,13 +196,13 @@ class MonitorScreen(ExportActions):
         self.poller.interval = seconds
         self._stretch_note = f"stretched from {self._asked_interval:g} s for the rate limit" if stretched else None
 
-    def _start_poll(self) -> None:
+    def _start_poll(self) -> Worker[None] | None:
         if self.poller.in_flight:
-            return
+            return None
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        self._poll()
+        return self._poll()
 
     @work(group="monitor-poll", exit_on_error=False)
     async def _poll(self) -> None:
@@ -200,7 +211,7 @@ class MonitorScreen(ExportActions):
             if outcome.value is not None:
                 self._apply_budget()
                 self._on_snapshot(outcome.value)
-                await self._poll_selected_runs()
+                self._schedule_runs_load()
         finally:
             self._tick_status()
             self._timer = self.set_timer(self.poller.next_delay(), self._start_poll)
@@ -335,7 +346,7 @@ class MonitorScreen(ExportActions):
             return
         self._selected_key = key
         self._render_selected(self.wd.clock.now())
-        self._load_selected_runs()
+        self._schedule_runs_load()
         self.refresh_bindings()
 
     def selected(self) -> WatchedExport | None:
@@ -367,8 +378,20 @@ class MonitorScreen(ExportActions):
             runs = list(reversed(runs_oldest_first(watched.export)))
         return runs
 
+    def _schedule_runs_load(self) -> None:
+        """Ask for the selected export's run history once the cursor rests and the frame is painted.
+
+        Holding a key through 200 rows asks once, not 200 times; after a poll, the new rows are on
+        screen before the request (the first of a session also loads httpx's transport, ~30 ms).
+        Meanwhile the runs shown are the export's own ``latest_runs``.
+        """
+        if self._runs_timer is not None:
+            self._runs_timer.stop()
+        self._runs_timer = self.set_timer(RUNS_SETTLE_SECONDS, self._load_selected_runs)
+
     @work(group="monitor-runs", exclusive=True, exit_on_error=False)
     async def _load_selected_runs(self) -> None:
+        self._runs_timer = None
         await self._poll_selected_runs()
 
     async def _poll_selected_runs(self) -> None:

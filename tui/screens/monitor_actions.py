@@ -25,6 +25,8 @@ from tui.state.journal import ActionJournal, JournalEntry
 from tui.widgets.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from tui.api.client import BatchExportsApi
     from tui.app import WatchdeckApp
 
@@ -56,7 +58,7 @@ class ExportActions(Screen[None]):
     def _render_exports(self, now: datetime) -> None:
         raise NotImplementedError
 
-    def _start_poll(self) -> None:
+    def _start_poll(self) -> Worker[None] | None:
         raise NotImplementedError
 
     def _begin(self, action: str, key: str) -> bool:
