@@ -11,6 +11,9 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# An editable install is not byte-compiled (pip compiles what it copies): start-up would pay ~30 ms
+	# to compile tui/ wherever PYTHONDONTWRITEBYTECODE is set.
+	$(BIN)/python -m compileall -q tui
 	touch $(STAMP)
 
 demo: $(STAMP)

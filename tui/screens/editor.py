@@ -30,7 +30,7 @@ from textual.widgets.option_list import Option
 
 from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
 from tui.api.models import Survey
-from tui.paths import data_dir
+from tui.paths import data_dir, stylesheets
 from tui.render import ago, clean, plain
 from tui.state.survey_draft import (
     DraftStore,
@@ -76,6 +76,8 @@ def describe_path(path: str) -> str:
 
 class SurveyEditorScreen(Screen[Survey | None]):
     """Edit (or create, when ``survey`` is None) one survey; dismissed with the saved Survey or None."""
+
+    CSS_PATH = stylesheets("editor.tcss")  # loaded when first shown: not part of the monitor's start
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="editor.save"),

@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 from tui.api.client import ApiClient
 from tui.api.errors import ApiError
 from tui.api.models import Project
+from tui.paths import stylesheets
 from tui.render import clean, plain
 
 
@@ -33,6 +34,8 @@ def project_prompt(project: Project, current: str | None) -> Text:
 
 class ProjectPickerScreen(ModalScreen[str | None]):
     """Projects by name and id; type to filter, enter to choose, escape to keep the current one."""
+
+    CSS_PATH = stylesheets("welcome.tcss")  # loaded when first shown: not part of the monitor's start
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="picker.cancel"),

@@ -22,6 +22,7 @@ from textual.widgets import Button, Checkbox, DataTable, Input, Label, LoadingIn
 from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
 from tui.api.models import ActivityEntry, ResponseSummary, Survey, SurveyType
 from tui.api.writes import check_survey_write, iso, parse_datetime
+from tui.paths import stylesheets
 from tui.render import ago, clean, plain
 from tui.widgets.survey_detail import pretty_json
 
@@ -67,6 +68,8 @@ def change_lines(entry: ActivityEntry) -> Text:
 class ActivityScreen(ModalScreen[None]):
     """Who did what to one survey (``survey_id``) or to every survey of the project (None)."""
 
+    CSS_PATH = stylesheets("surveys.tcss")  # loaded when first shown: not part of the monitor's start
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="surveys.activity.close"),
     ]
@@ -78,7 +81,7 @@ class ActivityScreen(ModalScreen[None]):
         self.entries: list[ActivityEntry] = []
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="activity-dialog", classes="dialog wide-dialog"):
+        with Vertical(id="activity-dialog", classes="dialog"):
             yield Static(plain(self._title, "bold"), classes="dialog-title")
             yield LoadingIndicator(id="activity-loading")
             table: DataTable[Any] = DataTable(id="activity-table", cursor_type="row")
@@ -156,6 +159,8 @@ def summary_text(summary: ResponseSummary) -> Text:
 class SummaryScreen(ModalScreen[None]):
     """Asks the server to summarize a survey's responses; a spinner while it works (it can take a while)."""
 
+    CSS_PATH = stylesheets("surveys.tcss")  # loaded when first shown: not part of the monitor's start
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="surveys.summary.close"),
     ]
@@ -167,7 +172,7 @@ class SummaryScreen(ModalScreen[None]):
         self.summary: ResponseSummary | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="summary-dialog", classes="dialog wide-dialog"):
+        with Vertical(id="summary-dialog", classes="dialog"):
             yield Static(Text.assemble(("Responses of ", "bold"), plain(self._name, "bold")), classes="dialog-title")
             yield LoadingIndicator(id="summary-loading")
             with VerticalScroll(id="summary-scroll"):
@@ -217,6 +222,8 @@ class SurveyFormScreen(ModalScreen[Survey | None]):
     from the server shows the server's message under the field it names. The
     form stays open with everything typed, whatever fails.
     """
+
+    CSS_PATH = stylesheets("surveys.tcss")  # loaded when first shown: not part of the monitor's start
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="surveys.form.save", priority=True),

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.paths import stylesheets
 from tui.render import plain
 from tui.state.survey_draft import END, QUESTION_KINDS, rating_range_key, rating_values
 
@@ -64,6 +65,8 @@ def _checked(target: Any, questions: Sequence[Mapping[str, Any]]) -> Target:
 
 class SurveyPreviewScreen(Screen[None]):
     """Shows one question at a time; answers pick the path; escape closes."""
+
+    CSS_PATH = stylesheets("editor.tcss")  # loaded when first shown: not part of the monitor's start
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="preview.close"),

@@ -40,6 +40,7 @@ from textual.worker import Worker, WorkerState
 from tui.api.errors import ApiError, WriteValidationError
 from tui.api.models import Survey, SurveyStatus
 from tui.api.writes import iso
+from tui.paths import stylesheets
 from tui.render import clean, plain
 from tui.state.survey_list import (
     SORT_BY_KEY,
@@ -72,6 +73,8 @@ NARROW_HIDDEN = ("type", "creator")
 
 class SurveyBrowserScreen(Screen[None]):
     """Every survey of the current project, with what an operator does to them."""
+
+    CSS_PATH = stylesheets("surveys.tcss")  # loaded when first shown: not part of the monitor's start
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter", id="surveys.filter"),

@@ -11,11 +11,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.paths import stylesheets
 from tui.state.survey_draft import QUESTION_KINDS
 
 
 class KindPickerScreen(ModalScreen[str | None]):
     """Dismisses with a question kind (``open``, ``rating`` ...) or None."""
+
+    CSS_PATH = stylesheets("editor.tcss")  # loaded when first shown: not part of the monitor's start
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="editor.kind_cancel")]
 
@@ -39,6 +42,8 @@ class KindPickerScreen(ModalScreen[str | None]):
 
 class LeaveScreen(ModalScreen[str]):
     """Unsaved edits on leaving: ``keep`` (as a draft), ``discard``, or ``cancel`` (stay)."""
+
+    CSS_PATH = stylesheets("editor.tcss")  # loaded when first shown: not part of the monitor's start
 
     BINDINGS = [
         Binding("k", "answer('keep')", "Keep draft", id="editor.leave_keep"),

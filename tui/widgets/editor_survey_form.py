@@ -46,7 +46,7 @@ class SurveyFieldsForm(Vertical):
     """Edits ``draft.form``."""
 
     def __init__(self, draft: SurveyDraft) -> None:
-        super().__init__(id="survey-form", classes="editor-form")
+        super().__init__(id="survey-settings-form", classes="editor-form")
         self.draft = draft
 
     def _input(self, name: str) -> ComposeResult:
