@@ -37,7 +37,7 @@ def test_wheel_ships_the_stylesheets(wheel: Path) -> None:
     assert shipped == expected
     assert "tui/api/client.py" in names and "tui/__main__.py" in names
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert "watchdeck = tui.__main__:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "watchdeck = tui.launch:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_every_css_path_exists() -> None:

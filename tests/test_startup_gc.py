@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 
 import pytest
 
 import tui.app
-from tui.__main__ import quiet_collector
+from tui.__main__ import main, quiet_collector
 from tui.app import WatchdeckApp
 
 
@@ -23,5 +24,17 @@ def test_quiet_collector_is_undone_by_the_first_freeze(monkeypatch: pytest.Monke
         gc.disable()
         WatchdeckApp._freeze_startup_objects()
         assert not gc.isenabled(), "only the first app of a process freezes (and re-enables)"
+    finally:
+        gc.enable()
+
+
+def test_commands_other_than_the_dashboard_turn_the_collector_back_on(tmp_path: Path) -> None:
+    """`watchdeck` starts with the collector off (tui.launch); `status` and the others must not run that way."""
+    env = {f"WATCHDECK_{n}_DIR": str(tmp_path / n.lower()) for n in ("CONFIG", "DATA", "STATE")}
+    env |= {"WATCHDECK_API_KEY": "phx_secret_1234", "WATCHDECK_PROJECT_ID": "1"}
+    gc.disable()
+    try:
+        assert main(["status", "--base-url", "http://127.0.0.1:9"], env=env) in (1, 2)
+        assert gc.isenabled()
     finally:
         gc.enable()

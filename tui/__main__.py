@@ -7,10 +7,14 @@ the traceback goes (with the API key blanked out, should it appear anywhere).
 
 from __future__ import annotations
 
-import argparse
 import gc
-import os
 import sys
+
+if __name__ == "__main__":  # `python -m tui`: as tui.launch does for `watchdeck`, before the imports below
+    gc.disable()
+
+import argparse
+import os
 import traceback
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -210,6 +214,8 @@ def _log_crash(exc: BaseException, env: Mapping[str, str]) -> Path | None:
 def _main(argv: Sequence[str] | None, env: Mapping[str, str], clock: Clock | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command or args.web:
+        gc.enable()  # only the dashboard starts with the collector off (tui.launch); it turns it on itself
     if args.command == "sandbox":
         from tui.sandbox import cli as sandbox_cli
 
@@ -288,6 +294,7 @@ def _run_welcome(args: argparse.Namespace, env: Mapping[str, str], reason: Needs
     """First run: the welcome screen decides between the demo, a profile and a new profile."""
     from tui.screens.welcome import DEMO, WelcomeApp
 
+    gc.enable()  # the welcome screen is another app: it does not freeze and re-enable like the dashboard
     welcome = WelcomeApp(env=env, config=reason.config, path=reason.path)
     choice = welcome.run()
     if choice == DEMO:

@@ -157,8 +157,10 @@ Bare().run(headless=True, size=(120, 40))
 MONITOR_SCRIPT = r"""
 import sys, time
 t_start = float(sys.argv[1])
+# What `watchdeck` does before the app, in the same order (tui.launch.main, tui.__main__._run_dashboard).
+import gc
+gc.disable()
 from datetime import UTC, datetime
-# What `watchdeck` does before the app, in the same order (tui.__main__._run_dashboard).
 from tui.__main__ import quiet_collector, start_first_poll
 from tui.config import Settings
 

@@ -14,8 +14,10 @@ from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
-from tui.screens.monitor import RUNS_SETTLE_SECONDS, MonitorScreen
+from tui.tools.screenshots import settle
 from tui.widgets.live_table import LiveTable
+
+__all__ = ["make_app", "requests", "select_export", "settle"]  # settle: the screenshot tool's, shared
 
 FROZEN_AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -54,21 +56,3 @@ def select_export(app: WatchdeckApp, name: str) -> str:
             table.move_cursor(row=table.get_row_index(watched.key), animate=False)
             return str(watched.key)
     raise AssertionError(f"no export named {name!r}")
-
-
-async def settle(pilot: Any) -> None:
-    """Every worker done, and no run history waiting to be asked for.
-
-    The monitor asks for the selected export's runs once the cursor has rested
-    (``RUNS_SETTLE_SECONDS``), so "no worker running" alone can be a moment too early.
-    """
-    app = pilot.app
-    for _ in range(100):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        monitor = next((s for s in app.screen_stack if isinstance(s, MonitorScreen)), None)
-        if monitor is not None and monitor._runs_timer is not None:
-            await pilot.pause(RUNS_SETTLE_SECONDS)
-        elif all(worker.is_finished for worker in app.workers):
-            return
-    raise AssertionError("the monitor did not settle")

@@ -378,6 +378,11 @@ class MonitorScreen(ExportActions):
             runs = list(reversed(runs_oldest_first(watched.export)))
         return runs
 
+    @property
+    def runs_load_pending(self) -> bool:
+        """The selected export's run history is about to be asked for (tests and screenshots wait for it)."""
+        return self._runs_timer is not None
+
     def _schedule_runs_load(self) -> None:
         """Ask for the selected export's run history once the cursor rests and the frame is painted.
 
