@@ -1,0 +1,147 @@
+"""The alerts pane (``!``): open alerts, what they are about in numbers, and the session's history.
+
+``enter`` jumps to the export in the monitor, ``a`` acknowledges; acknowledged
+and resolved alerts move to the history below (and the journal).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Static
+
+from tui.paths import stylesheets
+from tui.render import plain
+from tui.screens.incident_base import IncidentContext, IncidentScreen, when
+from tui.state.alert_book import Alert, AlertKind
+from tui.widgets.footer import LeakFreeFooter
+
+KIND_STYLE: dict[str, str] = {
+    AlertKind.FAILING: "bold red",
+    AlertKind.LAGGING: "bold yellow",
+    AlertKind.AUTO_PAUSED: "bold magenta",
+    AlertKind.STOPPED: "bold",
+}
+
+
+@dataclass(frozen=True)
+class JumpTo:
+    """The operator chose an alert: show its export in the monitor."""
+
+    key: str
+
+
+class AlertsScreen(IncidentScreen[JumpTo | None]):
+    CSS_PATH = stylesheets("incident.tcss")  # loaded when first shown: not part of the monitor\'s start
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "jump", "Go to export", id="alerts.jump"),
+        Binding("a", "acknowledge", "Acknowledge", id="alerts.ack"),
+        Binding("exclamation_mark,escape", "close", "Close", id="alerts.close"),
+    ]
+
+    def __init__(self, context: IncidentContext) -> None:
+        super().__init__(context, id="alerts-screen", classes="incident-screen")
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="alerts-title", classes="incident-title")
+        table: DataTable[Text] = DataTable(id="alerts-open", cursor_type="row", zebra_stripes=False)
+        yield table
+        yield Static(id="alerts-history-title", classes="incident-subtitle")
+        history: DataTable[Text] = DataTable(id="alerts-history", cursor_type="none", zebra_stripes=False)
+        yield history
+        yield LeakFreeFooter()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#alerts-open", DataTable)
+        for key, label, width in (("kind", "Kind", 11), ("export", "Export", 28), ("project", "Project", 8),
+                                  ("since", "Since", 22), ("detail", "How much", None)):
+            table.add_column(label, key=key, width=width)
+        history = self.query_one("#alerts-history", DataTable)
+        for key, label, width in (("state", "State", 12), ("kind", "Kind", 11), ("export", "Export", 28),
+                                  ("at", "At", 22), ("detail", "How much", None)):
+            history.add_column(label, key=key, width=width)
+        super().on_mount()
+        table.focus()
+
+    def redraw(self) -> None:
+        book = self.desk.book
+        now = self.context.now()
+        open_alerts = book.open_alerts
+        count = len(open_alerts)
+        title = Text.assemble(("Alerts", "bold"), f" · {count} open" if count else " · none open",
+                              ("   enter: go to export · a: acknowledge · !: close", "dim"))
+        self.query_one("#alerts-title", Static).update(title)
+        # A few dozen rows at most: rebuilt whole, the cursor kept on the same alert where it still is open.
+        table = self.query_one("#alerts-open", DataTable)
+        current = self._highlighted()
+        cursor = table.cursor_row
+        table.clear()
+        for alert in open_alerts:
+            table.add_row(*self._open_cells(alert, now), key=str(alert.id))
+        ids = [a.id for a in open_alerts]
+        if current is not None and current.id in ids:
+            table.move_cursor(row=ids.index(current.id), animate=False)
+        elif table.row_count:
+            table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
+        if not open_alerts:
+            table.add_row(Text("No open alerts.", style="dim"), Text(""), Text(""), Text(""), Text(""), key="none")
+        history = self.query_one("#alerts-history", DataTable)
+        history.clear()
+        self.query_one("#alerts-history-title", Static).update(
+            Text.assemble(("History", "bold"), f" · {len(book.history)} this session", ("  (journaled)", "dim")))
+        for alert in book.history[:200]:
+            moment = alert.resolved_at or alert.acknowledged_at
+            history.add_row(Text(alert.state, style="green" if alert.resolved_at else "dim"),
+                            Text(str(alert.kind), style=KIND_STYLE.get(alert.kind, "")),
+                            plain(alert.export_name, limit=60), when(moment, now), plain(alert.detail, limit=200))
+        self.refresh_bindings()
+
+    @staticmethod
+    def _open_cells(alert: Alert, now: datetime) -> list[Text]:
+        return [Text(str(alert.kind), style=KIND_STYLE.get(alert.kind, "")), plain(alert.export_name, limit=60),
+                plain(alert.project_id, "dim"), when(alert.since, now), plain(alert.detail, limit=200)]
+
+    def _highlighted(self) -> Alert | None:
+        table = self.query_one("#alerts-open", DataTable)
+        if not table.row_count:
+            return None
+        try:
+            row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        except Exception:
+            return None
+        if row_key.value is None or not row_key.value.isdigit():
+            return None
+        return self.desk.book.get(int(row_key.value))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("jump", "acknowledge"):
+            alert = self._highlighted()
+            return True if alert is not None and alert.is_open else None
+        return True
+
+    @on(DataTable.RowSelected, "#alerts-open")
+    def _chosen(self) -> None:
+        """Enter on a row (the table keeps enter for itself)."""
+        self.action_jump()
+
+    def action_jump(self) -> None:
+        alert = self._highlighted()
+        if alert is not None:
+            self.dismiss(JumpTo(alert.key))
+
+    def action_acknowledge(self) -> None:
+        alert = self._highlighted()
+        if alert is None:
+            return
+        self.desk.book.acknowledge(alert.id, self.context.clock.now())
+        self.notify(f"Acknowledged: {alert.kind}.", markup=False, timeout=3)
+        self.redraw()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
