@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Static
 
 from tui.paths import stylesheets
 from tui.render import plain
-from tui.screens.incident_base import IncidentContext, IncidentScreen, when
+from tui.screens.incident_base import WHEN_WIDTH, IncidentContext, IncidentScreen, set_columns, when
 from tui.state.alert_book import Alert, AlertKind
 from tui.widgets.footer import LeakFreeFooter
 
@@ -58,16 +58,25 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
         yield LeakFreeFooter()
 
     def on_mount(self) -> None:
-        table = self.query_one("#alerts-open", DataTable)
-        for key, label, width in (("kind", "Kind", 11), ("export", "Export", 28), ("project", "Project", 8),
-                                  ("since", "Since", 22), ("detail", "How much", None)):
-            table.add_column(label, key=key, width=width)
-        history = self.query_one("#alerts-history", DataTable)
-        for key, label, width in (("state", "State", 12), ("kind", "Kind", 11), ("export", "Export", 28),
-                                  ("at", "At", 22), ("detail", "How much", None)):
-            history.add_column(label, key=key, width=width)
+        self._build_columns()
         super().on_mount()
-        table.focus()
+        self.query_one("#alerts-open", DataTable).focus()
+
+    def on_resize(self) -> None:
+        self._build_columns()
+        self.redraw()
+
+    def _build_columns(self) -> None:
+        width = self.size.width or 80
+        name = 20 if width < 120 else 32
+        projects = {item.watched.project_id for item in self.desk.exports.values()}
+        project = [("project", "Project", 7)] if len(projects) > 1 else []
+        set_columns(self.query_one("#alerts-open", DataTable),
+                    [("kind", "Kind", 11), ("export", "Export", name), *project,
+                     ("since", "Since", WHEN_WIDTH), ("detail", "How much", None)], width)
+        set_columns(self.query_one("#alerts-history", DataTable),
+                    [("state", "State", 8), ("kind", "Kind", 11), ("export", "Export", name),
+                     ("at", "At", WHEN_WIDTH), ("detail", "How much", None)], width)
 
     def redraw(self) -> None:
         book = self.desk.book
@@ -75,29 +84,34 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
         open_alerts = book.open_alerts
         count = len(open_alerts)
         title = Text.assemble(("Alerts", "bold"), f" · {count} open" if count else " · none open",
-                              ("   enter: go to export · a: acknowledge · !: close", "dim"))
+                              ("   enter: go to the export", "dim"))
         self.query_one("#alerts-title", Static).update(title)
         # A few dozen rows at most: rebuilt whole, the cursor kept on the same alert where it still is open.
         table = self.query_one("#alerts-open", DataTable)
         current = self._highlighted()
         cursor = table.cursor_row
         table.clear()
+        with_project = len(table.columns) == 5
         for alert in open_alerts:
-            table.add_row(*self._open_cells(alert, now), key=str(alert.id))
+            cells = self._open_cells(alert, now)
+            if not with_project:
+                del cells[2]
+            table.add_row(*cells, key=str(alert.id))
         ids = [a.id for a in open_alerts]
         if current is not None and current.id in ids:
             table.move_cursor(row=ids.index(current.id), animate=False)
         elif table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
         if not open_alerts:
-            table.add_row(Text("No open alerts.", style="dim"), Text(""), Text(""), Text(""), Text(""), key="none")
+            table.add_row(Text("none", style="dim"), *[Text("")] * (len(table.columns) - 1), key="none")
         history = self.query_one("#alerts-history", DataTable)
         history.clear()
         self.query_one("#alerts-history-title", Static).update(
             Text.assemble(("History", "bold"), f" · {len(book.history)} this session", ("  (journaled)", "dim")))
         for alert in book.history[:200]:
             moment = alert.resolved_at or alert.acknowledged_at
-            history.add_row(Text(alert.state, style="green" if alert.resolved_at else "dim"),
+            history.add_row(Text("resolved" if alert.resolved_at else "acked", style="green" if alert.resolved_at
+                                 else "dim"),
                             Text(str(alert.kind), style=KIND_STYLE.get(alert.kind, "")),
                             plain(alert.export_name, limit=60), when(moment, now), plain(alert.detail, limit=200))
         self.refresh_bindings()

@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Static
 
 from tui.paths import stylesheets
 from tui.render import plain
-from tui.screens.incident_base import IncidentContext, IncidentScreen
+from tui.screens.incident_base import IncidentContext, IncidentScreen, set_columns
 from tui.state.failure_groups import FailureGroup
 from tui.widgets.footer import LeakFreeFooter
 
@@ -53,12 +53,19 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
         yield LeakFreeFooter()
 
     def on_mount(self) -> None:
-        table = self.query_one("#groups-table", DataTable)
-        for key, label, width in (("runs", "Runs", 5), ("exports", "Exports", 7), ("first", "First", 5),
-                                  ("last", "Last", 5), ("signature", "Error (numbers, ids, times, quotes as …)", None)):
-            table.add_column(label, key=key, width=width)
+        self._build_columns()
         super().on_mount()
-        table.focus()
+        self.query_one("#groups-table", DataTable).focus()
+
+    def on_resize(self) -> None:
+        self._build_columns()
+        self.redraw()
+
+    def _build_columns(self) -> None:
+        set_columns(self.query_one("#groups-table", DataTable),
+                    [("runs", "Runs", 5), ("exports", "Exports", 7), ("first", "First", 5), ("last", "Last", 5),
+                     ("signature", "Error (numbers, ids, times and quoted values as …)", None)],
+                    self.size.width or 80)
 
     def redraw(self) -> None:
         groups = self.desk.groups()
@@ -68,7 +75,7 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
         title = Text.assemble(("Failure groups", "bold"),
                               f" · {len(groups)} group{'s' if len(groups) != 1 else ''}, {runs} failed runs"
                               if groups else " · no failing runs",
-                              ("   enter: show these exports · R: repair group · g: close", "dim"))
+                              ("   enter: show these exports in the table", "dim"))
         self.query_one("#groups-title", Static).update(title)
         table = self.query_one("#groups-table", DataTable)
         table.clear()

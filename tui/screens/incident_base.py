@@ -7,17 +7,18 @@ server only through ``client_for`` and only inside the operator's budget.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
 from rich.text import Text
 from textual.screen import Screen
+from textual.widgets import DataTable
 
 from tui.api.client import ApiClient
 from tui.clock import Clock
-from tui.render import ago
+from tui.render import coarse_duration
 from tui.state.action_budget import ActionBudget
 from tui.state.incident import IncidentDesk
 from tui.state.journal import ActionJournal
@@ -41,11 +42,27 @@ class IncidentContext:
         return self.desk.now or self.clock.now()
 
 
+WHEN_WIDTH = 17
+
+
 def when(moment: datetime | None, now: datetime) -> Text:
-    """``09:10 (2 hours ago)``: the clock time on-call says out loud, and how long ago."""
+    """``09:10 (2h05m ago)``: the clock time on-call says out loud, and how long ago."""
     if moment is None:
         return Text("—", style="dim")
-    return Text.assemble(f"{moment:%H:%M}", (f" ({ago(moment, now, coarse=True)})", "dim"))
+    return Text.assemble(f"{moment:%H:%M}",
+                         (f" ({coarse_duration(max(0.0, (now - moment).total_seconds()))} ago)", "dim"))
+
+
+def set_columns(table: DataTable[Any], columns: Sequence[tuple[str, str, int | None]], total_width: int) -> None:
+    """(Re)create a table's columns; the one without a width takes what is left of ``total_width``.
+
+    Every column has a fixed width so the table never scrolls sideways at 80 columns.
+    """
+    fixed = sum((width or 0) + 2 for _, _, width in columns)
+    rest = max(12, total_width - fixed - 4)  # 2 of padding for the flexible column, 2 for the scrollbar
+    table.clear(columns=True)
+    for key, label, width in columns:
+        table.add_column(label, key=key, width=width if width is not None else rest)
 
 
 class IncidentScreen(Screen[R]):

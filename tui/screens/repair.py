@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, ProgressBar, Static, Switch
+from textual.widgets import Button, Checkbox, Input, Label, ProgressBar, Static
 
 from tui.api.errors import ApiError
 from tui.paths import stylesheets
@@ -93,22 +93,22 @@ class RepairScreen(ModalScreen[RepairProgress | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="repair-dialog"):
-            yield Static(plain(self.title_text, "bold", limit=120), classes="dialog-title")
-            yield Label("Failed since (UTC, YYYY-MM-DD HH:MM; default: when the failure streak began)")
-            yield Input(self._default_text, id="repair-since")
-            yield Static("", id="repair-since-error", classes="field-error")
+            yield Static(plain(self.title_text, "bold", limit=76), classes="dialog-title")
+            with Horizontal(id="repair-since-row"):
+                yield Label("Failed since (UTC) ")
+                yield Input(self._default_text, id="repair-since", compact=True)
+            yield Static("", id="repair-since-error", classes="field-error hidden")
             yield Static(id="repair-preview")
-            with Horizontal(id="repair-gaps-row"):
-                yield Switch(False, id="repair-gaps")
-                yield Static(id="repair-gaps-label")
+            yield Checkbox("", id="repair-gaps", compact=True)
             yield Static(id="repair-gaps-list")
-            yield Input(placeholder="type the number of retries to confirm", id="repair-typed", classes="hidden")
-            yield Static("", id="repair-typed-error", classes="field-error")
+            yield Input(placeholder="type the number of retries to confirm", id="repair-typed", classes="hidden",
+                        compact=True)
+            yield Static("", id="repair-typed-error", classes="field-error hidden")
             yield ProgressBar(id="repair-bar", show_eta=False, classes="hidden")
             yield Static(id="repair-status")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel (esc)", id="repair-cancel")
-                yield Button("Retry", id="repair-go", variant="warning")
+                yield Button("Cancel (esc)", id="repair-cancel", compact=True)
+                yield Button("Retry", id="repair-go", variant="warning", compact=True)
 
     def on_mount(self) -> None:
         self._replan()
@@ -122,7 +122,7 @@ class RepairScreen(ModalScreen[RepairProgress | None]):
         error = self.query_one("#repair-since-error", Static)
         problem = ("not a date-time: use YYYY-MM-DD HH:MM" if parsed is None
                    else "must be in the past" if parsed >= self.context.now() else "")
-        error.update(problem)
+        _say(error, problem)
         self._since_ok = not problem
         if parsed is None or problem:
             self._update_go()
@@ -132,7 +132,7 @@ class RepairScreen(ModalScreen[RepairProgress | None]):
         self._replan(None if event.value == self._default_text else parsed)
 
     @on(Input.Changed, "#repair-typed")
-    @on(Switch.Changed, "#repair-gaps")
+    @on(Checkbox.Changed, "#repair-gaps")
     def _confirm_changed(self) -> None:
         self._update_go()
 
@@ -159,11 +159,11 @@ class RepairScreen(ModalScreen[RepairProgress | None]):
         label = (f"Also backfill the gaps: {len(self.gaps)} range{'s' if len(self.gaps) != 1 else ''} "
                  f"({intervals} interval{'s' if intervals != 1 else ''} with no run at all)"
                  if self.gaps else "No gaps: every interval in the window has a run.")
-        self.query_one("#repair-gaps-label", Static).update(label)
-        switch = self.query_one("#repair-gaps", Switch)
-        switch.disabled = not self.gaps
+        box = self.query_one("#repair-gaps", Checkbox)
+        box.label = label
+        box.disabled = not self.gaps
         if not self.gaps:
-            switch.value = False
+            box.value = False
         shown = Text(style="dim")
         for gap in self.gaps[:GAPS_SHOWN]:
             shown.append("  ")
@@ -177,7 +177,7 @@ class RepairScreen(ModalScreen[RepairProgress | None]):
 
     def _items(self) -> list[RetryTarget | GapRange]:
         items: list[RetryTarget | GapRange] = list(self.plan.targets)
-        if self.query_one("#repair-gaps", Switch).value:
+        if self.query_one("#repair-gaps", Checkbox).value:
             items.extend(self.gaps)
         return items
 
@@ -186,7 +186,7 @@ class RepairScreen(ModalScreen[RepairProgress | None]):
         if self.runner is not None:
             return
         retries = self.plan.count
-        gaps = len(self.gaps) if self.query_one("#repair-gaps", Switch).value else 0
+        gaps = len(self.gaps) if self.query_one("#repair-gaps", Checkbox).value else 0
         parts = [f"Retry {retries}"] if retries else []
         if gaps:
             parts.append(f"backfill {gaps}")
@@ -198,7 +198,7 @@ class RepairScreen(ModalScreen[RepairProgress | None]):
             typed_ok = typed == str(retries)
             if typed and not typed_ok:
                 error = f"type {retries} to confirm"
-        self.query_one("#repair-typed-error", Static).update(error)
+        _say(self.query_one("#repair-typed-error", Static), error)
         button.disabled = retries + gaps == 0 or not typed_ok or self.context.read_only or not self._since_ok
 
     # ------------------------------------------------------------------ sending
@@ -275,6 +275,12 @@ class RepairScreen(ModalScreen[RepairProgress | None]):
             self._show_progress(self.runner.progress)
             return
         self.dismiss(self.progress)
+
+
+def _say(box: Static, message: str) -> None:
+    """A field's error line: shown only when there is something to say (the dialog must fit 24 lines)."""
+    box.update(message)
+    box.set_class(not message, "hidden")
 
 
 def _describe(error: Exception) -> str:

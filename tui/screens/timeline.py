@@ -93,10 +93,14 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
                               f"{len(self.model.order)} exports")
         if worst:
             title.append(f" · up to {worst} failing in one column", "bold red")
-        title.append("   +/-: zoom · enter: open run · t: close", "dim")
+        title.append("   enter: open the run under the cursor", "dim")
         self.query_one("#timeline-title", Static).update(title)
         view = self.query_one(TimelineView)
         self.query_one("#timeline-ruler", Static).update(axis_ruler(axis, view.name_column))
+
+    @on(TimelineView.Relaid)
+    def _relaid(self) -> None:
+        self._draw_title()
 
     @on(TimelineView.CursorMoved)
     def _cursor_moved(self) -> None:

@@ -77,6 +77,9 @@ class TimelineView(ScrollView, can_focus=True):
             self.row = row
             self.column = column
 
+    class Relaid(Message):
+        """The name column changed width (a resize): whatever is drawn over the cells must follow."""
+
     class CellChosen(Message):
         def __init__(self, row: int, column: int) -> None:
             super().__init__()
@@ -100,6 +103,8 @@ class TimelineView(ScrollView, can_focus=True):
         buckets = axis.count if axis else 0
         name_w = name_width(self.size.width or 80, buckets)
         full = changed is None or name_w != self._name_w
+        if name_w != self._name_w:
+            self.post_message(self.Relaid())
         self._name_w = name_w
         self.virtual_size = Size(name_w + 1 + buckets, len(self.model.order))
         if self.cursor_col < 0 or self.cursor_col >= buckets:
