@@ -55,8 +55,12 @@ def test_an_outage_is_a_column() -> None:
     runs = {k: [run(f"{k}1", 3, "Completed"), run(f"{k}2", 2, "Failed"), run(f"{k}3", 1, "Completed")]
             for k in "abcd"}
     model.update(list("abcd"), runs, NOW)
-    counts = model.column_counts({"Failed"})
+    counts = model.failed_columns
     assert max(counts) == 4 and counts.count(4) == 2
+    runs["a"] = [run("a1", 3, "Completed"), run("a2", 2, "Failed"), run("a2r", 2, "Completed", created_after=1),
+                 run("a3", 1, "Completed")]
+    assert model.update(list("abcd"), runs, NOW) == {"a"}
+    assert max(model.failed_columns) == 3  # the repaired row left the column
 
 
 def test_covers_tells_when_older_runs_are_needed() -> None:

@@ -23,7 +23,6 @@ from tui.api.models import BatchExportRun
 from tui.paths import stylesheets
 from tui.render import plain, status_text
 from tui.screens.incident_base import IncidentContext, IncidentScreen
-from tui.state.intervals import FAILED_GROUP
 from tui.state.timeline import TimelineModel
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.timeline_view import TimelineView, axis_ruler
@@ -72,7 +71,7 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         desk = self.desk
         now = self.context.now()
         axis_before = self.model.axis
-        changed = self.model.update(desk.order, desk.runs_by_export(), now)
+        changed = self.model.update(desk.order, desk.runs_by_export(), now, desk.fingerprints())
         view = self.query_one(TimelineView)
         labels = {key: desk.name_of(key) for key in desk.order}
         moved = full or axis_before != self.model.axis
@@ -86,7 +85,7 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         zoom = self.model.zoom
         axis = self.model.axis
         assert axis is not None
-        worst = max(self.model.column_counts(FAILED_GROUP), default=0)
+        worst = max(self.model.failed_columns, default=0)
         minutes = int(axis.bucket // 60)
         cell = f"{minutes} min" if minutes < 60 else f"{minutes // 60} h"
         title = Text.assemble(("Timeline", "bold"), f" · last {zoom.label}, one cell {cell} · "

@@ -14,7 +14,7 @@ operator asked for from this screen is not one).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -44,6 +44,12 @@ class Observation:
     reason: str
     failure_streak: int = 0
     since: datetime | None = None  # when the trouble began, where the verdict knows (first failed run…)
+    # Or how to find it out: asked only when an alert opens (it reads the export's run history).
+    since_of: Callable[[], datetime | None] | None = None
+
+    def began(self, now: datetime) -> datetime:
+        found = self.since if self.since is not None else (self.since_of() if self.since_of is not None else None)
+        return found or now
 
 
 @dataclass
@@ -175,7 +181,7 @@ class AlertBook:
                     alert.export_name = observation.name
                     continue
                 alert = Alert(next(self._ids), observation.key, observation.project_id, observation.export_id,
-                              observation.name, kind, detail, observation.since or now, now, new=not first)
+                              observation.name, kind, detail, observation.began(now), now, new=not first)
                 self._current[ident] = alert
                 changes.opened.append(alert)
         # An export that left the list is no longer watched: its alerts resolve with it, except pauses and stops.

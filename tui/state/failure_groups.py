@@ -45,7 +45,7 @@ def _compute_signature(error: str) -> str:
 
 
 _CACHE: dict[str, str] = {}
-_CACHE_LIMIT = 4096
+_CACHE_LIMIT = 50_000  # an outage of 10,000 runs with a request id in each message fits
 
 
 def error_signature(error: str | None) -> str:
@@ -66,8 +66,22 @@ def error_signature(error: str | None) -> str:
 
 @dataclass(frozen=True)
 class FailedRun:
+    """One interval whose latest attempt failed, with its signature worked out once."""
+
     export_key: str
     run: BatchExportRun
+    signature: str = ""
+    when: datetime | None = None
+
+
+@dataclass
+class SignaturePart:
+    """One export's failed intervals of one signature, summed up once while that export's runs do not change."""
+
+    runs: list[FailedRun] = field(default_factory=list)
+    first: datetime | None = None
+    last: datetime | None = None
+    sample_error: str = ""
 
 
 @dataclass
@@ -108,33 +122,51 @@ def _when(run: BatchExportRun) -> datetime | None:
     return run.finished_at or run.last_updated_at or run.created_at or run.data_interval_end
 
 
-def group_failures(runs_by_export: Mapping[str, Sequence[BatchExportRun]],
-                   order: Iterable[str] | None = None) -> list[FailureGroup]:
-    """Groups of still-failed intervals, the biggest first (then by signature, for a stable order).
+def export_failures(key: str, runs: Sequence[BatchExportRun]) -> dict[str, SignaturePart]:
+    """One export's still-failed intervals by signature (callers cache this while its runs do not change)."""
+    parts: dict[str, SignaturePart] = {}
+    for run in latest_attempts(runs):
+        if not is_failed(run.status):
+            continue
+        signature = error_signature(run.latest_error)
+        when = _when(run)
+        part = parts.get(signature)
+        if part is None:
+            part = parts[signature] = SignaturePart(sample_error=run.latest_error or "")
+        part.runs.append(FailedRun(key, run, signature, when))
+        if when is not None:
+            if part.first is None or when < part.first:
+                part.first = when
+            if part.last is None or when > part.last:
+                part.last = when
+                part.sample_error = run.latest_error or ""
+    return parts
+
+
+def build_groups(parts_by_export: Mapping[str, Mapping[str, SignaturePart]],
+                 order: Iterable[str] | None = None) -> list[FailureGroup]:
+    """Groups from each export's parts, the biggest first (then by signature, for a stable order).
 
     ``order`` lists the export keys in the table's order, so a group's exports are listed as the table shows them.
+    Merging works per export and signature, not per run: a poll re-groups 10,000 runs in a few hundred steps.
     """
     groups: dict[str, FailureGroup] = {}
-    keys = list(order) if order is not None else list(runs_by_export)
-    for key in keys:
-        runs = runs_by_export.get(key)
-        if not runs:
-            continue
-        for run in latest_attempts(runs):
-            if not is_failed(run.status):
-                continue
-            signature = error_signature(run.latest_error)
+    for key in (order if order is not None else parts_by_export):
+        for signature, part in parts_by_export.get(key, {}).items():
             group = groups.get(signature)
             if group is None:
-                group = groups[signature] = FailureGroup(signature, run.latest_error or "")
-            group.runs.append(FailedRun(key, run))
-            if not group.export_keys or group.export_keys[-1] != key:
-                group.export_keys.append(key)
-            when = _when(run)
-            if when is not None:
-                if group.first is None or when < group.first:
-                    group.first = when
-                if group.last is None or when > group.last:
-                    group.last = when
-                    group.sample_error = run.latest_error or ""
+                group = groups[signature] = FailureGroup(signature, part.sample_error)
+            group.runs.extend(part.runs)
+            group.export_keys.append(key)
+            if part.first is not None and (group.first is None or part.first < group.first):
+                group.first = part.first
+            if part.last is not None and (group.last is None or part.last > group.last):
+                group.last = part.last
+                group.sample_error = part.sample_error
     return sorted(groups.values(), key=lambda g: (-g.run_count, g.signature))
+
+
+def group_failures(runs_by_export: Mapping[str, Sequence[BatchExportRun]],
+                   order: Iterable[str] | None = None) -> list[FailureGroup]:
+    """Groups of still-failed intervals across exports (no caching: see :class:`tui.state.incident.IncidentDesk`)."""
+    return build_groups({key: export_failures(key, runs) for key, runs in runs_by_export.items()}, order)

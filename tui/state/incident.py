@@ -17,7 +17,7 @@ from typing import Protocol
 from tui.api.models import BatchExportRun
 from tui.state.alert_book import AlertBook, AlertChanges, Observation
 from tui.state.exports import WatchedExport
-from tui.state.failure_groups import FailureGroup, group_failures
+from tui.state.failure_groups import FailureGroup, SignaturePart, build_groups, export_failures
 from tui.state.intervals import by_interval, is_failed, merge_runs
 from tui.state.repair import ExportRef, RetryPlan, merge_plans, plan_export, streak_start
 from tui.state.timeline import covers
@@ -38,10 +38,23 @@ class VerdictLike(Protocol):
     def failure_streak(self) -> int: ...
 
 
-@dataclass(frozen=True)
+def runs_fingerprint(runs: Sequence[BatchExportRun]) -> tuple[tuple[str, str], ...]:
+    """What tells whether an export's runs changed: their ids and statuses (a run's interval never changes)."""
+    return tuple([(r.id, r.status) for r in runs])
+
+
+@dataclass
 class DeskExport:
     watched: WatchedExport
-    runs: tuple[BatchExportRun, ...]
+    runs: Sequence[BatchExportRun]  # never changed in place: a new poll makes a new DeskExport
+    _fingerprint: tuple[tuple[str, str], ...] | None = None
+
+    @property
+    def fingerprint(self) -> tuple[tuple[str, str], ...]:
+        """Worked out when a view asks (groups, timeline), not at every poll."""
+        if self._fingerprint is None:
+            self._fingerprint = runs_fingerprint(self.runs)
+        return self._fingerprint
 
     @property
     def key(self) -> str:
@@ -61,6 +74,7 @@ class IncidentDesk:
         self._history: dict[str, list[BatchExportRun]] = {}
         self._covered: dict[str, datetime] = {}
         self._groups: list[FailureGroup] | None = None
+        self._failed: dict[str, tuple[tuple[tuple[str, str], ...], dict[str, SignaturePart]]] = {}
         self.version = 0
         self.now: datetime | None = None
         self._listeners: list[Callable[[], None]] = []
@@ -82,23 +96,29 @@ class IncidentDesk:
                 now: datetime) -> AlertChanges:
         """One poll: the exports in the table's order and each one's verdict; returns the alerts opened and resolved."""
         self.now = now
-        self.order = [w.key for w in exports]
-        self.exports = {w.key: DeskExport(w, tuple(merge_runs(self._history.get(w.key, ()), w.export.latest_runs)))
-                        for w in exports}
+        keyed = [(w.key, w) for w in exports]
+        self.order = [key for key, _ in keyed]
+        self.exports = {key: self._desk_export(key, w) for key, w in keyed}
         for key in list(self._history):
             if key not in self.exports:
                 del self._history[key]
                 self._covered.pop(key, None)
-        observations = [self._observation(self.exports[w.key], verdicts[w.key]) for w in exports if w.key in verdicts]
+        observations = [self._observation(key, self.exports[key], verdicts[key]) for key, _ in keyed if key in verdicts]
         changes = self.book.observe(observations, now)
         self._changed()
         return changes
 
-    def _observation(self, item: DeskExport, verdict: VerdictLike) -> Observation:
-        ref = item.ref
-        since = streak_start(item.runs) if str(verdict.state) == "failing" else None
-        return Observation(ref.key, ref.project_id, ref.export_id, ref.name, str(verdict.state), verdict.reason,
-                           verdict.failure_streak, since)
+    def _desk_export(self, key: str, watched: WatchedExport) -> DeskExport:
+        history = self._history.get(key)
+        runs = merge_runs(history, watched.export.latest_runs) if history else watched.export.latest_runs
+        return DeskExport(watched, runs)
+
+    def _observation(self, key: str, item: DeskExport, verdict: VerdictLike) -> Observation:
+        watched = item.watched
+        failing = str(verdict.state) == "failing"
+        return Observation(key, watched.project_id, watched.export.id, watched.export.name or watched.export.id,
+                           str(verdict.state), verdict.reason, verdict.failure_streak,
+                           since_of=(lambda: streak_start(item.runs)) if failing else None)
 
     def add_runs(self, key: str, runs: Iterable[BatchExportRun], covered_since: datetime | None = None) -> None:
         """Runs fetched for one export (a runs page); ``covered_since`` when the page reaches back to there."""
@@ -110,8 +130,7 @@ class IncidentDesk:
             self._covered[key] = covered_since if before is None else min(before, covered_since)
         item = self.exports.get(key)
         if item is not None:
-            self.exports[key] = DeskExport(item.watched,
-                                           tuple(merge_runs(self._history[key], item.watched.export.latest_runs)))
+            self.exports[key] = self._desk_export(key, item.watched)
         self._changed()
 
     def needs_history(self, key: str, since: datetime) -> bool:
@@ -127,9 +146,22 @@ class IncidentDesk:
     def runs_by_export(self) -> dict[str, Sequence[BatchExportRun]]:
         return {key: item.runs for key, item in self.exports.items()}
 
+    def fingerprints(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        return {key: item.fingerprint for key, item in self.exports.items()}
+
     def groups(self) -> list[FailureGroup]:
+        """Failure groups of every export; an export whose runs did not change since the last poll reuses its part."""
         if self._groups is None:
-            self._groups = group_failures(self.runs_by_export(), self.order)
+            entries: dict[str, dict[str, SignaturePart]] = {}
+            cache: dict[str, tuple[tuple[tuple[str, str], ...], dict[str, SignaturePart]]] = {}
+            for key, item in self.exports.items():
+                cached = self._failed.get(key)
+                if cached is None or cached[0] != item.fingerprint:
+                    cached = (item.fingerprint, export_failures(key, item.runs))
+                cache[key] = cached
+                entries[key] = cached[1]
+            self._failed = cache
+            self._groups = build_groups(entries, self.order)
         return self._groups
 
     def failing_keys(self) -> list[str]:
@@ -152,4 +184,4 @@ class IncidentDesk:
 
     def name_of(self, key: str) -> str:
         item = self.exports.get(key)
-        return item.ref.name if item is not None else key
+        return (item.watched.export.name or item.watched.export.id) if item is not None else key

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from tui.api.models import IN_PROGRESS_STATUSES, BatchExportRun, RunStatus
 
@@ -27,17 +27,6 @@ def is_failed(status: str | None) -> bool:
 
 def is_in_progress(status: str | None) -> bool:
     return status in IN_PROGRESS_STATUSES
-
-
-IntervalKey = tuple[float, float]
-
-
-def interval_key(run: BatchExportRun) -> IntervalKey | None:
-    """(start, end) in epoch seconds; None for a run that does not say which data it covers."""
-    if run.data_interval_end is None:
-        return None
-    start = run.data_interval_start.timestamp() if run.data_interval_start is not None else float("-inf")
-    return (start, run.data_interval_end.timestamp())
 
 
 def created_order(run: BatchExportRun) -> tuple[float, str]:
@@ -58,22 +47,33 @@ class IntervalAttempts:
         return self.attempts[-1]
 
 
+_NO_START = datetime.min.replace(tzinfo=UTC)  # sorts a "from the beginning" interval first among equal ends
+
+
 def by_interval(runs: Iterable[BatchExportRun]) -> list[IntervalAttempts]:
     """Runs gathered per data interval, intervals oldest first; runs without an interval are left out.
 
-    The same run may arrive twice (``latest_runs`` and a runs page): it counts once.
+    The same run may arrive twice (``latest_runs`` and a runs page): it counts once. Written for speed
+    (datetimes as keys, sorting only intervals attempted more than once): grouping reads every run of
+    every export at every poll.
     """
-    groups: dict[IntervalKey, dict[str, BatchExportRun]] = {}
+    groups: dict[tuple[datetime, datetime], list[BatchExportRun]] = {}
     for run in runs:
-        key = interval_key(run)
-        if key is not None:
-            groups.setdefault(key, {})[run.id] = run
+        end = run.data_interval_end
+        if end is not None:
+            key = (end, run.data_interval_start or _NO_START)
+            found = groups.get(key)
+            if found is None:
+                groups[key] = [run]
+            else:
+                found.append(run)
     out: list[IntervalAttempts] = []
     for key in sorted(groups):
-        attempts = tuple(sorted(groups[key].values(), key=created_order))
+        attempts = groups[key]
+        if len(attempts) > 1:
+            attempts = sorted({r.id: r for r in attempts}.values(), key=created_order)
         first = attempts[0]
-        assert first.data_interval_end is not None
-        out.append(IntervalAttempts(first.data_interval_start, first.data_interval_end, attempts))
+        out.append(IntervalAttempts(first.data_interval_start, key[0], tuple(attempts)))
     return out
 
 

@@ -106,7 +106,8 @@ class TimelineRow:
 
 
 def _fingerprint(runs: Sequence[BatchExportRun]) -> tuple[object, ...]:
-    return tuple((r.id, r.status, r.created_at, r.data_interval_start, r.data_interval_end) for r in runs)
+    """Ids and statuses: a run's interval and creation never change, so these say whether a row must be rebuilt."""
+    return tuple([(r.id, r.status) for r in runs])
 
 
 def build_row(key: str, runs: Sequence[BatchExportRun], axis: Axis,
@@ -143,6 +144,7 @@ class TimelineModel:
         self.axis: Axis | None = None
         self.order: list[str] = []
         self.rows: dict[str, TimelineRow] = {}
+        self._failed_columns: list[int] = []
 
     @property
     def zoom(self) -> Zoom:
@@ -157,8 +159,11 @@ class TimelineModel:
         return True
 
     def update(self, order: Sequence[str], runs_by_export: Mapping[str, Sequence[BatchExportRun]],
-               now: datetime) -> set[str]:
-        """Recompute what changed; return the keys of rows whose cells changed (all of them when the axis moved)."""
+               now: datetime, fingerprints: Mapping[str, tuple[object, ...]] | None = None) -> set[str]:
+        """Recompute what changed; return the keys of rows whose cells changed (all of them when the axis moved).
+
+        ``fingerprints`` (one per export, equal while its runs did not change) saves working them out again.
+        """
         axis = Axis.ending_at(self.zoom, now)
         moved = axis != self.axis
         self.axis = axis
@@ -166,7 +171,7 @@ class TimelineModel:
         rows: dict[str, TimelineRow] = {}
         for key in order:
             runs = runs_by_export.get(key, ())
-            fingerprint = _fingerprint(runs)
+            fingerprint = fingerprints[key] if fingerprints is not None and key in fingerprints else _fingerprint(runs)
             old = self.rows.get(key)
             if old is not None and not moved and old.fingerprint == fingerprint:
                 rows[key] = old
@@ -177,6 +182,12 @@ class TimelineModel:
                 changed.add(key)
         if list(order) != self.order:
             changed.update(k for k in order if k not in self.rows)
+        if moved or list(order) != self.order:
+            self._failed_columns = _count_failed(rows.values(), axis.count)
+        else:
+            for key in changed:  # only rows that changed move the counts
+                _add_failed(self._failed_columns, self.rows.get(key), -1)
+                _add_failed(self._failed_columns, rows.get(key), 1)
         self.order = list(order)
         self.rows = rows
         return changed
@@ -192,15 +203,25 @@ class TimelineModel:
             return ()
         return found.runs[column]
 
-    def column_counts(self, statuses: Iterable[str]) -> list[int]:
-        """Per bucket, how many rows show one of ``statuses`` (an outage is a column with a high count)."""
-        wanted = set(statuses)
-        counts = [0] * (self.axis.count if self.axis else 0)
-        for row in self.rows.values():
-            for index, status in enumerate(row.statuses):
-                if status in wanted:
-                    counts[index] += 1
-        return counts
+    @property
+    def failed_columns(self) -> list[int]:
+        """Per bucket, how many rows show a failed status there (an outage is a column with a high count)."""
+        return self._failed_columns
+
+
+def _add_failed(counts: list[int], row: TimelineRow | None, sign: int) -> None:
+    if row is None:
+        return
+    for index, status in enumerate(row.statuses):
+        if status in FAILED_GROUP and index < len(counts):
+            counts[index] += sign
+
+
+def _count_failed(rows: Iterable[TimelineRow], buckets: int) -> list[int]:
+    counts = [0] * buckets
+    for row in rows:
+        _add_failed(counts, row, 1)
+    return counts
 
 
 def covers(runs: Sequence[BatchExportRun], since: datetime) -> bool:

@@ -90,6 +90,7 @@ class TimelineView(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.model = model
         self.labels: dict[str, str] = {}
+        self._raw_labels: dict[str, str] = {}
         self._strips: dict[str, Strip] = {}
         self._styles: dict[str, Style] = {}
         self._name_w = NAME_MIN
@@ -98,7 +99,13 @@ class TimelineView(ScrollView, can_focus=True):
 
     def update_rows(self, labels: Mapping[str, str], changed: set[str] | None = None) -> None:
         """The model changed: drop the strips of ``changed`` rows (all when None) and repaint only their lines."""
-        self.labels = {key: clean(label, limit=80) for key, label in labels.items()}
+        raw = self._raw_labels
+        for key, label in labels.items():
+            if raw.get(key) != label:
+                raw[key] = label
+                self.labels[key] = clean(label, limit=80)
+                if changed is not None:
+                    changed = changed | {key}
         axis = self.model.axis
         buckets = axis.count if axis else 0
         name_w = name_width(self.size.width or 80, buckets)
@@ -132,7 +139,7 @@ class TimelineView(ScrollView, can_focus=True):
         return self.model.order[top:top + max(1, self.size.height)]
 
     def on_resize(self) -> None:
-        self.update_rows(self.labels, None)
+        self.update_rows(self._raw_labels, None)
 
     # ------------------------------------------------------------------ drawing
 
