@@ -44,3 +44,22 @@ async def test_hook_that_hangs_is_killed_and_a_failure_is_named(tmp_path: Path) 
 
 def test_environment_keeps_everything_else() -> None:
     assert hook_environment({"A": "1", "POSTHOG_API_KEY": "x"}, None) == {"A": "1"}
+
+
+def test_profile_on_alert_is_a_list_of_arguments(tmp_path: Path) -> None:
+    from tui.config import ConfigError, Overrides, parse_config, resolve_settings
+
+    path = tmp_path / "config.toml"
+    path.write_text('[profiles.prod]\nbase_url = "https://eu.example.com"\nproject = "1"\n'
+                    'on_alert = ["curl", "-sS", "-d", "@-", "https://chat.example.com/hook"]\n')
+    path.chmod(0o600)
+    settings = resolve_settings(Overrides(profile="prod"),
+                                {"WATCHDECK_API_KEY": KEY, "WATCHDECK_CONFIG_DIR": str(tmp_path)})
+    assert settings.on_alert == ["curl", "-sS", "-d", "@-", "https://chat.example.com/hook"]
+    for bad in ('on_alert = []', 'on_alert = "curl -d @- https://x"'):
+        try:
+            parse_config(f'[profiles.prod]\nproject = "1"\n{bad}\n', path)
+        except ConfigError as err:
+            assert "on_alert" in str(err)
+        else:
+            raise AssertionError(f"accepted {bad}")
