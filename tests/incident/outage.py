@@ -121,6 +121,11 @@ class Host(App[None]):
         super().__init__()
         self.make = make
         self.results: list[Any] = []
+        self.notes: list[str] = []
+
+    def notify(self, message: str, *args: Any, **kwargs: Any) -> None:
+        self.notes.append(str(message))
+        super().notify(message, *args, **kwargs)
 
     def compose(self) -> ComposeResult:
         yield Static("monitor underneath")
