@@ -36,3 +36,19 @@ def test_pages_append_older_runs_once() -> None:
     assert pages.can_load_more
     assert pages.add_page([run("b", 2, "Completed"), run("c", 3, "Completed")], None) == 1
     assert [r.id for r in pages.runs] == ["a", "b", "c"] and not pages.can_load_more
+
+
+def test_run_rows_by_interval_show_the_attempts() -> None:
+    from tui.widgets.run_rows import RunsView, run_rows
+
+    from .runs import NOW
+
+    runs = [run("a3", 1, "Failed", created_after=2), run("a2", 1, "Completed", created_after=1),
+            run("a", 1, "Failed"), run("b", 2, "Completed")]
+    every = run_rows(runs, RunsView(), NOW)
+    assert [key for key, _ in every] == ["a3", "a2", "a", "b"]
+    grouped = run_rows(runs, RunsView(by_interval=True), NOW)
+    assert [key for key, _ in grouped] == ["a3", "b"]
+    assert grouped[0][1]["status"].plain.endswith("×3")
+    assert RunsView(by_interval=True, filter_index=1).label == "by interval · failed"
+    assert [key for key, _ in run_rows(runs, RunsView(filter_index=1), NOW)] == ["a3", "a"]
