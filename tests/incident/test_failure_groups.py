@@ -52,3 +52,11 @@ def test_groups_count_runs_and_exports_and_leave_repaired_intervals_out() -> Non
     assert access.summary() == "3 runs in 2 exports, first 09:11, last 10:11"
     assert "'a'" in access.sample_error  # the sample is a real message, unstripped (the widget cleans it)
     assert groups[1].summary().startswith("1 run in 1 export")
+
+
+def test_summary_names_the_day_when_a_group_spans_midnight() -> None:
+    from .runs import NOW
+
+    runs = {"1:a": [run("a1", 14, "Failed", error="boom 1"), run("a2", 2, "Failed", error="boom 2")]}
+    group = group_failures(runs)[0]
+    assert group.summary(NOW.date()) == "2 runs in 1 export, first 11-21 22:11, last 10:11"

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Static
 from tui.paths import stylesheets
 from tui.render import plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen, set_columns
-from tui.state.failure_groups import FailureGroup
+from tui.state.failure_groups import FailureGroup, clock_time
 from tui.widgets.footer import LeakFreeFooter
 
 
@@ -63,12 +63,13 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
 
     def _build_columns(self) -> None:
         set_columns(self.query_one("#groups-table", DataTable),
-                    [("runs", "Runs", 5), ("exports", "Exports", 7), ("first", "First", 5), ("last", "Last", 5),
+                    [("runs", "Runs", 5), ("exports", "Exports", 7), ("first", "First", 11), ("last", "Last", 11),
                      ("signature", "Error (numbers, ids, times and quoted values as …)", None)],
                     self.size.width or 80)
 
     def redraw(self) -> None:
         groups = self.desk.groups()
+        today = self.context.now().date()
         current = self.highlighted()
         self._groups = groups
         runs = sum(g.run_count for g in groups)
@@ -81,8 +82,8 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
         table.clear()
         for group in groups:
             table.add_row(Text(str(group.run_count), style="bold red"), Text(str(group.export_count)),
-                          Text(f"{group.first:%H:%M}" if group.first else "—"),
-                          Text(f"{group.last:%H:%M}" if group.last else "—"),
+                          Text(clock_time(group.first, today) if group.first else "—"),
+                          Text(clock_time(group.last, today) if group.last else "—"),
                           plain(group.signature, limit=200), key=group.signature)
         signatures = [g.signature for g in groups]
         if current is not None and current.signature in signatures:
@@ -113,7 +114,7 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
                                "cancelled.", style="dim"))
             return
         names = [self.desk.name_of(key) for key in group.export_keys]
-        lines = Text.assemble((group.summary(), "bold"), "\n", ("Sample error: ", "bold"),
+        lines = Text.assemble((group.summary(self.context.now().date()), "bold"), "\n", ("Sample error: ", "bold"),
                               plain(group.sample_error, "red", oneline=False, limit=600), "\n", ("Exports: ", "bold"))
         for index, name in enumerate(names[:20]):
             if index:

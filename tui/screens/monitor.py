@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import ClassVar
 
@@ -29,13 +31,25 @@ from textual.worker import Worker, WorkerError
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportRun
-from tui.render import clean, plain
+from tui.render import clean, coarse_duration, plain
 from tui.screens.monitor_actions import ExportActions
+from tui.screens.monitor_incident import INCIDENT_ACTIONS, IncidentKeys
 from tui.state.alerts import Alert, AlertTracker
 from tui.state.budget import effective_poll_seconds
-from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport, latest_run, runs_oldest_first
+from tui.state.exports import (
+    ExportsSnapshot,
+    ExportsSource,
+    WatchedExport,
+    consecutive_failures,
+    is_failing,
+    is_lagging,
+    lag_seconds,
+    latest_run,
+    runs_oldest_first,
+)
 from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
+from tui.state.project_names import fetch_project_label
 from tui.widgets.export_cells import (
     EXPORT_COLUMNS,
     RUN_COLUMNS,
@@ -66,7 +80,7 @@ FRESHNESS_STYLE = {
 }
 
 
-class MonitorScreen(ExportActions):
+class MonitorScreen(IncidentKeys, ExportActions):
     """Exports table on top; the selected export's runs, charts and details below."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -113,6 +127,8 @@ class MonitorScreen(ExportActions):
         self._narrow: bool | None = None
         self._runs_table_owner: str | None = None
         self.last_apply_seconds = 0.0
+        self._key_filter: tuple[tuple[str, ...], str] | None = None  # a failure group's exports, and its name
+        self._project_labels: dict[str, str] = {}
 
     # ------------------------------------------------------------------ setup
 
@@ -141,6 +157,10 @@ class MonitorScreen(ExportActions):
         self._stretch_note: str | None = None
         self._watch_projects(self._watched_project_ids())
         self.journal = ActionJournal()
+        self.incident_setup(client_for=self.wd.api_for, clock=self.wd.clock, monotonic=self.wd.monotonic,
+                            profile=settings.profile, read_only=settings.read_only, on_alert=settings.on_alert,
+                            secret=settings.api_key.get_secret_value(), journal=self.journal)
+        self._load_project_labels()
         self.watch(self.app, "project_id", self._project_switched, init=False)
         table = self.query_one("#exports", LiveTable)
         self._narrow = self.size.width < NARROW_WIDTH
@@ -227,6 +247,7 @@ class MonitorScreen(ExportActions):
         if alerts:
             self._raise_alerts(alerts)
         self._check_retries(snapshot)
+        self.incident_poll(self._visible(snapshot), interim_verdicts(snapshot, now, self.alerts), now)
         self._update_title(snapshot)
         if not self.frozen:
             self._render_exports(now)
@@ -242,9 +263,10 @@ class MonitorScreen(ExportActions):
             self.app.bell()
 
     def _update_title(self, snapshot: ExportsSnapshot) -> None:
-        failing = self._failing = AlertTracker.failing_count(snapshot)
-        title = f"watchdeck: {failing} failing" if failing else "watchdeck"
-        self.sub_title = f"{failing} failing" if failing else ""
+        self._failing = AlertTracker.failing_count(snapshot)
+        alerts = self.alerts_words()
+        title = f"watchdeck: {alerts}" if alerts else "watchdeck"
+        self.sub_title = alerts
         if title != self._last_title:
             self._last_title = title
             driver = self.app._driver
@@ -252,6 +274,9 @@ class MonitorScreen(ExportActions):
                 driver.write(f"\x1b]2;{title}\x07")
 
     def _visible(self, snapshot: ExportsSnapshot) -> list[WatchedExport]:
+        if self._key_filter is not None:
+            keys = set(self._key_filter[0])
+            return [w for w in snapshot.exports if w.key in keys]
         if not self._filter:
             return snapshot.exports
         needle = self._filter.lower()
@@ -490,6 +515,9 @@ class MonitorScreen(ExportActions):
         symbol, style = FRESHNESS_STYLE[state]
         age = poller.age()
         parts: list[tuple[str, str] | str] = [(f" {symbol} {state.value} ", style)]
+        label = self.project_title()
+        if label:
+            parts.append((f" {clean(label, limit=60)} ", "bold"))
         if self.frozen:
             parts.append((" FROZEN ", "bold black on cyan"))
         if self.wd.settings.read_only:
@@ -511,12 +539,17 @@ class MonitorScreen(ExportActions):
             parts.append(f" · {len(self._snapshot.exports)} exports")
             if failing:
                 parts.append((f" · {failing} failing", "bold red"))
+            alerts = self.alerts_words() if hasattr(self, "incident") else ""
+            if alerts:
+                parts.append((f" · {alerts}", "bold red"))
             for note in self._snapshot.notes[:1]:
                 parts.append((f" · {clean(note, limit=80)}", "yellow"))
             if self._snapshot.item_errors:
                 parts.append((f" · {len(self._snapshot.item_errors)} unreadable", "yellow"))
         if self._filter:
             parts.append((f" · filter: {clean(self._filter, limit=30)}", "cyan"))
+        if self._key_filter is not None:
+            parts.append((f" · group: {clean(self._key_filter[1], limit=40)} (esc shows all)", "cyan"))
         with contextlib.suppress(NoMatches):
             # The height is fixed in monitor.tcss: skip the whole-screen layout update() does by default,
             # which every second cost more CPU than the polls themselves (measured 1.37 % -> 0.79 % idle).
@@ -555,6 +588,8 @@ class MonitorScreen(ExportActions):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in MUTATING_ACTIONS and self.wd.settings.read_only:
             return False
+        if action in INCIDENT_ACTIONS:
+            return self.incident_check(action, self.wd.settings.read_only)
         watched = self.selected()
         if action in ("pause", "unpause"):
             if watched is None:
@@ -565,7 +600,8 @@ class MonitorScreen(ExportActions):
             return None
         if watched is not None and (action, watched.key) in self._pending:
             return None
-        if action == "acknowledge" and watched is not None and not self.alerts.is_marked(watched.key):
+        if (action == "acknowledge" and watched is not None and not self.alerts.is_marked(watched.key)
+                and not self.incident.desk.book.open_for(watched.key)):
             return None
         return True
 
@@ -609,6 +645,10 @@ class MonitorScreen(ExportActions):
         box.focus()
 
     def action_clear_filter(self) -> None:
+        if self._key_filter is not None:
+            self._key_filter = None
+            self._apply_filter(self._filter, force=True)
+            return
         box = self.query_one("#monitor-filter", Input)
         if self._filter or not box.has_class("hidden"):
             box.value = ""
@@ -624,8 +664,8 @@ class MonitorScreen(ExportActions):
     def _filter_submitted(self) -> None:
         self.query_one("#exports", LiveTable).focus()
 
-    def _apply_filter(self, text: str) -> None:
-        if text == self._filter:
+    def _apply_filter(self, text: str, *, force: bool = False) -> None:
+        if text == self._filter and not force:
             return
         self._filter = text
         table = self.query_one("#exports", LiveTable)
@@ -639,7 +679,84 @@ class MonitorScreen(ExportActions):
         watched = self.selected()
         if watched is None:
             return
-        if self.alerts.acknowledge(watched.key):
+        acknowledged = self.incident.desk.book.acknowledge_export(watched.key, self.wd.clock.now())
+        if self.alerts.acknowledge(watched.key) or acknowledged:
             self.notify("Alert acknowledged.", markup=False, timeout=3)
             self._render_exports(self.wd.clock.now())
             self.refresh_bindings()
+
+    # ------------------------------------------------------------------ incident views (tui.screens.monitor_incident)
+
+    def show_export(self, key: str) -> None:
+        table = self.query_one("#exports", LiveTable)
+        if key not in table.rows and (self._filter or self._key_filter is not None):
+            self._key_filter = None
+            box = self.query_one("#monitor-filter", Input)
+            box.value = ""
+            box.add_class("hidden")
+            self._apply_filter("", force=True)
+        with contextlib.suppress(Exception):
+            table.move_cursor(row=table.get_row_index(key), animate=False)
+        table.focus()
+
+    def show_only(self, keys: Sequence[str], label: str) -> None:
+        self._key_filter = (tuple(keys), label)
+        self._apply_filter(self._filter, force=True)
+        self.query_one("#exports", LiveTable).focus()
+
+    def show_run(self, key: str, run_id: str) -> None:
+        from tui.screens.export_modals import RunErrorScreen
+
+        self.show_export(key)
+        item = self.incident.desk.exports.get(key)
+        run = next((r for r in item.runs if r.id == run_id), None) if item is not None else None
+        if run is None:
+            return
+        self.call_after_refresh(self._highlight_run, run.id)
+        if run.latest_error:
+            self.app.push_screen(RunErrorScreen(run))
+        else:
+            self.notify(f"Run {clean(run.id, limit=40)}: {clean(run.status, limit=20)}, no error.", markup=False,
+                        timeout=4)
+
+    def lacks_runs_list(self, project_id: str) -> bool:
+        return self.source.lacks_list(project_id)
+
+    def project_title(self) -> str:
+        """``Acme · production``, or the labels of every watched project."""
+        return " | ".join(self._project_labels[p] for p in self._watched_project_ids() if p in self._project_labels)
+
+    @work(group="project-labels", exit_on_error=False)
+    async def _load_project_labels(self) -> None:
+        organization: str | None = None
+        for project_id in self._watched_project_ids():
+            label, organization = await fetch_project_label(self.wd.api_for(project_id), organization)
+            self._project_labels[project_id] = label
+        self._tick_status()
+
+
+def interim_verdicts(snapshot: ExportsSnapshot, now: datetime, tracker: AlertTracker) -> dict[str, SimpleVerdict]:
+    """Failing and lagging, as the monitor judges them today, in the shape of a health verdict."""
+    verdicts: dict[str, SimpleVerdict] = {}
+    for watched in snapshot.exports:
+        export = watched.export
+        if is_failing(export):
+            streak = consecutive_failures(export)
+            verdicts[watched.key] = SimpleVerdict("failing", f"{streak} failed runs in a row", streak)
+        elif export.paused:
+            verdicts[watched.key] = SimpleVerdict("paused", "paused", 0)
+        elif is_lagging(export, now, tracker.lag_threshold_intervals):
+            lag = lag_seconds(export, now) or 0.0
+            allowed = tracker.lag_threshold_intervals * (export.interval_seconds or 0)
+            verdicts[watched.key] = SimpleVerdict(
+                "overdue", f"no completed data for {coarse_duration(lag)}, allowed {coarse_duration(allowed)}", 0)
+        else:
+            verdicts[watched.key] = SimpleVerdict("ok", "", 0)
+    return verdicts
+
+
+@dataclass(frozen=True)
+class SimpleVerdict:
+    state: str
+    reason: str
+    failure_streak: int

@@ -48,7 +48,7 @@ class IncidentKeys(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("exclamation_mark", "alerts", "Alerts", id="monitor.alerts"),
-        Binding("g", "groups", "Failure groups", id="monitor.groups"),
+        Binding("g", "groups", "Groups", id="monitor.groups"),
         Binding("t", "timeline", "Timeline", id="monitor.timeline"),
         Binding("R", "repair", "Repair", id="monitor.repair"),
         Binding("B", "backfills", "Backfills", id="monitor.backfills", show=False),

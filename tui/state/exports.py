@@ -67,6 +67,10 @@ class ExportsSource:
                 total += len(self.extra_ids)
         return max(total, 1)
 
+    def lacks_list(self, project_id: str) -> bool:
+        """The server answered 404/405 to the export list: the interface's own server (no backfills, no run cancel)."""
+        return self._list_supported.get(project_id) is False
+
     def answers_waiting(self) -> bool:
         """Every watched project's list was fetched while the app loaded (tui.api.prefetch)."""
         return all(client.prefetched_answer_ready for client in self.clients)

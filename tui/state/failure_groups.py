@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 
 from tui.api.models import BatchExportRun
 from tui.state.intervals import is_failed, latest_attempts
@@ -64,6 +64,11 @@ def error_signature(error: str | None) -> str:
     return found
 
 
+def clock_time(moment: datetime, today: date | None = None) -> str:
+    """``09:10`` on ``today`` (or when no day is given), ``11-21 09:10`` on another day."""
+    return f"{moment:%H:%M}" if today is None or moment.date() == today else f"{moment:%m-%d %H:%M}"
+
+
 @dataclass(frozen=True)
 class FailedRun:
     """One interval whose latest attempt failed, with its signature worked out once."""
@@ -103,15 +108,15 @@ class FailureGroup:
     def export_count(self) -> int:
         return len(self.export_keys)
 
-    def summary(self) -> str:
-        """``12 runs in 3 exports, first 09:10, last 11:40``."""
+    def summary(self, today: date | None = None) -> str:
+        """``12 runs in 3 exports, first 09:10, last 11:40`` (with the day when it is not ``today``)."""
         runs = f"{self.run_count} run{'s' if self.run_count != 1 else ''}"
         exports = f"{self.export_count} export{'s' if self.export_count != 1 else ''}"
         parts = [f"{runs} in {exports}"]
         if self.first is not None:
-            parts.append(f"first {self.first:%H:%M}")
+            parts.append(f"first {clock_time(self.first, today)}")
         if self.last is not None:
-            parts.append(f"last {self.last:%H:%M}")
+            parts.append(f"last {clock_time(self.last, today)}")
         return ", ".join(parts)
 
     def runs_of(self, export_key: str) -> list[BatchExportRun]:
