@@ -14,6 +14,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 
 from tui.paths import stylesheets
@@ -122,7 +123,10 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
                 plain(alert.project_id, "dim"), when(alert.since, now), plain(alert.detail, limit=200)]
 
     def _highlighted(self) -> Alert | None:
-        table = self.query_one("#alerts-open", DataTable)
+        try:
+            table = self.query_one("#alerts-open", DataTable)
+        except NoMatches:  # asked (check_action) while the screen closes
+            return None
         if not table.row_count:
             return None
         try:

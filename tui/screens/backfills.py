@@ -13,6 +13,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
@@ -121,7 +122,10 @@ class BackfillsScreen(Screen[None]):
         self.refresh_bindings()
 
     def highlighted(self) -> BatchExportBackfill | None:
-        table = self.query_one("#backfills-table", DataTable)
+        try:
+            table = self.query_one("#backfills-table", DataTable)
+        except NoMatches:  # asked (check_action) while the screen closes
+            return None
         row = table.cursor_row
         return self.backfills[row] if 0 <= row < len(self.backfills) else None
 

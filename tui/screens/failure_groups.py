@@ -15,6 +15,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 
 from tui.paths import stylesheets
@@ -94,7 +95,10 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
     def highlighted(self) -> FailureGroup | None:
         if not self._groups:
             return None
-        table = self.query_one("#groups-table", DataTable)
+        try:
+            table = self.query_one("#groups-table", DataTable)
+        except NoMatches:  # asked (check_action) while the screen closes
+            return None
         row = table.cursor_row
         return self._groups[row] if 0 <= row < len(self._groups) else None
 

@@ -50,6 +50,7 @@ from tui.state.exports import (
 from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
 from tui.state.project_names import fetch_project_label
+from tui.state.run_list import RunPages
 from tui.widgets.export_cells import (
     EXPORT_COLUMNS,
     RUN_COLUMNS,
@@ -59,12 +60,12 @@ from tui.widgets.export_cells import (
     records_series,
     row_facts,
     row_fingerprint,
-    run_cells,
     time_cells,
 )
 from tui.widgets.export_details import export_details_text
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.live_table import LiveTable
+from tui.widgets.run_rows import RunsView, run_rows
 
 MUTATING_ACTIONS = frozenset({"pause", "unpause", "backfill", "retry", "edit", "delete"})
 POLL_STEPS = (2.0, 3.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0)
@@ -129,6 +130,8 @@ class MonitorScreen(IncidentKeys, ExportActions):
         self.last_apply_seconds = 0.0
         self._key_filter: tuple[tuple[str, ...], str] | None = None  # a failure group's exports, and its name
         self._project_labels: dict[str, str] = {}
+        self._runs_view = RunsView()
+        self._run_pages: dict[str, RunPages] = {}
 
     # ------------------------------------------------------------------ setup
 
@@ -439,8 +442,47 @@ class MonitorScreen(IncidentKeys, ExportActions):
         except ApiError:
             return
         runs = sorted(page.results, key=lambda r: r.created_at.timestamp() if r.created_at else 0.0, reverse=True)
-        self._runs[watched.key] = runs[:100]
+        pages = self._run_pages.setdefault(watched.key, RunPages())
+        if not pages.runs:
+            pages.first_page([], page.next)
+        newest = {run.id for run in runs}
+        self._runs[watched.key] = runs + [run for run in pages.runs if run.id not in newest]
+        self.incident.desk.add_runs(watched.key, page.results, covered_since=after if page.next is None else None)
         if not self.frozen and watched.key == self._selected_key:
+            self._render_selected(self.wd.clock.now())
+
+    @on(DataTable.RowHighlighted, "#runs")
+    def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """Past the last run: the next page of older runs, where the server pages them."""
+        table = self.query_one("#runs", LiveTable)
+        watched = self.selected()
+        if watched is None or event.cursor_row < table.row_count - 1:
+            return
+        pages = self._run_pages.get(watched.key)
+        if pages is not None and pages.can_load_more:
+            pages.loading = True
+            self._load_older_runs(watched, pages)
+
+    @work(group="monitor-older-runs", exit_on_error=False)
+    async def _load_older_runs(self, watched: WatchedExport, pages: RunPages) -> None:
+        try:
+            if pages.next_url is None or not self.incident.budget.try_take():
+                return
+            page = await self.wd.api_for(watched.project_id).batch_exports.runs(watched.export.id,
+                                                                               next_url=pages.next_url)
+        except ApiError as err:
+            self.notify(clean(f"Older runs: {err}", limit=200), severity="warning", markup=False, timeout=5)
+            return
+        finally:
+            pages.loading = False
+        added = pages.add_page(page.results, page.next)
+        known = self._runs.get(watched.key, [])
+        ids = {run.id for run in known}
+        self._runs[watched.key] = known + [run for run in page.results if run.id not in ids]
+        self.incident.desk.add_runs(watched.key, page.results)
+        self.notify(f"{added} older runs loaded" + ("" if page.next else "; that is all of them."), markup=False,
+                    timeout=3)
+        if watched.key == self._selected_key:
             self._render_selected(self.wd.clock.now())
 
     def _render_selected(self, now: datetime) -> None:
@@ -453,7 +495,7 @@ class MonitorScreen(IncidentKeys, ExportActions):
             details.update(Text("No export selected.", style="dim"))
             return
         runs = self._runs_for_selected()
-        rows = [(run.id, run_cells(run, now)) for run in runs]
+        rows = run_rows(runs, self._runs_view, now)
         keys = [key for key, _ in rows]
         old_keys = [k.value for k in runs_table.rows]
         if keys != old_keys:
@@ -735,6 +777,15 @@ class MonitorScreen(IncidentKeys, ExportActions):
         self._tick_status()
 
 
+    def runs_view_changed(self, view: RunsView) -> None:
+        self._runs_view = view
+        self.query_one("#runs", LiveTable).clear()
+        self._run_cells = {}
+        with contextlib.suppress(Exception):
+            self.query_one(TabbedContent).get_tab("tab-runs").label = Text(f"Runs · {view.label}")
+        self._render_selected(self.wd.clock.now())
+
+
 def interim_verdicts(snapshot: ExportsSnapshot, now: datetime, tracker: AlertTracker) -> dict[str, SimpleVerdict]:
     """Failing and lagging, as the monitor judges them today, in the shape of a health verdict."""
     verdicts: dict[str, SimpleVerdict] = {}
@@ -760,3 +811,4 @@ class SimpleVerdict:
     state: str
     reason: str
     failure_streak: int
+

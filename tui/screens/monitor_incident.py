@@ -12,6 +12,7 @@ export per minute) and every new and resolved one goes to the ``on_alert`` hook.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -35,8 +36,10 @@ from tui.state.alert_hooks import AlertHook
 from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk, VerdictLike
 from tui.state.journal import ActionJournal, JournalEntry
+from tui.state.run_list import next_filter
 from tui.state.timeline import TimelineModel
 from tui.widgets.confirm import ConfirmScreen
+from tui.widgets.run_rows import RunsView
 
 INCIDENT_ACTIONS = frozenset({"alerts", "groups", "timeline", "repair", "backfills", "cancel_run"})
 MUTATING_INCIDENT_ACTIONS = frozenset({"repair", "cancel_run"})
@@ -53,6 +56,8 @@ class IncidentKeys(Screen[None]):
         Binding("R", "repair", "Repair", id="monitor.repair"),
         Binding("B", "backfills", "Backfills", id="monitor.backfills", show=False),
         Binding("c", "cancel_run", "Cancel run", id="monitor.cancel_run", show=False),
+        Binding("i", "runs_by_interval", "Runs by interval", id="monitor.runs_by_interval", show=False),
+        Binding("f", "runs_filter", "Runs filter", id="monitor.runs_filter", show=False),
     ]
 
     incident: IncidentContext
@@ -77,6 +82,10 @@ class IncidentKeys(Screen[None]):
 
     def show_run(self, key: str, run_id: str) -> None:
         """Select this export and open this run."""
+        raise NotImplementedError
+
+    def runs_view_changed(self, view: RunsView) -> None:
+        """Show the selected export's runs this way."""
         raise NotImplementedError
 
     def lacks_runs_list(self, project_id: str) -> bool:
@@ -149,6 +158,19 @@ class IncidentKeys(Screen[None]):
             run = self.selected_run()
             return True if run is not None and run.is_in_progress else None
         return True
+
+    _runs_view: RunsView = RunsView()
+
+    def action_runs_by_interval(self) -> None:
+        """All attempts, or one row per data interval with its number of attempts."""
+        view = replace(self._runs_view, by_interval=not self._runs_view.by_interval)
+        self.runs_view_changed(view)
+
+    def action_runs_filter(self) -> None:
+        """All, failed, running, completed, cancelled (the service's own status groups)."""
+        view = replace(self._runs_view, filter_index=next_filter(self._runs_view.filter_index))
+        self.runs_view_changed(view)
+        self.notify(f"Runs: {view.label}", markup=False, timeout=2)
 
     def action_alerts(self) -> None:
         def chosen(result: JumpTo | None) -> None:
