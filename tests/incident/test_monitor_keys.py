@@ -172,3 +172,19 @@ async def test_cancel_key_on_a_server_without_run_cancel_says_so(sandbox: Sandbo
             assert len(requests(sandbox, "POST", "/cancel/")) == 1
         else:
             assert journal[-1]["result"] == "ok"
+
+
+async def test_several_projects_have_a_section_each_named_by_the_server(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox, project_ids=["1", "2"])
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        table = monitor(app).query_one("#exports", LiveTable)
+        keys = [str(key.value) for key in table.rows]
+        sections = [k for k in keys if k.startswith("section:")]
+        assert sections == ["section:1", "section:2"]
+        assert keys.index("section:2") > keys.index("section:1") + 1
+        names = [str(table.get_row(k)[1]) for k in sections]
+        assert all(name.startswith("▾ ") and "project " not in name for name in names)
+        table.move_cursor(row=keys.index("section:2"))
+        await settle(pilot)
+        assert monitor(app).selected() is None  # a section is no export: the export keys do nothing there

@@ -73,6 +73,7 @@ NARROW_WIDTH = 120
 RUNS_SETTLE_SECONDS = 0.15
 FIRST_FRAME_WAIT_SECONDS = 0.5
 NARROW_NAME_WIDTH = 24
+SECTION_PREFIX = "section:"
 FRESHNESS_STYLE = {
     Freshness.CONNECTING: ("◌", "bold"),
     Freshness.LIVE: ("●", "bold green"),
@@ -305,8 +306,18 @@ class MonitorScreen(IncidentKeys, ExportActions):
         facts_now: dict[str, RowFacts] = {}
         # Time cells have minute resolution: recompute them once a minute, or when the row changed.
         minute = int(now.timestamp() // 60)
+        sections = len(self.wd.settings.project_ids) > 1
+        section_of: str | None = None
         for watched in self._visible(self._snapshot):
             key = watched.key
+            if sections and watched.project_id != section_of:
+                section_of = watched.project_id
+                section_key, section_cells = self._section_row(watched.project_id)
+                old_section = self._cells.get(section_key)
+                if old_section is not None and old_section != section_cells:
+                    changed[section_key] = ["name"]
+                rows.append((section_key, section_cells))
+                fresh[section_key] = section_cells
             export = self._with_optimistic(watched)
             marked = self.alerts.is_marked(key)
             fingerprint = row_fingerprint(export, marked)
@@ -338,6 +349,11 @@ class MonitorScreen(IncidentKeys, ExportActions):
             self._select_row(table)
         self._render_selected(now)
         self.last_apply_seconds = time.perf_counter() - started
+
+    def _section_row(self, project_id: str) -> tuple[str, dict[str, Text]]:
+        """With several projects, a row naming each project above its exports (no export: no keys act on it)."""
+        label = self._project_labels.get(project_id) or f"project {project_id}"
+        return f"{SECTION_PREFIX}{project_id}", {"name": Text(f"▾ {clean(label, limit=60)}", style="bold")}
 
     def _show_empty_state(self, shown: int) -> None:
         empty = self.query_one("#exports-empty", Static)
@@ -775,6 +791,8 @@ class MonitorScreen(IncidentKeys, ExportActions):
             label, organization = await fetch_project_label(self.wd.api_for(project_id), organization)
             self._project_labels[project_id] = label
         self._tick_status()
+        if len(self.wd.settings.project_ids) > 1:
+            self._render_exports(self.wd.clock.now())
 
 
     def runs_view_changed(self, view: RunsView) -> None:
