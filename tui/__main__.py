@@ -126,7 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--web", action="store_true", help="serve the dashboard to a browser instead of this terminal")
     web.add_argument("--port", type=int, default=DEFAULT_WEB_PORT, help=f"web port (default {DEFAULT_WEB_PORT})")
     web.add_argument("--web-host", default="127.0.0.1", metavar="HOST",
-                     help="address to bind (default 127.0.0.1: loopback only; there is no login in front)")
+                     help="address to bind (default 127.0.0.1: loopback only; anything else warns)")
+    web.add_argument("--web-actions", action="store_true",
+                     help="let the browser pause, resume and backfill (web mode is read-only without it)")
     _add_connection_flags(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     status = sub.add_parser(
@@ -247,7 +249,8 @@ def _run_web(args: argparse.Namespace, argv: Sequence[str] | None, env: Mapping[
             _resolve(args, env)
         except (ConfigError, NeedsSetup) as err:
             return _fail(str(err))
-    return serve(list(sys.argv[1:] if argv is None else argv), host=args.web_host, port=args.port)
+    return serve(list(sys.argv[1:] if argv is None else argv), host=args.web_host, port=args.port,
+                 actions=args.web_actions)
 
 
 def start_first_poll(settings: Settings) -> dict[str, Prefetch]:
