@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import PurePath
 from typing import Any, ClassVar
 
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.reactive import var
@@ -23,17 +23,18 @@ from tui.api.client import ApiClient
 from tui.api.prefetch import Prefetch
 from tui.clock import Clock, SystemClock
 from tui.config import Settings, remember_project
-from tui.crashlog import UnexpectedError, one_line, record_exception
+from tui.crashlog import record_exception
 from tui.paths import state_dir, stylesheets
 from tui.private_files import write_private
 from tui.redaction import mask_secrets_in
 from tui.render import clean
+from tui.safe_app import SafeApp
 
 _startup_frozen = False
 FREEZE_AFTER_SECONDS = 1.0
 
 
-class WatchdeckApp(App[int]):
+class WatchdeckApp(SafeApp[int]):
     """The dashboard. Screens reach the server only through ``api`` / ``api_for``."""
 
     TITLE = "watchdeck"
@@ -74,8 +75,6 @@ class WatchdeckApp(App[int]):
         self.monotonic: Callable[[], float] = time.monotonic
         self.jitter: Callable[[], float] = random.random
         self._ui_state_loaded = False
-        self._crashed = False
-        self.error_console.soft_wrap = True  # the crash line whole, never cut to the terminal's width
         self._watch_worker_failures()
 
     # ------------------------------------------------------------------ clients
@@ -227,32 +226,13 @@ class WatchdeckApp(App[int]):
 
         manager._remove_worker = removed  # type: ignore[method-assign]
 
-    def _secrets(self) -> tuple[str, ...]:
+    def crash_secrets(self) -> tuple[str, ...]:
         return (self.settings.api_key.get_secret_value(),)
 
     def report_bug(self, error: BaseException, context: str) -> None:
         """Log an unexpected exception to the crash log and say so in a toast, never as a traceback."""
-        path = record_exception(error, context=context, secrets=self._secrets())
+        path = record_exception(error, context=context, secrets=self.crash_secrets())
         where = f" Details in {path}." if path else ""
-        text = mask_secrets_in(f"Something went wrong in the background: {error!r}.{where}", self._secrets())
+        text = mask_secrets_in(f"Something went wrong in the background: {error!r}.{where}", self.crash_secrets())
         self.notify(clean(text, limit=400), title="Internal error", severity="error", markup=False, timeout=15)
 
-    def _handle_exception(self, error: Exception) -> None:
-        """An exception nothing handled ends the app with one line on stderr; the traceback goes to the crash log.
-
-        Textual's own report is a traceback with every frame's local variables,
-        and locals can hold the API key. It shows an exception that renders
-        itself as just that, so the one line is handed on as such
-        (``UnexpectedError``), the original chained as its cause for test
-        runners that re-raise it. What fails after the first (a screen half
-        built) is only logged: the first is the one to read. Overrides a
-        private hook of ``App``: there is no public one for this.
-        """
-        if isinstance(error, UnexpectedError):
-            super()._handle_exception(error)
-            return
-        path = record_exception(error, context="unexpected exception", secrets=self._secrets())
-        if self._crashed:
-            return
-        self._crashed = True
-        super()._handle_exception(UnexpectedError(error, one_line(error, path, self._secrets())))

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from rich.text import Text
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
@@ -48,6 +48,7 @@ from tui.keys import key_problem, keyring_available, run_key_command, store_in_k
 from tui.paths import stylesheets
 from tui.redaction import mask_url_password
 from tui.render import clean, plain
+from tui.safe_app import SafeApp
 from tui.screens.project_picker import ProjectPickerScreen
 from tui.status_cmd import TEST_TIMEOUT, describe_connection_error
 from tui.widgets.confirm import ConfirmScreen
@@ -433,7 +434,7 @@ class ProfileFormScreen(Screen[Settings | None]):
 # --------------------------------------------------------------------------- the app that hosts them
 
 
-class WelcomeApp(App[Settings | str | None]):
+class WelcomeApp(SafeApp[Settings | str | None]):
     """Runs before the dashboard on first run; ``run()`` returns ``DEMO``, Settings, or None (quit)."""
 
     TITLE = "watchdeck"
