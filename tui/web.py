@@ -212,7 +212,8 @@ def build_app(command: str, guard: WebGuard) -> web.Application:
 
     textual-serve's ``Server.serve`` builds its own application and logs with
     tracebacks that show local variables; the handlers are reused here, the
-    application and its logging are ours.
+    application and its logging are ours. Its download route is left out:
+    the dashboard delivers no files, and a route nobody uses is one less door.
     """
     import aiohttp_jinja2
     import jinja2
@@ -230,7 +231,6 @@ def build_app(command: str, guard: WebGuard) -> web.Application:
     app.add_routes([
         web.get("/", guard.index),
         web.get("/ws/{token}", server.handle_websocket),
-        web.get("/download/{key}", server.handle_download),
         web.static("/static", Path(server.statics_path)),
     ])
     return app
