@@ -169,12 +169,13 @@ class WebGuard:
         path = request.path
         if path.startswith("/static/"):
             return None  # textual-serve's own script, styles and fonts: nothing of the operator's
-        if path.startswith("/ws"):
+        if path == "/ws" or path.startswith("/ws/"):
             if origin is None:
                 return "websocket without an Origin"
-            return None if self._token_ok(path.removeprefix("/ws/") if path.startswith("/ws/") else None) \
-                else "missing or wrong token"
-        return None if self._token_ok(request.query.get("token")) else "missing or wrong token"
+            given = path.removeprefix("/ws/") if path.startswith("/ws/") else None
+        else:
+            given = request.query.get("token")
+        return None if self._token_ok(given) else "missing or wrong token"
 
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         from aiohttp import web
@@ -184,6 +185,8 @@ class WebGuard:
             return web.Response(status=403, text=f"403 Forbidden: {reason}\n",
                                 headers={"Cache-Control": "no-store"})
         response = await handler(request)
+        if response.prepared:
+            return response  # a websocket, answered and done
         # The page's URL holds the token: never send it on as a Referer, never cache it, never frame it.
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         response.headers.setdefault("Cache-Control", "no-store")
@@ -265,12 +268,8 @@ def _quiet_logging() -> None:
 def serve(argv: Sequence[str], host: str = "127.0.0.1", port: int = DEFAULT_WEB_PORT, *,
           actions: bool = False) -> int:
     try:
-        from aiohttp import web
-    except ImportError:
-        print("watchdeck: --web needs textual-serve: pip install 'watchdeck[web]'", file=sys.stderr)
-        return 2
-    try:
         import textual_serve  # noqa: F401
+        from aiohttp import web  # textual-serve's own server
     except ImportError:
         print("watchdeck: --web needs textual-serve: pip install 'watchdeck[web]'", file=sys.stderr)
         return 2
