@@ -23,10 +23,11 @@ from textual.widgets import Button, Input, Label, Select, Static, Switch, TextAr
 from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
 from tui.api.models import BatchExport, BatchExportRun, Interval
 from tui.api.writes import check_backfill, check_export_write, count_backfill_runs, iso, parse_datetime
-from tui.render import clean, plain
+from tui.render import clean, editable, plain
 from tui.state.exports import WatchedExport
 from tui.state.journal import ActionJournal
 from tui.state.secrets import is_secret_key
+from tui.widgets.cleaned_note import CleanedNote
 
 if TYPE_CHECKING:
     from tui.app import WatchdeckApp
@@ -232,14 +233,18 @@ class EditExportScreen(ModalScreen[BatchExport | None]):
 
     def compose(self) -> ComposeResult:
         export = self.export
-        intervals = [(i.value, i.value) for i in Interval]
+        intervals: list[tuple[Text, str]] = [(Text(i.value), i.value) for i in Interval]
         if export.interval and export.interval not in {i.value for i in Interval}:
-            intervals.append((clean(export.interval), export.interval))
+            intervals.append((plain(f"{export.interval} (unknown)", limit=60), export.interval))
+        name = editable(export.name)
+        query = editable(export.query or "", multiline=True)
         with Vertical(classes="dialog wide", id="edit-dialog"):
             yield Static(Text.assemble(("Edit ", "bold"), plain(export.name, "bold")), classes="dialog-title")
             with VerticalScroll(id="edit-form"):
                 yield Label("Name")
-                yield Input(export.name, id="edit-name")
+                yield Input(name.text, id="edit-name")
+                if name.cleaned:
+                    yield CleanedNote(id="edit-name-cleaned")
                 yield Static("", id="edit-name-error", classes="field-error")
                 yield Label("Interval")
                 yield Select(intervals, value=export.interval or Select.BLANK, id="edit-interval", allow_blank=False)
@@ -259,7 +264,9 @@ class EditExportScreen(ModalScreen[BatchExport | None]):
                                language=None, soft_wrap=True, classes="json-area")
                 yield Static("", id="edit-destination-error", classes="field-error")
                 yield Label("Query")
-                yield TextArea(export.query or "", id="edit-native_query", soft_wrap=True, classes="query-area")
+                yield TextArea(query.text, id="edit-native_query", soft_wrap=True, classes="query-area")
+                if query.cleaned:
+                    yield CleanedNote(id="edit-native_query-cleaned")
                 yield Static("", id="edit-native_query-error", classes="field-error")
             yield Static("", id="edit-summary", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
