@@ -10,7 +10,6 @@ from __future__ import annotations
 import gc
 import time
 import tracemalloc
-from typing import Any
 
 from textual.app import App
 from textual.widgets import OptionList, TextArea
@@ -47,8 +46,10 @@ class EditorOnly(App[None]):
 
 def _survey(choices: int) -> Survey:
     """A fresh id each time: a draft left by an earlier open would otherwise be offered back."""
-    return Survey.model_validate({"id": f"s{choices}-{time.monotonic_ns()}", "name": "Choices", "type": "popover", "questions": [
-        {"type": "single_choice", "question": "Which one?", "choices": [f"Choice number {i}" for i in range(choices)]}]})
+    question = {"type": "single_choice", "question": "Which one?",
+                "choices": [f"Choice number {i}" for i in range(choices)]}
+    return Survey.model_validate({"id": f"s{choices}-{time.monotonic_ns()}", "name": "Choices", "type": "popover",
+                                  "questions": [question]})
 
 
 async def _open(choices: int, *, traced: bool = False) -> dict[str, float]:

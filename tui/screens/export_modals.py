@@ -20,12 +20,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, Switch, TextArea
 
-from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
+from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
 from tui.api.models import BatchExport, BatchExportRun, Interval
 from tui.api.writes import check_backfill, check_export_write, count_backfill_runs, iso, parse_datetime
 from tui.render import clean, editable, plain
 from tui.state.exports import WatchedExport
-from tui.state.journal import ActionJournal
+from tui.state.journal import ActionJournal, JournalEntry
 from tui.state.secrets import is_secret_key
 from tui.widgets.cleaned_note import CleanedNote
 
@@ -346,14 +346,24 @@ class EditExportScreen(ModalScreen[BatchExport | None]):
         try:
             export = await client.batch_exports.update(self.export.id, changes)
         except ValidationFailed as err:
+            self._journal_failure(err)
             field = (err.attr or "").split("__")[0]
             self._show({field: clean(err.detail or str(err))} if field else {}, clean(str(err), limit=300))
         except ApiError as err:
+            self._journal_failure(err)
             self._show({}, clean(str(err), limit=300))
         except WriteValidationError as err:
             self._show({k.split(".")[0]: v for k, v in err.problems.items()}, str(err))
         else:
             self.dismiss(export)
+
+    def _journal_failure(self, err: ApiError) -> None:
+        """A refused or unclear save is journaled too (the monitor journals the saves that worked)."""
+        app: WatchdeckApp = self.app  # type: ignore[assignment]
+        verdict = "unclear" if isinstance(err, UnreadableAnswer) else "failed"
+        self.journal.append(JournalEntry(time=app.clock.now(), action="edit", result=f"{verdict}: {err}",
+                                         profile=app.settings.profile, project=self.watched.project_id,
+                                         export=self.export.id))
 
     @on(Button.Pressed, "#edit-save")
     def _save_button(self) -> None:
