@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from tui.app import WatchdeckApp
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"
+TYPED_CONFIRM_ABOVE = 1000  # runs: a larger backfill is confirmed by typing its count
 
 
 def _floor(when: datetime, step: int) -> datetime:
@@ -104,10 +105,12 @@ class BackfillScreen(ModalScreen[BackfillRequest | None]):
         request = None
         if start and end:
             try:
-                check_backfill(start, end, now=self.now, export_end_at=self.export.end_at)
+                check_backfill(start, end, now=self.now, export_end_at=self.export.end_at,
+                               interval_seconds=self.export.interval_seconds)
                 request = BackfillRequest(start, end)
             except WriteValidationError as err:
-                errors["end"] = err.problems.get("end_at", str(err))
+                errors["start"] = err.problems.get("start_at", "")
+                errors["end"] = err.problems.get("end_at", "" if errors["start"] else str(err))
         self.query_one("#backfill-start-error", Static).update(errors["start"])
         self.query_one("#backfill-end-error", Static).update(errors["end"])
         summary = self.query_one("#backfill-summary", Static)
@@ -123,8 +126,18 @@ class BackfillScreen(ModalScreen[BackfillRequest | None]):
 
     def action_submit(self) -> None:
         request = self._validate()
-        if request is not None:
+        if request is None:
+            return
+        runs = count_backfill_runs(request.start_at, request.end_at, self.export.interval_seconds)
+        if runs is None or runs <= TYPED_CONFIRM_ABOVE:
             self.dismiss(request)
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.dismiss(request)
+
+        self.app.push_screen(TypedCountConfirmScreen(runs), confirmed)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -136,6 +149,57 @@ class BackfillScreen(ModalScreen[BackfillRequest | None]):
     @on(Button.Pressed, "#backfill-cancel")
     def _cancel(self) -> None:
         self.dismiss(None)
+
+
+class TypedCountConfirmScreen(ModalScreen[bool]):
+    """A big backfill is confirmed by typing its number of runs: one stray key cannot start 20,000 runs."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, runs: int) -> None:
+        super().__init__(classes="delete-modal")
+        self.runs = runs
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="backfill-confirm-dialog"):
+            yield Static(Text("Confirm a large backfill", style="bold"), classes="dialog-title")
+            yield Static(Text(f"This backfill creates {self.runs:,} runs.\n"
+                              f"Type {self.runs} to start it."))
+            yield Input(id="backfill-confirm-count", placeholder=str(self.runs))
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="backfill-confirm-cancel", variant="primary")
+                yield Button("Start backfill", id="backfill-confirm-go", variant="warning", disabled=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#backfill-confirm-count", Input).focus()
+
+    def _matches(self, typed: str) -> bool:
+        return typed.strip().replace(",", "").replace("_", "") == str(self.runs)
+
+    @on(Input.Changed, "#backfill-confirm-count")
+    def _typed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.query_one("#backfill-confirm-go", Button).disabled = not self._matches(event.value)
+
+    @on(Input.Submitted, "#backfill-confirm-count")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self._matches(event.value):
+            self.dismiss(True)
+
+    @on(Button.Pressed, "#backfill-confirm-go")
+    def _go(self, event: Button.Pressed) -> None:
+        event.stop()
+        if self._matches(self.query_one("#backfill-confirm-count", Input).value):
+            self.dismiss(True)
+
+    @on(Button.Pressed, "#backfill-confirm-cancel")
+    def _cancel_button(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(False)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
 
 
 class DeleteExportScreen(ModalScreen[bool]):
