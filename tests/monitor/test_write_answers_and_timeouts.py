@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from tests.monitor.conftest import FROZEN_AT, make_app, requests, select_export, settle
 from tui.api.client import ApiClient
@@ -21,6 +21,7 @@ from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle
+from tui.screens.export_modals import EditExportScreen
 from tui.widgets.confirm import ConfirmScreen
 
 
@@ -98,3 +99,28 @@ async def test_a_pause_answered_with_an_unreadable_body_is_said_journaled_and_re
         entry = json.loads((user_dirs / "data" / "journal.jsonl").read_text().splitlines()[-1])
         assert entry["action"] == "pause" and entry["result"].startswith("unclear: The server answered 200")
         assert len(list_requests(sandbox)) > polls_before, "the export is read again to learn its state"
+
+
+async def test_a_refused_edit_shows_the_servers_words_literally_and_is_journaled(
+        sandbox: SandboxHandle, user_dirs: Path) -> None:
+    detail = "[/ name [@click=app.quit]taken[/]"
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Events to S3 data lake")
+        await pilot.pause()
+        await pilot.press("e")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, EditExportScreen)
+        screen.query_one("#edit-name", Input).value = "Renamed"
+        add_fault(sandbox, kind="body", status=400, path=r"/batch_exports/[^/]+/$", count=1,
+                  body={"type": "validation_error", "code": "invalid", "detail": detail, "attr": "name"})
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert app.is_running and app.screen is screen, "the form stays, with what was typed"
+        assert screen.query_one("#edit-name", Input).value == "Renamed"
+        assert detail in str(screen.query_one("#edit-name-error", Static).render())
+        entry = json.loads((user_dirs / "data" / "journal.jsonl").read_text().splitlines()[-1])
+        assert entry["action"] == "edit" and entry["result"].startswith("failed: ")

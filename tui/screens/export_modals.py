@@ -111,8 +111,8 @@ class BackfillScreen(ModalScreen[BackfillRequest | None]):
             except WriteValidationError as err:
                 errors["start"] = err.problems.get("start_at", "")
                 errors["end"] = err.problems.get("end_at", "" if errors["start"] else str(err))
-        self.query_one("#backfill-start-error", Static).update(errors["start"])
-        self.query_one("#backfill-end-error", Static).update(errors["end"])
+        self.query_one("#backfill-start-error", Static).update(Text(errors["start"]))
+        self.query_one("#backfill-end-error", Static).update(Text(errors["end"]))
         summary = self.query_one("#backfill-summary", Static)
         if request is not None:
             runs = count_backfill_runs(request.start_at, request.end_at, self.export.interval_seconds)
@@ -389,7 +389,7 @@ class EditExportScreen(ModalScreen[BatchExport | None]):
     def _show(self, problems: dict[str, str], summary: str = "") -> None:
         for key in EDIT_FIELDS:
             for widget in self.query(f"#edit-{key}-error").results(Static):
-                widget.update(problems.get(key, ""))
+                widget.update(Text(problems.get(key, "")))  # may quote the server: never markup
         self.query_one("#edit-summary", Static).update(Text(summary))
 
     def action_save(self) -> None:
