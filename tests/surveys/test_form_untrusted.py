@@ -47,3 +47,24 @@ async def test_the_quick_form_cleans_marks_and_saves_clean(sandbox: Any, clock: 
         assert len(writes) == 1
         body = writes[0]["body"] if isinstance(writes[0]["body"], dict) else json.loads(writes[0]["body"])
         assert body == {"name": "Launch [/ plan"}
+
+
+async def test_survey_actions_journal_success_and_failure(sandbox: Any, clock: FrozenClock, user_dirs: Any) -> None:
+    import httpx
+
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        survey_id = screen.selected_id
+        httpx.post(f"{sandbox.base_url}/_sandbox/faults",
+                   json={"kind": "status", "status": 500, "path": "/surveys/[^/]+/$", "count": 1})
+        screen._patch(survey_id, {"archived": True}, "Archived")
+        await settle(pilot)
+        screen._patch(survey_id, {"archived": True}, "Archived")
+        await settle(pilot)
+    lines = (user_dirs / "data" / "journal.jsonl").read_text().splitlines()
+    entries = [json.loads(line) for line in lines]
+    assert [(e["action"], e["result"].split(":")[0]) for e in entries] == [
+        ("survey archived", "failed"), ("survey archived", "ok")]
+    assert all(e["detail"]["survey"] == survey_id for e in entries)
