@@ -121,3 +121,20 @@ async def test_a_short_choice_list_keeps_one_row_per_choice() -> None:
         await settle(pilot)
         await select_item(pilot, 1)
         assert len(pilot.app.screen.query(".choice-input")) == TEXT_MODE_ABOVE
+
+
+async def test_response_branching_of_a_long_list_lists_only_the_mapped_responses() -> None:
+    from textual.widgets import Select
+
+    survey = Survey.model_validate({"id": "big-branch", "name": "Big", "type": "popover", "questions": [
+        {"type": "single_choice", "question": "Which one?", "choices": [f"Choice {i}" for i in range(2000)],
+         "branching": {"type": "response_based", "responseValues": {"5": "end", "7": 1}}},
+        {"type": "open", "question": "Why?"}]})
+    async with EditorHarness(survey).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select_item(pilot, 1)
+        screen = pilot.app.screen
+        rows = list(screen.query(".response-target").results(Select))
+        assert [r.value for r in rows] == ["end", screen.draft.questions[1].key]
+        assert len(screen.query(Select)) < 10
+        assert screen.draft.changes() == {}, "the branches not listed are kept as they are"
