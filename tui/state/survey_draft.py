@@ -239,6 +239,8 @@ class SurveyDraft:
         self._counter = 0
         self.form: dict[str, Any] = {}
         self.questions: list[QuestionDraft] = []
+        # paths (``name``, ``q3.choices``) whose server text the editor cleaned of control characters
+        self.cleaned: set[str] = set()
         self._load(survey)
         self.baseline: dict[str, Any] = self.payload() if survey is not None else {}
 
