@@ -5,6 +5,7 @@ Built from models (no server), so the pictures depend on nothing but this file.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -13,7 +14,7 @@ from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
 
-from tui.api.models import BatchExport, BatchExportRun
+from tui.api.models import BackfillResult, BatchExport, BatchExportRun, Page
 from tui.clock import FrozenClock
 from tui.paths import stylesheets
 from tui.screens.incident_base import IncidentContext
@@ -138,10 +139,45 @@ def context(desk: IncidentDesk, journal_path: Any = None, client_for: Any = None
             clock_now: datetime = NOW) -> IncidentContext:
     clock = FrozenClock(clock_now)
     ticks = iter(range(10**9))
-    return IncidentContext(desk=desk, client_for=client_for or (lambda _pid: None),
+    recorder = RecordingClient()
+    return IncidentContext(desk=desk, client_for=client_for or (lambda _pid: recorder),
                            budget=ActionBudget(lambda: float(next(ticks)) * 0.001),
                            journal=ActionJournal(journal_path) if journal_path else ActionJournal(),
                            clock=clock)
 
 
-__all__ = ["Host", "Screen", "context", "outage_desk", "outage_exports", "verdicts"]
+class RecordingApi:
+    """The batch-exports half of a client, recording what repair sends; two calls may overlap."""
+
+    def __init__(self) -> None:
+        self.retried: list[tuple[str, str]] = []
+        self.backfilled: list[tuple[str, Any, Any]] = []
+        self.in_flight = 0
+        self.most = 0
+        self.delay = 0.01
+        self.history: list[str] = []
+
+    async def retry_run(self, export_id: str, run_id: str) -> BackfillResult:
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        await asyncio.sleep(self.delay)
+        self.in_flight -= 1
+        self.retried.append((export_id, run_id))
+        return BackfillResult(backfill_id="b")
+
+    async def runs(self, export_id: str, **_query: Any) -> Page[BatchExportRun]:
+        self.history.append(export_id)
+        return Page[BatchExportRun](results=[])
+
+    async def backfill(self, export_id: str, start: Any, end: Any) -> BackfillResult:
+        self.backfilled.append((export_id, start, end))
+        return BackfillResult(backfill_id="b")
+
+
+class RecordingClient:
+    def __init__(self) -> None:
+        self.batch_exports = RecordingApi()
+
+
+
+__all__ = ["Host", "RecordingClient", "Screen", "context", "outage_desk", "outage_exports", "verdicts"]

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
 from textual.widgets import DataTable, Input, Static
 
-from tui.api.models import BackfillResult
 from tui.screens.alerts import AlertsScreen, JumpTo
 from tui.screens.failure_groups import FailureGroupsScreen, FilterTo
 from tui.screens.repair import RepairScreen
@@ -18,7 +15,7 @@ from tui.state.incident import IncidentDesk
 from tui.state.repair import RepairProgress
 from tui.widgets.timeline_view import TimelineView
 
-from .outage import Host, context, outage_desk, outage_exports, verdicts
+from .outage import Host, RecordingClient, context, outage_desk, outage_exports, verdicts
 from .runs import NOW
 
 
@@ -120,34 +117,6 @@ async def test_timeline_repaints_only_changed_rows() -> None:
         assert "1:e01" in view._strips and "F" not in view._strips["1:e01"].text
 
 
-class RecordingApi:
-    """The batch-exports half of a client, recording what repair sends; two calls may overlap."""
-
-    def __init__(self) -> None:
-        self.retried: list[tuple[str, str]] = []
-        self.backfilled: list[tuple[str, Any, Any]] = []
-        self.in_flight = 0
-        self.most = 0
-        self.delay = 0.01
-
-    async def retry_run(self, export_id: str, run_id: str) -> BackfillResult:
-        self.in_flight += 1
-        self.most = max(self.most, self.in_flight)
-        await asyncio.sleep(self.delay)
-        self.in_flight -= 1
-        self.retried.append((export_id, run_id))
-        return BackfillResult(backfill_id="b")
-
-    async def backfill(self, export_id: str, start: Any, end: Any) -> BackfillResult:
-        self.backfilled.append((export_id, start, end))
-        return BackfillResult(backfill_id="b")
-
-
-class RecordingClient:
-    def __init__(self) -> None:
-        self.batch_exports = RecordingApi()
-
-
 async def test_repair_group_previews_sends_two_at_a_time_journals_and_summarises(tmp_path: Path) -> None:
     desk = outage_desk()
     client = RecordingClient()
@@ -172,6 +141,7 @@ async def test_repair_group_previews_sends_two_at_a_time_journals_and_summarises
     api = client.batch_exports
     expected = sorted((r.export_key.split(":")[1], r.run.id) for r in group.runs)
     assert sorted(api.retried) == expected and api.most == 2
+    assert api.history == []  # the run before each streak is known: no need to read further back
     assert isinstance(app.results[0], RepairProgress) and app.results[0].sent == 12
     lines = [json.loads(line) for line in journal.read_text().splitlines()]
     assert len(lines) == 12 and {line["action"] for line in lines} == {"bulk retry"}
@@ -213,3 +183,5 @@ async def test_repair_above_twenty_asks_for_the_typed_count_and_esc_stops() -> N
         assert "stopped:" in status and "not sent" in status
     sent = len(client.batch_exports.retried)
     assert 0 < sent < 25
+    # every known run failed: the streak may go further back, so the export's history was read first
+    assert client.batch_exports.history == ["big"]

@@ -21,7 +21,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, ProgressBar, Static
 
-from tui.api.errors import ApiError
+from tui.api.errors import ApiError, MethodNotAllowed, NotFound
+from tui.api.models import BatchExportRun
 from tui.paths import stylesheets
 from tui.render import plain
 from tui.screens.export_modals import DATE_FORMAT, parse_operator_time
@@ -36,9 +37,13 @@ from tui.state.repair import (
     RetryTarget,
     gap_ranges,
     recheck,
+    streak_start,
 )
 
 GAPS_SHOWN = 4
+HISTORY_ROUNDS = 3
+HISTORY_PAGES = 5
+MAX_HISTORY = timedelta(days=7)
 Planner = Callable[[datetime | None], RetryPlan]
 GapPlanner = Callable[[datetime], list[GapRange]]
 
@@ -54,9 +59,12 @@ class RepairScreen(ModalScreen[RepairProgress | None]):
         Binding("ctrl+s", "go", "Send", id="repair.go"),
     ]
 
-    def __init__(self, context: IncidentContext, title: str, planner: Planner, gap_planner: GapPlanner) -> None:
+    def __init__(self, context: IncidentContext, title: str, planner: Planner, gap_planner: GapPlanner,
+                 keys: Sequence[str] = ()) -> None:
         super().__init__(id="repair-screen", classes="repair-modal")
         self.context = context
+        self.keys = list(keys)
+        self.reading_history = bool(self.keys)
         self.title_text = title
         self.planner = planner
         self.gap_planner = gap_planner
@@ -78,7 +86,7 @@ class RepairScreen(ModalScreen[RepairProgress | None]):
         def plan(since: datetime | None) -> RetryPlan:
             return desk.plan_for_export(key, since)
 
-        return cls(context, f"Repair {desk.name_of(key)}", plan, lambda since: _gaps(context, [key], since))
+        return cls(context, f"Repair {desk.name_of(key)}", plan, lambda since: _gaps(context, [key], since), [key])
 
     @classmethod
     def for_group(cls, context: IncidentContext, group: FailureGroup) -> RepairScreen:
@@ -89,7 +97,7 @@ class RepairScreen(ModalScreen[RepairProgress | None]):
 
         keys = list(group.export_keys)
         title = f"Repair group: {group.signature}"
-        return cls(context, title, plan, lambda since: _gaps(context, keys, since))
+        return cls(context, title, plan, lambda since: _gaps(context, keys, since), keys)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="repair-dialog"):
@@ -113,6 +121,64 @@ class RepairScreen(ModalScreen[RepairProgress | None]):
     def on_mount(self) -> None:
         self._replan()
         self.query_one("#repair-cancel", Button).focus()
+        if self.reading_history:
+            self._load_history()
+
+    # ------------------------------------------------------------------ run history
+
+    @work(group="repair-history", exclusive=True, exit_on_error=False)
+    async def _load_history(self) -> None:
+        """Runs as far back as the failure streak goes: ``latest_runs`` holds only the newest ten.
+
+        One request per export (and page) inside the operator's budget; twice as far back while every run
+        found still failed, up to a week. Then the plan is made again from what the server said.
+        """
+        try:
+            for key in self.keys:
+                await self._load_export_history(key)
+        finally:
+            self.reading_history = False
+        edited = self.query_one("#repair-since", Input).value != self._default_text
+        if not edited:
+            self.plan = self.planner(None)
+            self.since = self.plan.since or self.since
+            self._default_text = f"{self.since:{DATE_FORMAT}}"
+            self.query_one("#repair-since", Input).value = self._default_text
+        self._replan(None if not edited else self.since)
+
+    async def _load_export_history(self, key: str) -> None:
+        desk = self.context.desk
+        item = desk.exports.get(key)
+        if item is None or ("runs", item.watched.project_id) in self.context.unsupported:
+            return
+        now = self.context.now()
+        api = self.context.client_for(item.watched.project_id).batch_exports
+        for _round in range(HISTORY_ROUNDS):
+            begun = streak_start(desk.exports[key].runs)
+            target = min(begun, self.since) if begun is not None else self.since
+            # Enough once a run older than the window's start is known (what came before the streak) or the
+            # server was already asked from there.
+            if not desk.needs_history(key, target - timedelta(seconds=1)) or now - target > MAX_HISTORY:
+                return
+            lower = target - max(now - target, timedelta(hours=1))
+            runs: list[BatchExportRun] = []
+            next_url: str | None = None
+            try:
+                for _page in range(HISTORY_PAGES):
+                    await self.context.budget.acquire()
+                    page = await (api.runs(item.watched.export.id, next_url=next_url) if next_url
+                                  else api.runs(item.watched.export.id, after=lower))
+                    runs.extend(page.results)
+                    next_url = page.next
+                    if next_url is None:
+                        break
+            except (NotFound, MethodNotAllowed):
+                self.context.unsupported.add(("runs", item.watched.project_id))
+                return
+            except ApiError as err:
+                self.query_one("#repair-status", Static).update(plain(f"Run history not read: {err}", "yellow"))
+                return
+            desk.add_runs(key, runs, covered_since=lower if next_url is None else None)
 
     # ------------------------------------------------------------------ preview
 
@@ -128,8 +194,12 @@ class RepairScreen(ModalScreen[RepairProgress | None]):
             self._update_go()
             return
         self.since = parsed
+        edited = event.value != self._default_text
+        if edited and not self.reading_history and any(self.context.desk.needs_history(k, parsed) for k in self.keys):
+            self.reading_history = True  # an earlier start than the runs known: read back to it first
+            self._load_history()
         # The default window is each export's own streak; a typed time is one window for all of them.
-        self._replan(None if event.value == self._default_text else parsed)
+        self._replan(parsed if edited else None)
 
     @on(Input.Changed, "#repair-typed")
     @on(Checkbox.Changed, "#repair-gaps")
@@ -141,6 +211,9 @@ class RepairScreen(ModalScreen[RepairProgress | None]):
         self.gaps = self.gap_planner(self.since)
         plan = self.plan
         preview = Text()
+        if self.reading_history:
+            preview.append(f"Reading the run history of {len(self.keys)} export{'s' if len(self.keys) != 1 else ''}"
+                           "…\n", "italic")
         if plan.count:
             first, last = plan.first, plan.last
             assert first is not None and last is not None
@@ -199,7 +272,8 @@ class RepairScreen(ModalScreen[RepairProgress | None]):
             if typed and not typed_ok:
                 error = f"type {retries} to confirm"
         _say(self.query_one("#repair-typed-error", Static), error)
-        button.disabled = retries + gaps == 0 or not typed_ok or self.context.read_only or not self._since_ok
+        button.disabled = (retries + gaps == 0 or not typed_ok or self.context.read_only or not self._since_ok
+                           or self.reading_history)
 
     # ------------------------------------------------------------------ sending
 
