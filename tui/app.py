@@ -26,6 +26,8 @@ from tui.config import Settings, remember_project
 from tui.crashlog import record_exception
 from tui.paths import state_dir, stylesheets
 from tui.render import clean
+from tui.screens.base import AppHandle
+from tui.state.server_time import ServerClock
 
 _startup_frozen = False
 FREEZE_AFTER_SECONDS = 1.0
@@ -61,9 +63,12 @@ class WatchdeckApp(App[int]):
         super().__init__()
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
+        # The server's time, from the Date header of every answer: health is judged on it.
+        self.server_clock = ServerClock(self.clock)
         self.project_id = settings.project_id
         self._clients: dict[str, ApiClient] = {}
         if api is not None:
+            api.on_server_date = self.server_clock.record
             self._clients[api.project_id] = api
         self._start_mode = start_mode
         # The first poll's answers, asked for before this module was even imported (tui.api.prefetch).
@@ -82,6 +87,7 @@ class WatchdeckApp(App[int]):
         if client is None:
             client = ApiClient(self.settings.base_url, self.settings.api_key.get_secret_value(), project_id,
                                prefetch=self._prefetched.pop(project_id, None))
+            client.on_server_date = self.server_clock.record
             self._clients[project_id] = client
         return client
 
@@ -231,3 +237,8 @@ class WatchdeckApp(App[int]):
         where = f" Details in {path}." if path else ""
         self.notify(clean(f"Something went wrong in the background: {error!r}.{where}", limit=400),
                     title="Internal error", severity="error", markup=False, timeout=15)
+
+
+def _provides_the_screens_handle(app: WatchdeckApp) -> AppHandle:
+    """For mypy: the app offers everything :class:`tui.screens.base.AppHandle` promises the screens."""
+    return app
