@@ -180,28 +180,30 @@ class ExportBoard:
 
         A row whose data did not change keeps its facts within a minute (time
         cells have minute resolution), so a quiet poll of 200 exports judges
-        nothing again and a changed row costs one verdict.
+        nothing again and a changed row costs one verdict. Rows the filter
+        hides are judged too: the filter can ask for a state ("overdue").
         """
         diff = RowsDiff()
+        if self.snapshot is None:
+            return diff
         minute = int(now.timestamp() // 60)
         fresh: dict[str, RowFacts] = {}
-        for raw in self.visible():
+        for raw in self.snapshot.exports:
             watched = self.with_optimistic(raw)
             key = watched.key
             marked = self.alerts.is_marked(key)
             fingerprint = row_fingerprint(watched, marked)
             old = self._facts.get(key)
             if old is None or old.fingerprint != fingerprint:
-                facts = RowFacts(watched, marked, fingerprint, self.judge(watched, now), minute)
+                fresh[key] = RowFacts(watched, marked, fingerprint, self.judge(watched, now), minute)
                 diff.rebuilt.add(key)
             elif old.minute != minute:
-                facts = RowFacts(watched, marked, fingerprint, self.judge(watched, now), minute)
+                fresh[key] = RowFacts(watched, marked, fingerprint, self.judge(watched, now), minute)
                 diff.retimed.add(key)
             else:
-                facts = old
-            fresh[key] = facts
-            diff.rows.append(facts)
+                fresh[key] = old
         self._facts = fresh
+        diff.rows = [fresh[w.key] for w in self.visible()]
         return diff
 
     def facts(self, key: str) -> RowFacts | None:
@@ -212,7 +214,6 @@ class ExportBoard:
         if text == self.filter:
             return False
         self.filter = text
-        self._facts = {}
         self.selected_key = None
         return True
 
