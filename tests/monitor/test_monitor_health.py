@@ -153,3 +153,18 @@ async def test_an_incomplete_answer_keeps_the_last_good_data_and_says_so() -> No
         assert "LIVE" in status_line(app)
         cells = screen._cells["1:e1"]
         assert str(cells["name"]) == "Events to S3" and str(cells["state"]) == "✔ ok", "the last good data stays"
+
+
+async def test_the_filter_asks_for_a_verdict(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"failing", "enter")
+        await settle(pilot)
+        screen: Any = app.screen
+        assert exports_table(app).row_count == 1
+        (facts,) = screen.board.rows(screen.now()).rows
+        assert facts.verdict.state is HealthState.FAILING
+        await pilot.press("escape")
+        await settle(pilot)
+        assert exports_table(app).row_count == 12
