@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import work
 from textual.message import Message
 
-from tui.api.errors import ApiError
+from tui.api.errors import ApiError, UnreadableAnswer
 from tui.api.models import BatchExport, BatchExportRun, RunStatus
 from tui.render import clean, plain
 from tui.screens.base import WatchdeckScreen
@@ -72,7 +72,8 @@ class ExportActions(WatchdeckScreen[None]):
         ))
 
     def _fail(self, action: str, watched: WatchedExport, err: ApiError, run: str | None = None) -> None:
-        self._journal(action, watched, f"failed: {err}", run=run)
+        self._journal(action, watched, f"{'unclear' if isinstance(err, UnreadableAnswer) else 'failed'}: {err}",
+                      run=run)
         self.notify(clean(str(err), limit=400), title=f"{action.capitalize()} failed", severity="error",
                     markup=False, timeout=12)
 
@@ -113,6 +114,8 @@ class ExportActions(WatchdeckScreen[None]):
             return True, await call(self.wd.api_for(watched.project_id).batch_exports)
         except ApiError as err:
             self._fail(action, watched, err, run=run)
+            if isinstance(err, UnreadableAnswer):
+                self.post_message(PollWanted())  # the change may have been made: learn the export's real state
             return False, None
         finally:
             self._end(action, watched.key)
