@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import ClassVar
 
@@ -31,22 +30,14 @@ from textual.worker import Worker, WorkerError
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportRun
-from tui.render import clean, coarse_duration, plain
-from tui.screens.monitor_actions import ExportActions
+from tui.render import clean, plain
+from tui.screens.monitor_actions import BoardChanged, ExportActions, PollWanted
 from tui.screens.monitor_incident import INCIDENT_ACTIONS, IncidentKeys
-from tui.state.alerts import Alert, AlertTracker
+from tui.state.alerts import Alert
 from tui.state.budget import effective_poll_seconds
-from tui.state.exports import (
-    ExportsSnapshot,
-    ExportsSource,
-    WatchedExport,
-    consecutive_failures,
-    is_failing,
-    is_lagging,
-    lag_seconds,
-    latest_run,
-    runs_oldest_first,
-)
+from tui.state.export_board import ExportBoard
+from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport
+from tui.state.health import Verdict
 from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
 from tui.state.project_names import fetch_project_label
@@ -55,11 +46,10 @@ from tui.widgets.export_cells import (
     EXPORT_COLUMNS,
     RUN_COLUMNS,
     SECONDARY_COLUMNS,
-    RowFacts,
+    TIME_COLUMNS,
     duration_series,
+    export_cells,
     records_series,
-    row_facts,
-    row_fingerprint,
     time_cells,
 )
 from tui.widgets.export_details import export_details_text
@@ -82,7 +72,7 @@ FRESHNESS_STYLE = {
 }
 
 
-class MonitorScreen(IncidentKeys, ExportActions):
+class MonitorScreen(ExportActions, IncidentKeys):
     """Exports table on top; the selected export's runs, charts and details below."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -109,27 +99,16 @@ class MonitorScreen(IncidentKeys, ExportActions):
 
     def __init__(self) -> None:
         super().__init__(id="monitor")
-        self._snapshot: ExportsSnapshot | None = None
+        self.board = ExportBoard()
         self._cells: dict[str, dict[str, Text]] = {}
-        self._filter = ""
         self._timer: Timer | None = None
         self._runs_timer: Timer | None = None
-        self._pending: set[tuple[str, str]] = set()
-        self._optimistic_paused: dict[str, bool] = {}
-        self._selected_key: str | None = None
-        self._runs: dict[str, list[BatchExportRun]] = {}
-        self._runs_supported = True
-        self._awaiting_retry: dict[str, tuple[datetime | None, datetime | None, set[str]]] = {}
         self._last_title = ""
         self._run_cells: dict[str, dict[str, Text]] = {}
-        self._facts: dict[str, RowFacts] = {}
-        self._time_cells: dict[str, tuple[int, dict[str, Text]]] = {}
-        self._failing = 0
         self._details_text: Text | None = None
         self._narrow: bool | None = None
         self._runs_table_owner: str | None = None
         self.last_apply_seconds = 0.0
-        self._key_filter: tuple[tuple[str, ...], str] | None = None  # a failure group's exports, and its name
         self._project_labels: dict[str, str] = {}
         self._runs_view = RunsView()
         self._run_pages: dict[str, RunPages] = {}
@@ -161,7 +140,7 @@ class MonitorScreen(IncidentKeys, ExportActions):
         self._stretch_note: str | None = None
         self._watch_projects(self._watched_project_ids())
         self.journal = ActionJournal()
-        self.incident_setup(client_for=self.wd.api_for, clock=self.wd.clock, monotonic=self.wd.monotonic,
+        self.incident_setup(client_for=self.wd.api_for, clock=self.wd.server_clock, monotonic=self.wd.monotonic,
                             profile=settings.profile, read_only=settings.read_only, on_alert=settings.on_alert,
                             secret=settings.api_key.get_secret_value(), journal=self.journal)
         self._load_project_labels()
@@ -190,11 +169,16 @@ class MonitorScreen(IncidentKeys, ExportActions):
 
     def _watch_projects(self, project_ids: list[str]) -> None:
         clients = [self.wd.api_for(pid) for pid in project_ids]
-        self.source = ExportsSource(clients, self.wd.settings.export_ids)
+        self.source = ExportsSource(clients, self.wd.settings.export_ids, monotonic=self.wd.monotonic)
         self.poller: Poller[ExportsSnapshot] = Poller(
             self.source.fetch, self._asked_interval, monotonic=self.wd.monotonic, jitter=self.wd.jitter
         )
-        self.alerts = AlertTracker(lag_threshold_intervals=self.wd.settings.lag_alert_intervals)
+        self.board = ExportBoard(lag_intervals=self.wd.settings.lag_alert_intervals)
+        self.board.pause_listeners.append(self._paused_here)
+
+    def now(self) -> datetime:
+        """The server's time (this machine's clock corrected by the answers' Date header): what health is judged on."""
+        return self.wd.server_clock.now()
 
     def _project_switched(self) -> None:
         """The operator picked another project: watch it from a clean slate."""
@@ -205,12 +189,9 @@ class MonitorScreen(IncidentKeys, ExportActions):
             self._timer.stop()
             self._timer = None
         self._watch_projects(self._watched_project_ids())
-        self._snapshot = None
         self._cells = {}
-        self._runs = {}
-        self._selected_key = None
         self.query_one("#exports", LiveTable).clear()
-        self._render_selected(self.wd.clock.now())
+        self._render_selected(self.now())
         self._start_poll()
 
     def _apply_budget(self) -> None:
@@ -236,38 +217,42 @@ class MonitorScreen(IncidentKeys, ExportActions):
                 self._apply_budget()
                 self._on_snapshot(outcome.value)
                 self._schedule_runs_load()
+            elif self.board.snapshot is None:
+                self._show_empty_state(0)
         finally:
             self._tick_status()
             self._timer = self.set_timer(self.poller.next_delay(), self._start_poll)
 
     def _on_snapshot(self, snapshot: ExportsSnapshot) -> None:
-        now = self.wd.clock.now()
-        self._snapshot = snapshot
-        for watched in snapshot.exports:
-            expected = self._optimistic_paused.get(watched.key)
-            if expected is not None and watched.export.paused == expected:
-                del self._optimistic_paused[watched.key]
-        alerts = self.alerts.observe(snapshot, now)
+        now = self.now()
+        alerts = self.board.apply_snapshot(snapshot, now)
         if alerts:
             self._raise_alerts(alerts)
-        self._check_retries(snapshot)
-        self.incident_poll(self._visible(snapshot), interim_verdicts(snapshot, now, self.alerts), now)
-        self._update_title(snapshot)
+        self._announce_started_retries()
         if not self.frozen:
             self._render_exports(now)
+        self.incident_poll(self.board.visible(), self._verdicts(now), now)
+        self._update_title()
 
     def _raise_alerts(self, alerts: list[Alert]) -> None:
-        for alert in alerts[:5]:
-            detail = f": {alert.detail}" if alert.detail else ""
-            self.notify(clean(f"{alert.export_name} {alert.kind}{detail}", limit=300), title="Alert",
-                        severity="error", markup=False, timeout=10)
-        if len(alerts) > 5:
-            self.notify(f"{len(alerts) - 5} more alerts", severity="error", markup=False)
-        if self.wd.settings.bell:
+        """The bell for what changed for the worse; the toasts are the alert book's (new alerts only, one per
+        export a minute, never over a dialog: :meth:`IncidentKeys.incident_poll`)."""
+        if alerts and self.wd.settings.bell:
             self.app.bell()
 
-    def _update_title(self, snapshot: ExportsSnapshot) -> None:
-        self._failing = AlertTracker.failing_count(snapshot)
+    def _verdicts(self, now: datetime) -> dict[str, Verdict]:
+        """The board's verdict of each shown export (judged now where the rows were not drawn: a frozen view)."""
+        verdicts: dict[str, Verdict] = {}
+        for watched in self.board.visible():
+            facts = self.board.facts(watched.key)
+            verdicts[watched.key] = facts.verdict if facts is not None else self.board.judge(watched, now)
+        return verdicts
+
+    def _paused_here(self, key: str, paused: bool) -> None:
+        """The operator paused or unpaused from this screen: not an alert when the poll shows it."""
+        self.incident.desk.book.expect_pause_change(key, paused)
+
+    def _update_title(self) -> None:
         alerts = self.alerts_words()
         title = f"watchdeck: {alerts}" if alerts else "watchdeck"
         self.sub_title = alerts
@@ -277,75 +262,47 @@ class MonitorScreen(IncidentKeys, ExportActions):
             if driver is not None and not self.app.is_headless:
                 driver.write(f"\x1b]2;{title}\x07")
 
-    def _visible(self, snapshot: ExportsSnapshot) -> list[WatchedExport]:
-        if self._key_filter is not None:
-            keys = set(self._key_filter[0])
-            return [w for w in snapshot.exports if w.key in keys]
-        if not self._filter:
-            return snapshot.exports
-        needle = self._filter.lower()
-        shown = []
-        for watched in snapshot.exports:
-            export = watched.export
-            latest = latest_run(export)
-            status = latest.status.lower() if latest else ""
-            if needle in export.name.lower() or needle in status or (needle == "paused" and export.paused):
-                shown.append(watched)
-        return shown
-
     def _render_exports(self, now: datetime) -> None:
-        """Diff the new cells against the shown ones; hand only the changes to the table."""
-        if self._snapshot is None:
+        """Draw the board's rows: only the rows it says changed are rebuilt, only changed cells handed over."""
+        if self.board.snapshot is None:
             return
         started = time.perf_counter()
         table = self.query_one("#exports", LiveTable)
-        threshold = self.wd.settings.lag_alert_intervals
+        diff = self.board.rows(now)
         rows: list[tuple[str, dict[str, Text]]] = []
         changed: dict[str, list[str]] = {}
         fresh: dict[str, dict[str, Text]] = {}
-        facts_now: dict[str, RowFacts] = {}
-        # Time cells have minute resolution: recompute them once a minute, or when the row changed.
-        minute = int(now.timestamp() // 60)
         sections = len(self.wd.settings.project_ids) > 1
         section_of: str | None = None
-        for watched in self._visible(self._snapshot):
-            key = watched.key
-            if sections and watched.project_id != section_of:
-                section_of = watched.project_id
-                section_key, section_cells = self._section_row(watched.project_id)
+        for facts in diff.rows:
+            key = facts.key
+            if sections and facts.watched.project_id != section_of:
+                section_of = facts.watched.project_id
+                section_key, section_cells = self._section_row(section_of)
                 old_section = self._cells.get(section_key)
                 if old_section is not None and old_section != section_cells:
                     changed[section_key] = ["name"]
                 rows.append((section_key, section_cells))
                 fresh[section_key] = section_cells
-            export = self._with_optimistic(watched)
-            marked = self.alerts.is_marked(key)
-            fingerprint = row_fingerprint(export, marked)
-            facts = self._facts.get(key)
-            rebuilt = facts is None or facts.fingerprint != fingerprint
-            if facts is None or rebuilt:
-                facts = row_facts(export, marked, fingerprint)
-            facts_now[key] = facts
-            cached = self._time_cells.get(key)
-            if rebuilt or cached is None or cached[0] != minute:
-                cached = (minute, time_cells(facts, now, threshold))
-                self._time_cells[key] = cached
-            times = cached[1]
-            cells = {**facts.static, **times}
             old = self._cells.get(key)
-            if old is not None:
-                columns = cells if rebuilt else times
-                diff = [col for col in columns if old.get(col) != cells[col]]
-                if diff:
-                    changed[key] = diff
+            if old is None or key in diff.rebuilt:
+                cells = export_cells(facts)
+                columns: tuple[str, ...] | dict[str, Text] = cells
+            elif key in diff.retimed:
+                cells = {**old, **time_cells(facts.verdict)}
+                columns = TIME_COLUMNS
+            else:
+                cells, columns = old, ()
+            if old is not None and columns:
+                diff_columns = [col for col in columns if old.get(col) != cells[col]]
+                if diff_columns:
+                    changed[key] = diff_columns
             rows.append((key, cells))
             fresh[key] = cells
         self._cells = fresh
-        self._facts = facts_now
-        self._time_cells = {k: v for k, v in self._time_cells.items() if k in facts_now}
         table.apply(rows, changed)
         self._show_empty_state(len(rows))
-        if table.row_count and self._selected_key is None:
+        if table.row_count and self.board.selected_key is None:
             self._select_row(table)
         self._render_selected(now)
         self.last_apply_seconds = time.perf_counter() - started
@@ -360,67 +317,79 @@ class MonitorScreen(IncidentKeys, ExportActions):
         if shown:
             empty.add_class("hidden")
             return
-        if self._filter:
-            message = Text.assemble("No export matches ", plain(self._filter, "bold"), ". Esc clears the filter.")
+        if self.board.snapshot is None:
+            if self.poller.last_error is None:
+                empty.add_class("hidden")
+                return
+            message = Text.assemble("Cannot show this project's exports: ", plain(self.poller.reason(), "bold"), ".")
+        elif self.board.filter:
+            message = Text.assemble("No export matches ", plain(self.board.filter, "bold"),
+                                    ". Esc clears the filter.")
         else:
             message = Text("This project has no batch exports yet. Exports created in the web app appear here "
                            "at the next poll; --export ID watches one by id.")
         empty.update(message)
         empty.remove_class("hidden")
 
-    def _with_optimistic(self, watched: WatchedExport) -> WatchedExport:
-        paused = self._optimistic_paused.get(watched.key)
-        if paused is None or paused == watched.export.paused:
-            return watched
-        return WatchedExport(watched.project_id, watched.export.model_copy(update={"paused": paused}))
-
     def _select_row(self, table: DataTable[object]) -> None:
         try:
             row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
         except Exception:
             return
-        self._selected_key = row_key.value
+        self.board.selected_key = row_key.value
 
     # ------------------------------------------------------------------ selection and runs
 
     @on(DataTable.RowHighlighted, "#exports")
     def _export_highlighted(self, event: DataTable.RowHighlighted) -> None:
         key = event.row_key.value if event.row_key is not None else None
-        if key == self._selected_key:
+        if key == self.board.selected_key:
             return
-        self._selected_key = key
-        self._render_selected(self.wd.clock.now())
+        self.board.selected_key = key
+        self._render_selected(self.now())
         self._schedule_runs_load()
         self.refresh_bindings()
 
-    def selected(self) -> WatchedExport | None:
-        if self._snapshot is None or self._selected_key is None:
-            return None
-        watched = self._snapshot.by_key().get(self._selected_key)
-        return self._with_optimistic(watched) if watched is not None else None
-
-    def selected_run(self) -> BatchExportRun | None:
-        runs = self._runs_for_selected()
-        if not runs:
-            return None
+    @on(DataTable.RowHighlighted, "#runs")
+    def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.board.selected_run_id = event.row_key.value if event.row_key is not None else None
+        # Past the last run: the next page of older runs, where the server pages them.
         table = self.query_one("#runs", LiveTable)
-        try:
-            row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
-        except Exception:
-            return runs[0]
-        for run in runs:
-            if run.id == row_key.value:
-                return run
-        return runs[0]
+        watched = self.board.selected()
+        if watched is None or event.cursor_row < table.row_count - 1:
+            return
+        pages = self._run_pages.get(watched.key)
+        if pages is not None and pages.can_load_more:
+            pages.loading = True
+            self._load_older_runs(watched, pages)
 
-    def _runs_for_selected(self) -> list[BatchExportRun]:
-        watched = self.selected()
-        if watched is None:
-            return []
-        runs = self._runs.get(watched.key)
-        if runs is None:
-            runs = list(reversed(runs_oldest_first(watched.export)))
-        return runs
+    @work(group="monitor-older-runs", exit_on_error=False)
+    async def _load_older_runs(self, watched: WatchedExport, pages: RunPages) -> None:
+        try:
+            if pages.next_url is None or not self.incident.budget.try_take():
+                return
+            page = await self.wd.api_for(watched.project_id).batch_exports.runs(watched.export.id,
+                                                                               next_url=pages.next_url)
+        except ApiError as err:
+            self.notify(clean(f"Older runs: {err}", limit=200), severity="warning", markup=False, timeout=5)
+            return
+        finally:
+            pages.loading = False
+        added = pages.add_page(page.results, page.next)
+        self.incident.desk.add_runs(watched.key, page.results)
+        self.notify(f"{added} older runs loaded" + ("" if page.next else "; that is all of them."), markup=False,
+                    timeout=3)
+        if watched.key == self.board.selected_key:
+            self._render_selected(self.now())
+
+    def _runs_shown(self, key: str) -> list[BatchExportRun]:
+        """The board's runs of the export, then the older pages loaded by scrolling past the last one."""
+        runs = self.board.runs_for(key)
+        pages = self._run_pages.get(key)
+        if pages is None or not pages.runs:
+            return runs
+        known = {run.id for run in runs}
+        return runs + [run for run in pages.runs if run.id not in known]
 
     @property
     def runs_load_pending(self) -> bool:
@@ -445,64 +414,29 @@ class MonitorScreen(IncidentKeys, ExportActions):
 
     async def _poll_selected_runs(self) -> None:
         """One extra request per cycle, for the selected export's fuller run history."""
-        watched = self.selected()
-        if watched is None or not self._runs_supported:
+        board = self.board
+        watched = board.selected()
+        if watched is None or not board.runs_supported:
             return
         client = self.wd.api_for(watched.project_id)
-        after = self.wd.clock.now() - timedelta(days=7)
+        after = self.now() - timedelta(days=7)
         try:
             page = await client.batch_exports.runs(watched.export.id, after=after)
         except (NotFound, MethodNotAllowed):
-            self._runs_supported = False
+            board.runs_supported = False
             return
         except ApiError:
             return
-        runs = sorted(page.results, key=lambda r: r.created_at.timestamp() if r.created_at else 0.0, reverse=True)
+        board.store_runs(watched.key, page.results)
         pages = self._run_pages.setdefault(watched.key, RunPages())
         if not pages.runs:
             pages.first_page([], page.next)
-        newest = {run.id for run in runs}
-        self._runs[watched.key] = runs + [run for run in pages.runs if run.id not in newest]
         self.incident.desk.add_runs(watched.key, page.results, covered_since=after if page.next is None else None)
-        if not self.frozen and watched.key == self._selected_key:
-            self._render_selected(self.wd.clock.now())
-
-    @on(DataTable.RowHighlighted, "#runs")
-    def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        """Past the last run: the next page of older runs, where the server pages them."""
-        table = self.query_one("#runs", LiveTable)
-        watched = self.selected()
-        if watched is None or event.cursor_row < table.row_count - 1:
-            return
-        pages = self._run_pages.get(watched.key)
-        if pages is not None and pages.can_load_more:
-            pages.loading = True
-            self._load_older_runs(watched, pages)
-
-    @work(group="monitor-older-runs", exit_on_error=False)
-    async def _load_older_runs(self, watched: WatchedExport, pages: RunPages) -> None:
-        try:
-            if pages.next_url is None or not self.incident.budget.try_take():
-                return
-            page = await self.wd.api_for(watched.project_id).batch_exports.runs(watched.export.id,
-                                                                               next_url=pages.next_url)
-        except ApiError as err:
-            self.notify(clean(f"Older runs: {err}", limit=200), severity="warning", markup=False, timeout=5)
-            return
-        finally:
-            pages.loading = False
-        added = pages.add_page(page.results, page.next)
-        known = self._runs.get(watched.key, [])
-        ids = {run.id for run in known}
-        self._runs[watched.key] = known + [run for run in page.results if run.id not in ids]
-        self.incident.desk.add_runs(watched.key, page.results)
-        self.notify(f"{added} older runs loaded" + ("" if page.next else "; that is all of them."), markup=False,
-                    timeout=3)
-        if watched.key == self._selected_key:
-            self._render_selected(self.wd.clock.now())
+        if not self.frozen and watched.key == board.selected_key:
+            self._render_selected(self.now())
 
     def _render_selected(self, now: datetime) -> None:
-        watched = self.selected()
+        watched = self.board.selected()
         runs_table = self.query_one("#runs", LiveTable)
         details = self.query_one("#export-details", Static)
         if watched is None:
@@ -510,13 +444,13 @@ class MonitorScreen(IncidentKeys, ExportActions):
             self._details_text = None
             details.update(Text("No export selected.", style="dim"))
             return
-        runs = self._runs_for_selected()
+        runs = self._runs_shown(watched.key)
         rows = run_rows(runs, self._runs_view, now)
         keys = [key for key, _ in rows]
         old_keys = [k.value for k in runs_table.rows]
         if keys != old_keys:
             # New runs arrived or another export was selected: rebuild (at most 100 rows), keep the cursor's run.
-            current = self.selected_run() if old_keys and watched.key == self._runs_table_owner else None
+            current = self.board.selected_run() if old_keys and watched.key == self._runs_table_owner else None
             runs_table.clear()
             runs_table.apply(rows)
             self._run_cells = dict(rows)
@@ -535,25 +469,19 @@ class MonitorScreen(IncidentKeys, ExportActions):
             spark = self.query_one(spark_id, Sparkline)
             if spark.data != series:
                 spark.data = series
-        text = export_details_text(watched, now)
+        facts = self.board.facts(watched.key)
+        verdict = facts.verdict if facts is not None else self.board.judge(watched, now)
+        text = export_details_text(watched, verdict)
         if text != self._details_text:
             self._details_text = text
             details.update(text)
 
-    def _check_retries(self, snapshot: ExportsSnapshot) -> None:
+    def _announce_started_retries(self) -> None:
         """A retry's new run appears later: when it does, say so and put the cursor on it."""
-        for watched in snapshot.exports:
-            expected = self._awaiting_retry.get(watched.key)
-            if expected is None:
-                continue
-            start, end, known = expected
-            for run in watched.export.latest_runs:
-                if run.id not in known and run.data_interval_start == start and run.data_interval_end == end:
-                    del self._awaiting_retry[watched.key]
-                    self.notify(f"The retry's new run has started ({run.status}).", title="Retry", markup=False)
-                    self._runs.pop(watched.key, None)
-                    self.call_after_refresh(self._highlight_run, run.id)
-                    break
+        for _, run in self.board.take_started_retries():
+            self.notify(f"The retry's new run has started ({clean(run.status, limit=30)}).", title="Retry",
+                        markup=False)
+            self.call_after_refresh(self._highlight_run, run.id)
 
     def _highlight_run(self, run_id: str) -> None:
         table = self.query_one("#runs", LiveTable)
@@ -592,22 +520,29 @@ class MonitorScreen(IncidentKeys, ExportActions):
             parts.append((f" · {reason}{retry}", "bold red"))
         if poller.in_flight:
             parts.append((" · ⟳ refreshing", "dim"))
-        if self._snapshot is not None:
-            failing = self._failing
-            parts.append(f" · {len(self._snapshot.exports)} exports")
+        skew = self.wd.server_clock.skew_words()
+        if skew:
+            parts.append((f" · {skew}", "bold yellow"))
+        snapshot = self.board.snapshot
+        if snapshot is not None:
+            failing = self.board.failing_count
+            parts.append(f" · {len(snapshot.exports)} exports")
             if failing:
                 parts.append((f" · {failing} failing", "bold red"))
             alerts = self.alerts_words() if hasattr(self, "incident") else ""
             if alerts:
                 parts.append((f" · {alerts}", "bold red"))
-            for note in self._snapshot.notes[:1]:
+            for note in snapshot.notes[:1]:
                 parts.append((f" · {clean(note, limit=80)}", "yellow"))
-            if self._snapshot.item_errors:
-                parts.append((f" · {len(self._snapshot.item_errors)} unreadable", "yellow"))
-        if self._filter:
-            parts.append((f" · filter: {clean(self._filter, limit=30)}", "cyan"))
-        if self._key_filter is not None:
-            parts.append((f" · group: {clean(self._key_filter[1], limit=40)} (esc shows all)", "cyan"))
+            if snapshot.item_errors:
+                parts.append((f" · {len(snapshot.item_errors)} unreadable", "yellow"))
+            if snapshot.incomplete:
+                count = len(snapshot.incomplete)
+                parts.append((f" · {count} export answer{'s' if count > 1 else ''} incomplete", "yellow"))
+        if self.board.filter:
+            parts.append((f" · filter: {clean(self.board.filter, limit=30)}", "cyan"))
+        if self.board.key_filter is not None:
+            parts.append((f" · group: {clean(self.board.key_filter[1], limit=40)} (esc shows all)", "cyan"))
         with contextlib.suppress(NoMatches):
             # The height is fixed in monitor.tcss: skip the whole-screen layout update() does by default,
             # which every second cost more CPU than the polls themselves (measured 1.37 % -> 0.79 % idle).
@@ -617,7 +552,7 @@ class MonitorScreen(IncidentKeys, ExportActions):
     def watch_frozen(self, frozen: bool) -> None:
         self._tick_status()
         if not frozen:
-            self._render_exports(self.wd.clock.now())
+            self._render_exports(self.now())
 
     def on_resize(self) -> None:
         """Narrow terminals drop secondary columns rather than wrap or cut the ones on-call needs."""
@@ -648,7 +583,7 @@ class MonitorScreen(IncidentKeys, ExportActions):
             return False
         if action in INCIDENT_ACTIONS:
             return self.incident_check(action, self.wd.settings.read_only)
-        watched = self.selected()
+        watched = self.board.selected()
         if action in ("pause", "unpause"):
             if watched is None:
                 return None
@@ -656,9 +591,9 @@ class MonitorScreen(IncidentKeys, ExportActions):
                 return False
         if action in MUTATING_ACTIONS | {"run_logs", "export_logs", "acknowledge", "run_error"} and watched is None:
             return None
-        if watched is not None and (action, watched.key) in self._pending:
+        if watched is not None and self.board.is_pending(action, watched.key):
             return None
-        if (action == "acknowledge" and watched is not None and not self.alerts.is_marked(watched.key)
+        if (action == "acknowledge" and watched is not None and not self.board.alerts.is_marked(watched.key)
                 and not self.incident.desk.book.open_for(watched.key)):
             return None
         return True
@@ -675,6 +610,17 @@ class MonitorScreen(IncidentKeys, ExportActions):
     # ------------------------------------------------------------------ view keys
 
     def action_refresh(self) -> None:
+        """Poll now, and ask the export list route again where it was found missing."""
+        self.source.look_again()
+        self._start_poll()
+
+    @on(BoardChanged)
+    def _board_changed(self) -> None:
+        self.refresh_bindings()
+        self._render_exports(self.now())
+
+    @on(PollWanted)
+    def _poll_wanted(self) -> None:
         self._start_poll()
 
     def action_freeze(self) -> None:
@@ -703,12 +649,12 @@ class MonitorScreen(IncidentKeys, ExportActions):
         box.focus()
 
     def action_clear_filter(self) -> None:
-        if self._key_filter is not None:
-            self._key_filter = None
-            self._apply_filter(self._filter, force=True)
+        if self.board.key_filter is not None:
+            self.board.key_filter = None
+            self._redraw_filtered()
             return
         box = self.query_one("#monitor-filter", Input)
-        if self._filter or not box.has_class("hidden"):
+        if self.board.filter or not box.has_class("hidden"):
             box.value = ""
             box.add_class("hidden")
             self._apply_filter("")
@@ -722,44 +668,51 @@ class MonitorScreen(IncidentKeys, ExportActions):
     def _filter_submitted(self) -> None:
         self.query_one("#exports", LiveTable).focus()
 
-    def _apply_filter(self, text: str, *, force: bool = False) -> None:
-        if text == self._filter and not force:
+    def _apply_filter(self, text: str) -> None:
+        if not self.board.set_filter(text):
             return
-        self._filter = text
         table = self.query_one("#exports", LiveTable)
         table.clear()
         self._cells = {}
-        self._selected_key = None
-        self._render_exports(self.wd.clock.now())
+        self._render_exports(self.now())
         self._tick_status()
 
     def action_acknowledge(self) -> None:
-        watched = self.selected()
+        watched = self.board.selected()
         if watched is None:
             return
         acknowledged = self.incident.desk.book.acknowledge_export(watched.key, self.wd.clock.now())
-        if self.alerts.acknowledge(watched.key) or acknowledged:
+        if self.board.acknowledge(watched.key) or acknowledged:
             self.notify("Alert acknowledged.", markup=False, timeout=3)
-            self._render_exports(self.wd.clock.now())
+            self._render_exports(self.now())
             self.refresh_bindings()
 
     # ------------------------------------------------------------------ incident views (tui.screens.monitor_incident)
 
+    def _redraw_filtered(self) -> None:
+        """The rows shown changed (a filter): draw the table afresh."""
+        self.query_one("#exports", LiveTable).clear()
+        self._cells = {}
+        self.board.selected_key = None
+        self._render_exports(self.now())
+        self._tick_status()
+
     def show_export(self, key: str) -> None:
         table = self.query_one("#exports", LiveTable)
-        if key not in table.rows and (self._filter or self._key_filter is not None):
-            self._key_filter = None
+        if key not in table.rows and (self.board.filter or self.board.key_filter is not None):
+            self.board.key_filter = None
             box = self.query_one("#monitor-filter", Input)
             box.value = ""
             box.add_class("hidden")
-            self._apply_filter("", force=True)
+            self.board.set_filter("")
+            self._redraw_filtered()
         with contextlib.suppress(Exception):
             table.move_cursor(row=table.get_row_index(key), animate=False)
         table.focus()
 
     def show_only(self, keys: Sequence[str], label: str) -> None:
-        self._key_filter = (tuple(keys), label)
-        self._apply_filter(self._filter, force=True)
+        self.board.key_filter = (tuple(keys), label)
+        self._redraw_filtered()
         self.query_one("#exports", LiveTable).focus()
 
     def show_run(self, key: str, run_id: str) -> None:
@@ -778,7 +731,7 @@ class MonitorScreen(IncidentKeys, ExportActions):
                         timeout=4)
 
     def lacks_runs_list(self, project_id: str) -> bool:
-        return self.source.lacks_list(project_id)
+        return self.source.list_missing(project_id)
 
     def project_title(self) -> str:
         """``Acme · production``, or the labels of every watched project."""
@@ -792,8 +745,7 @@ class MonitorScreen(IncidentKeys, ExportActions):
             self._project_labels[project_id] = label
         self._tick_status()
         if len(self.wd.settings.project_ids) > 1:
-            self._render_exports(self.wd.clock.now())
-
+            self._render_exports(self.now())
 
     def runs_view_changed(self, view: RunsView) -> None:
         self._runs_view = view
@@ -801,32 +753,4 @@ class MonitorScreen(IncidentKeys, ExportActions):
         self._run_cells = {}
         with contextlib.suppress(Exception):
             self.query_one(TabbedContent).get_tab("tab-runs").label = Text(f"Runs · {view.label}")
-        self._render_selected(self.wd.clock.now())
-
-
-def interim_verdicts(snapshot: ExportsSnapshot, now: datetime, tracker: AlertTracker) -> dict[str, SimpleVerdict]:
-    """Failing and lagging, as the monitor judges them today, in the shape of a health verdict."""
-    verdicts: dict[str, SimpleVerdict] = {}
-    for watched in snapshot.exports:
-        export = watched.export
-        if is_failing(export):
-            streak = consecutive_failures(export)
-            verdicts[watched.key] = SimpleVerdict("failing", f"{streak} failed runs in a row", streak)
-        elif export.paused:
-            verdicts[watched.key] = SimpleVerdict("paused", "paused", 0)
-        elif is_lagging(export, now, tracker.lag_threshold_intervals):
-            lag = lag_seconds(export, now) or 0.0
-            allowed = tracker.lag_threshold_intervals * (export.interval_seconds or 0)
-            verdicts[watched.key] = SimpleVerdict(
-                "overdue", f"no completed data for {coarse_duration(lag)}, allowed {coarse_duration(allowed)}", 0)
-        else:
-            verdicts[watched.key] = SimpleVerdict("ok", "", 0)
-    return verdicts
-
-
-@dataclass(frozen=True)
-class SimpleVerdict:
-    state: str
-    reason: str
-    failure_streak: int
-
+        self._render_selected(self.now())
