@@ -288,7 +288,7 @@ async def test_many_projects_stretch_the_interval_and_say_so(sandbox: SandboxHan
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         screen: Any = app.screen
-        assert exports_table(app).row_count == 16
+        assert exports_table(app).row_count == 16 + 3  # and a section row naming each project
         assert screen.poller.interval > 2.0
         assert "rate limit" in status_line(app)
         assert "project" in [c.value for c in exports_table(app).columns], "several projects: a project column"

@@ -110,6 +110,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._runs_table_owner: str | None = None
         self.last_apply_seconds = 0.0
         self._project_labels: dict[str, str] = {}
+        self._project_labels_asked = False
         self._runs_view = RunsView()
         self._run_pages: dict[str, RunPages] = {}
 
@@ -143,7 +144,6 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self.incident_setup(client_for=self.wd.api_for, clock=self.wd.server_clock, monotonic=self.wd.monotonic,
                             profile=settings.profile, read_only=settings.read_only, on_alert=settings.on_alert,
                             secret=settings.api_key.get_secret_value(), journal=self.journal)
-        self._load_project_labels()
         self.watch(self.app, "project_id", self._project_switched, init=False)
         table = self.query_one("#exports", LiveTable)
         self._narrow = self.size.width < NARROW_WIDTH
@@ -232,6 +232,9 @@ class MonitorScreen(ExportActions, IncidentKeys):
         if not self.frozen:
             self._render_exports(now)
         self.incident_poll(self.board.visible(), self._verdicts(now), now)
+        if not self._project_labels_asked:  # after the first poll: the exports come first
+            self._project_labels_asked = True
+            self._load_project_labels()
         self._update_title()
 
     def _raise_alerts(self, alerts: list[Alert]) -> None:
