@@ -1,4 +1,4 @@
-"""The one door through which server text reaches a widget, and the one table of status looks.
+"""The one door through which server text reaches a widget, and how times, sizes and counts are written.
 
 Every string from the server (names, questions, log lines, errors, creator
 names) is untrusted. Textual parses markup in plain ``str`` cells and labels,
@@ -11,12 +11,16 @@ goes through :func:`clean` (control characters removed) and becomes a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import humanize
 from rich.text import Text
+
+# How a run status looks is decided in tui.status_look alone; the names stay importable from here.
+from tui.status_look import status_look as status_look
+from tui.status_look import status_strip as status_strip
+from tui.status_look import status_text as status_text
 
 # ESC-introduced sequences (CSI, OSC, DCS, ...) first, so their parameters go too,
 # then any remaining C0/C1 control character except tab and newline.
@@ -56,58 +60,6 @@ def clean(value: Any, *, oneline: bool = True, limit: int | None = 2000) -> str:
 def plain(value: Any, style: str = "", *, oneline: bool = True, limit: int | None = 2000) -> Text:
     """A ``Text`` of untrusted content: cleaned and never interpreted as markup."""
     return Text(clean(value, oneline=oneline, limit=limit), style=style, no_wrap=oneline, end="")
-
-
-# --------------------------------------------------------------------------- run statuses
-
-
-@dataclass(frozen=True)
-class StatusLook:
-    """How a run status is drawn: a letter (never colour alone), a short label, a style.
-
-    Letters are distinct in upper case so they read without colour: C completed, F failed, T timed out,
-    X terminated, B billing, E failed but retryable, R running, S starting, N continued as new, - cancelled.
-    """
-
-    letter: str
-    label: str
-    style: str
-
-
-_LOOKS: dict[str, StatusLook] = {
-    "Completed": StatusLook("C", "completed", "bold green"),
-    "Failed": StatusLook("F", "failed", "bold red"),
-    "TimedOut": StatusLook("T", "timed out", "bold red"),
-    "Terminated": StatusLook("X", "terminated", "bold red"),
-    "FailedBilling": StatusLook("B", "billing", "bold red"),
-    "FailedRetryable": StatusLook("E", "retryable", "bold dark_orange"),
-    "Running": StatusLook("R", "running", "bold cyan"),
-    "Starting": StatusLook("S", "starting", "cyan"),
-    "ContinuedAsNew": StatusLook("N", "continued", "bold magenta"),
-    "Cancelled": StatusLook("-", "cancelled", "dim"),
-}
-_UNKNOWN = StatusLook("?", "unknown", "bold yellow")
-
-
-def status_look(status: str | None) -> StatusLook:
-    if status in _LOOKS:
-        return _LOOKS[status]
-    return StatusLook("?", clean(status or "unknown", limit=24).lower(), _UNKNOWN.style)
-
-
-def status_text(status: str | None) -> Text:
-    """``C completed`` in the status's colour; unknown statuses show their raw name."""
-    look = status_look(status)
-    return Text.assemble((look.letter, look.style + " reverse"), " ", (look.label, look.style))
-
-
-def status_strip(statuses: list[str], width: int = 10) -> Text:
-    """The last runs as coloured cells with a letter each, oldest left, newest right."""
-    cells = Text(no_wrap=True, end="")
-    for status in statuses[-width:]:
-        look = status_look(status)
-        cells.append(look.letter, style=look.style + " reverse")
-    return cells
 
 
 # --------------------------------------------------------------------------- times and sizes

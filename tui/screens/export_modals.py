@@ -27,6 +27,7 @@ from tui.render import clean, plain
 from tui.state.exports import WatchedExport
 from tui.state.journal import ActionJournal
 from tui.state.secrets import is_secret_key
+from tui.status_look import error_text_style, status_text
 
 if TYPE_CHECKING:
     from tui.app import WatchdeckApp
@@ -193,10 +194,12 @@ class RunErrorScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide", id="run-error-dialog"):
-            yield Static(Text.assemble(("Run ", "bold"), plain(self.run.id, "dim"), " · ", plain(self.run.status)),
+            yield Static(Text.assemble(("Run ", "bold"), plain(self.run.id, "dim"), " · ",
+                                       status_text(self.run.status)),
                          classes="dialog-title")
             with VerticalScroll(id="run-error-body"):
-                yield Static(plain(self.run.latest_error or "(no error)", "red", oneline=False, limit=50000))
+                yield Static(plain(self.run.latest_error or "(no error)", error_text_style(), oneline=False,
+                                   limit=50000))
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close", id="run-error-close", variant="primary")
 

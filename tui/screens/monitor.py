@@ -36,6 +36,7 @@ from tui.state.budget import effective_poll_seconds
 from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport, latest_run, runs_oldest_first
 from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
+from tui.status_look import Tone, tone_style
 from tui.widgets.export_cells import (
     EXPORT_COLUMNS,
     RUN_COLUMNS,
@@ -510,7 +511,7 @@ class MonitorScreen(ExportActions):
             failing = self._failing
             parts.append(f" · {len(self._snapshot.exports)} exports")
             if failing:
-                parts.append((f" · {failing} failing", "bold red"))
+                parts.append((f" · {failing} failing", tone_style(Tone.FAILURE)))
             for note in self._snapshot.notes[:1]:
                 parts.append((f" · {clean(note, limit=80)}", "yellow"))
             if self._snapshot.item_errors:

@@ -15,7 +15,7 @@ from typing import Any
 from rich.text import Text
 
 from tui.api.models import BatchExportRun
-from tui.render import ago, coarse_duration, count, duration, plain, progress_bar, status_strip, status_text
+from tui.render import ago, coarse_duration, count, duration, plain, progress_bar
 from tui.state.exports import (
     WatchedExport,
     due_anchor,
@@ -25,6 +25,7 @@ from tui.state.exports import (
     newest_completed_end,
     runs_oldest_first,
 )
+from tui.status_look import Tone, error_text_style, status_strip, status_text, tone_style
 
 # (key, label, width); "secondary" columns are hidden on narrow terminals.
 EXPORT_COLUMNS: list[tuple[str, str, int | None]] = [
@@ -101,7 +102,7 @@ def row_facts(watched: WatchedExport, marked: bool, fingerprint: tuple[Any, ...]
     else:
         progress = Text("")
     static = {
-        "mark": Text("!", style="bold red reverse") if marked else Text(" "),
+        "mark": Text("!", style=tone_style(Tone.FAILURE) + " reverse") if marked else Text(" "),
         "name": plain(export.name or export.id, "bold" if marked else "", limit=60),
         "project": plain(watched.project_id, "dim"),
         "model": plain(export.model or "—"),
@@ -134,11 +135,11 @@ def time_cells(facts: RowFacts, now: datetime, lag_threshold: float) -> dict[str
     elif abs((due - now).total_seconds()) < 60:
         due_text = Text("due now")
     elif due < now:
-        due_text = Text("overdue " + ago(due, now, coarse=True).replace(" ago", ""), style="bold yellow")
+        due_text = Text("overdue " + ago(due, now, coarse=True).replace(" ago", ""), style=tone_style(Tone.WARNING))
     else:
         due_text = Text(ago(due, now, coarse=True))
     return {
-        "lag": Text(coarse_duration(lag), style="bold red" if lagging else ""),
+        "lag": Text(coarse_duration(lag), style=tone_style(Tone.FAILURE) if lagging else ""),
         "last": Text(ago(facts.last_time, now, coarse=True)),
         "due": due_text,
     }
@@ -171,7 +172,7 @@ def run_cells(run: BatchExportRun, now: datetime) -> dict[str, Text]:
         "records": records,
         "duration": Text(duration(took)),
         "finished": Text(ago(run.finished_at, now)) if run.finished_at else Text("—", style="dim"),
-        "error": plain(error, "red", limit=200),
+        "error": plain(error, error_text_style(), limit=200),
         "cursor": plain(run.cursor or "", "dim", limit=40),
     }
 
