@@ -131,6 +131,11 @@ class QuestionForm(Vertical):
         event.stop()
         name = (event.select.id or "").removeprefix("q-")
         if event.value is Select.NULL:
+            # The blank "Choose" clears the field (and the draft says what is missing), rather than leaving
+            # the old value in the draft while the form shows none.
+            q = self.draft.question(self.key)
+            if q.data.pop(name, None) is not None:
+                self.post_message(DraftEdited("questions"))
             return
         if self._set(name, event.value) and name in ("display", "scale"):
             q = self.draft.question(self.key)
