@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
@@ -66,11 +67,13 @@ def _checked(target: Any, questions: Sequence[Mapping[str, Any]]) -> Target:
 class SurveyPreviewScreen(Screen[None]):
     """Shows one question at a time; answers pick the path; escape closes."""
 
+    AUTO_FOCUS: ClassVar[str | None] = ""  # each step focuses its own answer widget
+
     CSS_PATH = stylesheets("editor.tcss")  # loaded when first shown: not part of the monitor's start
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="preview.close"),
-        Binding("b,backspace", "back", "Back", id="preview.back"),
+        Binding("b,backspace,ctrl+b", "back", "Back", id="preview.back"),  # ctrl+b also while typing an answer
         Binding("r", "restart", "Restart", id="preview.restart"),
     ]
 
@@ -168,13 +171,9 @@ class SurveyPreviewScreen(Screen[None]):
             hint.update(Text("Open text answer", style="dim"))
         if answers.display:
             answers.highlighted = 0 if answers.option_count else None
-            answers.focus()
-        elif multi.display:
-            multi.focus()
-        elif text_answer.display:
-            text_answer.focus()
-        else:
-            proceed.focus()
+        target: Widget = answers if answers.display else multi if multi.display else (
+            text_answer if text_answer.display else proceed)
+        target.focus()
 
     def _error(self, message: str) -> None:
         self.query_one("#preview-error", Static).update(Text(message))
