@@ -11,7 +11,7 @@ goes through :func:`clean` (control characters removed) and becomes a
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import humanize
@@ -80,6 +80,13 @@ def ago(when: datetime | None, now: datetime, *, coarse: bool = False) -> str:
     if delta < timedelta(seconds=2):
         return "just now"
     return humanize.naturaltime(delta)
+
+
+def when_text(when: datetime, now: datetime) -> str:
+    """An instant as a person says it: ``now, Tue 24 Nov 04:26 UTC``, ``in 3 days, Fri 27 Nov 09:00 UTC``."""
+    utc = when.astimezone(UTC)
+    relative = "now" if abs((when - now).total_seconds()) < 60 else ago(when, now)
+    return f"{relative}, {utc:%a} {utc.day} {utc:%b %H:%M} UTC" + (f" {utc.year}" if utc.year != now.year else "")
 
 
 def duration(seconds: float | None) -> str:

@@ -141,7 +141,7 @@ class MonitorScreen(ExportActions):
         self._asked_interval = settings.poll_seconds
         self._stretch_note: str | None = None
         self._watch_projects(self._watched_project_ids())
-        self.journal = ActionJournal()
+        self.journal = ActionJournal.for_session(demo=settings.demo)
         self.watch(self.app, "project_id", self._project_switched, init=False)
         table = self.query_one("#exports", LiveTable)
         self._narrow = self.size.width < NARROW_WIDTH
@@ -509,7 +509,9 @@ class MonitorScreen(ExportActions):
             parts.append((" · ⟳ refreshing", "dim"))
         if self._snapshot is not None:
             failing = self._failing
-            parts.append(f" · {len(self._snapshot.exports)} exports")
+            total = len(self._snapshot.exports)
+            shown = f"{len(self._visible(self._snapshot))} of " if self._filter else ""
+            parts.append(f" · {shown}{total} export{'s' if total != 1 else ''}")
             if failing:
                 parts.append((f" · {failing} failing", tone_style(Tone.FAILURE)))
             for note in self._snapshot.notes[:1]:

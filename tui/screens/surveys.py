@@ -41,7 +41,8 @@ from tui.api.errors import ApiError, WriteValidationError
 from tui.api.models import Survey, SurveyStatus
 from tui.api.writes import iso
 from tui.paths import stylesheets
-from tui.render import clean, plain
+from tui.render import clean, plain, when_text
+from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 from tui.state.survey_list import (
     SORT_BY_KEY,
     SORT_COLUMNS,
@@ -56,6 +57,7 @@ from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.survey_detail import SurveyDetail
 from tui.widgets.survey_table import SurveyTable, responses_text, survey_row
+from tui.widgets.typed_confirm import TypedNameConfirmScreen
 from tui.widgets.virtual_table import KEY, Row, VirtualTable
 
 MUTATING_ACTIONS = frozenset({"new", "edit", "delete", "archive", "unarchive", "launch", "stop"})
@@ -65,6 +67,7 @@ SEARCH_DEBOUNCE = 0.3
 FOOTER_QUIET = 0.5  # a footer change shows at once when nothing moved for this long ...
 FOOTER_SETTLE = 0.25  # ... else once the cursor has rested this long (see _update_bindings)
 COUNTS_TICK = 15.0
+_JOURNAL_ACTIONS = {"Archived": "archive", "Unarchived": "unarchive", "Launched": "launch", "Stopped": "stop"}
 
 
 # Every column with its padding fits from this width on; below it the secondary columns go.
@@ -105,6 +108,7 @@ class SurveyBrowserScreen(Screen[None]):
     def __init__(self, *, page_size: int = 100, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.pager = SurveyPager(page_size=page_size)
+        self._journal_file: ActionJournal | None = None
         self.counts: ResponsesCounts | None = None
         self.status_filter: SurveyStatus | None = None
         self.sort_key: str | None = None
@@ -343,7 +347,12 @@ class SurveyBrowserScreen(Screen[None]):
             line.append(" · search ")
             line.append_text(plain(repr(pager.search), "bold", limit=60))
         if self.status_filter is not None:
-            line.append(f" · status {self.status_filter.value} (of loaded rows)")
+            # The server cannot filter by status (draft, running, complete are worked out from the dates),
+            # so the filter covers what is loaded, and says how much that is until everything is.
+            line.append(f" · status {self.status_filter.value}")
+            if not pager.exhausted:
+                line.append(f" among the {pager.loaded:,} loaded" + (f" of {total:,}" if total is not None else ""),
+                            style="yellow")
         if self.sort_key is not None:
             arrow = "↓" if self.sort_reverse else "↑"
             partial = "" if pager.exhausted else " (loaded rows only)"
@@ -547,6 +556,7 @@ class SurveyBrowserScreen(Screen[None]):
     def _saved(self, saved: Survey | None, *, creating: bool) -> None:
         if saved is None:
             return
+        self._journal("create" if creating else "edit", saved.id, saved.name, "ok")
         if creating:
             self.pager.insert_first(saved)
             self._rebuild(keep=saved.id)
@@ -566,17 +576,28 @@ class SurveyBrowserScreen(Screen[None]):
     # ------------------------------------------------------------------ actions: delete, archive, launch, stop
 
     def action_delete(self) -> None:
+        """A draft without responses asks y/n; a running survey, or one with responses, needs its name typed."""
         row = self.selected
         if row is None:
             return
-        question = Text.assemble("Delete the survey ", plain(row.name, "bold", limit=200),
-                                 "?\nIts targeting flags go with it. This cannot be undone.")
         survey_id = row.id
+        responses = (self._counts_map() or {}).get(survey_id, 0)
+        live = row.status_at(self.now) is SurveyStatus.RUNNING
 
         def answered(yes: bool | None) -> None:
             if yes:
                 self._delete(survey_id)
 
+        if live or responses:
+            why = ("It is running" if live else "It has") + (
+                f"{' and has' if live else ''} {responses:,} response{'s' if responses != 1 else ''}" if responses
+                else "")
+            lead = Text.assemble("This deletes ", plain(row.name, "bold", limit=200), f". {why}.\n"
+                                 "Its targeting flags go with it. This cannot be undone.")
+            self.app.push_screen(TypedNameConfirmScreen("Delete survey", lead, row.name), answered)
+            return
+        question = Text.assemble("Delete the survey ", plain(row.name, "bold", limit=200),
+                                 "?\nIts targeting flags go with it. This cannot be undone.")
         self.app.push_screen(ConfirmScreen("Delete survey", question, yes_label="Delete", danger=True), answered)
 
     @work(group="survey-actions", exit_on_error=False)
@@ -586,8 +607,10 @@ class SurveyBrowserScreen(Screen[None]):
         try:
             await self.app.api.surveys.delete(survey_id)  # type: ignore[attr-defined]
         except ApiError as err:
+            self._journal("delete", survey_id, name, f"failed: {err}")
             self._notify(f"Delete failed: {err}", error=True)
             return
+        self._journal("delete", survey_id, name, "ok")
         self.pager.remove(survey_id)
         if survey_id in self.table:
             self.table.remove_row(survey_id)
@@ -613,7 +636,7 @@ class SurveyBrowserScreen(Screen[None]):
             return
         when = iso(self.now)
         question = Text.assemble("Launch ", plain(row.name, "bold", limit=200),
-                                 f" now?\nstart_date becomes {when}; respondents start seeing it.")
+                                 f" now?\nIt starts {when_text(self.now, self.now)}: respondents start seeing it.")
         survey_id = row.id
         self._confirm_patch(ConfirmScreen("Launch survey", question, yes_label="Launch"), survey_id,
                             {"start_date": when}, "Launched")
@@ -624,7 +647,7 @@ class SurveyBrowserScreen(Screen[None]):
             return
         when = iso(self.now)
         question = Text.assemble("Stop ", plain(row.name, "bold", limit=200),
-                                 f" now?\nend_date becomes {when}; no more responses are collected.")
+                                 f" now?\nIt ends {when_text(self.now, self.now)}: no more responses are collected.")
         survey_id = row.id
         self._confirm_patch(ConfirmScreen("Stop survey", question, yes_label="Stop", danger=True), survey_id,
                             {"end_date": when}, "Stopped")
@@ -639,11 +662,15 @@ class SurveyBrowserScreen(Screen[None]):
     @work(group="survey-actions", exit_on_error=False)
     async def _patch(self, survey_id: str, changes: dict[str, Any], done: str) -> None:
         """PATCH exactly ``changes`` and show the server's version of the survey."""
+        action = _JOURNAL_ACTIONS.get(done, done.lower())
+        row = self.pager.get(survey_id)
         try:
             saved = await self.app.api.surveys.update(survey_id, changes)  # type: ignore[attr-defined]
         except (ApiError, WriteValidationError) as err:
+            self._journal(action, survey_id, row.name if row else None, f"failed: {err}", changes)
             self._notify(f"{done} failed: {err}", error=True)
             return
+        self._journal(action, survey_id, saved.name, "ok", changes)
         self._apply_updated(saved)
         self._notify(f"{done} survey {saved.name!r}.")
 
@@ -657,7 +684,11 @@ class SurveyBrowserScreen(Screen[None]):
             self._rebuild()
             return
         keep = self.selected_id
-        table.update_row(survey_row(row, now, self._counts_map()))  # re-sorted by the table when sorted
+        table.update_row(survey_row(row, now, self._counts_map()))
+        if self.sort_key is not None:
+            # Sort again with the time of now: the table's sort function holds the time it was made at, and a
+            # survey launched since then would still sort as a draft.
+            self.table.sort(self._sort_function(), reverse=self.sort_reverse)
         self._move_to(keep)
         self._show_detail(force=True)
         self._update_bindings()
@@ -692,6 +723,21 @@ class SurveyBrowserScreen(Screen[None]):
         self.app.switch_mode("monitor")
 
     # ------------------------------------------------------------------ plumbing
+
+    @property
+    def journal(self) -> ActionJournal:
+        if self._journal_file is None:
+            self._journal_file = ActionJournal.for_session(demo=bool(self.app.settings.demo))  # type: ignore[attr-defined]
+        return self._journal_file
+
+    def _journal(self, action: str, survey_id: str, name: str | None, result: str,
+                 detail: dict[str, Any] | None = None) -> None:
+        settings = self.app.settings  # type: ignore[attr-defined]
+        self.journal.append(JournalEntry(
+            time=wall_clock(), action=f"survey {action}", result=clean(result, limit=300), profile=settings.profile,
+            project=self.app.project_id, survey=survey_id, name=name, detail=detail,  # type: ignore[attr-defined]
+            server_time=self.now,
+        ))
 
     def _notify(self, message: str, *, error: bool = False) -> None:
         self.app.notify(clean(message, limit=300), severity="error" if error else "information", markup=False)
