@@ -87,7 +87,8 @@ def _grace_seconds(text: str) -> float:
     return value
 
 
-def _add_connection_flags(parser: argparse.ArgumentParser, *, in_subcommand: bool = False) -> None:
+def _add_connection_flags(parser: argparse.ArgumentParser, *, in_subcommand: bool = False,
+                          dashboard: bool = True) -> None:
     """The flags that say what to connect to; on a subcommand too, so both word orders work.
 
     On the subcommand the defaults are SUPPRESS, so a flag given before the
@@ -102,10 +103,11 @@ def _add_connection_flags(parser: argparse.ArgumentParser, *, in_subcommand: boo
                        help="project id; repeat (or comma-separate) to watch several (env WATCHDECK_PROJECT_ID)")
     group.add_argument("--export", metavar="ID", action="append", dest="exports", default=default,
                        help="batch export id to watch; repeatable")
-    group.add_argument("--poll", metavar="SECONDS", type=_poll_seconds, default=default,
-                       help=f"poll interval (default {DEFAULT_POLL_SECONDS:g} s, at least {MIN_POLL_SECONDS:g} s)")
-    group.add_argument("--read-only", action="store_true", default=default,
-                       help="hide every key that changes anything")
+    if dashboard:  # a one-shot command neither polls again nor has keys to hide
+        group.add_argument("--poll", metavar="SECONDS", type=_poll_seconds, default=default,
+                           help=f"poll interval (default {DEFAULT_POLL_SECONDS:g} s, at least {MIN_POLL_SECONDS:g} s)")
+        group.add_argument("--read-only", action="store_true", default=default,
+                           help="hide every key that changes anything")
     group.add_argument("--allow-insecure-http", action="store_true", default=default,
                        help="send the API key over plain http to a host that is not this machine")
 
@@ -140,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--json", action="store_true", help="print JSON instead of a table")
     status.add_argument("--grace", metavar="SECONDS", type=_grace_seconds, default=None,
                         help="extra time before an export counts as overdue (default 600 s)")
-    _add_connection_flags(status, in_subcommand=True)
+    _add_connection_flags(status, in_subcommand=True, dashboard=False)
     sandbox = sub.add_parser("sandbox", help="serve the local sandbox server")
     from tui.sandbox import cli as sandbox_cli
 

@@ -129,6 +129,15 @@ class BackfillScreen(ModalScreen[BackfillRequest | None]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
+    @on(Input.Submitted, "#backfill-start")
+    def _start_entered(self) -> None:
+        self.query_one("#backfill-end", Input).focus()
+
+    @on(Input.Submitted, "#backfill-end")
+    def _end_entered(self) -> None:
+        """Enter in the last field submits, as in any form (it used to do nothing)."""
+        self.action_submit()
+
     @on(Button.Pressed, "#backfill-go")
     def _go(self) -> None:
         self.action_submit()
@@ -242,7 +251,7 @@ class EditExportScreen(ModalScreen[BatchExport | None]):
             yield Static(Text.assemble(("Edit ", "bold"), plain(export.name, "bold")), classes="dialog-title")
             with VerticalScroll(id="edit-form"):
                 yield Label("Name")
-                yield Input(export.name, id="edit-name")
+                yield Input(export.name, id="edit-name", select_on_focus=False)
                 yield Static("", id="edit-name-error", classes="field-error")
                 yield Label("Interval")
                 yield Select(intervals, value=export.interval or Select.BLANK, id="edit-interval", allow_blank=False)
@@ -251,10 +260,12 @@ class EditExportScreen(ModalScreen[BatchExport | None]):
                     yield Label("Paused ")
                     yield Switch(export.paused, id="edit-paused")
                 yield Label("Start at (UTC, YYYY-MM-DD HH:MM; empty for none)")
-                yield Input(export.start_at.strftime(DATE_FORMAT) if export.start_at else "", id="edit-start_at")
+                yield Input(export.start_at.strftime(DATE_FORMAT) if export.start_at else "", id="edit-start_at",
+                            select_on_focus=False)
                 yield Static("", id="edit-start_at-error", classes="field-error")
                 yield Label("End at (UTC, YYYY-MM-DD HH:MM; empty for none)")
-                yield Input(export.end_at.strftime(DATE_FORMAT) if export.end_at else "", id="edit-end_at")
+                yield Input(export.end_at.strftime(DATE_FORMAT) if export.end_at else "", id="edit-end_at",
+                            select_on_focus=False)
                 yield Static("", id="edit-end_at-error", classes="field-error")
                 yield Label(Text.assemble("Destination config (JSON; secret fields hidden and kept) · ",
                                           plain(export.destination.type)))

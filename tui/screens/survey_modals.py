@@ -285,10 +285,10 @@ class SurveyFormScreen(ModalScreen[Survey | None]):
                              classes="dialog-title")
             with VerticalScroll(id="survey-form-fields"):
                 yield Label("Name")
-                yield Input(values["name"], id="field-name", max_length=400)
+                yield Input(values["name"], id="field-name", max_length=400, select_on_focus=False)
                 yield Static("", id="error-name", classes="field-error")
                 yield Label("Description")
-                yield Input(values["description"], id="field-description")
+                yield Input(values["description"], id="field-description", select_on_focus=False)
                 yield Static("", id="error-description", classes="field-error")
                 yield Label("Type")
                 yield Select([(clean(t, limit=40), t) for t in values["types"]], value=values["type"],

@@ -46,7 +46,8 @@ class ChoicesEditor(Vertical):
         yield Label("Choices", classes="field-label")
         for i, text in enumerate(q.choices):
             with Horizontal(classes="choice-row"):
-                yield Input(text, placeholder=f"Choice {i + 1}", id=f"choice-{i}", classes="choice-input", compact=True)
+                yield Input(text, placeholder=f"Choice {i + 1}", id=f"choice-{i}", classes="choice-input", compact=True,
+                            select_on_focus=False)
                 yield _mouse_button("↑", f"choice-up-{i}", "Move this choice up (ctrl+shift+up)")
                 yield _mouse_button("↓", f"choice-down-{i}", "Move this choice down (ctrl+shift+down)")
                 yield _mouse_button("✕", f"choice-del-{i}", "Remove this choice (alt+delete)", variant="error")

@@ -51,7 +51,7 @@ class SurveyFieldsForm(Vertical):
 
     def _input(self, name: str) -> ComposeResult:
         yield Label(LABELS[name], classes="field-label")
-        yield Input(str(self.draft.form.get(name) or ""), id=f"f-{name}", compact=True)
+        yield Input(str(self.draft.form.get(name) or ""), id=f"f-{name}", compact=True, select_on_focus=False)
         yield FieldError(id=f"fe-{name}")
 
     def compose(self) -> ComposeResult:

@@ -49,7 +49,8 @@ class QuestionForm(Vertical):
         yield Static(plain(f"Question {index + 1} of {len(self.draft.questions)} · {kind_label}", "bold"),
                      classes="form-title")
         yield Label("Question text", classes="field-label")
-        yield Input(q.text, placeholder="What do you want to ask?", id="q-question", compact=True)
+        yield Input(q.text, placeholder="What do you want to ask?", id="q-question", compact=True,
+                    select_on_focus=False)
         yield FieldError(id="qe-question")
         yield Label("Description", classes="field-label")
         description = q.get("description")
@@ -62,7 +63,8 @@ class QuestionForm(Vertical):
         yield FieldError(id="qe-descriptionContentType")
         yield Checkbox("Optional (respondents may skip it)", bool(q.get("optional")), id="q-optional")
         yield Label("Button text", classes="field-label")
-        yield Input(str(q.get("buttonText") or ""), placeholder="Submit", id="q-buttonText", compact=True)
+        yield Input(str(q.get("buttonText") or ""), placeholder="Submit", id="q-buttonText", compact=True,
+                    select_on_focus=False)
         yield FieldError(id="qe-buttonText")
         if q.kind == QuestionType.LINK:
             yield Label("Link URL", classes="field-label")
