@@ -143,6 +143,20 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--grace", metavar="SECONDS", type=_grace_seconds, default=None,
                         help="extra time before an export counts as overdue (default 600 s)")
     _add_connection_flags(status, in_subcommand=True, dashboard=False)
+    surveys = sub.add_parser("surveys", help="a survey as a file: get it, edit it, apply it (keep it in git)",
+                             description="Surveys as files, for keeping them in a repository.")
+    survey_sub = surveys.add_subparsers(dest="survey_command", metavar="ACTION", required=True)
+    get = survey_sub.add_parser("get", help="print a survey as JSON (or YAML): watchdeck surveys get ID > s.json")
+    get.add_argument("survey_id", metavar="ID")
+    get.add_argument("--yaml", action="store_true", help="print YAML instead of JSON (needs PyYAML)")
+    _add_connection_flags(get, in_subcommand=True, dashboard=False)
+    apply = survey_sub.add_parser(
+        "apply", help="create (no id in the file) or update a survey from a file; prints the diff",
+        description="Check the file with the editor's rules (exit 1 with the field paths when it breaks them), "
+                    "print the diff against the server's survey, then create it or PATCH the fields that differ.")
+    apply.add_argument("path", metavar="FILE", type=Path, help="a .json, .yaml or .yml file")
+    apply.add_argument("--dry-run", action="store_true", help="print the diff and stop: nothing is sent")
+    _add_connection_flags(apply, in_subcommand=True, dashboard=False)
     sandbox = sub.add_parser("sandbox", help="serve the local sandbox server")
     from tui.sandbox import cli as sandbox_cli
 
@@ -224,6 +238,8 @@ def _main(argv: Sequence[str] | None, env: Mapping[str, str], clock: Clock | Non
         return sandbox_cli.run(args)
     if args.command == "status":
         return _run_status(args, env, clock)
+    if args.command == "surveys":
+        return _run_surveys(args, env)
     if args.web:
         return _run_web(args, argv, env)
     if args.demo:
@@ -290,6 +306,19 @@ def _run_status(args: argparse.Namespace, env: Mapping[str, str], clock: Clock |
     _warn(settings)
     grace = args.grace if args.grace is not None else status_cmd.DEFAULT_GRACE_SECONDS
     return status_cmd.run(settings, as_json=args.json, grace=grace, clock=clock, env=dict(env))
+
+
+def _run_surveys(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from tui import surveys_cmd
+
+    try:
+        settings = _resolve(args, env)
+    except (ConfigError, NeedsSetup) as err:
+        return _fail(str(err))
+    _warn(settings)
+    if args.survey_command == "get":
+        return surveys_cmd.get(settings, args.survey_id, yaml=args.yaml)
+    return surveys_cmd.apply(settings, args.path, dry_run=args.dry_run)
 
 
 def _run_welcome(args: argparse.Namespace, env: Mapping[str, str], reason: NeedsSetup) -> int:
