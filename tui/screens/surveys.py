@@ -60,14 +60,16 @@ from tui.widgets.survey_table import SurveyTable, responses_text, survey_row
 from tui.widgets.typed_confirm import TypedNameConfirmScreen
 from tui.widgets.virtual_table import KEY, Row, VirtualTable
 
-MUTATING_ACTIONS = frozenset({"new", "edit", "delete", "archive", "unarchive", "launch", "stop"})
-NEEDS_SELECTION = frozenset({"edit", "delete", "archive", "unarchive", "launch", "stop", "summarize", "activity"})
+MUTATING_ACTIONS = frozenset({"new", "edit", "edit_file", "delete", "archive", "unarchive", "launch", "stop"})
+NEEDS_SELECTION = frozenset({"edit", "edit_file", "delete", "archive", "unarchive", "launch", "stop", "summarize",
+                             "activity"})
 _SELECTION_ACTIONS = tuple(sorted(NEEDS_SELECTION))  # the footer changes only when one of these does
 SEARCH_DEBOUNCE = 0.3
 FOOTER_QUIET = 0.5  # a footer change shows at once when nothing moved for this long ...
 FOOTER_SETTLE = 0.25  # ... else once the cursor has rested this long (see _update_bindings)
 COUNTS_TICK = 15.0
-_JOURNAL_ACTIONS = {"Archived": "archive", "Unarchived": "unarchive", "Launched": "launch", "Stopped": "stop"}
+_JOURNAL_ACTIONS = {"Archived": "archive", "Unarchived": "unarchive", "Launched": "launch", "Stopped": "stop",
+                    "Saved": "edit as file"}
 
 
 # Every column with its padding fits from this width on; below it the secondary columns go.
@@ -87,6 +89,7 @@ class SurveyBrowserScreen(Screen[None]):
         Binding("enter", "toggle_detail", "Detail", id="surveys.detail"),
         Binding("n", "new", "New", id="surveys.new"),
         Binding("e", "edit", "Edit", id="surveys.edit"),
+        Binding("E", "edit_file", "Edit as file", id="surveys.edit_file", show=False),
         Binding("d", "delete", "Delete", id="surveys.delete"),
         Binding("a", "archive", "Archive", id="surveys.archive"),
         Binding("a", "unarchive", "Unarchive", id="surveys.unarchive"),
@@ -572,6 +575,45 @@ class SurveyBrowserScreen(Screen[None]):
         row = self.selected
         if row is not None:
             self._open_editor(row.survey())
+
+    def action_edit_file(self) -> None:
+        row = self.selected
+        if row is not None:
+            self._edit_as_file(row.survey())
+
+    def _edit_as_file(self, survey: Survey, text: str | None = None, problems: dict[str, str] | None = None) -> None:
+        """Open the survey in $VISUAL/$EDITOR; an invalid file opens again with its problems on top."""
+        from tui.screens.survey_file_edit import SurveyDiffScreen, edit_text, file_format
+        from tui.state.survey_file import SurveyFileError, document, dumps, loads, plan, with_errors
+
+        fmt = file_format()
+        shown = text if text is not None else dumps(document(survey), fmt)
+        if problems:
+            shown = with_errors(shown, problems, fmt)
+        edited = edit_text(self.app, shown, "." + fmt)
+        if edited is None:
+            self._notify("The editor did not finish cleanly ($VISUAL or $EDITOR): nothing was sent.", error=True)
+            return
+        if not edited.strip():
+            self._notify("The file was emptied: nothing was sent.")
+            return
+        try:
+            doc = loads(edited, fmt)
+            if doc.get("id") != survey.id:
+                raise SurveyFileError({"id": f"must stay {survey.id} (apply a copy with `watchdeck surveys apply`)"})
+            todo = plan(doc, survey)
+        except SurveyFileError as err:
+            self.call_after_refresh(self._edit_as_file, survey, edited, err.problems)
+            return
+        if todo.empty:
+            self._notify("No changes: nothing was sent.")
+            return
+
+        def answered(apply: bool | None) -> None:
+            if apply:
+                self._patch(survey.id, todo.send, "Saved")
+
+        self.app.push_screen(SurveyDiffScreen(survey.name, todo.diff, list(todo.send)), answered)
 
     # ------------------------------------------------------------------ actions: delete, archive, launch, stop
 
