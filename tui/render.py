@@ -122,6 +122,19 @@ def count(value: int | None) -> str:
     return "—" if value is None else humanize.intcomma(value)
 
 
+def short_count(value: int | None) -> str:
+    """A count that fits a narrow cell whole: ``987``, ``12.3k``, ``1.55M``, ``2.1B`` (three significant digits)."""
+    if value is None:
+        return "—"
+    if abs(value) < 1000:
+        return str(value)
+    for limit, suffix in ((1_000, "k"), (1_000_000, "M"), (1_000_000_000, "B")):
+        text = f"{value / limit:.3g}"
+        if suffix == "B" or ("e" not in text and abs(float(text)) < 1000):
+            return text + suffix
+    raise AssertionError("unreachable")
+
+
 def progress_bar(done: int | None, total: int | None, width: int = 10) -> Text:
     """``▇▇▇▇▁▁▁▁ 52%``: records completed of total as a bar that also reads without colour."""
     if not total or done is None:

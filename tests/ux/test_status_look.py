@@ -119,3 +119,11 @@ def test_help_legend(snap_compare: SnapCompare, sandbox: SandboxHandle, monkeypa
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize(("value", "text"), [(None, "—"), (987, "987"), (12_345, "12.3k"), (1_550_533, "1.55M"),
+                                             (99_999, "100k"), (999_999, "1M"), (2_100_000_000, "2.1B")])
+def test_short_counts_are_never_cut(value: int | None, text: str) -> None:
+    from tui.render import short_count
+
+    assert short_count(value) == text
