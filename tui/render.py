@@ -84,9 +84,14 @@ def ago(when: datetime | None, now: datetime, *, coarse: bool = False) -> str:
 
 def when_text(when: datetime, now: datetime) -> str:
     """An instant as a person says it: ``now, Tue 24 Nov 04:26 UTC``, ``in 3 days, Fri 27 Nov 09:00 UTC``."""
-    utc = when.astimezone(UTC)
     relative = "now" if abs((when - now).total_seconds()) < 60 else ago(when, now)
-    return f"{relative}, {utc:%a} {utc.day} {utc:%b %H:%M} UTC" + (f" {utc.year}" if utc.year != now.year else "")
+    return f"{relative}, {date_text(when, now.year)}"
+
+
+def date_text(when: datetime, this_year: int | None = None) -> str:
+    """``Tue 24 Nov 04:26 UTC`` (the year too when it is not ``this_year``)."""
+    utc = when.astimezone(UTC)
+    return f"{utc:%a} {utc.day} {utc:%b %H:%M} UTC" + (f" {utc.year}" if utc.year != this_year else "")
 
 
 def duration(seconds: float | None) -> str:

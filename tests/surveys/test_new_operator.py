@@ -30,7 +30,7 @@ def test_summary_text_reads_content_first_then_named_details() -> None:
     text = summary_text(summary).plain
     assert text.startswith("Most people like the new plan.\n\nDetails\n")
     assert "question_index" not in text and "null" not in text and "false" not in text
-    assert "From the cache: no" in text and "Responses read: 40" in text
+    assert "From the cache: no" in text and "Responses in total: 40" in text
 
 
 async def test_launch_question_says_when_as_a_person_would(sandbox: Any, clock: FrozenClock) -> None:

@@ -23,7 +23,7 @@ from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
 from tui.api.models import ActivityEntry, ResponseSummary, Survey, SurveyType
 from tui.api.writes import check_survey_write, iso, parse_datetime
 from tui.paths import stylesheets
-from tui.render import ago, clean, plain
+from tui.render import ago, clean, date_text, plain
 from tui.widgets.survey_detail import pretty_json
 
 
@@ -139,14 +139,19 @@ class ActivityScreen(ModalScreen[None]):
 
 
 _DETAIL_NAMES = {"question_index": "Question", "cached": "From the cache", "generated_at": "Written",
-                 "response_count": "Responses read", "responses_sampled": "Responses read"}
+                 "response_count": "Responses in total", "responses_sampled": "Responses read"}
 
 
 def _detail_value(key: str, value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if key == "question_index" and isinstance(value, int) and not isinstance(value, bool):
+    if key == "question_index" and isinstance(value, int):
         return f"Q{value + 1}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    when = parse_datetime(value) if isinstance(value, str) and key.endswith("_at") else None
+    if when is not None:
+        return date_text(when)
     return value if isinstance(value, str) else pretty_json(value)
 
 
