@@ -97,6 +97,7 @@ class LeakFreeFooter(Footer):
         for child in self.children:
             if child in docked or not child.display:
                 continue
-            if dropping or child.region.right > right:
+            # A key's last cell is padding: it may sit under the palette key's border.
+            if dropping or child.region.right - 1 > right:
                 dropping = True
                 child.display = False
