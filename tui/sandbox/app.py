@@ -15,7 +15,8 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 from typing import Any
 
 from starlette.applications import Starlette
@@ -860,7 +861,27 @@ async def admin_requests(request: Request) -> Response:
 
 
 async def admin_clock(request: Request) -> Response:
+    """GET reads the sandbox's clock; POST ``{"now": ISO}`` or ``{"advance_seconds": N}`` moves it.
+
+    Its answers' ``Date`` header follows this clock, as a real server's follows its own: moving it is
+    how tests put the server's clock ahead of (or behind) the client's.
+    """
     state = _state(request)
+    if request.method == "POST":
+        try:
+            data = json.loads(await request.body() or b"{}")
+            if not isinstance(data, dict):
+                raise ValueError("expected a JSON object")
+            if "now" in data:
+                target = parse_iso(str(data["now"]))
+            else:
+                target = state.clock.now() + timedelta(seconds=float(data["advance_seconds"]))
+        except (ValueError, TypeError, KeyError) as exc:
+            return validation_error(f"expected now or advance_seconds: {exc}", None).response()
+        mover = getattr(state.clock, "set", None) or getattr(state.clock, "jump_to", None)
+        if not callable(mover):
+            return validation_error("this sandbox's clock cannot be moved", None).response()
+        mover(target)
     return _ok({"now": iso(state.clock.now()), "speed": getattr(state.clock, "speed", 0.0)})
 
 
@@ -918,7 +939,7 @@ def build_routes() -> list[BaseRoute]:
     routes += _routes("/api/schema", openapi_schema, ["GET"])
     routes += _routes("/_sandbox/faults", admin_faults, ["GET", "POST", "DELETE"])
     routes += _routes("/_sandbox/requests", admin_requests, ["GET", "DELETE"])
-    routes += _routes("/_sandbox/clock", admin_clock, ["GET"])
+    routes += _routes("/_sandbox/clock", admin_clock, ["GET", "POST"])
     routes += _routes("/_sandbox/reset", admin_reset, ["POST"])
     routes += _routes("/_sandbox/tick", admin_tick, ["POST"])
     return routes
@@ -958,7 +979,31 @@ class _SandboxStarlette(Starlette):
     def build_middleware_stack(self) -> Any:
         inner = super().build_middleware_stack()
         state: SandboxState = self.state.sandbox
-        return SandboxMiddleware(inner, state.faults, state.requests, state.keys.key_id_for_header)
+        stamped = ServerDateHeader(inner, state.clock)  # inside: faults need uvicorn's own send to hang up
+        return SandboxMiddleware(stamped, state.faults, state.requests, state.keys.key_id_for_header)
+
+
+class ServerDateHeader:
+    """Stamp every answer's ``Date`` with the sandbox's own clock (frozen, scaled or moved), as a server's
+    clock stamps its answers; uvicorn's wall-clock header is turned off in the runner."""
+
+    def __init__(self, app: Any, clock: Clock) -> None:
+        self.app = app
+        self.clock = clock
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def stamped(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                date = format_datetime(self.clock.now().astimezone(UTC), usegmt=True).encode("latin-1")
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"date"]
+                message = {**message, "headers": [*headers, (b"date", date)]}
+            await send(message)
+
+        await self.app(scope, receive, stamped)
 
 
 def create_app(options: SandboxOptions, clock: Clock) -> Starlette:
