@@ -127,3 +127,18 @@ def test_short_counts_are_never_cut(value: int | None, text: str) -> None:
     from tui.render import short_count
 
     assert short_count(value) == text
+
+
+def test_run_records_are_abbreviated_not_cut() -> None:
+    from datetime import UTC, datetime
+
+    from tui.api.models import BatchExportRun
+    from tui.widgets.export_cells import run_cells
+
+    now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+    run = BatchExportRun.model_validate({"id": "r1", "status": "Completed", "records_completed": 1_550_533,
+                                         "records_total_count": 1_550_533, "created_at": now.isoformat()})
+    assert run_cells(run, now)["records"].plain.endswith(" 1.55M/1.55M")
+    small = BatchExportRun.model_validate({"id": "r2", "status": "Completed", "records_completed": 232_626,
+                                           "records_total_count": 232_626, "created_at": now.isoformat()})
+    assert run_cells(small, now)["records"].plain.endswith(" 232,626/232,626")

@@ -13,7 +13,7 @@ from datetime import datetime
 from rich.text import Text
 
 from tui.api.models import BatchExportRun
-from tui.render import ago, coarse_duration, count, duration, plain, progress_bar
+from tui.render import ago, coarse_duration, count, duration, plain, progress_bar, short_count
 from tui.state.export_board import RowFacts
 from tui.state.exports import runs_oldest_first
 from tui.state.health import HealthState, Verdict, run_activity_time
@@ -129,6 +129,10 @@ def export_cells(row: RowFacts) -> dict[str, Text]:
     return {**static_cells(row), **time_cells(row.verdict)}
 
 
+# The Records column (32 cells) less the bar (8), a space, the percentage (4) and a space.
+RECORDS_FIGURES_WIDTH = 18
+
+
 def run_cells(run: BatchExportRun, now: datetime) -> dict[str, Text]:
     start, end = run.data_interval_start, run.data_interval_end
     if start and end:
@@ -140,10 +144,11 @@ def run_cells(run: BatchExportRun, now: datetime) -> dict[str, Text]:
         interval = "—"
     finished_or_now = run.finished_at or (now if run.is_in_progress else None)
     took = (finished_or_now - run.created_at).total_seconds() if finished_or_now and run.created_at else None
-    records = Text.assemble(
-        progress_bar(run.records_completed, run.records_total_count, width=8), " ",
-        (f"{count(run.records_completed)}/{count(run.records_total_count)}", "dim"),
-    )
+    figures = f"{count(run.records_completed)}/{count(run.records_total_count)}"
+    if len(figures) > RECORDS_FIGURES_WIDTH:  # abbreviated, never cut: 1.55M/1.55M, not 1,550,533/1,550,53
+        figures = f"{short_count(run.records_completed)}/{short_count(run.records_total_count)}"
+    records = Text.assemble(progress_bar(run.records_completed, run.records_total_count, width=8), " ",
+                            (figures, "dim"))
     error = (run.latest_error or "").splitlines()[0] if run.latest_error else ""
     return {
         "status": status_text(run.status),
