@@ -18,11 +18,6 @@ from typing import Any
 import humanize
 from rich.text import Text
 
-# How a run status looks is decided in tui.status_look alone; the names stay importable from here.
-from tui.status_look import status_look as status_look
-from tui.status_look import status_strip as status_strip
-from tui.status_look import status_text as status_text
-
 # ESC-introduced sequences (CSI, OSC, DCS, ...) first, so their parameters go too,
 # then any remaining C0/C1 control character except tab and newline.
 _ESCAPE_SEQUENCE = re.compile(

@@ -19,6 +19,8 @@ from enum import Enum
 
 from rich.text import Text
 
+from tui.render import clean
+
 
 class Tone(Enum):
     """What a status means to an operator; each tone has one colour style and one colourless style."""
@@ -122,8 +124,6 @@ def error_text_style() -> str:
 def status_look(status: str | None) -> StatusLook:
     if status in LOOKS:
         return LOOKS[status]
-    from tui.render import clean
-
     return StatusLook("?", clean(status or "unknown", limit=24).lower(), UNKNOWN.meaning, Tone.UNKNOWN)
 
 
