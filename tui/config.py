@@ -396,16 +396,17 @@ def _toml_value(value: Any) -> str:
     raise TypeError(f"cannot write {type(value).__name__} to TOML")
 
 
-def profile_block(name: str, values: Mapping[str, Any]) -> str:
+def profile_block(name: str, values: Mapping[str, Any], *, with_key: bool = False) -> str:
     lines = [f"[profiles.{name}]"]
     for key, value in values.items():
-        if value is None or key == "key":
-            continue  # the key is never written by watchdeck
+        if value is None or (key == "key" and not with_key):
+            continue  # the key is written only when the operator chose the file for it
         lines.append(f"{key} = {_toml_value(value)}")
     return "\n".join(lines) + "\n"
 
 
-def save_profile(path: Path, name: str, values: Mapping[str, Any], *, make_default: bool = False) -> None:
+def save_profile(path: Path, name: str, values: Mapping[str, Any], *, make_default: bool = False,
+                 with_key: bool = False) -> None:
     """Add (or replace) ``[profiles.NAME]`` in the config file, keeping the rest of the text and its comments.
 
     The result is parsed again before it replaces the file, so a save can never
@@ -414,7 +415,7 @@ def save_profile(path: Path, name: str, values: Mapping[str, Any], *, make_defau
     if not PROFILE_NAME_RE.match(name):
         raise ConfigError("profile name: use letters, digits, - and _ (at most 40)")
     text = path.read_text(encoding="utf-8") if path.exists() else ""
-    block = profile_block(name, values)
+    block = profile_block(name, values, with_key=with_key)
     lines = text.splitlines(keepends=True)
     header = re.compile(rf'^\s*\[\s*profiles\s*\.\s*"?{re.escape(name)}"?\s*\]')
     start = next((i for i, line in enumerate(lines) if header.match(line)), None)

@@ -36,6 +36,7 @@ from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, ExportsSource
 from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
+from tui.status_look import Tone, tone_style
 from tui.widgets.export_cells import (
     EXPORT_COLUMNS,
     RUN_COLUMNS,
@@ -129,7 +130,7 @@ class MonitorScreen(ExportActions):
         self._asked_interval = settings.poll_seconds
         self._stretch_note: str | None = None
         self._watch_projects(self._watched_project_ids())
-        self.journal = ActionJournal()
+        self.journal = ActionJournal.for_session(demo=settings.demo)
         self.watch(self.app, "project_id", self._project_switched, init=False)
         table = self.query_one("#exports", LiveTable)
         self._narrow = self.size.width < NARROW_WIDTH
@@ -443,9 +444,11 @@ class MonitorScreen(ExportActions):
         snapshot = self.board.snapshot
         if snapshot is not None:
             failing = self.board.failing_count
-            parts.append(f" · {len(snapshot.exports)} exports")
+            total = len(snapshot.exports)
+            shown = f"{len(self.board.visible())} of " if self.board.filter else ""
+            parts.append(f" · {shown}{total} export{'s' if total != 1 else ''}")
             if failing:
-                parts.append((f" · {failing} failing", "bold red"))
+                parts.append((f" · {failing} failing", tone_style(Tone.FAILURE)))
             for note in snapshot.notes[:1]:
                 parts.append((f" · {clean(note, limit=80)}", "yellow"))
             if snapshot.item_errors:
