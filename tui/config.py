@@ -115,6 +115,8 @@ class Settings(BaseModel):
     # Where the key came from ("environment", "key_command", "keyring", "config file"), never the key.
     key_source: str = "environment"
     config_path: str | None = None
+    # A program run for each new and resolved alert, the alert as JSON on stdin (no shell: a list of arguments).
+    on_alert: list[str] = Field(default_factory=list)
 
     @property
     def project_id(self) -> str:
@@ -169,6 +171,7 @@ class Profile(BaseModel):
     bell: bool | None = None
     lag_alert_intervals: float | None = None
     allow_insecure_http: bool = False
+    on_alert: list[str] | None = None
 
     @field_validator("base_url")
     @classmethod
@@ -215,6 +218,13 @@ class Profile(BaseModel):
     def _command(cls, value: str | list[str] | None) -> str | list[str] | None:
         if value is not None and not (value.strip() if isinstance(value, str) else value):
             raise ValueError("key_command is empty")
+        return value
+
+    @field_validator("on_alert")
+    @classmethod
+    def _hook(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and (not value or not value[0].strip()):
+            raise ValueError('on_alert needs a program: on_alert = ["program", "arg", ...]')
         return value
 
     @model_validator(mode="after")
@@ -577,6 +587,7 @@ def resolve_settings(
             keymap=dict(config.keymap) if config else {},
             key_source=source,
             config_path=str(path) if config is not None else None,
+            on_alert=list(prof.on_alert or []),
         )
     except ValidationError as err:
         first = err.errors()[0]
