@@ -77,6 +77,13 @@ def check_base_url(url: str) -> str:
     return url.strip().rstrip("/")
 
 
+def check_cache_url(url: str) -> str:
+    """Only a Redis URL: ``redis://host:6379/0``, ``rediss://`` (TLS) or ``unix://`` (a socket)."""
+    if urlsplit(url).scheme not in ("redis", "rediss", "unix"):
+        raise ValueError("cache_url must be a redis:// (or rediss://, unix://) URL")
+    return url
+
+
 def is_insecure_url(url: str) -> bool:
     """True for ``http://`` to anything but this machine: the key would travel in clear text."""
     return urlsplit(url).scheme == "http" and not is_loopback_url(url)
@@ -112,6 +119,10 @@ class Settings(BaseModel):
     # Where the key came from ("environment", "key_command", "keyring", "config file"), never the key.
     key_source: str = "environment"
     config_path: str | None = None
+    # Share GET answers with the other viewers of this key (tui.api.cache): SQLite, or Redis at cache_url.
+    # Off unless the command line turns it on: tests and the demo build Settings directly.
+    cache: bool = False
+    cache_url: str | None = None
 
     @property
     def project_id(self) -> str:
@@ -169,6 +180,12 @@ class Profile(BaseModel):
     bell: bool | None = None
     lag_alert_intervals: float | None = None
     allow_insecure_http: bool = False
+    cache_url: str | None = None
+
+    @field_validator("cache_url")
+    @classmethod
+    def _cache_url(cls, value: str | None) -> str | None:
+        return check_cache_url(value) if value is not None else None
 
     @field_validator("base_url")
     @classmethod
@@ -496,6 +513,8 @@ class Overrides:
     poll: float | None = None
     read_only: bool = False
     allow_insecure_http: bool = False
+    cache_url: str | None = None
+    no_cache: bool = False
 
 
 def choose_profile(
@@ -592,6 +611,8 @@ def resolve_settings(
             keymap=dict(config.keymap) if config else {},
             key_source=source,
             config_path=str(path) if config is not None else None,
+            cache=not overrides.no_cache,
+            cache_url=overrides.cache_url or prof.cache_url,
         )
     except ValidationError as err:
         first = err.errors()[0]

@@ -8,10 +8,13 @@ fetched one by one. The client caps requests in flight.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from tui.api.cache_context import bypass_cache, collect_answer_times
 from tui.api.client import ApiClient
 from tui.api.errors import MethodNotAllowed, NotFound
 from tui.api.models import (
@@ -42,6 +45,8 @@ class ExportsSnapshot:
     exports: list[WatchedExport] = field(default_factory=list)
     item_errors: list[ItemError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Seconds the oldest answer in it had already aged when the poll ended (answers shared through the cache).
+    answer_age: float = 0.0
 
     def by_key(self) -> dict[str, WatchedExport]:
         return {w.key: w for w in self.exports}
@@ -55,6 +60,7 @@ class ExportsSource:
         self.extra_ids = list(dict.fromkeys(extra_ids))
         self._list_supported: dict[str, bool] = {}
         self._last_good: dict[str, ExportsSnapshot] = {}
+        self.bypass_next = False  # the next poll asks the server, not the shared cache (ctrl+r)
 
     @property
     def requests_per_cycle(self) -> int:
@@ -74,7 +80,9 @@ class ExportsSource:
     async def fetch(self) -> ExportsSnapshot:
         """One poll of every project. One project failing does not blank the others: its last good
         exports stay, with a note saying why they are old; only when every project fails does the poll fail."""
-        results = await asyncio.gather(*(self._fetch_project(c) for c in self.clients), return_exceptions=True)
+        bypass, self.bypass_next = self.bypass_next, False
+        with collect_answer_times() as answered, bypass_cache() if bypass else contextlib.nullcontext():
+            results = await asyncio.gather(*(self._fetch_project(c) for c in self.clients), return_exceptions=True)
         failures = [r for r in results if isinstance(r, BaseException)]
         for failure in failures:
             if not isinstance(failure, Exception):  # cancellation and the like are not ours to absorb
@@ -95,6 +103,7 @@ class ExportsSource:
             snapshot.item_errors.extend(part.item_errors)
             snapshot.notes.extend(part.notes)
         snapshot.exports.sort(key=lambda w: (w.project_id, w.export.name.lower(), w.export.id))
+        snapshot.answer_age = time.time() - min(answered) if answered else 0.0
         return snapshot
 
     async def _fetch_project(self, client: ApiClient) -> ExportsSnapshot:
