@@ -493,8 +493,13 @@ def redis_location(url: str) -> str:
 
 def open_redis_cache(url: str) -> SharedCache:
     from redis.asyncio import Redis
+    from redis.asyncio.retry import Retry
+    from redis.backoff import NoBackoff
+    from redis.exceptions import ConnectionError as RedisConnectionError
 
-    client: Redis = Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=STORE_TIMEOUT_SECONDS)
+    # One quick retry: a pooled connection to a server that restarted fails once before a new one is made.
+    client: Redis = Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=STORE_TIMEOUT_SECONDS,
+                                   retry=Retry(NoBackoff(), 1), retry_on_error=[RedisConnectionError])
     storage = AsyncRedisStorage(client, key_prefix="watchdeck:answers", default_ttl=60, soft_delete_ttl=60)
     return SharedCache(storage, RedisCoordinator(client, "watchdeck"), "redis", redis_location(url))
 
