@@ -59,7 +59,7 @@ MAX_CACHE_BYTES = 32 * 1024 * 1024
 #: A store that failed is not tried again for this long: every request goes to the server meanwhile.
 RETRY_BROKEN_SECONDS = 30.0
 #: Longest a store operation may take before the request goes to the server instead.
-STORE_TIMEOUT_SECONDS = 2.0
+STORE_TIMEOUT_SECONDS = 5.0
 #: How long a process that missed may hold the key while it asks the server; the others wait at most this long.
 LEASE_SECONDS = 5.0
 LEASE_POLL_SECONDS = 0.05
@@ -473,17 +473,39 @@ def _private_file(path: Path) -> None:
         os.chmod(path, 0o600)
 
 
+def _prepare_sqlite(path: Path, patience: float = 10.0) -> None:
+    """Switch a new file to WAL and make the tables, once, before any request waits on it.
+
+    Several dashboards started together would otherwise all do it on their first
+    request and fight over the lock it needs (SQLite does not wait for that one),
+    each giving up on the cache. A file that is corrupt raises here: the caller
+    then starts with the store marked broken.
+    """
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            with contextlib.closing(sqlite3.connect(path, timeout=patience, isolation_level=None)) as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                for statement in SqliteCoordinator.SCHEMA:
+                    db.execute(statement)
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def open_sqlite_cache(directory: Path | None = None) -> SharedCache:
     path = (directory or cache_dir()) / CACHE_FILE_NAME
     storage: AsyncBaseStorage
+    storage = AsyncSqliteStorage(database_path=path, max_size=MAX_CACHE_BYTES, soft_delete_ttl=60)
+    cache = SharedCache(storage, SqliteCoordinator(path), "sqlite", str(path))
     try:
         _private_file(path)
-        storage = AsyncSqliteStorage(database_path=path, max_size=MAX_CACHE_BYTES, soft_delete_ttl=60)
-    except OSError as error:
-        cache = SharedCache(AsyncSqliteStorage(database_path=path), SqliteCoordinator(path), "sqlite", str(path))
+        _prepare_sqlite(path)
+    except (OSError, sqlite3.Error) as error:
         cache.failed(error)
-        return cache
-    return SharedCache(storage, SqliteCoordinator(path), "sqlite", str(path))
+    return cache
 
 
 def redis_location(url: str) -> str:
