@@ -110,7 +110,7 @@ class WatchdeckApp(App[int]):
         from tui.api.cache import open_shared_cache
 
         cache = open_shared_cache(settings.cache_url)
-        cache.ttl = settings.poll_seconds / 2.0
+        cache.poll_interval_is(settings.poll_seconds)
         return cache
 
     # ------------------------------------------------------------------ modes

@@ -20,7 +20,7 @@ from tests.cache.viewers import Viewer, measure
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 
 WINDOW_SECONDS = 120.0
-POLL_SECONDS = 3.0  # a shared answer lives half of it: room for a busy machine's late timers
+POLL_SECONDS = 4.0  # a shared answer lives half of it: room for a busy machine's late timers
 MAX_RATIO = 1.2
 GROUPS = [Viewer("sandbox-demo-key", 5), Viewer(OTHER_KEY, 1), Viewer(READER_KEY, 2)]
 KEY_IDS = {"sandbox-demo-key": "demo", OTHER_KEY: "key-1", READER_KEY: "key-2"}

@@ -13,7 +13,7 @@ watchdeck, around hishel's storage:
 * **Writes.** A write bumps its project's *generation*, a counter in the same
   store that is part of every key of that project: the answers it made stale
   can no longer be found by any process sharing the store, and expire within
-  their TTL (half the poll interval).
+  their TTL (most of the poll interval).
 * **One request for many viewers.** On a miss, the first process takes a short
   lease on the key; the others wait (briefly) for its answer instead of asking
   the server at the same moment.
@@ -56,8 +56,10 @@ if TYPE_CHECKING:
 
 #: hishel evicts the least recently used entries beyond this.
 MAX_CACHE_BYTES = 32 * 1024 * 1024
-#: A store that failed is not tried again for this long: every request goes to the server meanwhile.
-RETRY_BROKEN_SECONDS = 30.0
+#: A store that failed is not tried again for this long: every request goes to the server meanwhile. Short, since
+#: a failure can be a moment's stall (a start-up holding the event loop past the timeout below), and a store that
+#: is really gone costs one failed attempt per period, not one per request.
+RETRY_BROKEN_SECONDS = 10.0
 #: Longest a store operation may take before the request goes to the server instead.
 STORE_TIMEOUT_SECONDS = 5.0
 #: How long a process that missed may hold the key while it asks the server; the others wait at most this long.
@@ -67,6 +69,11 @@ LEASE_POLL_SECONDS = 0.05
 BUCKET_SECONDS = 10
 COUNT_KEEP_SECONDS = 3600
 RECEIVED_AT_HEADER = "x-watchdeck-received-at"
+#: An answer serves other viewers until it is this share of the poll interval old. Viewers poll one interval
+#: after the answer they showed was fetched, so they fall in step with the first one; with half an interval,
+#: viewers half an interval apart found the answer just expired as often as not and stayed apart (measured:
+#: five viewers cost 1.4 times one). A viewer never reads its own last answer: it polls a whole interval on.
+ANSWER_SHARE_OF_INTERVAL = 0.9
 PRIVATE_REQUEST_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization"})
 
 _log = logging.getLogger("hishel")
@@ -341,9 +348,11 @@ class GuardedStorage(AsyncBaseStorage):
         return []
 
     async def _newest_first(self, key: str) -> list[Entry]:
+        """The entries young enough for this viewer, newest first (another viewer may poll less often)."""
         entries = await asyncio.wait_for(self._inner.get_entries(key), STORE_TIMEOUT_SECONDS)
-        return sorted(entries, key=lambda e: received_at(e.response.headers.get(RECEIVED_AT_HEADER)) or 0.0,
-                      reverse=True)
+        oldest = time.time() - self._cache.ttl
+        dated = [(received_at(e.response.headers.get(RECEIVED_AT_HEADER)) or 0.0, e) for e in entries]
+        return [e for when, e in sorted(dated, key=lambda d: d[0], reverse=True) if when >= oldest]
 
     async def update_headers(self, id: uuid.UUID, headers: Headers) -> None:
         if self._cache.usable:
@@ -375,7 +384,7 @@ class SharedCache:
         self.where = where  # the file, or the Redis host:port (never its password)
         self.coordinator = coordinator
         self.storage = GuardedStorage(storage, self)
-        self.ttl = 5.0
+        self.ttl = 10.0 * ANSWER_SHARE_OF_INTERVAL
         self.problem: str | None = None
         self.leases: set[str] = set()
         self._clock = clock
@@ -445,6 +454,10 @@ class SharedCache:
     async def after_write(self, base_url: str, path: str) -> None:
         """A write went out: every process's answers about its project are stale from now on."""
         await self.guarded(self.coordinator.bump_generation(project_scope(base_url, path)))
+
+    def poll_interval_is(self, seconds: float) -> None:
+        """Answers stored from now on serve others (and are accepted from others) for most of this interval."""
+        self.ttl = seconds * ANSWER_SHARE_OF_INTERVAL
 
     def answered_early(self) -> None:
         """The start-up prefetch's answer was used: one request the server saw, just now."""

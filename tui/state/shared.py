@@ -47,7 +47,7 @@ class SharedViewers:
         cache = self.cache
         if cache is None:
             return
-        cache.ttl = interval / 2.0
+        cache.poll_interval_is(interval)
         coordinator = cache.coordinator
         now = self._wall()
         sent = cache.take_sent()
