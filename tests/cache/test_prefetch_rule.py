@@ -12,8 +12,9 @@ from tui.state.shared import SharedViewers
 
 
 def _settings(handle: SandboxHandle, **values: object) -> Settings:
-    return Settings(base_url=handle.base_url, api_key=handle.api_key, project_ids=[handle.project_id], cache=True,
-                    **values)  # type: ignore[arg-type]
+    fields: dict[str, object] = {"base_url": handle.base_url, "api_key": handle.api_key,
+                                 "project_ids": [handle.project_id], "cache": True, **values}
+    return Settings(**fields)  # type: ignore[arg-type]
 
 
 async def test_prefetch_only_when_no_other_viewer_of_the_key_is_live(sandbox: SandboxHandle, user_dirs: Path) -> None:
