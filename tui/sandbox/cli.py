@@ -23,6 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="extra API key, e.g. ro-key:survey:read,batch_export:read (repeatable)")
     parser.add_argument("--logs-forbidden", action="store_true",
                         help="answer 403 on logs endpoints, as the real cloud does for personal keys")
+    parser.add_argument("--logs-ignore-paging", action="store_true",
+                        help="answer every log entry, ignoring after/before/limit, as some servers do")
     parser.add_argument("--faults", action="append", default=[], metavar="KIND[:k=v,...]",
                         help="inject a fault, e.g. status:status=503,rate=0.2 or latency:seconds=2 (repeatable)")
 
@@ -31,6 +33,7 @@ def options_from_args(args: argparse.Namespace) -> SandboxOptions:
     return SandboxOptions(
         seed=args.seed, speed=args.speed, db_path=args.db, surveys=args.surveys, exports=args.exports,
         keys=list(args.key), logs_forbidden=args.logs_forbidden, faults=list(args.faults),
+        logs_ignore_paging=args.logs_ignore_paging,
     )
 
 
