@@ -20,10 +20,11 @@ from textual.widgets import DataTable, Static
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportBackfill
 from tui.paths import stylesheets
-from tui.render import ago, plain, progress_bar, status_text
+from tui.render import ago, plain, progress_bar
 from tui.screens.incident_base import IncidentContext
 from tui.state.journal import JournalEntry
 from tui.state.repair import ExportRef
+from tui.status_look import status_text
 from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.footer import LeakFreeFooter
 

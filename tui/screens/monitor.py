@@ -42,6 +42,7 @@ from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
 from tui.state.project_names import fetch_project_label
 from tui.state.run_list import RunPages
+from tui.status_look import Tone, tone_style
 from tui.widgets.export_cells import (
     EXPORT_COLUMNS,
     RUN_COLUMNS,
@@ -140,7 +141,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._asked_interval = settings.poll_seconds
         self._stretch_note: str | None = None
         self._watch_projects(self._watched_project_ids())
-        self.journal = ActionJournal()
+        self.journal = ActionJournal.for_session(demo=settings.demo)
         self.incident_setup(client_for=self.wd.api_for, clock=self.wd.server_clock, monotonic=self.wd.monotonic,
                             profile=settings.profile, read_only=settings.read_only, on_alert=settings.on_alert,
                             secret=settings.api_key.get_secret_value(), journal=self.journal)
@@ -171,7 +172,8 @@ class MonitorScreen(ExportActions, IncidentKeys):
         clients = [self.wd.api_for(pid) for pid in project_ids]
         self.source = ExportsSource(clients, self.wd.settings.export_ids, monotonic=self.wd.monotonic)
         self.poller: Poller[ExportsSnapshot] = Poller(
-            self.source.fetch, self._asked_interval, monotonic=self.wd.monotonic, jitter=self.wd.jitter
+            self.source.fetch, self._asked_interval, monotonic=self.wd.monotonic, jitter=self.wd.jitter,
+            age_of=lambda snapshot: snapshot.answer_age,
         )
         self.board = ExportBoard(lag_intervals=self.wd.settings.lag_alert_intervals)
         self.board.pause_listeners.append(self._paused_here)
@@ -198,6 +200,8 @@ class MonitorScreen(ExportActions, IncidentKeys):
         """Stretch the interval when exports x projects would exceed the rate limit (api-facts.md 6)."""
         per_cycle = self.source.requests_per_cycle + 1  # + the selected export's runs
         seconds, stretched = effective_poll_seconds(self._asked_interval, per_cycle)
+        seconds = self.wd.shared.interval(self._asked_interval, seconds)  # with the other viewers of this key
+        stretched = seconds > self._asked_interval
         self.poller.interval = seconds
         self._stretch_note = f"stretched from {self._asked_interval:g} s for the rate limit" if stretched else None
 
@@ -213,6 +217,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
     async def _poll(self) -> None:
         try:
             outcome = await self.poller.run_once()
+            await self.wd.shared.sync(self.poller.interval)
             if outcome.value is not None:
                 self._apply_budget()
                 self._on_snapshot(outcome.value)
@@ -422,7 +427,8 @@ class MonitorScreen(ExportActions, IncidentKeys):
         if watched is None or not board.runs_supported:
             return
         client = self.wd.api_for(watched.project_id)
-        after = self.now() - timedelta(days=7)
+        # Whole hours: every viewer then asks the same URL, which the shared cache can answer once for all.
+        after = (self.now() - timedelta(days=7)).replace(minute=0, second=0, microsecond=0)
         try:
             page = await client.batch_exports.runs(watched.export.id, after=after)
         except (NotFound, MethodNotAllowed):
@@ -529,12 +535,14 @@ class MonitorScreen(ExportActions, IncidentKeys):
         snapshot = self.board.snapshot
         if snapshot is not None:
             failing = self.board.failing_count
-            parts.append(f" · {len(snapshot.exports)} exports")
+            total = len(snapshot.exports)
+            shown = f"{len(self.board.visible())} of " if self.board.filter else ""
+            parts.append(f" · {shown}{total} export{'s' if total != 1 else ''}")
             if failing:
-                parts.append((f" · {failing} failing", "bold red"))
+                parts.append((f" · {failing} failing", tone_style(Tone.FAILURE)))
             alerts = self.alerts_words() if hasattr(self, "incident") else ""
             if alerts:
-                parts.append((f" · {alerts}", "bold red"))
+                parts.append((f" · {alerts}", tone_style(Tone.FAILURE)))
             for note in snapshot.notes[:1]:
                 parts.append((f" · {clean(note, limit=80)}", "yellow"))
             if snapshot.item_errors:
@@ -546,6 +554,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
             parts.append((f" · filter: {clean(self.board.filter, limit=30)}", "cyan"))
         if self.board.key_filter is not None:
             parts.append((f" · group: {clean(self.board.key_filter[1], limit=40)} (esc shows all)", "cyan"))
+        parts.extend(self.wd.shared.status_parts())
         with contextlib.suppress(NoMatches):
             # The height is fixed in monitor.tcss: skip the whole-screen layout update() does by default,
             # which every second cost more CPU than the polls themselves (measured 1.37 % -> 0.79 % idle).
@@ -615,6 +624,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
     def action_refresh(self) -> None:
         """Poll now, and ask the export list route again where it was found missing."""
         self.source.look_again()
+        self.source.bypass_next = True  # asks the server, and refreshes the shared cache for the other viewers
         self._start_poll()
 
     @on(BoardChanged)

@@ -21,9 +21,10 @@ from textual.widgets import Static
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportRun
 from tui.paths import stylesheets
-from tui.render import plain, status_text
+from tui.render import plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen
 from tui.state.timeline import TimelineModel
+from tui.status_look import status_text
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.timeline_view import TimelineView, axis_ruler
 

@@ -21,8 +21,9 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.render import clean, status_look
+from tui.render import clean
 from tui.state.timeline import Axis, TimelineModel
+from tui.status_look import status_look
 
 EMPTY_CELL = "·"
 NAME_MIN, NAME_MAX = 12, 32
@@ -147,7 +148,7 @@ class TimelineView(ScrollView, can_focus=True):
         style = self._styles.get(status)
         if style is None:
             look = status_look(status)
-            style = self._styles[status] = Style.parse(look.style + " reverse")
+            style = self._styles[status] = Style.parse(look.cell_style)
         return style
 
     def _row_strip(self, key: str) -> Strip:
