@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import PurePath
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
@@ -30,7 +30,13 @@ from tui.redaction import mask_secrets_in
 from tui.render import clean
 from tui.safe_app import SafeApp
 from tui.screens.base import AppHandle
+from tui.screens.key_guide import guide_for
 from tui.state.server_time import ServerClock
+from tui.state.shared import SharedViewers
+from tui.status_look import use_no_color
+
+if TYPE_CHECKING:
+    from tui.api.cache import SharedCache
 
 _startup_frozen = False
 FREEZE_AFTER_SECONDS = 1.0
@@ -64,6 +70,7 @@ class WatchdeckApp(SafeApp[int]):
         prefetched: Mapping[str, Prefetch] | None = None,
     ) -> None:
         super().__init__()
+        use_no_color(self.no_color)
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
         # The server's time, from the Date header of every answer: health is judged on it.
@@ -76,6 +83,9 @@ class WatchdeckApp(SafeApp[int]):
         self._start_mode = start_mode
         # The first poll's answers, asked for before this module was even imported (tui.api.prefetch).
         self._prefetched = dict(prefetched or {})
+        # Answers shared with the other viewers of this key (tui.api.cache); hishel is imported only when on.
+        self.shared_cache = self._open_cache(settings)
+        self.shared = SharedViewers(self.shared_cache, settings.base_url, settings.api_key.get_secret_value())
         # Injectable for deterministic snapshots: the pollers' notion of elapsed time and jitter.
         self.monotonic: Callable[[], float] = time.monotonic
         self.jitter: Callable[[], float] = random.random
@@ -89,7 +99,7 @@ class WatchdeckApp(SafeApp[int]):
         client = self._clients.get(project_id)
         if client is None:
             client = ApiClient(self.settings.base_url, self.settings.api_key.get_secret_value(), project_id,
-                               prefetch=self._prefetched.pop(project_id, None))
+                               prefetch=self._prefetched.pop(project_id, None), cache=self.shared_cache)
             client.on_server_date = self.server_clock.record
             self._clients[project_id] = client
         return client
@@ -101,6 +111,19 @@ class WatchdeckApp(SafeApp[int]):
     async def on_unmount(self) -> None:
         for client in self._clients.values():
             await client.aclose()
+        await self.shared.leave()
+        if self.shared_cache is not None:
+            await self.shared_cache.aclose()
+
+    @staticmethod
+    def _open_cache(settings: Settings) -> SharedCache | None:
+        if not settings.cache:
+            return None
+        from tui.api.cache import open_shared_cache
+
+        cache = open_shared_cache(settings.cache_url)
+        cache.poll_interval_is(settings.poll_seconds)
+        return cache
 
     # ------------------------------------------------------------------ modes
 
@@ -176,18 +199,23 @@ class WatchdeckApp(SafeApp[int]):
             self.push_screen(HelpScreen(self.screen))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        """The palette offers every action of the current screen, by the same names as the footer."""
-        yield from super().get_system_commands(screen)
-        yield SystemCommand("Switch project", "Pick the project to show, from the server's list",
-                            self.action_pick_project)
+        """The palette: every key of the current screen as a sentence, and Textual's theme and screenshot commands.
+
+        Textual's own Quit and Keys would repeat ours; its generic widget keys (cursor, copy, focus) and
+        action names (``app.switch_to('surveys')``) mean nothing to an operator, so they are left out.
+        """
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Quit", "Keys"):
+                yield command
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             binding = active.binding
-            if not binding.description or not active.enabled or binding.action in seen:
+            guide = guide_for(binding)
+            if guide is None or not active.enabled or binding.action in seen:
                 continue
             seen.add(binding.action)
             key = self.get_key_display(binding)
-            yield SystemCommand(binding.description, f"{key} · {binding.action}",
+            yield SystemCommand(guide.title, f"{guide.sentence} (key: {key})",
                                 partial(self._run_binding, active.node, binding.action))
 
     async def _run_binding(self, node: DOMNode, action: str) -> None:

@@ -27,7 +27,7 @@ import socket
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -52,7 +52,9 @@ from tui.api.models import (
     ActivityEntry,
     BackfillResult,
     BatchExport,
+    BatchExportBackfill,
     BatchExportRun,
+    CancelResult,
     LogEntry,
     Page,
     PauseResult,
@@ -67,6 +69,9 @@ from tui.api.prefetch import Prefetch
 from tui.api.retry_budget import may_retry
 from tui.api.urls import EXPORT_LIST_PAGE_SIZE, Params, batch_exports_path, follow_next
 from tui.api.writes import check_export_write, check_survey_write, iso
+
+if TYPE_CHECKING:
+    from tui.api.cache import SharedCache
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -207,6 +212,7 @@ class ApiClient:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         prefetch: Prefetch | None = None,
+        cache: SharedCache | None = None,
     ) -> None:
         # A key that cannot go in a header is never put in one: httpx/h11 would quote the header value,
         # key included, in their error. Such a client answers every request with Unauthorized instead
@@ -226,7 +232,8 @@ class ApiClient:
         self._prefetch = prefetch if prefetch is not None and prefetch.base_url == self.base_url else None
         self._host = _display_host(self.base_url)
         self._gate = asyncio.Semaphore(max_in_flight)
-        self._http = httpx.AsyncClient(
+        self._cache = cache  # shared answers for reads (tui.api.cache); None: every read asks the server
+        self._http = (cache.http_client if cache is not None else httpx.AsyncClient)(
             base_url=self.base_url,
             headers={
                 "User-Agent": f"watchdeck/{__version__}",
@@ -262,7 +269,8 @@ class ApiClient:
         """A client for another project sharing this one's settings (not its pool)."""
         auth = self._http.headers.get("Authorization", "").removeprefix("Bearer ")
         return ApiClient(self.base_url, auth, project_id, timeout=self.timeout, max_retries=self.max_retries,
-                         max_in_flight=self.max_in_flight, max_retry_wait=self.max_retry_wait, sleep=self._sleep)
+                         max_in_flight=self.max_in_flight, max_retry_wait=self.max_retry_wait, sleep=self._sleep,
+                         cache=self._cache)
 
     # ------------------------------------------------------------------ transport
 
@@ -318,19 +326,28 @@ class ApiClient:
         data = self._prefetch.fresh(answer) if self._prefetch is not None else None
         if data is not None:
             self.requests_sent += 1
+            if self._cache is not None:
+                self._cache.answered_early()
         return data
 
     async def _send_once(self, method: str, path: str, params: Params, json_body: Any) -> Any:
         if self._key_problem:
             raise Unauthorized(self._key_problem, method=method, path=path)
+        cached = await self._cache_settings(method, path, params)
         async with self._gate:
             self.requests_sent += 1
+            response: httpx.Response | None = None
             try:
                 response = await self._http.request(
-                    method, path, params=params, json=json_body if json_body is not None else None
+                    method, path, params=params, json=json_body if json_body is not None else None, extensions=cached
                 )
             except httpx.HTTPError as exc:
                 raise _network_error(exc, self._host, method, path, self.timeout) from None
+            finally:
+                if self._cache is not None:
+                    await self._cache.answered(cached["caching"]["key"] if cached else None, response)
+                    if method != "GET":
+                        await self._cache.after_write(self.base_url, path)
         date = response.headers.get("date")
         if date and self.on_server_date is not None:
             self.on_server_date(date)
@@ -355,6 +372,13 @@ class ApiClient:
                 f"{self._host} sent a malformed or truncated answer to {method} {path}.",
                 status=response.status_code, method=method, path=path,
             ) from None
+
+    async def _cache_settings(self, method: str, path: str, params: Params) -> dict[str, Any] | None:
+        """The shared cache's key and TTL for a GET (the key is hashed with the API key: answers never cross keys)."""
+        if self._cache is None or method != "GET":
+            return None
+        key = self._http.headers.get("Authorization", "")
+        return await self._cache.extensions(self.base_url, key, path, params)
 
     def _follow(self, next_url: str) -> tuple[str, list[tuple[str, str]]]:
         return follow_next(self.base_url, next_url)
@@ -563,6 +587,22 @@ class BatchExportsApi:
     async def retry_run(self, export_id: str, run_id: str) -> BackfillResult:
         path = f"{self.base}{export_id}/runs/{run_id}/retry/"
         return self._backfill_result(await self._c.request("POST", path, json_body={}), path)
+
+    async def backfills(self, export_id: str, *, next_url: str | None = None) -> Page[BatchExportBackfill]:
+        """One page of the export's backfills, newest first (the real service's list; the spec has none)."""
+        if next_url:
+            path, query = self._c._follow(next_url)
+            return await self._c.get_page(path, BatchExportBackfill, query)
+        return await self._c.get_page(f"{self.base}{export_id}/backfills/", BatchExportBackfill)
+
+    async def cancel_backfill(self, export_id: str, backfill_id: str) -> CancelResult:
+        data = await self._c.request("POST", f"{self.base}{export_id}/backfills/{backfill_id}/cancel/", json_body={})
+        return CancelResult.model_validate(data) if isinstance(data, Mapping) else CancelResult(cancelled=True)
+
+    async def cancel_run(self, export_id: str, run_id: str) -> CancelResult:
+        """Cancel a Running or Starting run (the real service answers 400 for any other status)."""
+        data = await self._c.request("POST", f"{self.base}{export_id}/runs/{run_id}/cancel/", json_body={})
+        return CancelResult.model_validate(data) if isinstance(data, Mapping) else CancelResult(cancelled=True)
 
     @staticmethod
     def _log_params(level: str | Iterable[str] | None, search: str | None, after: datetime | str | None,
