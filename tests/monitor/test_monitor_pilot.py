@@ -267,7 +267,7 @@ async def test_palette_offers_the_screen_actions(sandbox: SandboxHandle) -> None
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         titles = {command.title for command in app.get_system_commands(app.screen)}
-        assert {"Pause", "Backfill", "Retry run", "Export logs", "Refresh"} <= titles
+        assert {"Pause export", "Backfill", "Retry run", "Export logs", "Refresh now"} <= titles
 
 
 async def test_switching_project_watches_the_new_one(sandbox: SandboxHandle) -> None:
