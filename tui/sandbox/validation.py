@@ -1,6 +1,6 @@
 """Request validation as the real service does it (api-facts.md 3.4, 4.2, 4.7).
 
-Each check raises :class:`~tui.sandbox.errors.ApiError` with the real envelope and the
+Each check raises :class:`~tui.sandbox.errors.ServiceError` with the real envelope and the
 offending field in ``attr``. Only the first problem is reported, as drf-exceptions-hog does.
 """
 
@@ -10,7 +10,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from tui.sandbox.errors import ApiError, validation_error
+from tui.sandbox.errors import ServiceError, validation_error
 from tui.sandbox.timeutil import INTERVALS, NaiveDatetime, iso, parse_input_datetime
 
 INT32_MAX = 2_147_483_647
@@ -32,7 +32,7 @@ SURVEY_READ_ONLY = (
 )
 
 
-def _invalid_choice(value: Any, attr: str) -> ApiError:
+def _invalid_choice(value: Any, attr: str) -> ServiceError:
     return validation_error(f'"{value}" is not a valid choice.', attr, code="invalid_choice")
 
 
