@@ -466,6 +466,10 @@ class BatchExport(ReadModel):
     native_query: str | None = None
     hogql_query: str | None = None
     schema_: JsonObject = Field(default=None, alias="schema")
+    # Day and week boundaries: the export's IANA timezone, weekday (0 = Sunday) and hour.
+    timezone: str | None = None
+    offset_day: int | None = None
+    offset_hour: int | None = None
 
     @property
     def query(self) -> str | None:

@@ -39,7 +39,8 @@ class SandboxState:
 
     def seed_now(self) -> None:
         now = self.clock.now()
-        seed_database(self.db, self.simulator, now, self.options.seed, self.options.surveys, self.options.exports)
+        seed_database(self.db, self.simulator, now, self.options.seed, self.options.surveys, self.options.exports,
+                      self.options.scenario)
         self.seeded_at = now
 
     def reset(self) -> None:
@@ -47,7 +48,7 @@ class SandboxState:
         with self.db.lock:
             with self.db.transaction() as c:
                 for table in ("meta", "projects", "users", "flags", "surveys", "activity", "exports", "runs",
-                              "pending_runs", "backfills", "logs"):
+                              "pending_runs", "backfills", "logs", "outages"):
                     c.execute(f"DELETE FROM {table}")
                 c.execute("DELETE FROM sqlite_sequence")
             self.seed_now()

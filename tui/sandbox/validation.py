@@ -7,11 +7,10 @@ offending field in ``attr``. Only the first problem is reported, as drf-exceptio
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Any
 
 from tui.sandbox.errors import ServiceError, validation_error
-from tui.sandbox.timeutil import INTERVALS, NaiveDatetime, iso, parse_input_datetime
+from tui.sandbox.timeutil import INTERVALS, iso, parse_input_datetime
 
 INT32_MAX = 2_147_483_647
 SURVEY_TYPES = ("popover", "widget", "external_survey", "api")
@@ -256,30 +255,3 @@ def export_patch(body: dict[str, Any], current: dict[str, Any]) -> dict[str, Any
             raise validation_error("Configuration must be an object.", "destination__config")
         out["destination"] = dest
     return out
-
-
-def backfill_bounds(body: dict[str, Any], now: datetime, *, require_end: bool) -> tuple[datetime, datetime]:
-    """``start_at``/``end_at`` of a backfill request, validated as the older real service does."""
-    bounds: dict[str, datetime] = {}
-    for field in ("start_at", "end_at"):
-        value = body.get(field)
-        if value is None:
-            if field == "end_at" and not require_end:
-                bounds[field] = now
-                continue
-            raise validation_error("This field is required.", field, code="required")
-        try:
-            bounds[field] = parse_input_datetime(value, allow_naive=False)
-        except NaiveDatetime as exc:
-            raise validation_error(f"Input {value} is naive.", field) from exc
-        except (ValueError, TypeError) as exc:
-            raise validation_error(DATETIME_FORMAT_ERROR, field) from exc
-    start, end = bounds["start_at"], bounds["end_at"]
-    if start >= end:
-        raise validation_error(
-            f"The initial backfill datetime 'start_at' happens after 'end_at' ({iso(start)} >= {iso(end)})",
-            "start_at",
-        )
-    if end > now:
-        raise validation_error(f"The provided 'end_at' ({iso(end)}) is in the future", "end_at")
-    return start, end

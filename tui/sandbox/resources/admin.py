@@ -12,6 +12,7 @@ from tui.sandbox.endpoint import app_state, ok, routes
 from tui.sandbox.errors import validation_error
 from tui.sandbox.faults import parse_fault
 from tui.sandbox.openapi import build_schema
+from tui.sandbox.outages import add_outage, end_outages, list_outages, parse_outage
 from tui.sandbox.timeutil import iso
 
 
@@ -58,6 +59,29 @@ async def admin_tick(request: Request) -> Response:
     return ok({"now": iso(state.clock.now())})
 
 
+async def admin_outages(request: Request) -> Response:
+    """GET lists outages; POST ``{"destination", "start"?, "end"? | "minutes"?, "error"?}`` starts one
+    (from now and open-ended by default); DELETE ends every outage now."""
+    state = app_state(request)
+    now = state.clock.now()
+    if request.method == "GET":
+        with state.db.read() as c:
+            return ok({"results": list_outages(c)})
+    if request.method == "DELETE":
+        with state.db.transaction() as c:
+            ended = end_outages(c, now)
+        return ok({"ended": ended})
+    try:
+        data = json.loads(await request.body() or b"{}")
+        if not isinstance(data, dict):
+            raise ValueError("expected a JSON object")
+        dest, start, end, error = parse_outage(data, now)
+    except (ValueError, TypeError, KeyError) as exc:
+        return validation_error(str(exc), None).response()
+    with state.db.transaction() as c:
+        return ok(add_outage(c, dest, start, end, error), 201)
+
+
 async def openapi_schema(request: Request) -> Response:
     return ok(build_schema(str(request.base_url).rstrip("/")))
 
@@ -70,4 +94,5 @@ def admin_routes() -> list[BaseRoute]:
     out += routes("/_sandbox/clock", admin_clock, ["GET"])
     out += routes("/_sandbox/reset", admin_reset, ["POST"])
     out += routes("/_sandbox/tick", admin_tick, ["POST"])
+    out += routes("/_sandbox/outages", admin_outages, ["GET", "POST", "DELETE"])
     return out

@@ -13,7 +13,7 @@ from starlette.routing import BaseRoute
 from tui.sandbox import shapes
 from tui.sandbox.endpoint import Ctx, api, ok, routes
 from tui.sandbox.errors import ServiceError, validation_error
-from tui.sandbox.resources.backfills import create_backfill
+from tui.sandbox.resources.backfills import create_backfill, created_status
 from tui.sandbox.resources.lookup import export_row, run_row
 from tui.sandbox.timeutil import iso, parse_input_datetime, parse_iso, parse_window_bound
 
@@ -107,7 +107,22 @@ async def run_retry(ctx: Ctx) -> Response:
         start = parse_iso(run["data_interval_start"]) if run["data_interval_start"] else end
         backfill_id = create_backfill(ctx, c, row, start, end,
                                       [(run["data_interval_start"], run["data_interval_end"])])
-    return ok({"backfill_id": backfill_id})
+    return ok({"backfill_id": backfill_id}, created_status(ctx))
+
+
+@api("batch_export:write")
+async def run_cancel(ctx: Ctx) -> Response:
+    """Only a Running or Starting run may be cancelled; it ends Cancelled at once."""
+    pid = ctx.project_id()
+    await ctx.json()
+    now = iso(ctx.now)
+    with ctx.state.db.transaction() as c:
+        run = run_row(c, pid, ctx.param("export_id"), ctx.param("id"))
+        if run["status"] not in ("Running", "Starting"):
+            raise validation_error(f"Cannot cancel a run that is in '{run['status']}' status", None)
+        c.execute("UPDATE runs SET status = 'Cancelled', active = 0, finished_at = ?, last_updated_at = ?, "
+                  "latest_error = 'Cancelled: cancelled by an operator' WHERE id = ?", (now, now, run["id"]))
+    return ok({"cancelled": True})
 
 
 def _cursor_encode(values: dict[str, Any]) -> str:
@@ -191,4 +206,5 @@ def run_routes(prefixes: tuple[str, ...]) -> list[BaseRoute]:
         out += routes(b + "/{export_id}/runs/{id}", run_retrieve, ["GET"])
         out += routes(b + "/{export_id}/runs/{id}/logs", run_logs, ["GET"])
         out += routes(b + "/{export_id}/runs/{id}/retry", run_retry, ["POST"])
+        out += routes(b + "/{export_id}/runs/{id}/cancel", run_cancel, ["POST"])
     return out
