@@ -36,6 +36,7 @@ from tui.api.errors import (
     Unauthorized,
 )
 from tui.api.models import BatchExport, BatchExportRun, RunStatus
+from tui.api.scopes import KeyReport, fetch_key_report
 from tui.clock import Clock, SystemClock
 from tui.config import Settings
 from tui.render import ago, clean, duration
@@ -75,6 +76,7 @@ class Report:
     checked_at: datetime
     exports: list[ExportStatus] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    key: KeyReport | None = None  # the key's scopes, asked after the exports
 
     @property
     def exit_code(self) -> int:
@@ -197,6 +199,12 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
                 report.errors.append(f"project {project_id}: {describe_connection_error(err, settings.base_url)}")
             except ApiError as err:
                 report.errors.append(f"project {project_id}: {err}")
+    if not any(e.startswith(("DNS", "TLS", "Refused", "Timeout", "Network")) for e in report.errors):
+        async with ApiClient(settings.base_url, key, "@current", timeout=timeout, max_retries=0) as client:
+            report.key = await fetch_key_report(client)
+    if report.key is not None and report.errors:
+        # a check that failed may have failed for want of a scope: say what the key has and lacks
+        report.errors.extend(f"key: {line}" for line in report.key.lines())
     if still_missing and not report.errors:
         ids = ", ".join(sorted(still_missing))
         projects = ", ".join(settings.project_ids)
@@ -324,6 +332,7 @@ def to_json(report: Report, settings: Settings) -> dict[str, Any]:
         "healthy": report.exit_code == EXIT_OK,
         "errors": list(report.errors),
         "exports": exports,
+        "key": report.key.to_json() if report.key else None,
     }
 
 

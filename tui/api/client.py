@@ -48,6 +48,7 @@ from tui.api.errors import (
 )
 from tui.api.models import (
     ActivityEntry,
+    ApiKeyInfo,
     BackfillResult,
     BatchExport,
     BatchExportRun,
@@ -57,6 +58,7 @@ from tui.api.models import (
     Project,
     ResponseSummary,
     Survey,
+    User,
     describe_validation_error,
     parse_items,
     parse_page,
@@ -391,6 +393,16 @@ class ApiClient:
 class ProjectsApi:
     def __init__(self, client: ApiClient) -> None:
         self._c = client
+
+    async def me(self) -> User:
+        """``GET /api/users/@me/`` (needs ``user:read``): who the key belongs to."""
+        data = await self._c.request("GET", "/api/users/@me/")
+        return self._c._one(data, User, "GET", "/api/users/@me/")
+
+    async def current_key(self) -> ApiKeyInfo:
+        """``GET /api/personal_api_keys/@current/`` (no scope needed): the key's own scopes."""
+        path = "/api/personal_api_keys/@current/"
+        return self._c._one(await self._c.request("GET", path), ApiKeyInfo, "GET", path)
 
     async def list(self) -> builtins.list[Project]:
         projects: builtins.list[Project] = []

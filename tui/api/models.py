@@ -541,6 +541,19 @@ class Project(ReadModel):
     timezone: str | None = None
 
 
+class ApiKeyInfo(ReadModel):
+    """``personal_api_keys/@current/``: the key's own label and scopes (``["*"]`` is every scope)."""
+
+    id: str | None = None
+    label: str | None = None
+    mask_value: str | None = None
+    scopes: list[str] = Field(default_factory=list)
+    scoped_teams: list[int] | None = None
+    scoped_organizations: list[str] | None = None
+    created_at: Timestamp = None
+    last_used_at: Timestamp = None
+
+
 class ResponseSummary(ReadModel):
     """The summarize_responses body: unknown in the spec, so everything is kept as extras too."""
 
