@@ -117,8 +117,28 @@ def limit_offset(request: Request, count: int, limit: int, offset: int) -> tuple
     return nxt, prev
 
 
+# Fields the real serializers render as DRF datetimes: ISO 8601 that leaves out zero microseconds.
+DATETIME_FIELDS = frozenset({
+    "created_at", "start_date", "end_date", "finished_at", "last_updated_at", "data_interval_start",
+    "data_interval_end", "start_at", "end_at", "last_paused_at", "iteration_start_dates",
+    "current_iteration_start_date", "response_sampling_start_date", "generated_at", "last_used_at",
+})
+_ZERO_MICROSECONDS = ".000000Z"
+
+
+def _drf_datetimes(value: Any, key: str | None = None) -> Any:
+    if isinstance(value, dict):
+        return {k: _drf_datetimes(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_drf_datetimes(v, key) for v in value]
+    if key in DATETIME_FIELDS and isinstance(value, str) and value.endswith(_ZERO_MICROSECONDS):
+        return value[: -len(_ZERO_MICROSECONDS)] + "Z"
+    return value
+
+
 def ok(body: Any, status: int = 200) -> JSONResponse:
-    return JSONResponse(body, status_code=status)
+    """A JSON answer; stored timestamps keep fixed-width microseconds (they sort as text), the wire does not."""
+    return JSONResponse(_drf_datetimes(body), status_code=status)
 
 
 def routes(path: str, endpoint: Endpoint, methods: Iterable[str]) -> list[Route]:

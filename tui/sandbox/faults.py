@@ -214,6 +214,9 @@ class SandboxMiddleware:
         if fault is None:
             await self.app(scope, replay, send_noting_status)
             return
+        if fault.kind == "drop":
+            await self._apply(fault, scope, replay, send)  # hanging up needs uvicorn's own send
+            return
         await self._apply(fault, scope, replay, send_noting_status)
 
     async def _apply(self, fault: Fault, scope: Scope, receive: Receive, send: Send) -> None:

@@ -69,14 +69,17 @@ def end_outages(c: sqlite3.Connection, now: datetime) -> int:
 
 def failure_for(c: sqlite3.Connection, export_id: str, created: datetime) -> str | None:
     """The error a run of this export created at ``created`` fails with, or None outside every outage."""
+    at = iso(created)
+    down = c.execute("SELECT destination, error FROM outages WHERE start_at <= ? AND (end_at IS NULL OR end_at > ?) "
+                     "ORDER BY id DESC", (at, at)).fetchall()
+    if not down:  # the usual case, decided without reading the export
+        return None
     row = c.execute("SELECT data FROM exports WHERE id = ?", (export_id,)).fetchone()
     if row is None:
         return None
     doc = loads(row["data"])
     dest = doc["destination"]["type"]
-    hit = c.execute(
-        "SELECT error FROM outages WHERE destination = ? AND start_at <= ? AND (end_at IS NULL OR end_at > ?) "
-        "ORDER BY id DESC LIMIT 1", (dest, iso(created), iso(created))).fetchone()
+    hit = next((d for d in down if d["destination"] == dest), None)
     if hit is None:
         return None
     return str(hit["error"] or outage_error(dest, doc["destination"].get("config") or {}))

@@ -32,7 +32,7 @@ SURVEY_DEFAULTS: dict[str, Any] = {
     "conditions": None, "appearance": None, "start_date": None, "end_date": None, "archived": False,
     "responses_limit": None, "iteration_count": None, "iteration_frequency_days": None,
     "iteration_start_dates": [], "current_iteration": None, "current_iteration_start_date": None,
-    "response_sampling_start_date": None, "response_sampling_interval_type": None,
+    "response_sampling_start_date": None, "response_sampling_interval_type": "week",
     "response_sampling_interval": None, "response_sampling_limit": None, "response_sampling_daily_limits": None,
     "enable_partial_responses": False, "enable_iframe_embedding": False, "translations": None,
     "form_content": None,

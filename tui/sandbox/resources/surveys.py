@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from starlette.requests import Request
@@ -17,8 +18,10 @@ from tui.sandbox.endpoint import SQL_INT_MAX, Ctx, api, int_param, limit_offset,
 from tui.sandbox.errors import not_found, validation_error
 from tui.sandbox.seed import flag_doc, internal_flag_filters
 from tui.sandbox.summaries import summarize
-from tui.sandbox.timeutil import iso
-from tui.sandbox.validation import survey_payload
+from tui.sandbox.timeutil import iso, parse_iso
+from tui.sandbox.validation import SHUFFLE_AND_BRANCHING, survey_payload
+
+SEARCH_MAX = 200
 
 
 def _survey_row(c: Any, pid: int, sid: str) -> Any:
@@ -36,10 +39,20 @@ async def surveys_list(ctx: Ctx) -> Response:
     offset = int_param(ctx.request, "offset", 0)
     where: list[str] = ["project_id = ?"]
     args: list[Any] = [pid]
-    if q.get("search"):
-        where.append("name LIKE ? ESCAPE '\\'")
-        term = q["search"].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        args.append(f"%{term}%")
+    # DRF's SearchFilter over name and description: every term (split on spaces and commas) must match
+    # one of them; the term is capped at 200 characters.
+    for term in re.split(r"[\s,]+", (q.get("search") or "")[:SEARCH_MAX].strip()):
+        if term:
+            like = "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            where.append("(name LIKE ? ESCAPE '\\' OR json_extract(data, '$.description') LIKE ? ESCAPE '\\')")
+            args += [like, like]
+    ids = [i.strip() for i in (q.get("ids") or "").split(",") if i.strip()]
+    if ids:
+        where.append(f"id IN ({','.join('?' * len(ids))})")
+        args += ids
+    if q.get("type"):
+        where.append("json_extract(data, '$.type') = ?")
+        args.append(q["type"])
     archived = q.get("archived")
     if archived is not None and archived.lower() in ("true", "false", "1", "0"):
         where.append("archived = ?")
@@ -63,12 +76,13 @@ async def survey_retrieve(ctx: Ctx) -> Response:
         return ok(shapes.survey(c, _survey_row(c, pid, ctx.param("id"))))
 
 
-def _flag_in_project(c: Any, pid: int, flag_id: Any, attr: str) -> int | None:
+def _flag_in_project(c: Any, pid: int, flag_id: Any, message: str) -> int | None:
+    """A flag of this project; the real serializer checks it in its whole-object validation (``attr`` null)."""
     if flag_id is None:
         return None
     row = c.execute("SELECT data FROM flags WHERE id = ? AND team_id = ?", (int(flag_id), pid)).fetchone()
     if row is None or loads(row["data"]).get("deleted"):
-        raise validation_error("Feature Flag with this ID does not exist", attr)
+        raise validation_error(message, None)
     return int(flag_id)
 
 
@@ -98,9 +112,11 @@ def _set_flag_deleted(c: Any, flag_id: int | None) -> None:
 def _apply_flags(c: Any, pid: int, sid: str, name: str, body: dict[str, Any], doc: dict[str, Any]) -> None:
     """linked/targeting flags from the write-only inputs; an internal flag once the survey has a start."""
     if "linked_flag_id" in body:
-        doc["linked_flag_id"] = _flag_in_project(c, pid, body["linked_flag_id"], "linked_flag_id")
+        doc["linked_flag_id"] = _flag_in_project(c, pid, body["linked_flag_id"],
+                                                 "Feature Flag with this ID does not exist")
     if body.get("targeting_flag_id") is not None:
-        doc["__targeting_flag"] = _flag_in_project(c, pid, body["targeting_flag_id"], "targeting_flag_id")
+        doc["__targeting_flag"] = _flag_in_project(c, pid, body["targeting_flag_id"],
+                                                   "Targeting Feature Flag with this ID does not exist")
     if body.get("targeting_flag_filters") is not None:
         existing = doc.get("__targeting_flag")
         row = c.execute("SELECT data FROM flags WHERE id = ?", (existing,)).fetchone() if existing else None
@@ -115,10 +131,49 @@ def _apply_flags(c: Any, pid: int, sid: str, name: str, body: dict[str, Any], do
     if body.get("remove_targeting_flag"):
         _set_flag_deleted(c, doc.get("__targeting_flag"))
         doc["__targeting_flag"] = None
-    if doc.get("start_date") and not doc.get("__internal_flag"):
+    active = bool(doc.get("start_date")) and not doc.get("end_date") and not doc.get("archived")
+    if not doc.get("__internal_flag"):
+        # the real service adds the internal targeting flag on create already, inactive until launched
         doc["__internal_flag"] = _add_flag(c, flag_doc(pid, f"survey-targeting-{sid[:8]}-custom",
-                                                       f"Internal targeting flag for survey {name}",
-                                                       internal_flag_filters(sid)))
+                                                       f"Targeting flag for survey {name}",
+                                                       internal_flag_filters(sid), active=active))
+    else:
+        _set_flag_active(c, doc["__internal_flag"], active)
+    if doc.get("__targeting_flag"):
+        _set_flag_active(c, doc["__targeting_flag"], active)
+
+
+def _set_flag_active(c: Any, flag_id: int, active: bool) -> None:
+    row = c.execute("SELECT data FROM flags WHERE id = ?", (flag_id,)).fetchone()
+    if row is not None:
+        fdoc = loads(row["data"])
+        if fdoc.get("active") != active and not fdoc.get("deleted"):
+            fdoc["active"] = active
+            c.execute("UPDATE flags SET data = ? WHERE id = ?", (dumps(fdoc), flag_id))
+
+
+def _check_shuffle_and_branching(doc: dict[str, Any]) -> None:
+    """Question shuffling and branching together are refused, whichever was set first."""
+    appearance: dict[str, Any] = doc["appearance"] if isinstance(doc.get("appearance"), dict) else {}
+    questions: list[Any] = doc["questions"] if isinstance(doc.get("questions"), list) else []
+    if appearance.get("shuffleQuestions") and any(
+            isinstance(q, dict) and q.get("branching") is not None for q in questions):
+        raise validation_error(SHUFFLE_AND_BRANCHING, None)
+
+
+def _apply_iterations(doc: dict[str, Any]) -> None:
+    """A recurring survey's iteration dates, recomputed on every save as the real model does."""
+    count, every = doc.get("iteration_count"), doc.get("iteration_frequency_days")
+    if not count or not every:
+        doc["iteration_start_dates"], doc["current_iteration"], doc["current_iteration_start_date"] = [], None, None
+        return
+    if not doc.get("start_date"):
+        doc["iteration_start_dates"] = None
+        return
+    start = parse_iso(doc["start_date"])
+    doc["iteration_start_dates"] = [iso(start + timedelta(days=every * k)) for k in range(min(count, 500))]
+    if not doc.get("current_iteration"):
+        doc["current_iteration"], doc["current_iteration_start_date"] = 1, doc["start_date"]
 
 
 def _activity(c: Any, pid: int, item_id: str, name: str, user_id: int, activity: str,
@@ -139,10 +194,12 @@ async def survey_create(ctx: Ctx) -> Response:
     sid = str(uuid.uuid4())
     with ctx.state.db.transaction() as c:
         if c.execute("SELECT 1 FROM surveys WHERE project_id = ? AND name = ?", (pid, fields["name"])).fetchone():
-            raise validation_error("There is already a survey with this name.", "name", code="unique")
+            raise validation_error("There is already a survey with this name.", None, code="unique")
         doc: dict[str, Any] = {**shapes.SURVEY_DEFAULTS, **fields, "created_at": iso(now),
                                "__created_by": ctx.key.user_id, "__targeting_flag": None, "__internal_flag": None}
         _ensure_question_ids(doc)
+        _check_shuffle_and_branching(doc)
+        _apply_iterations(doc)
         _apply_flags(c, pid, sid, fields["name"], body, doc)
         c.execute(
             "INSERT INTO surveys(id, project_id, name, created_at, archived, responses_base, responses_rate, data) "
@@ -170,10 +227,16 @@ async def survey_update(ctx: Ctx) -> Response:
         if "name" in fields and c.execute(
             "SELECT 1 FROM surveys WHERE project_id = ? AND name = ? AND id != ?", (pid, name, sid)
         ).fetchone():
-            raise validation_error("There is already another survey with this name.", "name", code="unique")
+            raise validation_error("There is already another survey with this name.", None, code="unique")
         before = dict(doc)
+        count, current = fields.get("iteration_count"), doc.get("current_iteration")
+        if current is not None and count is not None and current > count > 0:
+            raise validation_error(
+                f"Cannot change survey recurrence to {count}, should be at least {current}", None)
         doc.update(fields)
         _ensure_question_ids(doc)
+        _check_shuffle_and_branching(doc)
+        _apply_iterations(doc)
         _apply_flags(c, pid, sid, name, body, doc)
         changes = [
             {"type": "Survey", "action": "changed", "field": k, "before": before.get(k), "after": doc.get(k)}
@@ -300,14 +363,88 @@ async def survey_summarize(ctx: Ctx) -> Response:
     return ok(body)
 
 
+STAT_EVENTS = ("survey shown", "survey dismissed", "survey sent")
+
+
+def _event_stats(total: int, unique: int, first: str | None, last: str | None) -> dict[str, Any]:
+    return {"total_count": total, "unique_persons": unique, "first_seen": first if total else None,
+            "last_seen": last if total else None, "unique_persons_only_seen": 0, "total_count_only_seen": 0}
+
+
+def _stats_body(surveys: list[tuple[Any, dict[str, Any]]], ctx: Ctx) -> dict[str, Any]:
+    """Shown, dismissed and sent counts (sent = the response count), and the rates derived from them."""
+    shown = dismissed = sent = 0
+    starts: list[str] = []
+    for row, doc in surveys:
+        n = shapes.responses_count(row, doc, ctx.now, ctx.state.seeded_at)
+        sent += n
+        shown += n * 3 + (n and 7)
+        dismissed += n // 2
+        if n and doc.get("start_date"):
+            starts.append(doc["start_date"])
+    first, last = (min(starts), iso(ctx.now)) if starts else (None, None)
+    counts = {"survey shown": shown, "survey dismissed": dismissed, "survey sent": sent}
+    stats = {e: _event_stats(counts[e], counts[e] * 4 // 5, first, last) for e in STAT_EVENTS}
+    seen = stats["survey shown"]
+    seen["unique_persons_only_seen"] = max(0, seen["unique_persons"] - stats["survey dismissed"]["unique_persons"]
+                                           - stats["survey sent"]["unique_persons"])
+    seen["total_count_only_seen"] = max(0, shown - dismissed - sent)
+    rates = {"response_rate": 0.0, "dismissal_rate": 0.0, "unique_users_response_rate": 0.0,
+             "unique_users_dismissal_rate": 0.0}
+    if shown:
+        u_shown = seen["unique_persons"] or 1
+        rates = {"response_rate": round(sent / shown * 100, 2), "dismissal_rate": round(dismissed / shown * 100, 2),
+                 "unique_users_response_rate": round(stats["survey sent"]["unique_persons"] / u_shown * 100, 2),
+                 "unique_users_dismissal_rate": round(
+                     stats["survey dismissed"]["unique_persons"] / u_shown * 100, 2)}
+    return {"stats": stats, "rates": rates}
+
+
+def _check_stat_dates(ctx: Ctx) -> None:
+    q = ctx.request.query_params
+    try:
+        lo = datetime.fromisoformat(q["date_from"]) if q.get("date_from") else None
+        hi = datetime.fromisoformat(q["date_to"]) if q.get("date_to") else None
+    except ValueError as exc:
+        raise validation_error("Invalid date format. Please use ISO 8601 format with timezone info (e.g. "
+                               "2024-01-01T00:00:00Z or 2024-01-01T00:00:00+00:00)", None) from exc
+    try:
+        if lo and hi and lo > hi:
+            raise validation_error("date_from must be before date_to", None)
+    except TypeError as exc:  # one naive, one aware
+        raise validation_error("date_from must be before date_to", None) from exc
+
+
+@api("survey:read")
+async def surveys_stats(ctx: Ctx) -> Response:
+    """All the project's surveys that are not archived."""
+    pid = ctx.project_id()
+    _check_stat_dates(ctx)
+    with ctx.state.db.read() as c:
+        rows = c.execute("SELECT * FROM surveys WHERE project_id = ? AND archived = 0", (pid,)).fetchall()
+    return ok(_stats_body([(r, loads(r["data"])) for r in rows], ctx))
+
+
+@api("survey:read")
+async def survey_stats(ctx: Ctx) -> Response:
+    pid = ctx.project_id()
+    _check_stat_dates(ctx)
+    with ctx.state.db.read() as c:
+        row = _survey_row(c, pid, ctx.param("id"))
+    body = _stats_body([(row, loads(row["data"]))], ctx)
+    return ok({"survey_id": row["id"], **body})
+
+
 def survey_routes() -> list[BaseRoute]:
     s = "/api/projects/{project_id}/surveys"
     out: list[BaseRoute] = []
     out += routes(s, surveys_list, ["GET"]) + routes(s, survey_create, ["POST"])
     out += routes(s + "/activity", surveys_activity, ["GET"])
     out += routes(s + "/responses_count", surveys_responses_count, ["GET"])
+    out += routes(s + "/stats", surveys_stats, ["GET"])
     out += routes(s + "/{id}", survey_retrieve, ["GET"]) + routes(s + "/{id}", survey_update, ["PATCH"])
     out += routes(s + "/{id}", survey_delete, ["DELETE"])
     out += routes(s + "/{id}/activity", survey_activity, ["GET"])
     out += routes(s + "/{id}/summarize_responses", survey_summarize, ["POST"])
+    out += routes(s + "/{id}/stats", survey_stats, ["GET"])
     return out
