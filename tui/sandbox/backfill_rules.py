@@ -14,6 +14,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tui.sandbox.errors import validation_error
+from tui.sandbox.shapes import interval_offset, offsets
 
 WEEKDAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
 
@@ -37,7 +38,8 @@ class ExportTiming:
 
     @classmethod
     def of(cls, doc: dict[str, Any], interval: str) -> ExportTiming:
-        return cls(interval, doc.get("timezone") or "UTC", doc.get("offset_day"), doc.get("offset_hour"),
+        offset = offsets(interval, interval_offset(doc))
+        return cls(interval, doc.get("timezone") or "UTC", offset["offset_day"], offset["offset_hour"],
                    doc["destination"]["type"])
 
 

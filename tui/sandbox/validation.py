@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 from urllib.parse import urlparse
+from zoneinfo import available_timezones
 
 from tui.sandbox.errors import ServiceError, validation_error
 from tui.sandbox.html_clean import clean_html
@@ -237,9 +238,12 @@ def export_patch(body: dict[str, Any], current: dict[str, Any]) -> dict[str, Any
             raise _invalid_choice(body["model"], "model")
         out["model"] = body["model"]
     if "interval" in body:
+        if body["interval"] is None:
+            raise validation_error("This field may not be null.", "interval", code="null")
         if body["interval"] not in INTERVALS:
             raise _invalid_choice(body["interval"], "interval")
         out["interval"] = body["interval"]
+    _check_timing(body, current, out)
     if "paused" in body:
         check_bool(body["paused"], "paused")
         out["paused"] = body["paused"]
@@ -255,17 +259,93 @@ def export_patch(body: dict[str, Any], current: dict[str, Any]) -> dict[str, Any
             q = body[query_field]
             if not isinstance(q, str):
                 raise validation_error("Not a valid string.", query_field)
-            if q.strip() and not re.match(r"(?is)^\s*select\b", q):
-                raise validation_error("Only SELECT queries are supported.", query_field)
+            if q.strip():
+                check_export_query(q, query_field)
             out["hogql_query"] = q
     if "destination" in body:
         dest = body["destination"]
         if not isinstance(dest, dict):
             raise validation_error('Invalid data. Expected a dictionary, but got str.', "destination")
-        if "type" in dest and dest["type"] != current["destination"]["type"]:
-            raise validation_error("The destination type of a batch export cannot be changed.", "destination")
+        old_type = current["destination"]["type"]
+        if "type" in dest and dest["type"] != old_type:
+            raise validation_error(
+                f"Cannot change destination type from '{old_type}' to '{dest['type']}'. Delete this batch export "
+                "and create a new one with the new destination type.", "destination")
         config = dest.get("config")
         if config is not None and not isinstance(config, dict):
             raise validation_error("Configuration must be an object.", "destination__config")
         out["destination"] = dest
     return out
+
+
+TIMEZONES = frozenset(available_timezones()) | {"UTC"}
+
+
+def _check_offset(body: dict[str, Any], field: str, maximum: int) -> int | None:
+    value = body.get(field)
+    if value is None:
+        return None
+    check_int(value, field, minimum=0, maximum=maximum)
+    return int(value)
+
+
+def _check_timing(body: dict[str, Any], current: dict[str, Any], out: dict[str, Any]) -> None:
+    """``timezone``, ``offset_day`` (0-6, weekly) and ``offset_hour`` (0-23, daily/weekly), kept as the real
+    model keeps them: one ``interval_offset`` in seconds, reset when the interval changes to one without."""
+    if "timezone" in body:
+        tz = body["timezone"]
+        if tz is not None and tz not in TIMEZONES:
+            raise _invalid_choice(tz, "timezone")
+        out["timezone"] = tz or "UTC"
+    day = _check_offset(body, "offset_day", 6)
+    hour = _check_offset(body, "offset_hour", 23)
+    interval = out.get("interval", current.get("interval"))
+    if day is not None and interval != "week":
+        raise validation_error("offset_day is not applicable for non-weekly intervals", "offset_day")
+    if hour is not None and interval not in ("day", "week"):
+        raise validation_error("offset_hour is not applicable for non-daily/weekly intervals", "offset_hour")
+    if "interval" not in out:
+        if "offset_day" in body or "offset_hour" in body:
+            old = current.get("interval_offset") or 0
+            day = day if "offset_day" in body else (old // 86400 if interval == "week" else 0)
+            hour = hour if "offset_hour" in body else old % 86400 // 3600
+            out["interval_offset"] = ((day or 0) * 86400 if interval == "week" else 0) + (hour or 0) * 3600
+        return
+    if interval == "day":
+        if "offset_hour" in body:
+            out["interval_offset"] = None if hour is None else hour * 3600
+    elif interval == "week":
+        if "offset_day" in body or "offset_hour" in body:
+            out["interval_offset"] = (day or 0) * 86400 + (hour or 0) * 3600
+    else:
+        out["interval_offset"] = None
+
+
+# Functions a batch-export query may call (a sample of HogQL's; anything else is refused as unsupported).
+QUERY_FUNCTIONS = frozenset({
+    "tostring", "toint", "tofloat", "todate", "todatetime", "tounixtimestamp", "tostartofhour", "tostartofday",
+    "lower", "upper", "trim", "length", "substring", "concat", "coalesce", "if", "ifnull", "replaceall",
+    "jsonextractstring", "jsonextractint", "jsonextractraw", "jsonextract", "now", "round", "floor", "ceil",
+    "abs", "md5", "sha256", "tojsonstring", "splitbychar", "arrayjoin", "nullif", "isnull", "isnotnull",
+})
+_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+def check_export_query(query: str, attr: str) -> None:
+    """A single ``SELECT ... FROM events`` with known functions, refused as the real HogQL parser refuses."""
+    text = re.sub(r"'(?:[^'\\]|\\.)*'", "''", query)
+    if not re.match(r"(?is)^\s*select\b", text):
+        raise validation_error("Failed to parse query", attr)
+    if re.search(r"(?i)\bunion\b", text):
+        raise validation_error("UNIONs are not supported", attr)
+    if re.search(r"(?i)\bjoin\b", text):
+        raise validation_error("JOINs are not supported", attr)
+    source = re.search(r"(?is)\bfrom\s+([A-Za-z_][A-Za-z0-9_.]*|\()", text)
+    if source is None:
+        raise validation_error("Query must SELECT FROM events", attr)
+    if source.group(1) not in ("events", "persons"):
+        raise validation_error("Query must only SELECT FROM events", attr)
+    for name in _CALL.findall(text):
+        if name.lower() not in QUERY_FUNCTIONS and name.lower() not in ("select", "from", "where", "in", "and",
+                                                                       "or", "not"):
+            raise validation_error(f"Invalid HogQL query: Unsupported function call '{name}(...)'", attr)

@@ -39,6 +39,9 @@ async def export_retrieve(ctx: Ctx) -> Response:
 
 
 def _set_paused(c: Any, row: Any, paused: bool, now: datetime) -> None:
+    """Pause or unpause; already so, nothing changes (not even ``last_updated_at``), as in the real service."""
+    if bool(row["paused"]) == paused:
+        return
     doc = loads(row["data"])
     if paused and not row["paused"]:
         doc["last_paused_at"] = iso(now)
@@ -58,13 +61,14 @@ async def export_update(ctx: Ctx) -> Response:
     with ctx.state.db.transaction() as c:
         row = export_row(c, pid, eid)
         doc = loads(row["data"])
-        current = {"start_at": row["start_at"], "end_at": row["end_at"], "destination": doc["destination"]}
+        current = {"start_at": row["start_at"], "end_at": row["end_at"], "destination": doc["destination"],
+                   "interval": row["interval"], "interval_offset": shapes.interval_offset(doc)}
         fields = export_patch(body, current)
         if "paused" in fields:
             _set_paused(c, row, fields.pop("paused"), now)
             row = export_row(c, pid, eid)
             doc = loads(row["data"])
-        for key in ("name", "model", "hogql_query", "last_paused_at"):
+        for key in ("name", "model", "hogql_query", "last_paused_at", "timezone", "interval_offset"):
             if key in fields:
                 doc[key] = fields[key]
         if "destination" in fields:

@@ -26,7 +26,7 @@ RUNS_PAGE = 100
 def _log_query(ctx: Ctx, column: str, value: str) -> Response:
     if ctx.state.options.logs_forbidden:
         raise ServiceError(403, "authentication_error", "permission_denied",
-                       "This action does not support personal API key access")
+                           "This action does not support personal API key access")
     q = ctx.request.query_params
     where: list[str] = [f"{column} = ?"]
     args: list[Any] = [value]
@@ -68,8 +68,13 @@ def _log_query(ctx: Ctx, column: str, value: str) -> Response:
         rows = c.execute(
             f"SELECT timestamp, level, message, export_id, instance_id FROM logs WHERE {' AND '.join(where)} "
             "ORDER BY timestamp DESC, seq DESC LIMIT ?", [*args, limit]).fetchall()
-    return ok({"results": [{"timestamp": r["timestamp"], "level": r["level"], "message": r["message"],
-                            "log_source_id": r["export_id"], "instance_id": r["instance_id"]} for r in rows]})
+    entries = [{"timestamp": r["timestamp"], "level": r["level"], "message": r["message"],
+                "log_source_id": r["export_id"], "instance_id": r["instance_id"]} for r in rows]
+    if ctx.state.options.generation == "older":
+        # older servers page logs through the default limit/offset paginator, which also reads ``limit``:
+        # the count never exceeds the limit and there is never a next page
+        return ok({"count": len(entries), "next": None, "previous": None, "results": entries})
+    return ok({"results": entries})
 
 
 @api("batch_export:read")
