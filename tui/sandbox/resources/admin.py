@@ -83,7 +83,7 @@ async def admin_outages(request: Request) -> Response:
 
 
 async def openapi_schema(request: Request) -> Response:
-    return ok(build_schema(str(request.base_url).rstrip("/")))
+    return ok(build_schema(str(request.base_url).rstrip("/"), app_state(request).options.generation))
 
 
 def admin_routes() -> list[BaseRoute]:
