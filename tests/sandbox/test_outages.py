@@ -90,3 +90,16 @@ def test_outage_scenario_seeds_a_recent_outage_across_several_exports(fresh: Fac
                if any(r["status"] == "Failed" and "Connection refused" in (r["latest_error"] or "")
                       for r in _runs_since(c, e["id"], now - timedelta(hours=1)))]
     assert len(failing) >= 2, failing
+
+
+def test_cli_names_the_generation_and_scenario() -> None:
+    import argparse
+
+    from tui.sandbox import cli
+
+    parser = argparse.ArgumentParser()
+    cli.add_arguments(parser)
+    options = cli.options_from_args(parser.parse_args(["--generation", "older", "--scenario", "outage"]))
+    assert (options.generation, options.scenario) == ("older", "outage")
+    defaults = cli.options_from_args(parser.parse_args([]))
+    assert (defaults.generation, defaults.scenario) == ("newest", None)
