@@ -58,6 +58,7 @@ from tui.api.models import (
     Project,
     ResponseSummary,
     Survey,
+    SurveyStats,
     User,
     describe_validation_error,
     parse_items,
@@ -474,6 +475,11 @@ class SurveysApi:
         if data is None or not isinstance(data, Mapping):
             return ResponseSummary(content=None if data is None else str(data))
         return self._c._one(data, ResponseSummary, "POST", path)
+
+    async def stats(self, survey_id: str) -> SurveyStats:
+        """Shown, dismissed and sent counts and rates (not every server has this endpoint: 404 there)."""
+        path = f"{self.base}{survey_id}/stats/"
+        return self._c._one(await self._c.request("GET", path), SurveyStats, "GET", path)
 
     async def responses_count(self) -> dict[str, int]:
         """Survey id -> count; a survey absent from the map has none."""

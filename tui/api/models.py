@@ -554,6 +554,22 @@ class ApiKeyInfo(ReadModel):
     last_used_at: Timestamp = None
 
 
+class SurveyStats(ReadModel):
+    """``surveys/:id/stats/``: counts per survey event ("survey shown", "survey dismissed", "survey sent") and rates."""
+
+    stats: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    rates: dict[str, float | int | None] = Field(default_factory=dict)
+
+    def count(self, event: str) -> int | None:
+        value = self.stats.get(event, {}).get("total_count")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @property
+    def response_rate(self) -> float | None:
+        value = self.rates.get("response_rate")
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 class ResponseSummary(ReadModel):
     """The summarize_responses body: unknown in the spec, so everything is kept as extras too."""
 

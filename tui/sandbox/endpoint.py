@@ -121,7 +121,7 @@ def limit_offset(request: Request, count: int, limit: int, offset: int) -> tuple
 DATETIME_FIELDS = frozenset({
     "created_at", "start_date", "end_date", "finished_at", "last_updated_at", "data_interval_start",
     "data_interval_end", "start_at", "end_at", "last_paused_at", "iteration_start_dates",
-    "current_iteration_start_date", "response_sampling_start_date", "generated_at", "last_used_at",
+    "current_iteration_start_date", "response_sampling_start_date", "last_used_at",
 })
 _ZERO_MICROSECONDS = ".000000Z"
 
