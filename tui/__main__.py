@@ -14,10 +14,9 @@ if __name__ == "__main__":  # `python -m tui`: as tui.launch does for `watchdeck
     gc.disable()
 
 import argparse
+import math
 import os
-import traceback
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -54,10 +53,10 @@ def _remember_secret(value: str | None) -> None:
 
 
 def redact(text: str) -> str:
-    """Any known key blanked out: the last line of defence for logs and the one-line error."""
-    for secret in _secrets:
-        text = text.replace(secret, "***")
-    return text
+    """Any known key and URL password blanked out: the last line of defence for logs and the one-line error."""
+    from tui.redaction import mask_secrets_in
+
+    return mask_secrets_in(text, _secrets)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -67,21 +66,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"watchdeck: {message} (see {self.prog} --help)\n")
 
 
-def _poll_seconds(text: str) -> float:
+def _seconds(text: str) -> float:
+    """A finite number: ``float`` also reads "nan" and "inf", which would make a poll that never comes."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a finite number of seconds: {text!r}")
+    return value
+
+
+def _poll_seconds(text: str) -> float:
+    value = _seconds(text)
     if value < MIN_POLL_SECONDS:
         raise argparse.ArgumentTypeError(f"must be at least {MIN_POLL_SECONDS:g} seconds")
     return value
 
 
 def _grace_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    value = _seconds(text)
     if value < 0:
         raise argparse.ArgumentTypeError("must not be negative")
     return value
@@ -126,7 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--web", action="store_true", help="serve the dashboard to a browser instead of this terminal")
     web.add_argument("--port", type=int, default=DEFAULT_WEB_PORT, help=f"web port (default {DEFAULT_WEB_PORT})")
     web.add_argument("--web-host", default="127.0.0.1", metavar="HOST",
-                     help="address to bind (default 127.0.0.1: loopback only; there is no login in front)")
+                     help="address to bind (default 127.0.0.1: loopback only; anything else warns)")
+    web.add_argument("--web-actions", action="store_true",
+                     help="let the browser pause, resume and backfill (web mode is read-only without it)")
     _add_connection_flags(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     status = sub.add_parser(
@@ -189,26 +195,17 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except Exception as exc:
-        where = _log_crash(exc, environ)
-        detail = redact(f"{type(exc).__name__}: {exc}").splitlines()[0][:200] if str(exc) else type(exc).__name__
-        tail = f"; details in {where}" if where else ""
-        print(f"watchdeck: unexpected error: {detail}{tail}", file=sys.stderr)
+        from tui.crashlog import one_line
+
+        print(one_line(exc, _log_crash(exc, environ), _secrets), file=sys.stderr)
         return EXIT_USAGE
 
 
 def _log_crash(exc: BaseException, env: Mapping[str, str]) -> Path | None:
-    try:
-        directory = state_dir(env)
-        directory.mkdir(parents=True, exist_ok=True)
-        path = directory / LOG_FILE_NAME
-        from tui.crashlog import scrub
+    from tui.crashlog import record_exception
 
-        text = scrub("".join(traceback.format_exception(exc)))
-        with path.open("a", encoding="utf-8") as handle:
-            handle.write(f"--- {datetime.now(UTC).isoformat()} start-up, watchdeck {__version__}\n{redact(text)}\n")
-        return path
-    except OSError:
-        return None
+    return record_exception(exc, f"start-up, watchdeck {__version__}", path=state_dir(env) / LOG_FILE_NAME,
+                            secrets=_secrets)
 
 
 def _main(argv: Sequence[str] | None, env: Mapping[str, str], clock: Clock | None) -> int:
@@ -247,7 +244,8 @@ def _run_web(args: argparse.Namespace, argv: Sequence[str] | None, env: Mapping[
             _resolve(args, env)
         except (ConfigError, NeedsSetup) as err:
             return _fail(str(err))
-    return serve(list(sys.argv[1:] if argv is None else argv), host=args.web_host, port=args.port)
+    return serve(list(sys.argv[1:] if argv is None else argv), host=args.web_host, port=args.port,
+                 actions=args.web_actions)
 
 
 def start_first_poll(settings: Settings) -> dict[str, Prefetch]:

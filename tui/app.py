@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import PurePath
 from typing import Any, ClassVar
 
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.reactive import var
@@ -25,13 +25,16 @@ from tui.clock import Clock, SystemClock
 from tui.config import Settings, remember_project
 from tui.crashlog import record_exception
 from tui.paths import state_dir, stylesheets
+from tui.private_files import write_private
+from tui.redaction import mask_secrets_in
 from tui.render import clean
+from tui.safe_app import SafeApp
 
 _startup_frozen = False
 FREEZE_AFTER_SECONDS = 1.0
 
 
-class WatchdeckApp(App[int]):
+class WatchdeckApp(SafeApp[int]):
     """The dashboard. Screens reach the server only through ``api`` / ``api_for``."""
 
     TITLE = "watchdeck"
@@ -200,9 +203,7 @@ class WatchdeckApp(App[int]):
         if not self._ui_state_loaded:
             return
         with contextlib.suppress(OSError):
-            path = state_dir() / "ui.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps({"theme": theme}), encoding="utf-8")
+            write_private(state_dir() / "ui.json", json.dumps({"theme": theme}))
 
     # ------------------------------------------------------------------ crash safety
 
@@ -225,9 +226,13 @@ class WatchdeckApp(App[int]):
 
         manager._remove_worker = removed  # type: ignore[method-assign]
 
+    def crash_secrets(self) -> tuple[str, ...]:
+        return (self.settings.api_key.get_secret_value(),)
+
     def report_bug(self, error: BaseException, context: str) -> None:
         """Log an unexpected exception to the crash log and say so in a toast, never as a traceback."""
-        path = record_exception(error, context=context)
+        path = record_exception(error, context=context, secrets=self.crash_secrets())
         where = f" Details in {path}." if path else ""
-        self.notify(clean(f"Something went wrong in the background: {error!r}.{where}", limit=400),
-                    title="Internal error", severity="error", markup=False, timeout=15)
+        text = mask_secrets_in(f"Something went wrong in the background: {error!r}.{where}", self.crash_secrets())
+        self.notify(clean(text, limit=400), title="Internal error", severity="error", markup=False, timeout=15)
+

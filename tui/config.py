@@ -12,8 +12,10 @@ operator fixing a typo at 3 a.m. should not have to read a pydantic dump.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import json
+import math
 import os
 import re
 import stat
@@ -25,6 +27,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+
+from tui.private_files import write_private
 
 MIN_POLL_SECONDS = 2.0
 DEFAULT_POLL_SECONDS = 10.0
@@ -129,6 +133,8 @@ class Settings(BaseModel):
     @field_validator("poll_seconds")
     @classmethod
     def _poll(cls, value: float) -> float:
+        if not math.isfinite(value):
+            raise ValueError(f"poll interval must be a finite number of seconds, not {value}")
         if value < MIN_POLL_SECONDS:
             raise ValueError(f"poll interval must be at least {MIN_POLL_SECONDS:g} s")
         return value
@@ -195,6 +201,8 @@ class Profile(BaseModel):
     @field_validator("poll")
     @classmethod
     def _poll(cls, value: float | None) -> float | None:
+        if value is not None and not math.isfinite(value):
+            raise ValueError(f"poll interval must be a finite number of seconds, not {value}")
         if value is not None and value < MIN_POLL_SECONDS:
             raise ValueError(f"poll interval must be at least {MIN_POLL_SECONDS:g} s")
         return value
@@ -202,6 +210,8 @@ class Profile(BaseModel):
     @field_validator("lag_alert_intervals")
     @classmethod
     def _lag(cls, value: float | None) -> float | None:
+        if value is not None and not math.isfinite(value):
+            raise ValueError(f"must be a finite number of intervals, not {value}")
         if value is not None and value <= 0:
             raise ValueError("must be more than 0 intervals")
         return value
@@ -401,21 +411,6 @@ def profile_block(name: str, values: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_private(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` with mode 0600 (created so, never briefly wider), atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{path.name}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 def save_profile(path: Path, name: str, values: Mapping[str, Any], *, make_default: bool = False) -> None:
     """Add (or replace) ``[profiles.NAME]`` in the config file, keeping the rest of the text and its comments.
 
@@ -473,13 +468,8 @@ def remember_project(profile: str | None, project_id: str, env: Mapping[str, str
     except (OSError, ValueError):
         data = {}
     data[profile or ""] = str(project_id)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):
+        write_private(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 # --------------------------------------------------------------------------- resolution

@@ -2,37 +2,72 @@
 
 The API key cannot leak through here: it lives in a ``SecretStr`` and in the
 client's headers, neither of which is formatted into an exception message;
-the text is still scrubbed of anything that looks like a bearer token.
+the text is still scrubbed of anything that looks like a bearer token, of
+URL passwords and of the secrets the caller knows. No local variables are
+logged (a traceback's locals can hold the key).
 """
 
 from __future__ import annotations
 
 import re
 import traceback
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from tui.paths import state_dir
+from tui.private_files import append_private
+from tui.redaction import mask_secrets_in
 
 _BEARER = re.compile(r"(Bearer\s+)\S+", re.IGNORECASE)
+LOG_FILE_NAME = "errors.log"
 
 
-def scrub(text: str) -> str:
-    return _BEARER.sub(r"\1[hidden]", text)
+def scrub(text: str, secrets: Iterable[str] = ()) -> str:
+    return mask_secrets_in(_BEARER.sub(r"\1[hidden]", text), frozenset(secrets))
 
 
 def crash_log_path() -> Path:
-    return state_dir() / "errors.log"
+    return state_dir() / LOG_FILE_NAME
 
 
-def record_exception(error: BaseException, context: str = "") -> Path | None:
-    """Append the traceback to the crash log; returns its path, or None when it cannot be written."""
-    path = crash_log_path()
+def record_exception(error: BaseException, context: str = "", *, path: Path | None = None,
+                     secrets: Iterable[str] = ()) -> Path | None:
+    """Append the traceback to the crash log (0600); returns its path, or None when it cannot be written."""
+    path = path or crash_log_path()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-        with path.open("a", encoding="utf-8") as handle:
-            handle.write(f"--- {datetime.now(UTC).isoformat()} {context}\n{scrub(detail)}\n")
+        append_private(path, f"--- {datetime.now(UTC).isoformat()} {context}\n{scrub(detail, secrets)}\n")
     except OSError:
         return None
     return path
+
+
+def one_line(error: BaseException, path: Path | None, secrets: Iterable[str] = ()) -> str:
+    """What the operator reads on stderr: the error's kind and first line, and where the traceback is."""
+    from tui.render import clean
+
+    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    detail = f"{type(error).__name__}: {message}" if message else type(error).__name__
+    tail = f"; details in {path}" if path else ""
+    return f"watchdeck: unexpected error: {clean(scrub(detail, secrets), limit=200)}{tail}"
+
+
+class UnexpectedError(Exception):
+    """An unexpected exception, reduced to the one line to show; the original is its ``__cause__``.
+
+    Textual shows an exception that renders itself (``__rich__``) as just
+    that, instead of its traceback with every frame's local variables.
+    """
+
+    def __init__(self, error: BaseException, line: str) -> None:
+        super().__init__(line)
+        self.line = line
+        self.__cause__ = error
+
+    def __rich__(self) -> Any:
+        """The line as it is: cut to the terminal's width it would lose the crash log's path."""
+        from rich.segment import Segment, Segments
+
+        return Segments([Segment(self.line), Segment.line()])

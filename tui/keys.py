@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import shlex
 import subprocess
+import unicodedata
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -58,17 +59,38 @@ def run_key_command(command: str | list[str], *, timeout: float = KEY_COMMAND_TI
     except OSError as err:
         raise KeyError_(f"key_command {shown!r} could not run: {err.strerror or err}") from None
     if done.returncode != 0:
-        first = next((ln.strip() for ln in done.stderr.decode("utf-8", "replace").splitlines() if ln.strip()), "")
-        from tui.render import clean
-
-        why = f": {clean(first, limit=120)}" if first else ""
-        raise KeyError_(f"key_command {shown!r} failed (exit {done.returncode}){why}")
+        # Not its stderr: a password manager may print the secret, or the vault's path and the account, there.
+        raise KeyError_(f"key_command {shown!r} failed (exit {done.returncode}); run it yourself to see why")
     key = done.stdout.decode("utf-8", "replace").strip()
     if not key:
         raise KeyError_(f"key_command {shown!r} printed nothing")
     if "\n" in key:
         key = key.splitlines()[0].strip()  # `pass show` prints the secret on the first line
-    return SecretStr(key)
+    return SecretStr(check_key(key, f"key_command {shown!r}"))
+
+
+def key_problem(key: str) -> str | None:
+    """What makes ``key`` unusable as a bearer token, in words; None when nothing does.
+
+    Said before anything is sent: a key with a space in it reached the server
+    whole and came back as "401 bad key", sending the operator after the wrong
+    cause.
+    """
+    for char in key:
+        if char.isspace():
+            return "contains spaces" if char == " " else f"contains whitespace ({char!r})"
+        if unicodedata.category(char)[0] == "C":
+            return f"contains a control character (U+{ord(char):04X})"
+        if not char.isascii():
+            return f"contains a character that is not ASCII (U+{ord(char):04X}), which no HTTP header can carry"
+    return None
+
+
+def check_key(key: str, source: str) -> str:
+    """``key`` unchanged, or a one-line error naming the source and what is wrong (never the key)."""
+    if (problem := key_problem(key)) is not None:
+        raise KeyError_(f"the key from {source} {problem}: nothing was sent; check what it prints")
+    return key
 
 
 def _keyring() -> Any | None:
@@ -110,13 +132,13 @@ def store_in_keyring(profile: str, key: str) -> bool:
 def resolve_key(env: Mapping[str, str], profile_name: str | None, profile: Profile) -> tuple[SecretStr, str]:
     """The key and a name of its source, for Settings.key_source and messages."""
     if value := env_default(env, "WATCHDECK_API_KEY"):
-        return SecretStr(value), "environment"
+        return SecretStr(check_key(value, "WATCHDECK_API_KEY")), "environment"
     if profile.key_command is not None:
         return run_key_command(profile.key_command), "key_command"
     if profile.key is not None and profile.key.get_secret_value().strip():
-        return SecretStr(profile.key.get_secret_value().strip()), "config file"
+        return SecretStr(check_key(profile.key.get_secret_value().strip(), "the config file")), "config file"
     if (stored := key_from_keyring(profile_name)) is not None:
-        return stored, "keyring"
+        return SecretStr(check_key(stored.get_secret_value().strip(), "the keyring")), "keyring"
     where = f" or key_command in [profiles.{profile_name}]" if profile_name else ""
     ring = " or store it in the OS keyring" if keyring_available() and profile_name else ""
     raise KeyError_(f"no API key: set WATCHDECK_API_KEY to a personal API key{where}{ring}")

@@ -53,6 +53,38 @@ def clean(value: Any, *, oneline: bool = True, limit: int | None = 2000) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class Editable:
+    """Server text made safe to put in an editable widget, and whether anything had to go."""
+
+    text: str
+    cleaned: bool
+
+
+CLEANED_NOTE = "contained control characters; saving removes them"
+
+
+def editable(value: Any, *, multiline: bool = False) -> Editable:
+    """The one door for server text going into an Input, TextArea or Select value.
+
+    Unlike :func:`clean` nothing is cut (the operator edits and saves the whole
+    value), and a multi-line field keeps its newlines and tabs. Escape sequences
+    go whole (an OSC 52 would otherwise still write the clipboard), then C0/C1
+    controls and bidi overrides/isolates; in a one-line field a newline or tab
+    becomes a space. ``cleaned`` says the field must be marked, and saved, as
+    cleaned.
+    """
+    if value is None:
+        return Editable("", False)
+    original = value if isinstance(value, str) else str(value)
+    text = _ESCAPE_SEQUENCE.sub("", original)
+    if multiline:
+        text = _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    else:
+        text = _CONTROL.sub("", re.sub(r"\r\n|[\r\n\t]", " ", text))
+    return Editable(text, text != original)
+
+
 def plain(value: Any, style: str = "", *, oneline: bool = True, limit: int | None = 2000) -> Text:
     """A ``Text`` of untrusted content: cleaned and never interpreted as markup."""
     return Text(clean(value, oneline=oneline, limit=limit), style=style, no_wrap=oneline, end="")

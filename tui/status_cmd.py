@@ -39,6 +39,7 @@ from tui.api.models import BatchExport, BatchExportRun, RunStatus
 from tui.api.scopes import KeyReport, fetch_key_report
 from tui.clock import Clock, SystemClock
 from tui.config import Settings
+from tui.redaction import mask_url_password
 from tui.render import ago, clean, duration
 
 EXIT_OK = 0
@@ -325,7 +326,7 @@ def to_json(report: Report, settings: Settings) -> dict[str, Any]:
         })
     return {
         "checked_at": _iso(now),
-        "base_url": settings.base_url,
+        "base_url": mask_url_password(settings.base_url),
         "profile": settings.profile,
         "project_ids": list(settings.project_ids),
         "exit_code": report.exit_code,
@@ -356,6 +357,6 @@ def run(settings: Settings, *, as_json: bool = False, export_ids: Sequence[str] 
     elif report.exports or not report.errors:
         out.write(format_table(report, colour=use_colour(out, env)))
     for message in report.errors:
-        err.write(f"watchdeck: {message}\n")
+        err.write(f"watchdeck: {mask_url_password(message)}\n")
     out.flush()
     return report.exit_code

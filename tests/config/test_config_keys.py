@@ -33,7 +33,7 @@ def test_key_command_first_line_only() -> None:
     ("argv", "expected"),
     [
         ([PY, "-c", "import sys; sys.stderr.write('gpg: decryption failed\\n'); sys.exit(3)"],
-         r"failed \(exit 3\): gpg: decryption failed$"),
+         r"failed \(exit 3\); run it yourself to see why$"),
         ([PY, "-c", "pass"], "printed nothing"),
         (["/nonexistent/pass-manager", "show"], "program '/nonexistent/pass-manager' not found"),
     ],

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import contextvars
 import json
 import random
 import re
@@ -45,6 +46,7 @@ from tui.api.errors import (
     ServerError,
     Unauthorized,
     ValidationFailed,
+    unreadable_answer,
 )
 from tui.api.models import (
     ActivityEntry,
@@ -65,12 +67,15 @@ from tui.api.models import (
     parse_page,
 )
 from tui.api.prefetch import Prefetch
+from tui.api.retry_budget import may_retry
 from tui.api.urls import EXPORT_LIST_PAGE_SIZE, Params, batch_exports_path, follow_next
 from tui.api.writes import check_export_write, check_survey_write, iso
 
 M = TypeVar("M", bound=BaseModel)
 
 RETRYABLE_STATUSES = frozenset({429, 502, 503, 504})
+# The status of the last answer this task received: per task, so concurrent requests never mix them up.
+_last_status: contextvars.ContextVar[int | None] = contextvars.ContextVar("watchdeck_last_status", default=None)
 _SCOPE_RE = re.compile(r"scope '([^']+)'")
 _NO_PERSONAL_KEY = "does not support personal api key"
 
@@ -162,9 +167,9 @@ def _network_error(exc: httpx.HTTPError, host: str, method: str, path: str, time
     if any(isinstance(e, ssl.SSLError) for e in chain):
         text += " ssl"
     if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
-        return NetworkError(f"Timed out connecting to {host}.", kind="timeout", sent=False, **common)
+        return NetworkError(f"Timed out connecting to {host}.", kind="timeout", sent=False, timeout=timeout, **common)
     if isinstance(exc, httpx.TimeoutException):
-        return NetworkError(f"{host} did not answer within {timeout:g} s.", kind="timeout", **common)
+        return NetworkError(f"{host} did not answer within {timeout:g} s.", kind="timeout", timeout=timeout, **common)
     if isinstance(exc, httpx.ConnectError):
         if "ssl" in text or "certificate" in text:
             return NetworkError(f"TLS handshake with {host} failed.", kind="tls", sent=False, **common)
@@ -290,9 +295,11 @@ class ApiClient:
                 return await self._send_once(method, path, params, json_body)
             except NetworkError as err:
                 retry = attempt < self.max_retries and (method == "GET" or not err.sent)
-                if not retry:
+                backoff = self._backoff(attempt)
+                # a timeout is likely to time out again: its retry must fit a whole timeout in the budget
+                if not retry or not may_retry(backoff, self.timeout if err.kind == "timeout" else 0.0):
                     raise
-                await self._sleep(self._backoff(attempt))
+                await self._sleep(backoff)
             except (RateLimited, ServerError) as err:
                 if method != "GET" or attempt >= self.max_retries or err.status not in RETRYABLE_STATUSES:
                     raise
@@ -300,7 +307,10 @@ class ApiClient:
                 if wait is not None and wait > self.max_retry_wait:
                     raise  # the caller (a poller) shows the wait and schedules it rather than hang here
                 # Retry-After is honoured exactly; without it (PR #37812: it can be missing) back off
-                await self._sleep(wait if wait is not None else self._backoff(attempt))
+                delay = wait if wait is not None else self._backoff(attempt)
+                if not may_retry(delay):
+                    raise  # past the poll's budget: the next poll is the retry
+                await self._sleep(delay)
             attempt += 1
 
     @property
@@ -335,6 +345,7 @@ class ApiClient:
                 )
             except httpx.HTTPError as exc:
                 raise _network_error(exc, self._host, method, path, self.timeout) from None
+        _last_status.set(response.status_code)
         if response.status_code >= 400:
             raise error_from_response(response, method, path)
         if 300 <= response.status_code < 400:
@@ -363,6 +374,8 @@ class ApiClient:
         try:
             return model.model_validate(data)
         except ValidationError as err:
+            if method != "GET":
+                raise unreadable_answer(_last_status.get(), method, path, describe_validation_error(err)) from None
             raise BadResponse(
                 f"Unexpected answer to {method} {path}: {describe_validation_error(err)}.", method=method, path=path
             ) from None
@@ -558,7 +571,7 @@ class BatchExportsApi:
                 self._dates_accepted = False  # an older server: its backfills/ wants datetimes too
                 data = await self._post_bounds(f"{self.base}{export_id}/{form}", start_at, end_at, False)
             self._backfill_path = form
-            return self._backfill_result(data)
+            return self._backfill_result(data, f"{self.base}{export_id}/{form}")
         assert last is not None
         raise last
 
@@ -567,26 +580,27 @@ class BatchExportsApi:
         body = {"start_at": _bound(start_at, as_dates), "end_at": _bound(end_at, as_dates)}
         return await self._c.request("POST", path, json_body=body)
 
-    @staticmethod
-    def _backfill_result(data: Any) -> BackfillResult:
+    def _backfill_result(self, data: Any, path: str) -> BackfillResult:
         if isinstance(data, Mapping):
-            result = BackfillResult.model_validate(data)
+            result = self._c._one(data, BackfillResult, "POST", path)
             if result.backfill_id is None and isinstance(data.get("id"), str):
                 result.backfill_id = data["id"]
             return result
         return BackfillResult()
 
     async def pause(self, export_id: str) -> PauseResult:
-        data = await self._c.request("POST", f"{self.base}{export_id}/pause/", json_body={})
-        return PauseResult.model_validate(data) if isinstance(data, Mapping) else PauseResult(paused=True)
+        path = f"{self.base}{export_id}/pause/"
+        data = await self._c.request("POST", path, json_body={})
+        return self._c._one(data, PauseResult, "POST", path) if data is not None else PauseResult(paused=True)
 
     async def unpause(self, export_id: str) -> PauseResult:
-        data = await self._c.request("POST", f"{self.base}{export_id}/unpause/", json_body={})
-        return PauseResult.model_validate(data) if isinstance(data, Mapping) else PauseResult(paused=False)
+        path = f"{self.base}{export_id}/unpause/"
+        data = await self._c.request("POST", path, json_body={})
+        return self._c._one(data, PauseResult, "POST", path) if data is not None else PauseResult(paused=False)
 
     async def retry_run(self, export_id: str, run_id: str) -> BackfillResult:
-        data = await self._c.request("POST", f"{self.base}{export_id}/runs/{run_id}/retry/", json_body={})
-        return self._backfill_result(data)
+        path = f"{self.base}{export_id}/runs/{run_id}/retry/"
+        return self._backfill_result(await self._c.request("POST", path, json_body={}), path)
 
     @staticmethod
     def _log_params(level: str | Iterable[str] | None, search: str | None, after: datetime | str | None,

@@ -133,6 +133,28 @@ class BadResponse(ApiError):
         return "bad response"
 
 
+class UnreadableAnswer(BadResponse):
+    """A write was answered 2xx with a body this version cannot read: it may well have been done.
+
+    Not a failure of the request, and not an internal error: the screen says what the server did,
+    journals it, and re-reads the object to learn its real state.
+    """
+
+    @property
+    def short(self) -> str:
+        return "unreadable answer"
+
+
+def unreadable_answer(status: int | None, method: str, path: str, problem: str) -> UnreadableAnswer:
+    """``The server answered 200 with a body this version does not understand``, naming the bad field."""
+    code = status if status is not None else "2xx"
+    return UnreadableAnswer(
+        f"The server answered {code} with a body this version does not understand ({method} {path}: {problem}); "
+        "the change may have been made.",
+        status=status, method=method, path=path,
+    )
+
+
 class NetworkError(ApiError):
     """No HTTP answer: refused, DNS, TLS, timeout or a dropped connection.
 
@@ -140,13 +162,17 @@ class NetworkError(ApiError):
     decides whether a POST may be retried.
     """
 
-    def __init__(self, message: str, *, kind: str = "network", sent: bool = True, **kwargs: Any) -> None:
+    def __init__(self, message: str, *, kind: str = "network", sent: bool = True, timeout: float | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
         self.kind = kind
         self.sent = sent
+        self.timeout = timeout  # the limit that ran out, for a timeout
 
     @property
     def short(self) -> str:
+        if self.kind == "timeout" and self.timeout is not None:
+            return f"timeout after {self.timeout:g} s"
         return self.kind
 
 

@@ -221,11 +221,29 @@ def check_export_write(payload: Mapping[str, Any]) -> dict[str, Any]:
     return body
 
 
+EARLIEST_BACKFILL = datetime(2000, 1, 1, tzinfo=UTC)  # no export has data older than this
+MAX_BACKFILL_RUNS = 100_000  # one backfill past this is a typo (1970 -> now on a 5-minute export is 5 M runs)
+
+
 def check_backfill(
-    start_at: datetime, end_at: datetime, *, now: datetime, export_end_at: datetime | None = None
+    start_at: datetime, end_at: datetime, *, now: datetime, export_end_at: datetime | None = None,
+    interval_seconds: int | None = None, project_created_at: datetime | None = None,
 ) -> None:
-    """End after start, not in the future, not past the export's own end."""
+    """End after start, not in the future, not past the export's own end; a start the data can have.
+
+    A start before 2000, or before the project existed where that is known, cannot have data: it
+    is a typo (a year of 0001 or 1970), and would schedule thousands of empty runs. More than
+    :data:`MAX_BACKFILL_RUNS` runs in one backfill is refused for the same reason.
+    """
     problems: dict[str, str] = {}
+    if start_at < EARLIEST_BACKFILL:
+        problems["start_at"] = f"before {EARLIEST_BACKFILL:%Y-%m-%d}: no export has data that old"
+    elif project_created_at is not None and start_at < project_created_at:
+        problems["start_at"] = f"before the project existed (created {project_created_at:%Y-%m-%d %H:%M} UTC)"
+    else:
+        runs = count_backfill_runs(start_at, end_at, interval_seconds)
+        if runs is not None and runs > MAX_BACKFILL_RUNS:
+            problems["start_at"] = f"this range makes {runs:,} runs; at most {MAX_BACKFILL_RUNS:,} in one backfill"
     if end_at <= start_at:
         problems["end_at"] = "must be after the start"
     if end_at > now:

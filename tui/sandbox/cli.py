@@ -30,6 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenario", choices=SCENARIOS, default=None,
                         help="outage: seed a recent outage of one destination type (failing runs in several "
                              "exports); start more with POST /_sandbox/outages")
+    parser.add_argument("--logs-ignore-paging", action="store_true",
+                        help="answer every log entry, ignoring after/before/limit, as some servers do")
     parser.add_argument("--faults", action="append", default=[], metavar="KIND[:k=v,...]",
                         help="inject a fault, e.g. status:status=503,rate=0.2 or latency:seconds=2 (repeatable)")
 
@@ -39,6 +41,7 @@ def options_from_args(args: argparse.Namespace) -> SandboxOptions:
         seed=args.seed, speed=args.speed, db_path=args.db, surveys=args.surveys, exports=args.exports,
         keys=list(args.key), logs_forbidden=args.logs_forbidden, faults=list(args.faults),
         generation=args.generation, scenario=args.scenario,
+        logs_ignore_paging=args.logs_ignore_paging,
     )
 
 

@@ -1,7 +1,8 @@
 """Fault injection and request recording, as one ASGI middleware in front of the API.
 
 Faults exist for resilience tests of the dashboard: latency, error statuses, 429 with
-``Retry-After``, malformed JSON, truncated bodies and dropped connections, at a rate and/or on a
+``Retry-After``, malformed JSON, truncated bodies, dropped connections and a well-formed answer of the server's
+choosing (``body``: any status and JSON text, e.g. ``{"paused": "maybe"}`` on pause), at a rate and/or on a
 path pattern, optionally a limited number of times. Admin paths (``/_sandbox/``) are never
 faulted or recorded. The ``--faults`` flag spells a fault ``kind[:key=value,...]``, e.g.
 ``status:status=503,rate=0.2,path=/runs/`` or ``latency:seconds=2``.
@@ -23,7 +24,7 @@ from urllib.parse import parse_qs
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-KINDS = ("latency", "status", "retry_after", "malformed", "truncated", "drop")
+KINDS = ("latency", "status", "retry_after", "malformed", "truncated", "drop", "body")
 ADMIN_PREFIX = "/_sandbox/"
 
 
@@ -35,6 +36,7 @@ class Fault:
     rate: float = 1.0
     path: str | None = None
     count: int | None = None
+    body: str = "{}"  # the JSON text a ``body`` fault answers with
     id: int = 0
     hits: int = 0
 
@@ -53,6 +55,10 @@ def parse_fault(data: dict[str, Any]) -> Fault:
     fault = Fault(kind=str(kind))
     if kind == "retry_after":
         fault.status, fault.seconds = 429, 1.0
+    if kind == "body":
+        fault.status = 200
+        body = data.get("body", "{}")
+        fault.body = body if isinstance(body, str) else json.dumps(body)
     if "status" in data:
         status = int(data["status"])
         if not 100 <= status <= 599:
@@ -234,6 +240,11 @@ class SandboxMiddleware:
         elif fault.kind == "malformed":
             payload = b'{"results": [{"id": "oops", "status": '
             await send({"type": "http.response.start", "status": 200, "headers": [
+                (b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
+            await send({"type": "http.response.body", "body": payload})
+        elif fault.kind == "body":
+            payload = fault.body.encode()
+            await send({"type": "http.response.start", "status": fault.status, "headers": [
                 (b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
             await send({"type": "http.response.body", "body": payload})
         elif fault.kind == "truncated":

@@ -16,6 +16,7 @@ class SandboxOptions:
     exports: int | None = None
     keys: list[str] = field(default_factory=list)  # extra "KEY:scope,scope" specs
     logs_forbidden: bool = False
+    logs_ignore_paging: bool = False  # log endpoints answer every entry, ignoring after/before/limit (old servers)
     faults: list[str] = field(default_factory=list)  # fault specs, same syntax as --faults
     simulate: bool = True  # False: frozen world (no simulator thread), for snapshot tests
     clock: Clock | None = None  # inject a FrozenClock for deterministic tests/screenshots

@@ -39,6 +39,7 @@ from tui.state.survey_draft import (
     question_path,
     top_level,
 )
+from tui.widgets.cleaned_note import clean_survey_draft
 from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.editor_common import DraftEdited, FieldError
 from tui.widgets.editor_dialogs import KindPickerScreen, LeaveScreen
@@ -93,6 +94,7 @@ class SurveyEditorScreen(Screen[Survey | None]):
     def __init__(self, survey: Survey | None) -> None:
         super().__init__(classes="survey-editor")
         self.draft = SurveyDraft(survey)
+        clean_survey_draft(self.draft)
         self.current: str | None = None  # question key shown, None for the survey settings
         self.store = DraftStore(data_dir() / "drafts")
         self.server_problems: dict[str, str] = {}
@@ -485,6 +487,7 @@ class SurveyEditorScreen(Screen[Survey | None]):
                 self.store.remove(stored.path.stem)
                 return
             self.draft.restore(stored.data)
+            clean_survey_draft(self.draft)
             if self.draft.creating and isinstance(stored.data.get("draft_id"), str):
                 self.draft.draft_id = stored.data["draft_id"]
             self._select(None)

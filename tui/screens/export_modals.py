@@ -20,13 +20,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, Switch, TextArea
 
-from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
+from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
 from tui.api.models import BatchExport, BatchExportRun, Interval
 from tui.api.writes import check_backfill, check_export_write, count_backfill_runs, iso, parse_datetime
-from tui.render import clean, plain
+from tui.render import clean, editable, plain
 from tui.state.exports import WatchedExport
-from tui.state.journal import ActionJournal
+from tui.state.journal import ActionJournal, JournalEntry
 from tui.state.secrets import is_secret_key
+from tui.widgets.cleaned_note import CleanedNote
 
 if TYPE_CHECKING:
     from tui.app import WatchdeckApp
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 DATE_FORMAT = "%Y-%m-%d %H:%M"
 DAY_FORMAT = "%Y-%m-%d"
 WEEKDAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
+TYPED_CONFIRM_ABOVE = 1000  # runs: a larger backfill is confirmed by typing its count
 
 
 def _floor(when: datetime, step: int) -> datetime:
@@ -143,12 +145,14 @@ class BackfillScreen(ModalScreen[BackfillRequest | None]):
         request = None
         if start and end and not errors["start"] and not errors["end"]:
             try:
-                check_backfill(start, end, now=self.now, export_end_at=self.export.end_at)
+                check_backfill(start, end, now=self.now, export_end_at=self.export.end_at,
+                               interval_seconds=self.export.interval_seconds)
                 request = BackfillRequest(start, end, dates=self._dates)
             except WriteValidationError as err:
-                errors["end"] = err.problems.get("end_at", str(err))
-        self.query_one("#backfill-start-error", Static).update(errors["start"])
-        self.query_one("#backfill-end-error", Static).update(errors["end"])
+                errors["start"] = err.problems.get("start_at", "")
+                errors["end"] = err.problems.get("end_at", "" if errors["start"] else str(err))
+        self.query_one("#backfill-start-error", Static).update(Text(errors["start"]))
+        self.query_one("#backfill-end-error", Static).update(Text(errors["end"]))
         summary = self.query_one("#backfill-summary", Static)
         if request is not None:
             runs = count_backfill_runs(request.start_at, request.end_at, self.export.interval_seconds)
@@ -162,8 +166,18 @@ class BackfillScreen(ModalScreen[BackfillRequest | None]):
 
     def action_submit(self) -> None:
         request = self._validate()
-        if request is not None:
+        if request is None:
+            return
+        runs = count_backfill_runs(request.start_at, request.end_at, self.export.interval_seconds)
+        if runs is None or runs <= TYPED_CONFIRM_ABOVE:
             self.dismiss(request)
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.dismiss(request)
+
+        self.app.push_screen(TypedCountConfirmScreen(runs), confirmed)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -175,6 +189,57 @@ class BackfillScreen(ModalScreen[BackfillRequest | None]):
     @on(Button.Pressed, "#backfill-cancel")
     def _cancel(self) -> None:
         self.dismiss(None)
+
+
+class TypedCountConfirmScreen(ModalScreen[bool]):
+    """A big backfill is confirmed by typing its number of runs: one stray key cannot start 20,000 runs."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, runs: int) -> None:
+        super().__init__(classes="delete-modal")
+        self.runs = runs
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="backfill-confirm-dialog"):
+            yield Static(Text("Confirm a large backfill", style="bold"), classes="dialog-title")
+            yield Static(Text(f"This backfill creates {self.runs:,} runs.\n"
+                              f"Type {self.runs} to start it."))
+            yield Input(id="backfill-confirm-count", placeholder=str(self.runs))
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="backfill-confirm-cancel", variant="primary")
+                yield Button("Start backfill", id="backfill-confirm-go", variant="warning", disabled=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#backfill-confirm-count", Input).focus()
+
+    def _matches(self, typed: str) -> bool:
+        return typed.strip().replace(",", "").replace("_", "") == str(self.runs)
+
+    @on(Input.Changed, "#backfill-confirm-count")
+    def _typed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.query_one("#backfill-confirm-go", Button).disabled = not self._matches(event.value)
+
+    @on(Input.Submitted, "#backfill-confirm-count")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self._matches(event.value):
+            self.dismiss(True)
+
+    @on(Button.Pressed, "#backfill-confirm-go")
+    def _go(self, event: Button.Pressed) -> None:
+        event.stop()
+        if self._matches(self.query_one("#backfill-confirm-count", Input).value):
+            self.dismiss(True)
+
+    @on(Button.Pressed, "#backfill-confirm-cancel")
+    def _cancel_button(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(False)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
 
 
 class DeleteExportScreen(ModalScreen[bool]):
@@ -272,14 +337,18 @@ class EditExportScreen(ModalScreen[BatchExport | None]):
 
     def compose(self) -> ComposeResult:
         export = self.export
-        intervals = [(i.value, i.value) for i in Interval]
+        intervals: list[tuple[Text, str]] = [(Text(i.value), i.value) for i in Interval]
         if export.interval and export.interval not in {i.value for i in Interval}:
-            intervals.append((clean(export.interval), export.interval))
+            intervals.append((plain(f"{export.interval} (unknown)", limit=60), export.interval))
+        name = editable(export.name)
+        query = editable(export.query or "", multiline=True)
         with Vertical(classes="dialog wide", id="edit-dialog"):
             yield Static(Text.assemble(("Edit ", "bold"), plain(export.name, "bold")), classes="dialog-title")
             with VerticalScroll(id="edit-form"):
                 yield Label("Name")
-                yield Input(export.name, id="edit-name")
+                yield Input(name.text, id="edit-name")
+                if name.cleaned:
+                    yield CleanedNote(id="edit-name-cleaned")
                 yield Static("", id="edit-name-error", classes="field-error")
                 yield Label("Interval")
                 yield Select(intervals, value=export.interval or Select.BLANK, id="edit-interval", allow_blank=False)
@@ -299,7 +368,9 @@ class EditExportScreen(ModalScreen[BatchExport | None]):
                                language=None, soft_wrap=True, classes="json-area")
                 yield Static("", id="edit-destination-error", classes="field-error")
                 yield Label("Query")
-                yield TextArea(export.query or "", id="edit-native_query", soft_wrap=True, classes="query-area")
+                yield TextArea(query.text, id="edit-native_query", soft_wrap=True, classes="query-area")
+                if query.cleaned:
+                    yield CleanedNote(id="edit-native_query-cleaned")
                 yield Static("", id="edit-native_query-error", classes="field-error")
             yield Static("", id="edit-summary", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
@@ -358,7 +429,7 @@ class EditExportScreen(ModalScreen[BatchExport | None]):
     def _show(self, problems: dict[str, str], summary: str = "") -> None:
         for key in EDIT_FIELDS:
             for widget in self.query(f"#edit-{key}-error").results(Static):
-                widget.update(problems.get(key, ""))
+                widget.update(Text(problems.get(key, "")))  # may quote the server: never markup
         self.query_one("#edit-summary", Static).update(Text(summary))
 
     def action_save(self) -> None:
@@ -379,14 +450,24 @@ class EditExportScreen(ModalScreen[BatchExport | None]):
         try:
             export = await client.batch_exports.update(self.export.id, changes)
         except ValidationFailed as err:
+            self._journal_failure(err)
             field = (err.attr or "").split("__")[0]
             self._show({field: clean(err.detail or str(err))} if field else {}, clean(str(err), limit=300))
         except ApiError as err:
+            self._journal_failure(err)
             self._show({}, clean(str(err), limit=300))
         except WriteValidationError as err:
             self._show({k.split(".")[0]: v for k, v in err.problems.items()}, str(err))
         else:
             self.dismiss(export)
+
+    def _journal_failure(self, err: ApiError) -> None:
+        """A refused or unclear save is journaled too (the monitor journals the saves that worked)."""
+        app: WatchdeckApp = self.app  # type: ignore[assignment]
+        verdict = "unclear" if isinstance(err, UnreadableAnswer) else "failed"
+        self.journal.append(JournalEntry(time=app.clock.now(), action="edit", result=f"{verdict}: {err}",
+                                         profile=app.settings.profile, project=self.watched.project_id,
+                                         export=self.export.id))
 
     @on(Button.Pressed, "#edit-save")
     def _save_button(self) -> None:

@@ -66,6 +66,11 @@ def format_entry(entry: LogEntry) -> str:
     return f"{when} {level:<7} {clean(entry.message, limit=4000)}"
 
 
+def kept_summary(total: int, kept: int) -> str:
+    """``1,234 lines``, or ``last 5,000 of 100,000`` once the view keeps fewer than it was given."""
+    return f"last {kept:,} of {total:,}" if total > kept else f"{total:,} lines"
+
+
 def level_filter(level: str) -> list[str] | None:
     """The levels to ask for: a floor, so WARNING also shows ERROR."""
     if level == "ALL":
@@ -99,6 +104,7 @@ class LogsScreen(Screen[None]):
         self._use_window = False  # per-run logs unusable: export logs in the run's window
         self._timer: Timer | None = None
         self.lines_written = 0
+        self.ignores_paging = False  # the server answered more than asked: following would re-read everything
 
     @property
     def wd(self) -> WatchdeckApp:
@@ -188,6 +194,9 @@ class LogsScreen(Screen[None]):
             while len(collected) < MAX_LINES:
                 page = await self._fetch(None, before, PAGE)
                 collected.extend(page)
+                if len(page) > PAGE:  # limit ignored: this one answer is everything there is
+                    self._server_ignores_paging()
+                    break
                 oldest = page[-1].timestamp if page else None
                 if len(page) < PAGE or oldest is None or (before is not None and oldest >= before):
                     break
@@ -200,10 +209,18 @@ class LogsScreen(Screen[None]):
             self._status(clean(str(err), limit=300), "bold red")
             self._arm()
             return
-        self._write(reversed(collected))
-        self._status(f"{self.lines_written} lines" + (f" (newest {MAX_LINES} kept)" if len(collected) >= MAX_LINES
-                                                       else ""), "dim")
+        self._write(reversed(collected[:MAX_LINES]))  # newest first: the Log would drop the rest anyway
+        self._status(kept_summary(len(collected), MAX_LINES) + self._paging_note(), "dim")
         self._arm()
+
+    def _server_ignores_paging(self) -> None:
+        """Following re-reads and re-parses the whole log every few seconds on such a server: stop it."""
+        self.ignores_paging = True
+        self.follow = False
+
+    def _paging_note(self) -> str:
+        return (" · this server ignores after/limit, so following would re-read every line: "
+                "follow is off (ctrl+r reloads)") if self.ignores_paging else ""
 
     def _write(self, entries: Iterable[LogEntry]) -> None:
         lines = []
@@ -218,7 +235,7 @@ class LogsScreen(Screen[None]):
     def _arm(self) -> None:
         if self._timer is not None:
             self._timer.stop()
-        if self.follow and not self._unavailable:
+        if self.follow and not self._unavailable and not self.ignores_paging:
             self._timer = self.set_timer(FOLLOW_SECONDS, self._follow_tick)
 
     def _follow_tick(self) -> None:
@@ -239,9 +256,14 @@ class LogsScreen(Screen[None]):
         except ApiError as err:
             self._status(f"follow: {clean(str(err), limit=200)}", "bold red")
         else:
-            fresh = [e for e in entries if self._newest is None or (e.timestamp and e.timestamp > self._newest)]
+            newest = self._newest
+            fresh = [e for e in entries if newest is None or (e.timestamp and e.timestamp > newest)]
+            # more than asked, or older than asked for (equal is a server reading ``after`` as >=)
+            if len(entries) > PAGE or (newest is not None and any(e.timestamp and e.timestamp < newest
+                                                                  for e in entries)):
+                self._server_ignores_paging()
             self._write(reversed(fresh))
-            self._status(f"{self.lines_written} lines", "dim")
+            self._status(kept_summary(self.lines_written, MAX_LINES) + self._paging_note(), "dim")
         finally:
             self._arm()
 

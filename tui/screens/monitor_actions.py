@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import work
 from textual.screen import Screen
 
-from tui.api.errors import ApiError
+from tui.api.errors import ApiError, UnreadableAnswer
 from tui.api.models import BatchExport, BatchExportRun, RunStatus
 from tui.render import clean, plain
 from tui.state.alerts import AlertTracker
@@ -81,7 +81,8 @@ class ExportActions(Screen[None]):
         ))
 
     def _fail(self, action: str, watched: WatchedExport, err: ApiError, run: str | None = None) -> None:
-        self._journal(action, watched, f"failed: {err}", run=run)
+        self._journal(action, watched, f"{'unclear' if isinstance(err, UnreadableAnswer) else 'failed'}: {err}",
+                      run=run)
         self.notify(clean(str(err), limit=400), title=f"{action.capitalize()} failed", severity="error",
                     markup=False, timeout=12)
 
@@ -122,6 +123,8 @@ class ExportActions(Screen[None]):
             return True, await call(self.wd.api_for(watched.project_id).batch_exports)
         except ApiError as err:
             self._fail(action, watched, err, run=run)
+            if isinstance(err, UnreadableAnswer):
+                self._start_poll()  # the change may have been made: learn the export's real state
             return False, None
         finally:
             self._end(action, watched.key)

@@ -23,7 +23,8 @@ from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
 from tui.api.models import ActivityEntry, ResponseSummary, Survey, SurveyType
 from tui.api.writes import check_survey_write, iso, parse_datetime
 from tui.paths import stylesheets
-from tui.render import ago, clean, plain
+from tui.render import ago, clean, editable, plain
+from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.survey_detail import pretty_json
 
 
@@ -235,6 +236,7 @@ class SurveyFormScreen(ModalScreen[Survey | None]):
         self.survey = survey
         self.sent: dict[str, Any] | None = None  # the last body sent, for tests and the status line
         self._initial: dict[str, Any] = {}
+        self._cleaned: dict[str, str] = {}  # field -> the server's value, for fields shown cleaned
 
     # ------------------------------------------------------------------ layout
 
@@ -244,9 +246,13 @@ class SurveyFormScreen(ModalScreen[Survey | None]):
         kind = (s.type if s and s.type else SurveyType.POPOVER.value)
         if kind not in known:
             known.append(kind)
+        name, description = editable(s.name if s else ""), editable((s.description or "") if s else "")
+        self._cleaned = {field: original for field, safe, original in (
+            ("name", name, s.name if s else ""), ("description", description, (s.description or "") if s else ""))
+            if safe.cleaned}
         return {
-            "name": s.name if s else "",
-            "description": (s.description or "") if s else "",
+            "name": name.text,
+            "description": description.text,
             "type": kind,
             "types": known,
             "start_date": _date_text(s.start_date) if s else "",
@@ -266,13 +272,17 @@ class SurveyFormScreen(ModalScreen[Survey | None]):
                              classes="dialog-title")
             with VerticalScroll(id="survey-form-fields"):
                 yield Label("Name")
-                yield Input(values["name"], id="field-name", max_length=400)
+                yield Input(values["name"], id="field-name", max_length=max(400, len(values["name"])))
+                if "name" in self._cleaned:
+                    yield CleanedNote(id="cleaned-name")
                 yield Static("", id="error-name", classes="field-error")
                 yield Label("Description")
                 yield Input(values["description"], id="field-description")
+                if "description" in self._cleaned:
+                    yield CleanedNote(id="cleaned-description")
                 yield Static("", id="error-description", classes="field-error")
                 yield Label("Type")
-                yield Select([(clean(t, limit=40), t) for t in values["types"]], value=values["type"],
+                yield Select([(plain(t, limit=40), t) for t in values["types"]], value=values["type"],
                              allow_blank=False, id="field-type")
                 yield Static("", id="error-type", classes="field-error")
                 yield Label("Start (ISO 8601, empty = draft)")
@@ -293,6 +303,7 @@ class SurveyFormScreen(ModalScreen[Survey | None]):
 
     def on_mount(self) -> None:
         self._initial = self._read()
+        self._initial.update(self._cleaned)  # a cleaned field differs from the server's: saving sends it
         self.query_one("#field-name", Input).focus()
 
     # ------------------------------------------------------------------ reading

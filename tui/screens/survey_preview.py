@@ -20,7 +20,7 @@ from textual.widgets import Button, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.paths import stylesheets
-from tui.render import plain
+from tui.render import clean, plain
 from tui.state.survey_draft import END, QUESTION_KINDS, rating_range_key, rating_values
 
 Target = int | str  # a question index or "end"
@@ -58,9 +58,11 @@ def next_step(questions: Sequence[Mapping[str, Any]], index: int, answer: Any = 
 def _checked(target: Any, questions: Sequence[Mapping[str, Any]]) -> Target:
     if target == END:
         return END
-    if isinstance(target, int) and not isinstance(target, bool) and 0 <= target < len(questions):
-        return target
-    return f"invalid target {target!r}"
+    if isinstance(target, int) and not isinstance(target, bool):
+        if 0 <= target < len(questions):
+            return target
+        return f"question {target + 1} (index {target}), which does not exist"
+    return f"question {target!r}, which does not exist"
 
 
 class SurveyPreviewScreen(Screen[None]):
@@ -119,7 +121,7 @@ class SurveyPreviewScreen(Screen[None]):
         if not isinstance(self.position, int):
             ended = self.position == END
             progress.update(Text("End of the survey" if ended else "Broken branch", style="bold"))
-            question.update(Text("Thank you!" if ended else f"The branch points at {self.position}.",
+            question.update(Text("Thank you!" if ended else f"The branch goes to {clean(self.position, limit=80)}.",
                                  style="" if ended else "bold red"))
             description.update("")
             hint.update(Text("b: back · r: restart · escape: close", style="dim"))

@@ -43,6 +43,7 @@ from tui.api.models import Survey, SurveyStats, SurveyStatus
 from tui.api.writes import iso
 from tui.paths import stylesheets
 from tui.render import clean, plain
+from tui.state.journal import ActionJournal, JournalEntry
 from tui.state.survey_list import (
     SORT_BY_KEY,
     SORT_COLUMNS,
@@ -573,6 +574,7 @@ class SurveyBrowserScreen(Screen[None]):
     def _saved(self, saved: Survey | None, *, creating: bool) -> None:
         if saved is None:
             return
+        self._journal("create" if creating else "edit", saved.id, "ok")
         if creating:
             self.pager.insert_first(saved)
             self._rebuild(keep=saved.id)
@@ -612,8 +614,10 @@ class SurveyBrowserScreen(Screen[None]):
         try:
             await self.app.api.surveys.delete(survey_id)  # type: ignore[attr-defined]
         except ApiError as err:
+            self._journal("delete", survey_id, f"failed: {err}")
             self._notify(f"Delete failed: {err}", error=True)
             return
+        self._journal("delete", survey_id, "ok")
         self.pager.remove(survey_id)
         if survey_id in self.table:
             self.table.remove_row(survey_id)
@@ -668,8 +672,10 @@ class SurveyBrowserScreen(Screen[None]):
         try:
             saved = await self.app.api.surveys.update(survey_id, changes)  # type: ignore[attr-defined]
         except (ApiError, WriteValidationError) as err:
+            self._journal(done.lower(), survey_id, f"failed: {err}", changes)
             self._notify(f"{done} failed: {err}", error=True)
             return
+        self._journal(done.lower(), survey_id, "ok", changes)
         self._apply_updated(saved)
         self._notify(f"{done} survey {saved.name!r}.")
 
@@ -718,6 +724,14 @@ class SurveyBrowserScreen(Screen[None]):
         self.app.switch_mode("monitor")
 
     # ------------------------------------------------------------------ plumbing
+
+    def _journal(self, action: str, survey_id: str, result: str, detail: dict[str, Any] | None = None) -> None:
+        """Every survey action's outcome, success or failure, in the same journal as the monitor's."""
+        settings = getattr(self.app, "settings", None)
+        ActionJournal().append(JournalEntry(
+            time=self.now, action=f"survey {action}", result=result, profile=getattr(settings, "profile", None),
+            project=str(getattr(self.app, "project_id", "")) or None, detail={"survey": survey_id, **(detail or {})},
+        ))
 
     def _notify(self, message: str, *, error: bool = False) -> None:
         self.app.notify(clean(message, limit=300), severity="error" if error else "information", markup=False)

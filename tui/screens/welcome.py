@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from rich.text import Text
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
@@ -45,9 +45,11 @@ from tui.config import (
     resolve_settings,
     save_profile,
 )
-from tui.keys import keyring_available, run_key_command, store_in_keyring
+from tui.keys import key_problem, keyring_available, run_key_command, store_in_keyring
 from tui.paths import stylesheets
+from tui.redaction import mask_url_password
 from tui.render import clean, plain
+from tui.safe_app import SafeApp
 from tui.screens.project_picker import ProjectPickerScreen
 from tui.status_cmd import TEST_TIMEOUT, describe_connection_error
 from tui.widgets.confirm import ConfirmScreen
@@ -104,7 +106,7 @@ class WelcomeScreen(Screen[Settings | str | None]):
                        id=DEMO),
             ]
             for name, profile in profiles.items():
-                where = profile.base_url or "(base URL from the environment)"
+                where = mask_url_password(profile.base_url or "(base URL from the environment)")
                 projects = ", ".join(profile.project_ids) or "none"
                 options.append(Option(Text.assemble(("Profile ", "bold"), plain(name, "bold"),
                                                     f" — {clean(where)} · project {clean(projects)}"),
@@ -303,6 +305,9 @@ class ProfileFormScreen(Screen[Settings | None]):
         if values.source in (KEY_KEYRING, KEY_SESSION) and not values.key:
             self._field_error("key", "paste the personal API key")
             ok = False
+        elif values.source in (KEY_KEYRING, KEY_SESSION) and (problem := key_problem(values.key)):
+            self._field_error("key", f"the key {problem}: check what you pasted")
+            ok = False
         if values.source == KEY_COMMAND and not values.command:
             self._field_error("key", "enter the command that prints the key")
             ok = False
@@ -389,7 +394,8 @@ class ProfileFormScreen(Screen[Settings | None]):
             self._save(values, key)
 
     def _connected_message(self, values: FormValues) -> str:
-        host = urlsplit(values.base_url).netloc
+        parts = urlsplit(values.base_url)
+        host = f"{parts.hostname}:{parts.port}" if parts.port else parts.hostname or ""
         count = len(self._projects)
         text = f"Connected to {host}: the key sees {count} project{'s' if count != 1 else ''}."
         ids = {str(p.id) for p in self._projects}
@@ -440,7 +446,7 @@ class ProfileFormScreen(Screen[Settings | None]):
 # --------------------------------------------------------------------------- the app that hosts them
 
 
-class WelcomeApp(App[Settings | str | None]):
+class WelcomeApp(SafeApp[Settings | str | None]):
     """Runs before the dashboard on first run; ``run()`` returns ``DEMO``, Settings, or None (quit)."""
 
     TITLE = "watchdeck"

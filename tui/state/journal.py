@@ -6,8 +6,8 @@ and the API key is never passed in.
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.paths import data_dir
+from tui.private_files import append_private
 from tui.state.secrets import mask_secrets
 
 
@@ -50,13 +51,8 @@ class ActionJournal:
 
     def append(self, entry: JournalEntry) -> None:
         """Best effort: a full disk must not break the action that was already done."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            with os.fdopen(fd, "a", encoding="utf-8") as handle:
-                handle.write(entry.to_json() + "\n")
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):
+            append_private(self.path, entry.to_json() + "\n")
 
     def tail(self, limit: int = 200) -> list[dict[str, Any]]:
         try:

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Generic, TypeVar
 
 from tui.api.errors import ApiError, Forbidden, NetworkError, RateLimited, Unauthorized
+from tui.api.retry_budget import retry_budget
 
 T = TypeVar("T")
 
@@ -84,7 +85,8 @@ class Poller(Generic[T]):
         self.in_flight = True
         self.last_attempt = self._monotonic()
         try:
-            value = await self._fetch()
+            with retry_budget(self.interval):  # the client's retries end within one interval
+                value = await self._fetch()
         except asyncio.CancelledError:
             raise
         except Exception as err:  # every failure is recorded and shown, never fatal

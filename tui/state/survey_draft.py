@@ -21,8 +21,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
-import os
-import threading
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,6 +31,7 @@ from typing import Any
 from tui.api.errors import WriteValidationError
 from tui.api.models import QuestionType, Survey
 from tui.api.writes import INT32_MAX, check_survey_write, iso, parse_datetime, valid_link
+from tui.private_files import write_private
 
 DRAFT_VERSION = 1
 END = "end"
@@ -241,6 +240,8 @@ class SurveyDraft:
         self._counter = 0
         self.form: dict[str, Any] = {}
         self.questions: list[QuestionDraft] = []
+        # paths (``name``, ``q3.choices``) whose server text the editor cleaned of control characters
+        self.cleaned: set[str] = set()
         self._load(survey)
         self.baseline: dict[str, Any] = self.payload() if survey is not None else {}
 
@@ -679,12 +680,9 @@ class DraftStore:
         ``data`` may be pre-serialised text, so a caller can snapshot the draft on the UI thread and
         leave only the disk write to a thread.
         """
-        self.directory.mkdir(parents=True, exist_ok=True)
         path = self.path_for(draft_id)
-        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, indent=1)
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        write_private(path, text)
         return path
 
     def read(self, draft_id: str) -> StoredDraft | None:

@@ -20,6 +20,7 @@ from tui.state.survey_draft import BRANCH_TYPES, END, RESPONSE_BASED_KINDS, Surv
 from tui.widgets.editor_common import DraftEdited, FieldError
 
 NEXT = "__next__"  # the "no mapping" option of a response row: continue with the next question
+RESPONSE_ROWS_MAX = 50  # response rows drawn at most (one per choice otherwise)
 
 
 class BranchingForm(Vertical):
@@ -70,6 +71,12 @@ class BranchingForm(Vertical):
             shown = q.response_keys()
             known = {k for k, _ in shown}
             shown += [(k, f"{k} (kept from the server)") for k in branch.responses if k not in known]
+            if len(shown) > RESPONSE_ROWS_MAX:  # a row (Label + Select) per choice of 10,000 choices would freeze
+                listed = [(k, label) for k, label in shown if k in branch.responses][:RESPONSE_ROWS_MAX]
+                yield Label(plain(f"{len(shown):,} responses: only the {len(listed):,} with a branch are listed "
+                                  "(the others go to the next question and are kept as they are).", limit=200),
+                            classes="hint")
+                shown = listed
             self.row_keys = [k for k, _ in shown]
             if not shown:
                 yield Label("No responses to map yet.", classes="hint")

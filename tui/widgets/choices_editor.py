@@ -4,18 +4,26 @@ Each row is an Input with small up/down/remove buttons (mouse) and an error line
 removing and moving rebuild the rows (a handful of widgets, never a live table) and put the focus
 back where the operator was; the draft renumbers response-based branch rows keyed by choice index,
 so a branch follows its choice when choices move.
+
+A question that arrives with more than :data:`TEXT_MODE_ABOVE` choices is edited as text instead,
+one choice per line in a TextArea: five widgets per choice made 10,000 choices take 100 s and
+1.8 GB to open, while a TextArea draws only the lines on screen.
 """
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Input, Label
+from textual.widgets import Button, Input, Label, Static, TextArea
 
 from tui.state.survey_draft import SurveyDraft
+from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.editor_common import DraftEdited, FieldError
+
+TEXT_MODE_ABOVE = 30  # more choices than this are edited as text, one per line
 
 
 class ChoicesEditor(Vertical):
@@ -31,10 +39,21 @@ class ChoicesEditor(Vertical):
         self.draft = draft
         self.key = key
         self._focus_after: int | None = None
+        # decided once, so adding the 31st choice does not swap the widgets under the operator's cursor
+        self.text_mode = len(draft.question(key).choices) > TEXT_MODE_ABOVE
 
     def compose(self) -> ComposeResult:
         q = self.draft.question(self.key)
         yield Label("Choices", classes="field-label")
+        if f"{self.key}.choices" in self.draft.cleaned:
+            yield CleanedNote(id="choices-cleaned")
+        if self.text_mode:
+            yield Static(Text(f"{len(q.choices):,} choices: edited as text, one choice per line.", style="dim"),
+                         id="choices-count", classes="hint")
+            yield TextArea("\n".join(q.choices), id="choices-text", soft_wrap=False, show_line_numbers=True,
+                           compact=True)
+            yield FieldError(id="ce-all")
+            return
         for i, text in enumerate(q.choices):
             with Horizontal(classes="choice-row"):
                 yield Input(text, placeholder=f"Choice {i + 1}", id=f"choice-{i}", classes="choice-input", compact=True)
@@ -75,6 +94,18 @@ class ChoicesEditor(Vertical):
             q.set("choices", choices)
             self.post_message(DraftEdited("questions", source="choices"))
 
+    @on(TextArea.Changed, "#choices-text")
+    def _typed_text(self, event: TextArea.Changed) -> None:
+        event.stop()
+        q = self.draft.question(self.key)
+        before = q.choices
+        choices = event.text_area.text.split("\n")
+        if choices != before:
+            q.set("choices", choices)
+            self.query_one("#choices-count", Static).update(
+                Text(f"{len(choices):,} choices: edited as text, one choice per line.", style="dim"))
+            self.post_message(DraftEdited("questions", structural=len(choices) != len(before), source="choices"))
+
     @on(Button.Pressed)
     async def _pressed(self, event: Button.Pressed) -> None:
         button_id = event.button.id or ""
@@ -110,6 +141,13 @@ class ChoicesEditor(Vertical):
 
     def show_problems(self, problems: dict[str, str]) -> None:
         """``problems`` relative to the question: ``choices`` and ``choices[i]``."""
+        if self.text_mode:
+            lines = [f"line {int(path[len('choices['):-1]) + 1}: {message}" for path, message in problems.items()
+                     if path.startswith("choices[") and path.endswith("]") and path[len("choices["):-1].isdigit()]
+            shown = [problems["choices"]] if problems.get("choices") else []
+            shown += lines[:3] + ([f"… and {len(lines) - 3} more"] if len(lines) > 3 else [])
+            self.query_one("#ce-all", FieldError).show("; ".join(shown) or None)
+            return
         self.query_one("#ce-all", FieldError).show(problems.get("choices"))
         for error in self.query(FieldError):
             if error.id and error.id != "ce-all":

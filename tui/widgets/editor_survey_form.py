@@ -17,6 +17,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
 
 from tui.render import plain
 from tui.state.survey_draft import SURVEY_TYPES, SurveyDraft
+from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.editor_common import DraftEdited, FieldError
 
 LABELS: dict[str, str] = {
@@ -52,6 +53,8 @@ class SurveyFieldsForm(Vertical):
     def _input(self, name: str) -> ComposeResult:
         yield Label(LABELS[name], classes="field-label")
         yield Input(str(self.draft.form.get(name) or ""), id=f"f-{name}", compact=True)
+        if name in self.draft.cleaned:
+            yield CleanedNote(id=f"fc-{name}")
         yield FieldError(id=f"fe-{name}")
 
     def compose(self) -> ComposeResult:
@@ -74,6 +77,8 @@ class SurveyFieldsForm(Vertical):
             yield Label(LABELS[name], classes="field-label")
             yield TextArea(str(form.get(name) or ""), id=f"f-{name}", classes="json-area", soft_wrap=False,
                            show_line_numbers=False, tab_behavior="indent", compact=True)
+            if name in self.draft.cleaned:
+                yield CleanedNote(id=f"fc-{name}")
             yield FieldError(id=f"fe-{name}")
         for name in CHECKBOXES:
             yield Checkbox(LABELS[name], bool(form.get(name)), id=f"f-{name}")

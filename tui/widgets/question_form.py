@@ -21,6 +21,7 @@ from tui.render import plain
 from tui.state.survey_draft import QUESTION_KINDS, SurveyDraft
 from tui.widgets.branching_form import BranchingForm
 from tui.widgets.choices_editor import ChoicesEditor
+from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.editor_common import DraftEdited, FieldError
 
 CHOICE_KINDS = (QuestionType.SINGLE_CHOICE, QuestionType.MULTIPLE_CHOICE)
@@ -50,11 +51,13 @@ class QuestionForm(Vertical):
                      classes="form-title")
         yield Label("Question text", classes="field-label")
         yield Input(q.text, placeholder="What do you want to ask?", id="q-question", compact=True)
+        yield from self._cleaned_note("question")
         yield FieldError(id="qe-question")
         yield Label("Description", classes="field-label")
         description = q.get("description")
         yield TextArea(description if isinstance(description, str) else "", id="q-description",
                        classes="description", soft_wrap=True, show_line_numbers=False, compact=True)
+        yield from self._cleaned_note("description")
         yield FieldError(id="qe-description")
         yield Label("Description format", classes="field-label")
         yield Select(_options(("text", "html"), q.get("descriptionContentType")), allow_blank=False,
@@ -63,11 +66,13 @@ class QuestionForm(Vertical):
         yield Checkbox("Optional (respondents may skip it)", bool(q.get("optional")), id="q-optional")
         yield Label("Button text", classes="field-label")
         yield Input(str(q.get("buttonText") or ""), placeholder="Submit", id="q-buttonText", compact=True)
+        yield from self._cleaned_note("buttonText")
         yield FieldError(id="qe-buttonText")
         if q.kind == QuestionType.LINK:
             yield Label("Link URL", classes="field-label")
             yield Input(str(q.get("link") or ""), placeholder="https://example.com/ or mailto:", id="q-link",
                         compact=True)
+            yield from self._cleaned_note("link")
             yield FieldError(id="qe-link")
         elif q.kind == QuestionType.RATING:
             display = q.get("display")
@@ -83,10 +88,12 @@ class QuestionForm(Vertical):
             yield Label("Lower bound label", classes="field-label")
             yield Input(str(q.get("lowerBoundLabel") or ""), placeholder="Unlikely", id="q-lowerBoundLabel",
                         compact=True)
+            yield from self._cleaned_note("lowerBoundLabel")
             yield FieldError(id="qe-lowerBoundLabel")
             yield Label("Upper bound label", classes="field-label")
             yield Input(str(q.get("upperBoundLabel") or ""), placeholder="Very likely", id="q-upperBoundLabel",
                         compact=True)
+            yield from self._cleaned_note("upperBoundLabel")
             yield FieldError(id="qe-upperBoundLabel")
         elif q.kind in CHOICE_KINDS:
             yield ChoicesEditor(self.draft, self.key, id="choices")
@@ -97,6 +104,10 @@ class QuestionForm(Vertical):
                          classes="hint")
         yield FieldError(id="qe-other")
         yield BranchingForm(self.draft, self.key, id="branching")
+
+    def _cleaned_note(self, name: str) -> ComposeResult:
+        if f"{self.key}.{name}" in self.draft.cleaned:
+            yield CleanedNote(id=f"qc-{name}")
 
     # ------------------------------------------------------------------ edits
 

@@ -12,12 +12,14 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static, Tree
 
 from tui.api.models import (
+    BranchingAdapter,
     ChoiceQuestion,
     EndBranching,
     Flag,
@@ -43,14 +45,26 @@ _BUCKETS: dict[int, dict[str, tuple[int, int]]] = {
 
 
 def target_label(target: Any, count: int) -> str:
-    """``end``, ``Q3`` (1-based), or the raw value when it points nowhere known."""
+    """``end``, ``Q3`` (1-based), or where it points and that no such question exists."""
     if target == "end":
         return "end"
     if isinstance(target, int) and not isinstance(target, bool):
-        return f"Q{target + 1}" if 0 <= target < count else f"Q{target + 1} (missing)"
+        if 0 <= target < count:
+            return f"Q{target + 1}"
+        return f"question {target + 1} (index {target}), which does not exist"
     if isinstance(target, str) and target.isdigit():
         return target_label(int(target), count)
-    return clean(repr(target), limit=40)
+    if target is None:
+        return "no question (the target is missing)"
+    return f"question {clean(repr(target), limit=40)}, which does not exist"
+
+
+def _read_branching(raw: Mapping[str, Any]) -> Any:
+    """A question that could not be read keeps its branching raw: read it alone, or keep the mapping."""
+    try:
+        return BranchingAdapter.validate_python(raw)
+    except ValidationError:
+        return raw
 
 
 def _span(low: int, high: int) -> str:
@@ -99,6 +113,16 @@ def branching_arrows(question: QuestionBase, index: int, count: int) -> list[str
     branching = question.branching
     if branching is None:
         return []
+    if isinstance(branching, Mapping):
+        branching = _read_branching(branching)
+    if isinstance(branching, Mapping):
+        kind = branching.get("type")
+        if kind == "specific_question":
+            return [f"→ {target_label(branching.get('index'), count)}"]
+        if kind == "response_based" and isinstance(branching.get("responseValues"), Mapping):
+            return [f"{clean(repr(k), limit=40)} → {target_label(v, count)}"
+                    for k, v in branching["responseValues"].items()]
+        return [f"→ ? (branching {clean(repr(kind), limit=40)} this version cannot read)"]
     if isinstance(branching, EndBranching):
         return ["→ end"]
     if isinstance(branching, NextQuestionBranching):
@@ -112,7 +136,7 @@ def branching_arrows(question: QuestionBase, index: int, count: int) -> list[str
         if isinstance(question, ChoiceQuestion):
             return _choice_arrows(question, values, count)
         return [f"{clean(repr(k), limit=40)} → {target_label(v, count)}" for k, v in values.items()]
-    return [f"→ ? (unknown branching {clean(getattr(branching, 'type', ''), limit=40)!r})"]
+    return [f"→ ? (unknown branching {clean(repr(getattr(branching, 'type', None)), limit=40)})"]
 
 
 def question_kind(question: QuestionBase) -> str:

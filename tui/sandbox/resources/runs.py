@@ -46,8 +46,9 @@ def _log_query(ctx: Ctx, column: str, value: str) -> Response:
         where.append("lower(message) LIKE ? ESCAPE '\\'")
         term = q["search"].lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         args.append(f"%{term}%")
+    ignore_paging = ctx.state.options.logs_ignore_paging
     for bound, op in (("after", ">"), ("before", "<")):
-        if q.get(bound):
+        if q.get(bound) and not ignore_paging:
             try:
                 args.append(iso(parse_input_datetime(q[bound], allow_naive=True)))
             except ValueError as exc:
@@ -67,7 +68,7 @@ def _log_query(ctx: Ctx, column: str, value: str) -> Response:
     with ctx.state.db.read() as c:
         rows = c.execute(
             f"SELECT timestamp, level, message, export_id, instance_id FROM logs WHERE {' AND '.join(where)} "
-            "ORDER BY timestamp DESC, seq DESC LIMIT ?", [*args, limit]).fetchall()
+            "ORDER BY timestamp DESC, seq DESC LIMIT ?", [*args, -1 if ignore_paging else limit]).fetchall()
     entries = [{"timestamp": r["timestamp"], "level": r["level"], "message": r["message"],
                 "log_source_id": r["export_id"], "instance_id": r["instance_id"]} for r in rows]
     if ctx.state.options.generation == "older":

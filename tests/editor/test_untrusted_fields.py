@@ -1,0 +1,140 @@
+"""Server text in the editor's editable widgets: cleaned through one door, marked, and saved cleaned.
+
+Textual's Input and TextArea draw their value as it is, so an OSC 52 in a question would write the
+operator's clipboard and ``ESC[2J`` clear the screen. The sandbox stores such text as any server
+would; the editor must show it cleaned, say so next to the field, and send the cleaned value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.widgets import Input, TextArea
+
+from tui.api.models import Survey
+from tui.render import CLEANED_NOTE
+from tui.widgets.choices_editor import TEXT_MODE_ABOVE
+
+from .conftest import EditorHarness, body_of, create_survey, fetch_raw, make_app, survey_writes
+from .helpers import open_editor, select_item, settle
+
+SIZE = (120, 40)
+OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"
+TITLE = "\x1b]0;pwned\x1b\\"
+CLEAR = "\x1b[2J"
+BIDI = "\u202e"
+
+
+def _no_escape(pilot: Any) -> None:
+    shot = pilot.app.export_screenshot()
+    assert "\x1b" not in shot and "\u202e" not in shot and "\x07" not in shot
+
+
+async def test_hostile_text_is_cleaned_marked_and_saved_clean(sandbox: Any) -> None:
+    created = await create_survey(sandbox, {
+        "name": f"Pulse{OSC52} check", "description": f"About{TITLE} it", "type": "popover",
+        "questions": [
+            {"type": "open", "question": f"How{CLEAR} was it?", "description": f"line one\nline{BIDI} two"},
+            {"type": "link", "question": "Read", "link": f"https://example.com/{CLEAR}x"},
+            {"type": "single_choice", "question": "Pick", "choices": [f"Yes{OSC52}", "No\x00", "Maybe"]},
+        ],
+    })
+    survey = Survey.model_validate(await fetch_raw(sandbox, created.id))
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _results = await open_editor(pilot, survey)
+        await settle(pilot)
+        assert screen.query_one("#f-name", Input).value == "Pulse check"
+        assert screen.query_one("#f-description", Input).value == "About it"
+        assert {n.id for n in screen.query(".cleaned-note")} == {"fc-name", "fc-description"}
+        assert CLEANED_NOTE in pilot.app.export_screenshot().replace("&#160;", " ")
+        _no_escape(pilot)
+
+        await select_item(pilot, 1)
+        assert screen.query_one("#q-question", Input).value == "How was it?"
+        assert screen.query_one("#q-description", TextArea).text == "line one\nline two"  # newline kept
+        assert {n.id for n in screen.query(".cleaned-note")} == {"qc-question", "qc-description"}
+        _no_escape(pilot)
+        await select_item(pilot, 2)
+        assert screen.query_one("#q-link", Input).value == "https://example.com/x"
+        _no_escape(pilot)
+        await select_item(pilot, 3)
+        assert [w.value for w in screen.query(".choice-input").results(Input)] == ["Yes", "No", "Maybe"]
+        assert screen.query("#choices-cleaned")
+        _no_escape(pilot)
+
+        mark = len(sandbox.requests())
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        writes = survey_writes(sandbox, mark)
+        assert [w["method"] for w in writes] == ["PATCH"]
+        body = body_of(writes[0])
+        assert body["name"] == "Pulse check" and body["description"] == "About it"
+        questions = body["questions"]
+        assert questions[0]["question"] == "How was it?"
+        assert questions[0]["description"] == "line one\nline two"
+        assert questions[1]["link"] == "https://example.com/x"
+        assert questions[2]["choices"] == ["Yes", "No", "Maybe"]
+
+
+async def test_clean_text_gets_no_mark_and_is_not_sent() -> None:
+    survey = Survey.model_validate({"id": "s1", "name": "Plain\tname", "type": "popover", "questions": [
+        {"type": "open", "question": "Fine", "description": "two\nlines"}]})
+    async with EditorHarness(survey).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = pilot.app.screen
+        await select_item(pilot, 1)
+        assert not screen.query(".cleaned-note")
+        assert screen.draft.changes() == {"name": "Plain name"}  # only the tab, which a one-line field cannot hold
+
+
+def _many_choices(count: int) -> Survey:
+    return Survey.model_validate({"id": "big", "name": "Big list", "type": "popover", "questions": [
+        {"type": "single_choice", "question": "Which one?", "choices": [f"Choice {i}" for i in range(count)]}]})
+
+
+async def test_a_long_choice_list_is_edited_as_text_with_few_widgets() -> None:
+    count = 2000
+    async with EditorHarness(_many_choices(count)).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select_item(pilot, 1)
+        screen = pilot.app.screen
+        assert len(screen.query(Input)) < 20  # not one Input per choice
+        area = screen.query_one("#choices-text", TextArea)
+        assert area.document.line_count == count
+        area.focus()
+        area.move_cursor((count - 1, len(f"Choice {count - 1}")))
+        await pilot.press("!")
+        await settle(pilot)
+        choices = screen.draft.questions[0].choices
+        assert len(choices) == count and choices[-1] == f"Choice {count - 1}!"
+        area.move_cursor((count - 1, len(f"Choice {count - 1}!")))
+        await pilot.press("enter")
+        await settle(pilot)
+        shown = str(screen.query_one("#ce-all").render())
+        assert f"line {count + 1}: a choice cannot be empty" in shown
+
+
+async def test_a_short_choice_list_keeps_one_row_per_choice() -> None:
+    async with EditorHarness(_many_choices(TEXT_MODE_ABOVE)).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select_item(pilot, 1)
+        assert len(pilot.app.screen.query(".choice-input")) == TEXT_MODE_ABOVE
+
+
+async def test_response_branching_of_a_long_list_lists_only_the_mapped_responses() -> None:
+    from textual.widgets import Select
+
+    survey = Survey.model_validate({"id": "big-branch", "name": "Big", "type": "popover", "questions": [
+        {"type": "single_choice", "question": "Which one?", "choices": [f"Choice {i}" for i in range(2000)],
+         "branching": {"type": "response_based", "responseValues": {"5": "end", "7": 1}}},
+        {"type": "open", "question": "Why?"}]})
+    async with EditorHarness(survey).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select_item(pilot, 1)
+        screen = pilot.app.screen
+        rows = list(screen.query(".response-target").results(Select))
+        assert [r.value for r in rows] == ["end", screen.draft.questions[1].key]
+        assert len(screen.query(Select)) < 10
+        assert screen.draft.changes() == {}, "the branches not listed are kept as they are"

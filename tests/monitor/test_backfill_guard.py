@@ -1,0 +1,107 @@
+"""Huge or impossible backfills: refused with a reason at the field, or confirmed by typing the run count."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from textual.widgets import Button, Input, Static
+
+from tests.monitor.conftest import make_app, requests, select_export, settle
+from tui.api.errors import WriteValidationError
+from tui.api.writes import MAX_BACKFILL_RUNS, check_backfill
+from tui.sandbox.runner import SandboxHandle
+from tui.screens.export_modals import BackfillScreen, TypedCountConfirmScreen
+
+NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
+FIVE_MINUTES = 300
+
+
+@pytest.mark.parametrize(("start", "reason"), [
+    (datetime(1, 1, 1, tzinfo=UTC), "before 2000-01-01"),
+    (datetime(1970, 1, 1, tzinfo=UTC), "before 2000-01-01"),
+    (datetime(2001, 1, 1, tzinfo=UTC), f"at most {MAX_BACKFILL_RUNS:,}"),
+])
+def test_absurd_ranges_are_refused_at_the_start(start: datetime, reason: str) -> None:
+    with pytest.raises(WriteValidationError) as caught:
+        check_backfill(start, NOW, now=NOW, interval_seconds=FIVE_MINUTES)
+    assert reason in caught.value.problems["start_at"]
+
+
+def test_a_start_before_the_project_existed_is_refused_where_known() -> None:
+    created = datetime(2025, 6, 1, tzinfo=UTC)
+    with pytest.raises(WriteValidationError) as caught:
+        check_backfill(datetime(2025, 1, 1, tzinfo=UTC), NOW, now=NOW, interval_seconds=86400,
+                       project_created_at=created)
+    assert "before the project existed" in caught.value.problems["start_at"]
+    check_backfill(datetime(2025, 1, 1, tzinfo=UTC), NOW, now=NOW, interval_seconds=86400)
+    check_backfill(NOW - timedelta(days=30), NOW, now=NOW, interval_seconds=FIVE_MINUTES)
+
+
+async def test_a_start_in_1970_is_refused_next_to_the_field(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Events to S3 data lake")
+        await pilot.pause()
+        await pilot.press("b")
+        screen = app.screen
+        assert isinstance(screen, BackfillScreen)
+        screen.query_one("#backfill-start", Input).value = "1970-01-01 00:00"
+        await pilot.pause()
+        assert "before 2000-01-01" in str(screen.query_one("#backfill-start-error", Static).render())
+        assert screen.query_one("#backfill-go", Button).disabled
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is screen and requests(sandbox, "POST", "/backfill") == []
+
+
+async def test_more_than_a_thousand_runs_need_the_count_typed(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Events to S3 data lake")  # hourly
+        await pilot.pause()
+        await pilot.press("b")
+        screen = app.screen
+        assert isinstance(screen, BackfillScreen)
+        screen.query_one("#backfill-start", Input).value = "2026-09-01 00:00"
+        screen.query_one("#backfill-end", Input).value = "2026-11-01 00:00"
+        await pilot.pause()
+        runs = 61 * 24
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        confirm = app.screen
+        assert isinstance(confirm, TypedCountConfirmScreen) and confirm.runs == runs
+        await pilot.press("y", "enter")  # one key (or Enter) is not enough
+        assert app.screen is confirm and confirm.query_one("#backfill-confirm-go", Button).disabled
+        confirm.query_one("#backfill-confirm-count", Input).value = ""
+        await pilot.press(*str(runs - 1))
+        await pilot.press("enter")
+        assert app.screen is confirm, "a wrong count does not start it"
+        confirm.query_one("#backfill-confirm-count", Input).value = ""
+        await pilot.press(*str(runs))
+        await pilot.press("enter")
+        await settle(pilot)
+        sent = requests(sandbox, "POST", "/backfill")
+        assert len(sent) == 1
+        assert sent[0]["body"] == {"start_at": "2026-09-01T00:00:00+00:00", "end_at": "2026-11-01T00:00:00+00:00"}
+
+
+async def test_escape_on_the_count_sends_nothing(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Events to S3 data lake")
+        await pilot.pause()
+        await pilot.press("b")
+        app.screen.query_one("#backfill-start", Input).value = "2026-01-01 00:00"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, TypedCountConfirmScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, BackfillScreen), "back at the form, dates kept"
+        assert app.screen.query_one("#backfill-start", Input).value == "2026-01-01 00:00"
+        assert requests(sandbox, "POST", "/backfill") == []

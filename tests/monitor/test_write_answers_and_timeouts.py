@@ -1,0 +1,126 @@
+"""What the monitor says when a poll times out, and when a write is answered with a body it cannot read.
+
+Both against the sandbox: its latency fault makes the timeouts, its ``body`` fault answers a pause
+with ``{"paused": "maybe"}`` as a confused server would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from textual.widgets import Input, Static
+
+from tests.monitor.conftest import FROZEN_AT, make_app, requests, select_export, settle
+from tui.api.client import ApiClient
+from tui.app import WatchdeckApp
+from tui.clock import FrozenClock
+from tui.config import Settings
+from tui.sandbox.runner import SandboxHandle
+from tui.screens.export_modals import EditExportScreen
+from tui.widgets.confirm import ConfirmScreen
+
+
+def add_fault(handle: SandboxHandle, **fault: Any) -> None:
+    response = httpx.post(f"{handle.base_url}/_sandbox/faults", json=fault)
+    assert response.status_code in (200, 201), response.text
+
+
+def clear_faults(handle: SandboxHandle) -> None:
+    httpx.delete(f"{handle.base_url}/_sandbox/faults")
+
+
+def status_line(app: Any) -> str:
+    return str(app.screen.query_one("#monitor-status", Static).render())
+
+
+def list_requests(handle: SandboxHandle) -> list[dict[str, Any]]:
+    return [r for r in requests(handle, "GET") if r["path"].endswith("/batch_exports/")]
+
+
+async def test_a_timed_out_poll_gives_up_within_one_interval_and_says_why(sandbox: SandboxHandle) -> None:
+    client = ApiClient(sandbox.base_url, sandbox.api_key, sandbox.project_id, timeout=0.5, max_retries=3)
+    app = WatchdeckApp(Settings(base_url=sandbox.base_url, api_key=sandbox.api_key,
+                                project_ids=[sandbox.project_id], poll_seconds=2, bell=False),
+                       clock=FrozenClock(FROZEN_AT), api=client)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        add_fault(sandbox, kind="latency", seconds=3.0, path=r"/batch_exports/$")
+        before = len(list_requests(sandbox))
+        started = time.monotonic()
+        await pilot.press("ctrl+r")
+        while screen.poller.failures == 0:
+            await asyncio.sleep(0.02)
+        elapsed = time.monotonic() - started
+        clear_faults(sandbox)
+        await pilot.pause()
+        assert len(list_requests(sandbox)) == before + 1, "a timeout is not retried past the poll's interval"
+        assert elapsed < screen.poller.interval, f"the poll took {elapsed:.1f} s"
+        assert "timeout after 0.5 s" in status_line(app)
+
+
+async def test_a_quick_503_is_still_retried_inside_the_interval(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox, poll_seconds=10)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        add_fault(sandbox, kind="status", status=503, path=r"/batch_exports/$", count=1)
+        before = len(list_requests(sandbox))
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        screen: Any = app.screen
+        assert len(list_requests(sandbox)) == before + 2 and screen.poller.failures == 0
+
+
+async def test_a_pause_answered_with_an_unreadable_body_is_said_journaled_and_reread(
+        sandbox: SandboxHandle, user_dirs: Path) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Events to S3 data lake")
+        await pilot.pause()
+        add_fault(sandbox, kind="body", body={"paused": "maybe"}, path=r"/pause/$", count=1)
+        polls_before = len(list_requests(sandbox))
+        await pilot.press("p")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert len(requests(sandbox, "POST", "/pause/")) == 1
+        toasts = [str(n.message) for n in app._notifications]
+        assert any("answered 200 with a body this version does not understand" in t for t in toasts), toasts
+        assert not any("Internal error" in (n.title or "") or "ValidationError" in str(n.message)
+                       for n in app._notifications)
+        entry = json.loads((user_dirs / "data" / "journal.jsonl").read_text().splitlines()[-1])
+        assert entry["action"] == "pause" and entry["result"].startswith("unclear: The server answered 200")
+        assert len(list_requests(sandbox)) > polls_before, "the export is read again to learn its state"
+
+
+async def test_a_refused_edit_shows_the_servers_words_literally_and_is_journaled(
+        sandbox: SandboxHandle, user_dirs: Path) -> None:
+    detail = "[/ name [@click=app.quit]taken[/]"
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Events to S3 data lake")
+        await pilot.pause()
+        await pilot.press("e")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, EditExportScreen)
+        screen.query_one("#edit-name", Input).value = "Renamed"
+        add_fault(sandbox, kind="body", status=400, path=r"/batch_exports/[^/]+/$", count=1,
+                  body={"type": "validation_error", "code": "invalid", "detail": detail, "attr": "name"})
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert app.is_running and app.screen is screen, "the form stays, with what was typed"
+        assert screen.query_one("#edit-name", Input).value == "Renamed"
+        assert detail in str(screen.query_one("#edit-name-error", Static).render())
+        entry = json.loads((user_dirs / "data" / "journal.jsonl").read_text().splitlines()[-1])
+        assert entry["action"] == "edit" and entry["result"].startswith("failed: ")

@@ -1,0 +1,77 @@
+"""Every file watchdeck writes is 0600 and every folder it makes 0700, whatever the umask."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from tui.__main__ import _log_crash
+from tui.app import WatchdeckApp
+from tui.config import Settings, remember_project, save_profile
+from tui.crashlog import record_exception
+from tui.state.journal import ActionJournal, JournalEntry
+from tui.state.survey_draft import DraftStore
+
+
+@pytest.fixture
+def dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Path]]:
+    """Nested user dirs that do not exist yet, under the usual umask 022 (which leaves 0644 / 0755)."""
+    paths = {name: tmp_path / "home" / name / "watchdeck" for name in ("config", "data", "state")}
+    for name, path in paths.items():
+        monkeypatch.setenv(f"WATCHDECK_{name.upper()}_DIR", str(path))
+    old = os.umask(0o022)
+    try:
+        yield paths
+    finally:
+        os.umask(old)
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_every_writer_makes_private_files_and_folders(dirs: dict[str, Path]) -> None:
+    env = {f"WATCHDECK_{n.upper()}_DIR": str(p) for n, p in dirs.items()}
+    record_exception(RuntimeError("boom"), "test")
+    assert _log_crash(RuntimeError("start-up boom"), env) == dirs["state"] / "errors.log"
+    remember_project("default", "42", env)
+    DraftStore(dirs["data"] / "drafts").write("123", {"version": 1})
+    ActionJournal().append(JournalEntry(time=datetime.now(UTC), action="pause", result="ok"))
+    save_profile(dirs["config"] / "config.toml", "eu", {"base_url": "https://eu.posthog.com", "project": "1"})
+
+    written = [p for root in dirs.values() for p in root.rglob("*")]
+    files = sorted(p.relative_to(dirs["config"].parents[1]) for p in written if p.is_file())
+    assert [str(f) for f in files] == [
+        "config/watchdeck/config.toml", "data/watchdeck/drafts/123.json", "data/watchdeck/journal.jsonl",
+        "state/watchdeck/errors.log", "state/watchdeck/projects.json",
+    ]
+    for path in written:
+        assert mode(path) == (0o700 if path.is_dir() else 0o600), path
+    for root in dirs.values():
+        assert mode(root) == 0o700 and mode(root.parent) == 0o700, "every folder made on the way is 0700"
+
+
+async def test_the_theme_file_is_private(dirs: dict[str, Path]) -> None:
+    settings = Settings(base_url="http://127.0.0.1:9", api_key="phx_theme_test_key", project_ids=["1"], bell=False)
+    app = WatchdeckApp(settings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.theme = "nord"
+        await pilot.pause()
+    ui = dirs["state"] / "ui.json"
+    assert ui.read_text() == '{"theme": "nord"}'
+    assert mode(ui) == 0o600 and mode(ui.parent) == 0o700
+
+
+def test_a_log_an_older_version_left_readable_is_narrowed(dirs: dict[str, Path]) -> None:
+    dirs["state"].mkdir(parents=True)
+    log = dirs["state"] / "errors.log"
+    log.write_text("old entry\n")
+    log.chmod(0o644)
+    record_exception(RuntimeError("new"), "test")
+    assert mode(log) == 0o600
+    assert log.read_text().startswith("old entry\n")

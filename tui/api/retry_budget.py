@@ -1,0 +1,33 @@
+"""How long a request's retries may go on, set by whoever knows: a poll's budget is its interval.
+
+Retrying a timed-out GET three times inside one poll kept the header on "refreshing" for four
+timeouts (about a minute) before it could say why. A poller sets its interval as the budget; the
+client then starts a retry only if it could end inside it, so a poll gives up (and says so) within
+one interval of its last attempt. Without a budget (one-off requests) the client's own limits apply.
+It is a context variable, so it follows the poll into the tasks it starts and nowhere else.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+_deadline: ContextVar[float | None] = ContextVar("watchdeck_retry_deadline", default=None)
+
+
+@contextmanager
+def retry_budget(seconds: float) -> Iterator[None]:
+    """Requests made inside the block retry only while the retry could finish within ``seconds``."""
+    token = _deadline.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def may_retry(wait: float, attempt_cost: float = 0.0) -> bool:
+    """True when waiting ``wait`` s and spending ``attempt_cost`` s more still ends inside the budget."""
+    deadline = _deadline.get()
+    return deadline is None or time.monotonic() + wait + attempt_cost <= deadline

@@ -1,0 +1,44 @@
+"""The base of watchdeck's apps: an exception nothing handled is one line on stderr, never a traceback.
+
+Textual's own report of such an exception is a traceback with every frame's
+local variables, and locals can hold the API key. Here the traceback (without
+locals) goes to the crash log and the operator reads one line naming it.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from textual.app import App
+
+from tui.crashlog import UnexpectedError, one_line, record_exception
+
+ReturnT = TypeVar("ReturnT")
+
+
+class SafeApp(App[ReturnT]):
+    def __init__(self) -> None:
+        super().__init__()
+        self._crashed = False
+        self.error_console.soft_wrap = True  # the crash line whole, never cut to the terminal's width
+
+    def crash_secrets(self) -> tuple[str, ...]:
+        """What to blank out of the crash line and the log (the API key, once there is one)."""
+        return ()
+
+    def _handle_exception(self, error: Exception) -> None:
+        """Log the traceback, hand Textual the one line (an exception that renders itself is shown as just that).
+
+        The original stays chained as the cause, for test runners that
+        re-raise it. What fails after the first (a screen half built) is only
+        logged: the first is the one to read. Overrides a private hook of
+        ``App``: there is no public one for this.
+        """
+        if isinstance(error, UnexpectedError):
+            super()._handle_exception(error)
+            return
+        path = record_exception(error, context="unexpected exception", secrets=self.crash_secrets())
+        if self._crashed:
+            return
+        self._crashed = True
+        super()._handle_exception(UnexpectedError(error, one_line(error, path, self.crash_secrets())))

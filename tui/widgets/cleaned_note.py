@@ -1,0 +1,62 @@
+"""The mark next to an editable field whose server text held control characters or escape sequences.
+
+The field shows the cleaned text (:func:`tui.render.editable`); this note says so, so that the
+operator knows why the value looks different from what the server holds and that saving sends
+the cleaned value.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tui.render import CLEANED_NOTE, editable
+
+if TYPE_CHECKING:
+    from tui.state.survey_draft import SurveyDraft
+
+
+class CleanedNote(Static):
+    """``contained control characters; saving removes them``, under the field it is about."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(Text(CLEANED_NOTE, style="bold yellow"), id=id, classes="cleaned-note", markup=False)
+
+
+ONE_LINE_SURVEY_FIELDS = ("name", "description", "start_date", "end_date", "responses_limit", "iteration_count",
+                          "iteration_frequency_days", "linked_flag_id", "targeting_flag_id")
+MULTI_LINE_SURVEY_FIELDS = ("targeting_flag_filters", "appearance", "conditions")
+ONE_LINE_QUESTION_FIELDS = ("question", "buttonText", "link", "lowerBoundLabel", "upperBoundLabel")
+
+
+def clean_survey_draft(draft: SurveyDraft) -> None:
+    """Pass every text the editor shows in an editable widget through :func:`editable`, in the draft itself.
+
+    Cleaning the draft (not only the widgets) is what makes a save send the cleaned value, also for
+    questions whose form was never opened. The paths cleaned are added to ``draft.cleaned``
+    (``name``, ``q3.question``, ``q3.choices``) so each form marks its field.
+    """
+    for name in (*ONE_LINE_SURVEY_FIELDS, *MULTI_LINE_SURVEY_FIELDS):
+        value = draft.form.get(name)
+        if isinstance(value, str):
+            safe = editable(value, multiline=name in MULTI_LINE_SURVEY_FIELDS)
+            if safe.cleaned:
+                draft.form[name] = safe.text
+                draft.cleaned.add(name)
+    for q in draft.questions:
+        for name in (*ONE_LINE_QUESTION_FIELDS, "description"):
+            value = q.data.get(name)
+            if isinstance(value, str):
+                safe = editable(value, multiline=name == "description")
+                if safe.cleaned:
+                    q.data[name] = safe.text
+                    draft.cleaned.add(f"{q.key}.{name}")
+        choices = q.data.get("choices")
+        if isinstance(choices, list):
+            cleaned = [editable(c) if isinstance(c, str) else None for c in choices]
+            if any(c is not None and c.cleaned for c in cleaned):
+                q.data["choices"] = [c.text if c is not None else original for c, original in zip(cleaned, choices,
+                                                                                                   strict=True)]
+                draft.cleaned.add(f"{q.key}.choices")
