@@ -197,7 +197,9 @@ async def test_form_tests_picks_a_project_and_saves_without_the_key(env: dict[st
         await _settle(pilot)
         assert isinstance(app.screen, ProfileFormScreen)
         assert app.screen.query_one("#project", Input).value == "2"
-        assert _text(app, "#form-result") == f"Connected to {sandbox.base_url.split('//')[1]}: the key sees 3 projects."
+        host = sandbox.base_url.split("//")[1]
+        assert _text(app, "#form-result") == (f"Connected to {host}: the key sees 3 projects."
+                                              "\nthe key has every scope (*) (owner: Ada Okafor)")
         await pilot.press("ctrl+s")
         await _settle(pilot)
     result = app.return_value
