@@ -29,6 +29,8 @@ from tui.private_files import write_private
 from tui.redaction import mask_secrets_in
 from tui.render import clean
 from tui.safe_app import SafeApp
+from tui.screens.base import AppHandle
+from tui.state.server_time import ServerClock
 
 _startup_frozen = False
 FREEZE_AFTER_SECONDS = 1.0
@@ -64,9 +66,12 @@ class WatchdeckApp(SafeApp[int]):
         super().__init__()
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
+        # The server's time, from the Date header of every answer: health is judged on it.
+        self.server_clock = ServerClock(self.clock)
         self.project_id = settings.project_id
         self._clients: dict[str, ApiClient] = {}
         if api is not None:
+            api.on_server_date = self.server_clock.record
             self._clients[api.project_id] = api
         self._start_mode = start_mode
         # The first poll's answers, asked for before this module was even imported (tui.api.prefetch).
@@ -85,6 +90,7 @@ class WatchdeckApp(SafeApp[int]):
         if client is None:
             client = ApiClient(self.settings.base_url, self.settings.api_key.get_secret_value(), project_id,
                                prefetch=self._prefetched.pop(project_id, None))
+            client.on_server_date = self.server_clock.record
             self._clients[project_id] = client
         return client
 
@@ -236,3 +242,7 @@ class WatchdeckApp(SafeApp[int]):
         text = mask_secrets_in(f"Something went wrong in the background: {error!r}.{where}", self.crash_secrets())
         self.notify(clean(text, limit=400), title="Internal error", severity="error", markup=False, timeout=15)
 
+
+def _provides_the_screens_handle(app: WatchdeckApp) -> AppHandle:
+    """For mypy: the app offers everything :class:`tui.screens.base.AppHandle` promises the screens."""
+    return app

@@ -28,6 +28,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
+# Defined below both this module and tui.keys (which this one asks for the key); still importable from here.
+from tui.config_errors import ConfigError as ConfigError
+from tui.config_errors import env_default as env_default
 from tui.private_files import write_private
 
 MIN_POLL_SECONDS = 2.0
@@ -41,10 +44,6 @@ PRESET_BASE_URLS: dict[str, str] = {
     "us": "https://us.posthog.com",
     "eu": "https://eu.posthog.com",
 }
-
-
-class ConfigError(Exception):
-    """A setting that cannot be used; the message is one line for stderr."""
 
 
 class NeedsSetup(ConfigError):
@@ -138,11 +137,6 @@ class Settings(BaseModel):
         if value < MIN_POLL_SECONDS:
             raise ValueError(f"poll interval must be at least {MIN_POLL_SECONDS:g} s")
         return value
-
-
-def env_default(env: Mapping[str, str], name: str) -> str | None:
-    value = env.get(name, "").strip()
-    return value or None
 
 
 def split_ids(values: Sequence[str | int] | None) -> list[str]:

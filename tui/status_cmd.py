@@ -1,14 +1,18 @@
 """``watchdeck status``: one poll of the watched exports, for cron and monitoring checks.
 
-Exit codes: 0 all healthy; 1 a latest run failed or an export is overdue; 2
-the check itself could not be done (connection, auth, unknown export). Quiet on
-success (stdout only), no colour unless stdout is a terminal, and the key
-never appears: every message comes from the client's errors, which hold none.
+Exit codes: 0 all healthy; 1 an export is failing (its latest run is in the
+failed group: Failed, FailedRetryable, FailedBilling) or overdue; 2 the check
+itself could not be done (connection, auth, a project or export that does not
+exist, an answer missing what a verdict needs). Quiet on success (stdout only),
+no colour unless stdout is a terminal, and the key never appears: every
+message comes from the client's errors, which hold none.
 
-"Overdue" means no Completed run whose data interval ended within
-``lag_alert_intervals`` (default 2) intervals plus a grace period of now.
-Paused exports, exports that have not started yet, and exports past their
-``end_at`` are never overdue.
+The verdict is :func:`tui.state.health.judge`'s, the same as the monitor's, on
+the server's time (the ``Date`` header of its answers): "overdue" means no
+Completed data for ``lag_alert_intervals`` (default 2) intervals plus a grace
+period. Paused exports, exports that have not started yet, and exports past
+their ``end_at`` are never overdue. Where the server has no runs list (404/405),
+the runs in the export's own ``latest_runs`` are judged.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
@@ -31,53 +35,85 @@ from tui.api.errors import (
     MethodNotAllowed,
     NetworkError,
     NotFound,
+    ProjectNotFound,
     RateLimited,
     ServerError,
     Unauthorized,
+    names_missing_project,
 )
-from tui.api.models import BatchExport, BatchExportRun, RunStatus
+from tui.api.models import BatchExport, BatchExportRun
 from tui.api.scopes import KeyReport, fetch_key_report
 from tui.clock import Clock, SystemClock
 from tui.config import Settings
 from tui.redaction import mask_url_password
 from tui.render import ago, clean, duration
+from tui.state.exports import confirm_project
+from tui.state.health import (
+    DEFAULT_GRACE_SECONDS,
+    FAILED_GROUP,
+    HealthState,
+    Verdict,
+    incomplete_reason,
+    judge,
+    run_activity_time,
+)
+from tui.state.server_time import ServerClock, describe_skew
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
 EXIT_ERROR = 2
-DEFAULT_GRACE_SECONDS = 600.0
 
-FAILED = frozenset({
-    RunStatus.FAILED, RunStatus.FAILED_RETRYABLE, RunStatus.TIMED_OUT, RunStatus.TERMINATED, RunStatus.FAILED_BILLING,
-})
+FAILED = FAILED_GROUP  # the statuses that make an export "failing"
 
 TEST_TIMEOUT = 10.0
 
-_COLOURS = {"ok": "32", "paused": "2", "failed": "1;31", "overdue": "1;33", "no runs": "33"}
+_COLOURS = {"ok": "32", "running": "36", "paused": "2", "ended": "2", "failing": "1;31", "overdue": "1;33",
+            "no runs": "33", "unknown status": "33"}
 
 
 @dataclass
 class ExportStatus:
-    """One line of the report."""
+    """One line of the report: an export and the verdict on it."""
 
     project_id: str
     export: BatchExport
-    latest: BatchExportRun | None
-    last_completed_end: datetime | None
-    state: str  # ok | paused | failed | overdue | no runs
-    problem: str | None = None
+    verdict: Verdict
+
+    @property
+    def state(self) -> str:
+        return self.verdict.state.value
+
+    @property
+    def latest(self) -> BatchExportRun | None:
+        return self.verdict.latest_run
+
+    @property
+    def last_completed_end(self) -> datetime | None:
+        return self.verdict.last_completed_end
 
     @property
     def unhealthy(self) -> bool:
-        return self.state in ("failed", "overdue")
+        return self.verdict.unhealthy
+
+    @property
+    def problem(self) -> str | None:
+        """The verdict's reason where it needs attention; the latest error joins a failure's reason."""
+        verdict = self.verdict
+        if verdict.state is HealthState.FAILING and verdict.latest_run is not None:
+            error = clean(verdict.latest_run.latest_error or "", limit=160)
+            return verdict.reason + (f": {error}" if error else "")
+        if verdict.unhealthy or verdict.state is HealthState.UNKNOWN_STATUS:
+            return verdict.reason
+        return None
 
 
 @dataclass
 class Report:
-    checked_at: datetime
+    checked_at: datetime  # server time
     exports: list[ExportStatus] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     key: KeyReport | None = None  # the key's scopes, asked after the exports
+    clock_skew_seconds: float = 0.0  # server minus this machine, from the Date header of the answers
 
     @property
     def exit_code(self) -> int:
@@ -86,74 +122,12 @@ class Report:
         return EXIT_PROBLEM if any(e.unhealthy for e in self.exports) else EXIT_OK
 
 
-def _run_time(run: BatchExportRun) -> datetime | None:
-    return run.created_at or run.data_interval_end or run.last_updated_at or run.finished_at
-
-
-def latest_run(runs: Sequence[BatchExportRun]) -> BatchExportRun | None:
-    dated = [r for r in runs if _run_time(r) is not None]
-    if not dated:
-        return runs[0] if runs else None
-    return max(dated, key=lambda r: _run_time(r))  # type: ignore[arg-type, return-value]
-
-
-def last_completed_end(runs: Sequence[BatchExportRun]) -> datetime | None:
-    ends = [r.data_interval_end for r in runs if r.status == RunStatus.COMPLETED and r.data_interval_end]
-    return max(ends) if ends else None
-
-
-def judge(project_id: str, export: BatchExport, runs: Sequence[BatchExportRun], now: datetime,
-          lag_intervals: float, grace: float) -> ExportStatus:
-    """The health of one export from its runs: failed beats overdue beats paused beats ok."""
-    latest = latest_run(runs)
-    done_end = last_completed_end(runs)
-    status = ExportStatus(project_id, export, latest, done_end, "ok")
-    if latest is not None and latest.status in FAILED:
-        status.state = "failed"
-        error = clean(latest.latest_error or "", limit=160)
-        status.problem = f"latest run {latest.status}" + (f": {error}" if error else "")
-        return status
-    if export.paused:
-        status.state = "paused"
-        return status
-    seconds = export.interval_seconds
-    if seconds is None:
-        status.state = "ok" if latest is not None else "no runs"
-        return status
-    allowed = timedelta(seconds=lag_intervals * seconds + grace)
-    horizon = min(now, export.end_at) if export.end_at else now
-    if export.start_at and export.start_at > now:
-        return status
-    reference = done_end or export.start_at or export.created_at
-    if reference is not None and horizon - reference > allowed:
-        status.state = "overdue"
-        behind = duration((horizon - reference).total_seconds())
-        status.problem = (f"no completed data for {behind} (allowed {duration(allowed.total_seconds())})"
-                          if done_end else f"no completed run yet, created {behind} ago")
-    elif latest is None:
-        status.state = "no runs"
-    return status
-
-
-def _needs_runs(export: BatchExport, now: datetime, lag_intervals: float, grace: float) -> bool:
-    """Whether the runs in the list answer (``latest_runs``) are too few to judge; saves a request per export."""
-    runs = export.latest_runs
-    if not runs:
-        return True
-    latest = latest_run(runs)
-    if latest is not None and latest.status in FAILED:
-        return False
-    if export.paused or export.interval_seconds is None:
-        return False
-    end = last_completed_end(runs)
-    allowed = timedelta(seconds=lag_intervals * export.interval_seconds + grace)
-    return end is None or now - end > allowed
-
-
 async def _project_exports(client: ApiClient, wanted: list[str]) -> tuple[list[BatchExport], list[str]]:
     """The project's exports (the list endpoint), or the wanted ids one by one where the server has no list.
 
-    Returns the exports and the wanted ids that this project does not have.
+    Returns the exports and the wanted ids that this project does not have. A
+    project the server does not know raises :class:`ProjectNotFound`: it is not
+    a project without exports.
     """
     try:
         page = await client.batch_exports.list()
@@ -161,46 +135,79 @@ async def _project_exports(client: ApiClient, wanted: list[str]) -> tuple[list[B
         if wanted:
             exports = [e for e in exports if e.id in wanted]
         return exports, [w for w in wanted if w not in {e.id for e in exports}]
-    except (NotFound, MethodNotAllowed):
-        pass
+    except (NotFound, MethodNotAllowed) as err:
+        if names_missing_project(err):
+            raise ProjectNotFound(client.project_id, status=err.status, path=err.path) from None
+        await confirm_project(client)
     found: list[BatchExport] = []
     missing: list[str] = []
     for export_id in wanted:
         try:
             found.append(await client.batch_exports.get(export_id))
-        except NotFound:
+        except NotFound as err:
+            if names_missing_project(err):
+                raise ProjectNotFound(client.project_id, status=err.status, path=err.path) from None
             missing.append(export_id)
     return found, missing
+
+
+def _needs_runs(verdict: Verdict, export: BatchExport) -> bool:
+    """Whether the runs in the list answer (``latest_runs``) are too few to be sure; saves a request per export.
+
+    Only an unhealthy-looking verdict from few runs is worth a second look: the
+    runs list may hold a newer Completed run than ``latest_runs`` shows.
+    """
+    return not export.latest_runs or verdict.state is HealthState.OVERDUE
 
 
 async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = (), *,
                   grace: float = DEFAULT_GRACE_SECONDS, timeout: float = 15.0) -> Report:
     """One poll of every watched project. Connection and auth errors end up in ``report.errors``."""
     wanted = [e for e in dict.fromkeys([*settings.export_ids, *export_ids]) if e]
+    server = ServerClock(clock)
     report = Report(checked_at=clock.now())
     key = settings.api_key.get_secret_value()
     still_missing = set(wanted)
+    lag_intervals = settings.lag_alert_intervals
+    unreachable = False
     for project_id in settings.project_ids:
         async with ApiClient(settings.base_url, key, project_id, timeout=timeout, max_retries=1,
                              max_retry_wait=5.0) as client:
+            client.on_server_date = server.record
+            runs_listed = True
             try:
                 exports, missing = await _project_exports(client, wanted)
                 still_missing &= set(missing)
-                now = clock.now()
                 for export in exports:
-                    runs: list[BatchExportRun] = list(export.latest_runs)
-                    if _needs_runs(export, now, settings.lag_alert_intervals, grace):
-                        page = await client.batch_exports.runs(export.id)
-                        runs = [*runs, *page.results]
-                    report.exports.append(judge(project_id, export, runs, now, settings.lag_alert_intervals, grace))
+                    problem = incomplete_reason(export)
+                    if problem is not None:
+                        report.errors.append(f"project {project_id}: answer incomplete, {problem}")
+                        continue
+                    now = server.now()
+                    verdict = judge(export, now, lag_intervals=lag_intervals, grace_seconds=grace)
+                    if runs_listed and _needs_runs(verdict, export):
+                        try:
+                            page = await client.batch_exports.runs(export.id)
+                        except (NotFound, MethodNotAllowed) as err:
+                            if names_missing_project(err):
+                                raise ProjectNotFound(project_id, status=err.status, path=err.path) from None
+                            runs_listed = False  # no runs list here (the interface's server): latest_runs it is
+                        else:
+                            runs = [r for r in page.results if incomplete_reason_of_run(r) is None]
+                            verdict = judge(export, server.now(), runs=runs, lag_intervals=lag_intervals,
+                                            grace_seconds=grace)
+                    report.exports.append(ExportStatus(project_id, export, verdict))
             except NetworkError as err:
                 report.errors.append(describe_connection_error(err, settings.base_url))
+                unreachable = True
                 break  # the same server for every project: one message is enough
+            except ProjectNotFound as err:
+                report.errors.append(str(err))
             except (Unauthorized, Forbidden) as err:
                 report.errors.append(f"project {project_id}: {describe_connection_error(err, settings.base_url)}")
             except ApiError as err:
                 report.errors.append(f"project {project_id}: {err}")
-    if not any(e.startswith(("DNS", "TLS", "Refused", "Timeout", "Network")) for e in report.errors):
+    if not unreachable:
         async with ApiClient(settings.base_url, key, "@current", timeout=timeout, max_retries=0) as client:
             report.key = await fetch_key_report(client)
     if report.key is not None and report.errors:
@@ -210,7 +217,14 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
         ids = ", ".join(sorted(still_missing))
         projects = ", ".join(settings.project_ids)
         report.errors.append(f"export {ids} not found in project {projects}")
+    report.checked_at = server.now()
+    report.clock_skew_seconds = server.offset_seconds
     return report
+
+
+def incomplete_reason_of_run(run: BatchExportRun) -> str | None:
+    """A run of the runs page without a status cannot be judged: it is left out, not read as a status."""
+    return None if "status" in run.model_fields_set else f"run {run.id} missing status"
 
 
 # --------------------------------------------------------------------------- explaining failures
@@ -257,15 +271,15 @@ def describe_connection_error(err: ApiError, base_url: str) -> str:
 
 def _row(status: ExportStatus, now: datetime) -> dict[str, str]:
     latest = status.latest
-    when = (latest.finished_at or latest.last_updated_at or latest.created_at) if latest else None
-    lag = (now - status.last_completed_end).total_seconds() if status.last_completed_end else None
+    when = run_activity_time(latest) if latest else None
+    lag = status.verdict.lag_seconds
     return {
         "PROJECT": clean(status.project_id, limit=12),
         "EXPORT": clean(status.export.id, limit=36),
         "NAME": clean(status.export.name, limit=40),
         "INTERVAL": clean(status.export.interval, limit=18),
         "LATEST": clean(latest.status if latest else "—", limit=16),
-        "AGE": ago(when, now) if when else "—",
+        "AGE": ago(min(when, now), now) if when else "—",
         "LAG": duration(lag) if lag is not None else "—",
         "STATE": status.state.upper(),
     }
@@ -293,6 +307,10 @@ def format_table(report: Report, *, colour: bool) -> str:
     return text
 
 
+def _round(seconds: float | None) -> float | None:
+    return None if seconds is None else round(max(0.0, seconds), 1)
+
+
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat().replace("+00:00", "Z") if value else None
 
@@ -302,7 +320,7 @@ def to_json(report: Report, settings: Settings) -> dict[str, Any]:
     exports = []
     for s in report.exports:
         latest = s.latest
-        when = (latest.finished_at or latest.last_updated_at or latest.created_at) if latest else None
+        verdict = s.verdict
         exports.append({
             "project_id": s.project_id,
             "id": s.export.id,
@@ -312,17 +330,20 @@ def to_json(report: Report, settings: Settings) -> dict[str, Any]:
             "state": s.state,
             "healthy": not s.unhealthy,
             "problem": s.problem,
+            "reason": verdict.reason,
+            "failure_streak": verdict.failure_streak,
+            "next_due": _iso(verdict.next_due),
             "latest_run": None if latest is None else {
                 "id": latest.id,
                 "status": latest.status,
                 "data_interval_start": _iso(latest.data_interval_start),
                 "data_interval_end": _iso(latest.data_interval_end),
                 "finished_at": _iso(latest.finished_at),
-                "age_seconds": round((now - when).total_seconds(), 1) if when else None,
+                "age_seconds": _round(verdict.latest_age_seconds),
                 "latest_error": latest.latest_error,
             },
             "last_completed_end": _iso(s.last_completed_end),
-            "lag_seconds": round((now - s.last_completed_end).total_seconds(), 1) if s.last_completed_end else None,
+            "lag_seconds": _round(verdict.lag_seconds),
         })
     return {
         "checked_at": _iso(now),
@@ -331,6 +352,7 @@ def to_json(report: Report, settings: Settings) -> dict[str, Any]:
         "project_ids": list(settings.project_ids),
         "exit_code": report.exit_code,
         "healthy": report.exit_code == EXIT_OK,
+        "clock_skew_seconds": round(report.clock_skew_seconds, 1),
         "errors": list(report.errors),
         "exports": exports,
         "key": report.key.to_json() if report.key else None,
@@ -356,6 +378,9 @@ def run(settings: Settings, *, as_json: bool = False, export_ids: Sequence[str] 
         out.write(json.dumps(to_json(report, settings), indent=2) + "\n")
     elif report.exports or not report.errors:
         out.write(format_table(report, colour=use_colour(out, env)))
+        skew = describe_skew(report.clock_skew_seconds)
+        if skew:
+            out.write(f"\n{skew}: ages and lags are measured on the server's clock\n")
     for message in report.errors:
         err.write(f"watchdeck: {mask_url_password(message)}\n")
     out.flush()

@@ -247,8 +247,8 @@ async def test_poll_repaint_cost_vs_stock_datatable(sandbox200: SandboxHandle) -
 
         def poll(indexes: list[int], label: str) -> Callable[[int], None]:
             def step(_: int) -> None:
-                assert screen._snapshot is not None
-                screen._on_snapshot(with_changes(screen._snapshot, indexes))
+                assert screen.board.snapshot is not None
+                screen._on_snapshot(with_changes(screen.board.snapshot, indexes))
                 apply_ms.setdefault(label, []).append(screen.last_apply_seconds)
             return step
 
@@ -480,8 +480,8 @@ async def test_rss_over_5000_polls(sandbox200: SandboxHandle) -> None:
     rows: list[list[object]] = []
     async with app.run_test(size=SIZE):
         screen, table = await started_monitor(app)
-        assert screen._snapshot is not None
-        first = screen._snapshot
+        assert screen.board.snapshot is not None
+        first = screen.board.snapshot
         screen._on_snapshot(ExportsSnapshot(exports=first.exports[:watched_count]))
         frames = FrameCounter(app)
         await frames.wait_next(frames.count, timeout=0.1)
@@ -500,7 +500,7 @@ async def test_rss_over_5000_polls(sandbox200: SandboxHandle) -> None:
             if cycle == total:
                 break
             indexes = [(cycle * 10 + k * 5) % watched_count for k in range(10)]
-            screen._on_snapshot(with_changes(screen._snapshot, indexes))
+            screen._on_snapshot(with_changes(screen.board.snapshot, indexes))
             if cycle % 5 == 0:
                 await frames.wait_next(frames.count, timeout=0.05)  # a repaint every few polls
             else:
@@ -523,7 +523,7 @@ async def test_logs_100k_lines(sandbox200: SandboxHandle) -> None:
     app = make_app(sandbox200.base_url, sandbox200.api_key)
     async with app.run_test(size=SIZE) as pilot:
         screen, _ = await started_monitor(app)
-        watched = screen._snapshot.exports[0]  # type: ignore[union-attr]
+        watched = screen.board.snapshot.exports[0]  # type: ignore[union-attr]
         logs = LogsScreen(watched, None)
         await app.push_screen(logs)
         await wait_for(lambda: all(w.is_finished for w in app.workers))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -28,15 +28,41 @@ def _exports(h: SandboxHandle, project: str = "1") -> list[BatchExport]:
 
 def _healthy_ids(h: SandboxHandle) -> list[str]:
     ids = [e.id for e in _exports(h) if not e.paused and e.latest_runs and e.latest_runs[0].status == "Completed"
-           and e.interval in ("hour", "every 5 minutes", "every 15 minutes")]
+           and e.end_at is None and e.interval in ("hour", "every 5 minutes", "every 15 minutes")]
     assert len(ids) >= 2, "the seed changed: need healthy exports in project 1"
     return ids
 
 
-def _failed(h: SandboxHandle) -> BatchExport:
-    failed = [e for e in _exports(h) if e.latest_runs and e.latest_runs[0].status in FAILED]
-    assert failed, "the seed changed: need an export whose latest run failed in project 1"
-    return failed[0]
+@pytest.fixture
+def failed(sandbox: SandboxHandle) -> Iterator[BatchExport]:
+    """An export whose latest run failed (FailedRetryable: the failed group, as the service groups it)."""
+    export = next(e for e in _exports(sandbox) if e.latest_runs and e.latest_runs[0].status == "Completed"
+                  and e.end_at is None and not e.paused)
+    run = export.latest_runs[0]
+    with sandbox.state.db.transaction() as c:
+        c.execute("UPDATE runs SET status = 'FailedRetryable', latest_error = 'disk full' WHERE id = ?", (run.id,))
+    made = next(e for e in _exports(sandbox) if e.id == export.id)
+    assert made.latest_runs[0].status in FAILED
+    yield made
+    with sandbox.state.db.transaction() as c:
+        c.execute("UPDATE runs SET status = 'Completed', latest_error = NULL WHERE id = ?", (run.id,))
+
+
+@pytest.fixture
+def later(sandbox: SandboxHandle) -> Iterator[Callable[[SandboxHandle, FrozenClock, timedelta], None]]:
+    """Let time pass on the server and here alike (health is judged on the server's clock); undone after."""
+    moved = timedelta(0)
+
+    def advance(handle: SandboxHandle, clock: FrozenClock, delta: timedelta) -> None:
+        nonlocal moved
+        assert isinstance(handle.clock, FrozenClock)
+        moved += delta
+        handle.clock.advance(delta)
+        clock.advance(delta)
+
+    yield advance
+    assert isinstance(sandbox.clock, FrozenClock)
+    sandbox.clock.advance(-moved)
 
 
 @pytest.fixture
@@ -62,25 +88,25 @@ def test_healthy_exports_exit_0_and_stay_quiet(run_env: dict[str, str], sandbox:
     assert all(len(line) >= state_col and line[state_col:].strip() == "OK" for line in lines[1:])  # aligned
 
 
-def test_failed_latest_run_exits_1(run_env: dict[str, str], sandbox: SandboxHandle, clock: FrozenClock,
+def test_failed_latest_run_exits_1(run_env: dict[str, str], failed: BatchExport, clock: FrozenClock,
                                    capsys: pytest.CaptureFixture[str]) -> None:
-    failed = _failed(sandbox)
     assert main(["status"], env=run_env, clock=clock) == 1
     out, err = capsys.readouterr()
     assert err == ""
     row = next(line for line in out.splitlines() if failed.id in line)
-    assert row.rstrip().endswith("FAILED") and failed.latest_runs[0].status in row
+    assert row.rstrip().endswith("FAILING") and failed.latest_runs[0].status in row
     assert f"{failed.name}: latest run {failed.latest_runs[0].status}" in out
     # the same export alone, the other word order of the flags
     assert main(["--export", failed.id, "status"], env=run_env, clock=clock) == 1
 
 
 def test_overdue_exits_1_and_paused_is_excluded(run_env: dict[str, str], sandbox: SandboxHandle,
-                                                clock: FrozenClock, capsys: pytest.CaptureFixture[str]) -> None:
+                                                clock: FrozenClock, capsys: pytest.CaptureFixture[str],
+                                                later: Callable[..., None]) -> None:
     ids = _healthy_ids(sandbox)
     paused = [e.id for e in _exports(sandbox) if e.paused]
     assert paused, "the seed changed: need a paused export in project 1"
-    clock.advance(timedelta(days=1))  # the frozen sandbox made no runs for a day
+    later(sandbox, clock, timedelta(days=1))  # the frozen sandbox made no runs for a day
     assert main(["status", "--json", "--export", ids[0], "--export", paused[0]], env=run_env, clock=clock) == 1
     data = json.loads(capsys.readouterr().out)
     states = {e["id"]: e for e in data["exports"]}
@@ -92,10 +118,10 @@ def test_overdue_exits_1_and_paused_is_excluded(run_env: dict[str, str], sandbox
 
 
 def test_grace_flag_moves_the_line(run_env: dict[str, str], sandbox: SandboxHandle, clock: FrozenClock,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+                                   capsys: pytest.CaptureFixture[str], later: Callable[..., None]) -> None:
     hourly = [e for e in _exports(sandbox) if e.id in _healthy_ids(sandbox) and e.interval == "hour"]
     assert hourly, "the seed changed: need a healthy hourly export"
-    clock.advance(timedelta(hours=3))
+    later(sandbox, clock, timedelta(hours=3))
     assert main(["status", "--export", hourly[0].id], env=run_env, clock=clock) == 1
     assert main(["status", "--grace", "7200", "--export", hourly[0].id], env=run_env, clock=clock) == 0
 
@@ -107,7 +133,8 @@ def test_json_shape(run_env: dict[str, str], sandbox: SandboxHandle, clock: Froz
     assert err == ""
     data = json.loads(out)
     assert set(data) == {"checked_at", "base_url", "profile", "project_ids", "exit_code", "healthy", "errors",
-                         "exports", "key"}
+                         "exports", "key", "clock_skew_seconds"}
+    assert data["clock_skew_seconds"] == 0.0
     # the key's own scopes, from personal_api_keys/@current/ (the demo key has them all)
     assert data["key"]["scopes"] == ["*"] and data["key"]["missing"] == {}
     assert data["exit_code"] == code and data["project_ids"] == ["1", "2"] and data["errors"] == []
@@ -115,7 +142,8 @@ def test_json_shape(run_env: dict[str, str], sandbox: SandboxHandle, clock: Froz
     assert {e["project_id"] for e in data["exports"]} == {"1", "2"}
     export = data["exports"][0]
     assert set(export) == {"project_id", "id", "name", "interval", "paused", "state", "healthy", "problem",
-                           "latest_run", "last_completed_end", "lag_seconds"}
+                           "reason", "failure_streak", "next_due", "latest_run", "last_completed_end",
+                           "lag_seconds"}
     assert set(export["latest_run"]) == {"id", "status", "data_interval_start", "data_interval_end", "finished_at",
                                          "age_seconds", "latest_error"}
     assert sandbox.api_key not in out
@@ -189,5 +217,6 @@ def test_list_endpoint_missing_falls_back_to_given_ids(run_env: dict[str, str], 
     out = capsys.readouterr().out
     assert ids[0] in out and len(out.splitlines()) == 2
     paths = [r["path"] for r in sandbox.requests()[before:]]
-    assert paths and paths[0].endswith(f"/batch_exports/{ids[0]}/")
+    # the project is confirmed to exist before "no list" is decided; then the given id is fetched
+    assert paths[0] == "/api/projects/1/" and paths[1].endswith(f"/batch_exports/{ids[0]}/")
     assert not any(p.endswith("/batch_exports/") for p in paths)

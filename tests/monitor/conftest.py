@@ -51,7 +51,7 @@ def select_export(app: WatchdeckApp, name: str) -> str:
     """Put the cursor on the export with that name; returns its row key."""
     table = app.screen.query_one("#exports", LiveTable)
     screen: Any = app.screen
-    for watched in screen._snapshot.exports:
+    for watched in screen.board.snapshot.exports:
         if watched.export.name == name:
             table.move_cursor(row=table.get_row_index(watched.key), animate=False)
             return str(watched.key)

@@ -7,15 +7,8 @@ from typing import Any
 
 from tui.api.models import BatchExport
 from tui.state.alerts import AlertKind, AlertTracker
-from tui.state.exports import (
-    ExportsSnapshot,
-    WatchedExport,
-    consecutive_failures,
-    is_lagging,
-    lag_seconds,
-    latest_run,
-    next_run_due,
-)
+from tui.state.exports import ExportsSnapshot, WatchedExport, latest_run
+from tui.state.health import HealthState, judge
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -29,33 +22,34 @@ def run(i: int, status: str, end: datetime, **extra: Any) -> dict[str, Any]:
 
 def export(runs: list[dict[str, Any]], **extra: Any) -> BatchExport:
     return BatchExport.model_validate({
-        "id": "e1", "name": "Events to S3", "interval": "hour", "destination": {"type": "S3", "config": {}},
-        "latest_runs": runs, **extra,
+        "id": "e1", "name": "Events to S3", "interval": "hour", "paused": False,
+        "destination": {"type": "S3", "config": {}}, "latest_runs": runs, **extra,
     })
 
 
 def test_lag_is_now_minus_newest_completed_interval_end() -> None:
     e = export([run(1, "Completed", NOW - timedelta(hours=3)), run(2, "Failed", NOW - timedelta(hours=1))])
-    assert lag_seconds(e, NOW) == 3 * 3600
-    assert is_lagging(e, NOW, 2.0)
-    assert not is_lagging(e, NOW, 4.0)
+    verdict = judge(e, NOW)
+    assert verdict.lag_seconds == 3 * 3600
+    assert verdict.state is HealthState.FAILING
+    assert judge(export([run(1, "Completed", NOW - timedelta(hours=3))]), NOW).state is HealthState.OVERDUE
+    assert judge(export([run(1, "Completed", NOW - timedelta(hours=3))]), NOW, lag_intervals=4).state \
+        is HealthState.OK
 
 
-def test_paused_exports_are_not_flagged_as_lagging() -> None:
-    e = export([run(1, "Completed", NOW - timedelta(hours=5))], paused=True)
-    assert not is_lagging(e, NOW)
-    assert next_run_due(e, NOW) is None
+def test_paused_exports_are_not_flagged_as_overdue() -> None:
+    verdict = judge(export([run(1, "Completed", NOW - timedelta(hours=5))], paused=True), NOW)
+    assert verdict.state is HealthState.PAUSED
+    assert verdict.next_due is None
 
 
 def test_no_completed_run_means_unknown_lag() -> None:
-    e = export([run(1, "Failed", NOW - timedelta(hours=1))])
-    assert lag_seconds(e, NOW) is None
-    assert not is_lagging(e, NOW)
+    assert judge(export([run(1, "Failed", NOW - timedelta(hours=1))]), NOW).lag_seconds is None
 
 
 def test_next_run_due_after_newest_interval() -> None:
-    e = export([run(1, "Completed", NOW - timedelta(minutes=30))])
-    assert next_run_due(e, NOW) == NOW + timedelta(minutes=30)
+    verdict = judge(export([run(1, "Completed", NOW - timedelta(minutes=30))]), NOW)
+    assert verdict.next_due == NOW + timedelta(minutes=30)
 
 
 def test_latest_run_is_newest_by_creation_whatever_the_order() -> None:
@@ -72,9 +66,9 @@ def test_unknown_status_is_kept_raw() -> None:
 def test_failure_streak() -> None:
     e = export([
         run(1, "Completed", NOW - timedelta(hours=4)), run(2, "Failed", NOW - timedelta(hours=3)),
-        run(3, "FailedRetryable", NOW - timedelta(hours=2)), run(4, "TimedOut", NOW - timedelta(hours=1)),
+        run(3, "FailedRetryable", NOW - timedelta(hours=2)), run(4, "FailedBilling", NOW - timedelta(hours=1)),
     ])
-    assert consecutive_failures(e) == 3
+    assert judge(e, NOW).failure_streak == 3
 
 
 def snap(*exports: BatchExport) -> ExportsSnapshot:
@@ -85,7 +79,7 @@ def test_alerts_only_on_transitions_not_history() -> None:
     tracker = AlertTracker()
     history = export([run(1, "Failed", NOW - timedelta(hours=1))])
     assert tracker.observe(snap(history), NOW) == [], "a failure seen at start-up does not ring"
-    newer = export([run(1, "Failed", NOW - timedelta(hours=1)), run(2, "TimedOut", NOW)])
+    newer = export([run(1, "Failed", NOW - timedelta(hours=1)), run(2, "FailedRetryable", NOW)])
     alerts = tracker.observe(snap(newer), NOW)
     assert [a.kind for a in alerts] == [AlertKind.RUN_FAILED]
     assert tracker.is_marked("1:e1")
@@ -109,5 +103,5 @@ def test_lag_crossing_threshold_alerts_once() -> None:
     e = export([run(1, "Completed", NOW - timedelta(hours=1))])
     tracker.observe(snap(e), NOW)
     later = NOW + timedelta(hours=3)
-    assert [a.kind for a in tracker.observe(snap(e), later)] == [AlertKind.LAGGING]
+    assert [a.kind for a in tracker.observe(snap(e), later)] == [AlertKind.OVERDUE]
     assert tracker.observe(snap(e), later + timedelta(minutes=5)) == []

@@ -327,7 +327,7 @@ async def test_retry_new_run_is_announced_and_highlighted(sandbox: SandboxHandle
         select_export(app, "Snowflake warehouse (hourly)")
         await settle(pilot)
         screen: Any = app.screen
-        runs = screen._runs_for_selected()
+        runs = screen.board.selected_runs()
         failed = next(r for r in runs if r.status in ("Failed", "FailedRetryable", "TimedOut", "Terminated"))
         runs_table = app.screen.query_one("#runs", LiveTable)
         runs_table.move_cursor(row=runs_table.get_row_index(failed.id))
@@ -439,7 +439,7 @@ async def test_footer_rebuilds_only_when_its_keys_change(sandbox: SandboxHandle)
         await settle(pilot)
         screen: Any = app.screen
         footer = screen.query_one(LeakFreeFooter)
-        exports = screen._snapshot.exports
+        exports = screen.board.snapshot.exports
         active = next(w.export.name for w in exports if not w.export.paused)
         paused = next(w.export.name for w in exports if w.export.paused)
         select_export(app, active)

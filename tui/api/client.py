@@ -256,6 +256,8 @@ class ApiClient:
             verify=_tls_for(self.base_url),
         )
         self.requests_sent = 0
+        # Told every answer's Date header: the state layer estimates the server's clock from them.
+        self.on_server_date: Callable[[str], None] | None = None
         self.projects = ProjectsApi(self)
         self.surveys = SurveysApi(self)
         self.batch_exports = BatchExportsApi(self)
@@ -345,6 +347,9 @@ class ApiClient:
                 )
             except httpx.HTTPError as exc:
                 raise _network_error(exc, self._host, method, path, self.timeout) from None
+        date = response.headers.get("date")
+        if date and self.on_server_date is not None:
+            self.on_server_date(date)
         _last_status.set(response.status_code)
         if response.status_code >= 400:
             raise error_from_response(response, method, path)
@@ -423,6 +428,10 @@ class ProjectsApi:
         async for page in self._c.iterate("/api/projects/", Project, max_pages=20):
             projects.extend(page.results)
         return projects
+
+    async def get(self, project_id: str) -> Project:
+        path = f"/api/projects/{project_id}/"
+        return self._c._one(await self._c.request("GET", path), Project, "GET", path)
 
 
 class SurveysApi:

@@ -102,6 +102,23 @@ class NotFound(ApiError):
     """404: unknown id, an id of another project, or an endpoint this server lacks."""
 
 
+class ProjectNotFound(NotFound):
+    """The project itself does not exist (or the key cannot see it): an error, never "no exports"."""
+
+    def __init__(self, project_id: str, **kwargs: Any) -> None:
+        super().__init__(f"project {project_id} not found", **kwargs)
+        self.project_id = project_id
+
+    @property
+    def short(self) -> str:
+        return self.message
+
+
+def names_missing_project(err: ApiError) -> bool:
+    """A 404 whose body says the project (not the object) is unknown: the real service's "Project not found."."""
+    return err.status == 404 and "project not found" in (err.detail or "").lower()
+
+
 class MethodNotAllowed(ApiError):
     """405: this server does not offer that operation at that path."""
 

@@ -6,6 +6,8 @@ The handlers live one module per resource under ``tui.sandbox.resources``.
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
+from datetime import UTC
+from email.utils import format_datetime
 from typing import Any
 
 from starlette.applications import Starlette
@@ -71,7 +73,31 @@ class _SandboxStarlette(Starlette):
     def build_middleware_stack(self) -> Any:
         inner = super().build_middleware_stack()
         state: SandboxState = self.state.sandbox
-        return SandboxMiddleware(inner, state.faults, state.requests, state.keys.key_id_for_header)
+        stamped = ServerDateHeader(inner, state.clock)  # inside: faults need uvicorn's own send to hang up
+        return SandboxMiddleware(stamped, state.faults, state.requests, state.keys.key_id_for_header)
+
+
+class ServerDateHeader:
+    """Stamp every answer's ``Date`` with the sandbox's own clock (frozen, scaled or moved), as a server's
+    clock stamps its answers; uvicorn's wall-clock header is turned off in the runner."""
+
+    def __init__(self, app: Any, clock: Clock) -> None:
+        self.app = app
+        self.clock = clock
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def stamped(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                date = format_datetime(self.clock.now().astimezone(UTC), usegmt=True).encode("latin-1")
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"date"]
+                message = {**message, "headers": [*headers, (b"date", date)]}
+            await send(message)
+
+        await self.app(scope, receive, stamped)
 
 
 def create_app(options: SandboxOptions, clock: Clock) -> Starlette:

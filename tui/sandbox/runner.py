@@ -82,7 +82,8 @@ def start_sandbox(options: SandboxOptions | None = None, host: str = "127.0.0.1"
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     actual_port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2,
+                            date_header=False)  # the app stamps Date with the sandbox's own clock
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="sandbox-server", daemon=True)
     thread.start()

@@ -32,6 +32,7 @@ from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
 from tui.api.models import Survey
 from tui.paths import data_dir, stylesheets
 from tui.render import ago, clean, plain
+from tui.screens.base import app_handle
 from tui.state.survey_draft import (
     DraftStore,
     StoredDraft,
@@ -114,13 +115,11 @@ class SurveyEditorScreen(Screen[Survey | None]):
 
     @property
     def api(self) -> ApiClient:
-        api: ApiClient = getattr(self.app, "api")  # noqa: B009 - WatchdeckApp's client, typed here
-        return api
+        return app_handle(self.app).api
 
     @property
     def clock(self) -> Clock:
-        clock: Clock = getattr(self.app, "clock")  # noqa: B009
-        return clock
+        return app_handle(self.app).clock
 
     @property
     def read_only(self) -> bool:

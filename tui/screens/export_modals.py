@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -24,13 +24,11 @@ from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteVa
 from tui.api.models import BatchExport, BatchExportRun, Interval
 from tui.api.writes import check_backfill, check_export_write, count_backfill_runs, iso, parse_datetime
 from tui.render import clean, editable, plain
+from tui.screens.base import WatchdeckModal
 from tui.state.exports import WatchedExport
 from tui.state.journal import ActionJournal, JournalEntry
 from tui.state.secrets import is_secret_key
 from tui.widgets.cleaned_note import CleanedNote
-
-if TYPE_CHECKING:
-    from tui.app import WatchdeckApp
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"
 DAY_FORMAT = "%Y-%m-%d"
@@ -316,7 +314,7 @@ class RunErrorScreen(ModalScreen[None]):
 EDIT_FIELDS = ("name", "interval", "paused", "start_at", "end_at", "destination", "native_query")
 
 
-class EditExportScreen(ModalScreen[BatchExport | None]):
+class EditExportScreen(WatchdeckModal[BatchExport | None]):
     """Edit name, interval, paused, start/end, destination config and query; PATCH only what changed.
 
     Secret config keys are not shown (the server omits them anyway, and the
@@ -445,8 +443,7 @@ class EditExportScreen(ModalScreen[BatchExport | None]):
 
     @work(group="edit-export", exclusive=True, exit_on_error=False)
     async def _save(self, changes: dict[str, Any]) -> None:
-        app: WatchdeckApp = self.app  # type: ignore[assignment]
-        client = app.api_for(self.watched.project_id)
+        client = self.wd.api_for(self.watched.project_id)
         try:
             export = await client.batch_exports.update(self.export.id, changes)
         except ValidationFailed as err:
@@ -463,7 +460,7 @@ class EditExportScreen(ModalScreen[BatchExport | None]):
 
     def _journal_failure(self, err: ApiError) -> None:
         """A refused or unclear save is journaled too (the monitor journals the saves that worked)."""
-        app: WatchdeckApp = self.app  # type: ignore[assignment]
+        app = self.wd
         verdict = "unclear" if isinstance(err, UnreadableAnswer) else "failed"
         self.journal.append(JournalEntry(time=app.clock.now(), action="edit", result=f"{verdict}: {err}",
                                          profile=app.settings.profile, project=self.watched.project_id,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.highlighter import Highlighter
 from rich.text import Text
@@ -25,18 +25,15 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Log, Static
 
 from tui.api.errors import ApiError, LogsUnavailable, MethodNotAllowed, NotFound, ServerError
 from tui.api.models import BatchExportRun, LogEntry
 from tui.render import clean, plain
+from tui.screens.base import WatchdeckScreen
 from tui.state.exports import WatchedExport
 from tui.widgets.footer import LeakFreeFooter
-
-if TYPE_CHECKING:
-    from tui.app import WatchdeckApp
 
 MAX_LINES = 5000
 PAGE = 500
@@ -79,7 +76,7 @@ def level_filter(level: str) -> list[str] | None:
     return order[order.index(level):]
 
 
-class LogsScreen(Screen[None]):
+class LogsScreen(WatchdeckScreen[None]):
     """Full-screen log view; escape goes back to the monitor."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -105,10 +102,6 @@ class LogsScreen(Screen[None]):
         self._timer: Timer | None = None
         self.lines_written = 0
         self.ignores_paging = False  # the server answered more than asked: following would re-read everything
-
-    @property
-    def wd(self) -> WatchdeckApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         yield Static(id="logs-title")

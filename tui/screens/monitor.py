@@ -28,23 +28,22 @@ from textual.widgets import DataTable, Input, Sparkline, Static, TabbedContent, 
 from textual.worker import Worker, WorkerError
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
-from tui.api.models import BatchExportRun
 from tui.render import clean, plain
-from tui.screens.monitor_actions import ExportActions
-from tui.state.alerts import Alert, AlertTracker
+from tui.screens.monitor_actions import BoardChanged, ExportActions, PollWanted
+from tui.state.alerts import Alert
 from tui.state.budget import effective_poll_seconds
-from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport, latest_run, runs_oldest_first
+from tui.state.export_board import ExportBoard
+from tui.state.exports import ExportsSnapshot, ExportsSource
 from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
 from tui.widgets.export_cells import (
     EXPORT_COLUMNS,
     RUN_COLUMNS,
     SECONDARY_COLUMNS,
-    RowFacts,
+    TIME_COLUMNS,
     duration_series,
+    export_cells,
     records_series,
-    row_facts,
-    row_fingerprint,
     run_cells,
     time_cells,
 )
@@ -93,22 +92,12 @@ class MonitorScreen(ExportActions):
 
     def __init__(self) -> None:
         super().__init__(id="monitor")
-        self._snapshot: ExportsSnapshot | None = None
+        self.board = ExportBoard()
         self._cells: dict[str, dict[str, Text]] = {}
-        self._filter = ""
         self._timer: Timer | None = None
         self._runs_timer: Timer | None = None
-        self._pending: set[tuple[str, str]] = set()
-        self._optimistic_paused: dict[str, bool] = {}
-        self._selected_key: str | None = None
-        self._runs: dict[str, list[BatchExportRun]] = {}
-        self._runs_supported = True
-        self._awaiting_retry: dict[str, tuple[datetime | None, datetime | None, set[str]]] = {}
         self._last_title = ""
         self._run_cells: dict[str, dict[str, Text]] = {}
-        self._facts: dict[str, RowFacts] = {}
-        self._time_cells: dict[str, tuple[int, dict[str, Text]]] = {}
-        self._failing = 0
         self._details_text: Text | None = None
         self._narrow: bool | None = None
         self._runs_table_owner: str | None = None
@@ -166,11 +155,15 @@ class MonitorScreen(ExportActions):
 
     def _watch_projects(self, project_ids: list[str]) -> None:
         clients = [self.wd.api_for(pid) for pid in project_ids]
-        self.source = ExportsSource(clients, self.wd.settings.export_ids)
+        self.source = ExportsSource(clients, self.wd.settings.export_ids, monotonic=self.wd.monotonic)
         self.poller: Poller[ExportsSnapshot] = Poller(
             self.source.fetch, self._asked_interval, monotonic=self.wd.monotonic, jitter=self.wd.jitter
         )
-        self.alerts = AlertTracker(lag_threshold_intervals=self.wd.settings.lag_alert_intervals)
+        self.board = ExportBoard(lag_intervals=self.wd.settings.lag_alert_intervals)
+
+    def now(self) -> datetime:
+        """The server's time (this machine's clock corrected by the answers' Date header): what health is judged on."""
+        return self.wd.server_clock.now()
 
     def _project_switched(self) -> None:
         """The operator picked another project: watch it from a clean slate."""
@@ -181,12 +174,9 @@ class MonitorScreen(ExportActions):
             self._timer.stop()
             self._timer = None
         self._watch_projects(self._watched_project_ids())
-        self._snapshot = None
         self._cells = {}
-        self._runs = {}
-        self._selected_key = None
         self.query_one("#exports", LiveTable).clear()
-        self._render_selected(self.wd.clock.now())
+        self._render_selected(self.now())
         self._start_poll()
 
     def _apply_budget(self) -> None:
@@ -212,22 +202,19 @@ class MonitorScreen(ExportActions):
                 self._apply_budget()
                 self._on_snapshot(outcome.value)
                 self._schedule_runs_load()
+            elif self.board.snapshot is None:
+                self._show_empty_state(0)
         finally:
             self._tick_status()
             self._timer = self.set_timer(self.poller.next_delay(), self._start_poll)
 
     def _on_snapshot(self, snapshot: ExportsSnapshot) -> None:
-        now = self.wd.clock.now()
-        self._snapshot = snapshot
-        for watched in snapshot.exports:
-            expected = self._optimistic_paused.get(watched.key)
-            if expected is not None and watched.export.paused == expected:
-                del self._optimistic_paused[watched.key]
-        alerts = self.alerts.observe(snapshot, now)
+        now = self.now()
+        alerts = self.board.apply_snapshot(snapshot, now)
         if alerts:
             self._raise_alerts(alerts)
-        self._check_retries(snapshot)
-        self._update_title(snapshot)
+        self._announce_started_retries()
+        self._update_title()
         if not self.frozen:
             self._render_exports(now)
 
@@ -241,8 +228,8 @@ class MonitorScreen(ExportActions):
         if self.wd.settings.bell:
             self.app.bell()
 
-    def _update_title(self, snapshot: ExportsSnapshot) -> None:
-        failing = self._failing = AlertTracker.failing_count(snapshot)
+    def _update_title(self) -> None:
+        failing = self.board.failing_count
         title = f"watchdeck: {failing} failing" if failing else "watchdeck"
         self.sub_title = f"{failing} failing" if failing else ""
         if title != self._last_title:
@@ -251,62 +238,37 @@ class MonitorScreen(ExportActions):
             if driver is not None and not self.app.is_headless:
                 driver.write(f"\x1b]2;{title}\x07")
 
-    def _visible(self, snapshot: ExportsSnapshot) -> list[WatchedExport]:
-        if not self._filter:
-            return snapshot.exports
-        needle = self._filter.lower()
-        shown = []
-        for watched in snapshot.exports:
-            export = watched.export
-            latest = latest_run(export)
-            status = latest.status.lower() if latest else ""
-            if needle in export.name.lower() or needle in status or (needle == "paused" and export.paused):
-                shown.append(watched)
-        return shown
-
     def _render_exports(self, now: datetime) -> None:
-        """Diff the new cells against the shown ones; hand only the changes to the table."""
-        if self._snapshot is None:
+        """Draw the board's rows: only the rows it says changed are rebuilt, only changed cells handed over."""
+        if self.board.snapshot is None:
             return
         started = time.perf_counter()
         table = self.query_one("#exports", LiveTable)
-        threshold = self.wd.settings.lag_alert_intervals
+        diff = self.board.rows(now)
         rows: list[tuple[str, dict[str, Text]]] = []
         changed: dict[str, list[str]] = {}
         fresh: dict[str, dict[str, Text]] = {}
-        facts_now: dict[str, RowFacts] = {}
-        # Time cells have minute resolution: recompute them once a minute, or when the row changed.
-        minute = int(now.timestamp() // 60)
-        for watched in self._visible(self._snapshot):
-            key = watched.key
-            export = self._with_optimistic(watched)
-            marked = self.alerts.is_marked(key)
-            fingerprint = row_fingerprint(export, marked)
-            facts = self._facts.get(key)
-            rebuilt = facts is None or facts.fingerprint != fingerprint
-            if facts is None or rebuilt:
-                facts = row_facts(export, marked, fingerprint)
-            facts_now[key] = facts
-            cached = self._time_cells.get(key)
-            if rebuilt or cached is None or cached[0] != minute:
-                cached = (minute, time_cells(facts, now, threshold))
-                self._time_cells[key] = cached
-            times = cached[1]
-            cells = {**facts.static, **times}
+        for facts in diff.rows:
+            key = facts.key
             old = self._cells.get(key)
-            if old is not None:
-                columns = cells if rebuilt else times
-                diff = [col for col in columns if old.get(col) != cells[col]]
-                if diff:
-                    changed[key] = diff
+            if old is None or key in diff.rebuilt:
+                cells = export_cells(facts)
+                columns: tuple[str, ...] | dict[str, Text] = cells
+            elif key in diff.retimed:
+                cells = {**old, **time_cells(facts.verdict)}
+                columns = TIME_COLUMNS
+            else:
+                cells, columns = old, ()
+            if old is not None and columns:
+                diff_columns = [col for col in columns if old.get(col) != cells[col]]
+                if diff_columns:
+                    changed[key] = diff_columns
             rows.append((key, cells))
             fresh[key] = cells
         self._cells = fresh
-        self._facts = facts_now
-        self._time_cells = {k: v for k, v in self._time_cells.items() if k in facts_now}
         table.apply(rows, changed)
         self._show_empty_state(len(rows))
-        if table.row_count and self._selected_key is None:
+        if table.row_count and self.board.selected_key is None:
             self._select_row(table)
         self._render_selected(now)
         self.last_apply_seconds = time.perf_counter() - started
@@ -316,67 +278,42 @@ class MonitorScreen(ExportActions):
         if shown:
             empty.add_class("hidden")
             return
-        if self._filter:
-            message = Text.assemble("No export matches ", plain(self._filter, "bold"), ". Esc clears the filter.")
+        if self.board.snapshot is None:
+            if self.poller.last_error is None:
+                empty.add_class("hidden")
+                return
+            message = Text.assemble("Cannot show this project's exports: ", plain(self.poller.reason(), "bold"), ".")
+        elif self.board.filter:
+            message = Text.assemble("No export matches ", plain(self.board.filter, "bold"),
+                                    ". Esc clears the filter.")
         else:
             message = Text("This project has no batch exports yet. Exports created in the web app appear here "
                            "at the next poll; --export ID watches one by id.")
         empty.update(message)
         empty.remove_class("hidden")
 
-    def _with_optimistic(self, watched: WatchedExport) -> WatchedExport:
-        paused = self._optimistic_paused.get(watched.key)
-        if paused is None or paused == watched.export.paused:
-            return watched
-        return WatchedExport(watched.project_id, watched.export.model_copy(update={"paused": paused}))
-
     def _select_row(self, table: DataTable[object]) -> None:
         try:
             row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
         except Exception:
             return
-        self._selected_key = row_key.value
+        self.board.selected_key = row_key.value
 
     # ------------------------------------------------------------------ selection and runs
 
     @on(DataTable.RowHighlighted, "#exports")
     def _export_highlighted(self, event: DataTable.RowHighlighted) -> None:
         key = event.row_key.value if event.row_key is not None else None
-        if key == self._selected_key:
+        if key == self.board.selected_key:
             return
-        self._selected_key = key
-        self._render_selected(self.wd.clock.now())
+        self.board.selected_key = key
+        self._render_selected(self.now())
         self._schedule_runs_load()
         self.refresh_bindings()
 
-    def selected(self) -> WatchedExport | None:
-        if self._snapshot is None or self._selected_key is None:
-            return None
-        watched = self._snapshot.by_key().get(self._selected_key)
-        return self._with_optimistic(watched) if watched is not None else None
-
-    def selected_run(self) -> BatchExportRun | None:
-        runs = self._runs_for_selected()
-        if not runs:
-            return None
-        table = self.query_one("#runs", LiveTable)
-        try:
-            row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
-        except Exception:
-            return runs[0]
-        for run in runs:
-            if run.id == row_key.value:
-                return run
-        return runs[0]
-
-    def _runs_for_selected(self) -> list[BatchExportRun]:
-        watched = self.selected()
-        if watched is None:
-            return []
-        runs = self._runs.get(watched.key)
-        if runs is None:
-            runs = list(reversed(runs_oldest_first(watched.export)))
-        return runs
+    @on(DataTable.RowHighlighted, "#runs")
+    def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.board.selected_run_id = event.row_key.value if event.row_key is not None else None
 
     @property
     def runs_load_pending(self) -> bool:
@@ -401,25 +338,25 @@ class MonitorScreen(ExportActions):
 
     async def _poll_selected_runs(self) -> None:
         """One extra request per cycle, for the selected export's fuller run history."""
-        watched = self.selected()
-        if watched is None or not self._runs_supported:
+        board = self.board
+        watched = board.selected()
+        if watched is None or not board.runs_supported:
             return
         client = self.wd.api_for(watched.project_id)
-        after = self.wd.clock.now() - timedelta(days=7)
+        after = self.now() - timedelta(days=7)
         try:
             page = await client.batch_exports.runs(watched.export.id, after=after)
         except (NotFound, MethodNotAllowed):
-            self._runs_supported = False
+            board.runs_supported = False
             return
         except ApiError:
             return
-        runs = sorted(page.results, key=lambda r: r.created_at.timestamp() if r.created_at else 0.0, reverse=True)
-        self._runs[watched.key] = runs[:100]
-        if not self.frozen and watched.key == self._selected_key:
-            self._render_selected(self.wd.clock.now())
+        board.store_runs(watched.key, page.results)
+        if not self.frozen and watched.key == board.selected_key:
+            self._render_selected(self.now())
 
     def _render_selected(self, now: datetime) -> None:
-        watched = self.selected()
+        watched = self.board.selected()
         runs_table = self.query_one("#runs", LiveTable)
         details = self.query_one("#export-details", Static)
         if watched is None:
@@ -427,13 +364,13 @@ class MonitorScreen(ExportActions):
             self._details_text = None
             details.update(Text("No export selected.", style="dim"))
             return
-        runs = self._runs_for_selected()
+        runs = self.board.selected_runs()
         rows = [(run.id, run_cells(run, now)) for run in runs]
         keys = [key for key, _ in rows]
         old_keys = [k.value for k in runs_table.rows]
         if keys != old_keys:
             # New runs arrived or another export was selected: rebuild (at most 100 rows), keep the cursor's run.
-            current = self.selected_run() if old_keys and watched.key == self._runs_table_owner else None
+            current = self.board.selected_run() if old_keys and watched.key == self._runs_table_owner else None
             runs_table.clear()
             runs_table.apply(rows)
             self._run_cells = dict(rows)
@@ -452,25 +389,19 @@ class MonitorScreen(ExportActions):
             spark = self.query_one(spark_id, Sparkline)
             if spark.data != series:
                 spark.data = series
-        text = export_details_text(watched, now)
+        facts = self.board.facts(watched.key)
+        verdict = facts.verdict if facts is not None else self.board.judge(watched, now)
+        text = export_details_text(watched, verdict)
         if text != self._details_text:
             self._details_text = text
             details.update(text)
 
-    def _check_retries(self, snapshot: ExportsSnapshot) -> None:
+    def _announce_started_retries(self) -> None:
         """A retry's new run appears later: when it does, say so and put the cursor on it."""
-        for watched in snapshot.exports:
-            expected = self._awaiting_retry.get(watched.key)
-            if expected is None:
-                continue
-            start, end, known = expected
-            for run in watched.export.latest_runs:
-                if run.id not in known and run.data_interval_start == start and run.data_interval_end == end:
-                    del self._awaiting_retry[watched.key]
-                    self.notify(f"The retry's new run has started ({run.status}).", title="Retry", markup=False)
-                    self._runs.pop(watched.key, None)
-                    self.call_after_refresh(self._highlight_run, run.id)
-                    break
+        for _, run in self.board.take_started_retries():
+            self.notify(f"The retry's new run has started ({clean(run.status, limit=30)}).", title="Retry",
+                        markup=False)
+            self.call_after_refresh(self._highlight_run, run.id)
 
     def _highlight_run(self, run_id: str) -> None:
         table = self.query_one("#runs", LiveTable)
@@ -506,17 +437,24 @@ class MonitorScreen(ExportActions):
             parts.append((f" · {reason}{retry}", "bold red"))
         if poller.in_flight:
             parts.append((" · ⟳ refreshing", "dim"))
-        if self._snapshot is not None:
-            failing = self._failing
-            parts.append(f" · {len(self._snapshot.exports)} exports")
+        skew = self.wd.server_clock.skew_words()
+        if skew:
+            parts.append((f" · {skew}", "bold yellow"))
+        snapshot = self.board.snapshot
+        if snapshot is not None:
+            failing = self.board.failing_count
+            parts.append(f" · {len(snapshot.exports)} exports")
             if failing:
                 parts.append((f" · {failing} failing", "bold red"))
-            for note in self._snapshot.notes[:1]:
+            for note in snapshot.notes[:1]:
                 parts.append((f" · {clean(note, limit=80)}", "yellow"))
-            if self._snapshot.item_errors:
-                parts.append((f" · {len(self._snapshot.item_errors)} unreadable", "yellow"))
-        if self._filter:
-            parts.append((f" · filter: {clean(self._filter, limit=30)}", "cyan"))
+            if snapshot.item_errors:
+                parts.append((f" · {len(snapshot.item_errors)} unreadable", "yellow"))
+            if snapshot.incomplete:
+                count = len(snapshot.incomplete)
+                parts.append((f" · {count} export answer{'s' if count > 1 else ''} incomplete", "yellow"))
+        if self.board.filter:
+            parts.append((f" · filter: {clean(self.board.filter, limit=30)}", "cyan"))
         with contextlib.suppress(NoMatches):
             # The height is fixed in monitor.tcss: skip the whole-screen layout update() does by default,
             # which every second cost more CPU than the polls themselves (measured 1.37 % -> 0.79 % idle).
@@ -526,7 +464,7 @@ class MonitorScreen(ExportActions):
     def watch_frozen(self, frozen: bool) -> None:
         self._tick_status()
         if not frozen:
-            self._render_exports(self.wd.clock.now())
+            self._render_exports(self.now())
 
     def on_resize(self) -> None:
         """Narrow terminals drop secondary columns rather than wrap or cut the ones on-call needs."""
@@ -555,7 +493,7 @@ class MonitorScreen(ExportActions):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in MUTATING_ACTIONS and self.wd.settings.read_only:
             return False
-        watched = self.selected()
+        watched = self.board.selected()
         if action in ("pause", "unpause"):
             if watched is None:
                 return None
@@ -563,9 +501,9 @@ class MonitorScreen(ExportActions):
                 return False
         if action in MUTATING_ACTIONS | {"run_logs", "export_logs", "acknowledge", "run_error"} and watched is None:
             return None
-        if watched is not None and (action, watched.key) in self._pending:
+        if watched is not None and self.board.is_pending(action, watched.key):
             return None
-        if action == "acknowledge" and watched is not None and not self.alerts.is_marked(watched.key):
+        if action == "acknowledge" and watched is not None and not self.board.alerts.is_marked(watched.key):
             return None
         return True
 
@@ -581,6 +519,17 @@ class MonitorScreen(ExportActions):
     # ------------------------------------------------------------------ view keys
 
     def action_refresh(self) -> None:
+        """Poll now, and ask the export list route again where it was found missing."""
+        self.source.look_again()
+        self._start_poll()
+
+    @on(BoardChanged)
+    def _board_changed(self) -> None:
+        self.refresh_bindings()
+        self._render_exports(self.now())
+
+    @on(PollWanted)
+    def _poll_wanted(self) -> None:
         self._start_poll()
 
     def action_freeze(self) -> None:
@@ -610,7 +559,7 @@ class MonitorScreen(ExportActions):
 
     def action_clear_filter(self) -> None:
         box = self.query_one("#monitor-filter", Input)
-        if self._filter or not box.has_class("hidden"):
+        if self.board.filter or not box.has_class("hidden"):
             box.value = ""
             box.add_class("hidden")
             self._apply_filter("")
@@ -625,21 +574,19 @@ class MonitorScreen(ExportActions):
         self.query_one("#exports", LiveTable).focus()
 
     def _apply_filter(self, text: str) -> None:
-        if text == self._filter:
+        if not self.board.set_filter(text):
             return
-        self._filter = text
         table = self.query_one("#exports", LiveTable)
         table.clear()
         self._cells = {}
-        self._selected_key = None
-        self._render_exports(self.wd.clock.now())
+        self._render_exports(self.now())
         self._tick_status()
 
     def action_acknowledge(self) -> None:
-        watched = self.selected()
+        watched = self.board.selected()
         if watched is None:
             return
-        if self.alerts.acknowledge(watched.key):
+        if self.board.acknowledge(watched.key):
             self.notify("Alert acknowledged.", markup=False, timeout=3)
-            self._render_exports(self.wd.clock.now())
+            self._render_exports(self.now())
             self.refresh_bindings()

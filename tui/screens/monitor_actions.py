@@ -1,9 +1,11 @@
 """What the monitor does to an export or a run: pause, unpause, backfill, retry, edit, delete, logs.
 
-A mixin of :class:`MonitorScreen`, kept apart so the screen's module is about
+A base of :class:`MonitorScreen`, kept apart so the screen's module is about
 showing data and this one about changing it. Every action asks first (or opens
 its form), is sent once through :meth:`ExportActions._perform` (its key disabled
-while pending, never retried), is journaled, and says how it went.
+while pending, never retried), is journaled, and says how it went. The state
+it changes is the screen's :class:`~tui.state.export_board.ExportBoard`; the
+screen hears of changes through :class:`BoardChanged` and :class:`PollWanted`.
 """
 
 from __future__ import annotations
@@ -14,63 +16,52 @@ from typing import TYPE_CHECKING, TypeVar
 
 from rich.text import Text
 from textual import work
-from textual.screen import Screen
+from textual.message import Message
 
 from tui.api.errors import ApiError, UnreadableAnswer
 from tui.api.models import BatchExport, BatchExportRun, RunStatus
 from tui.render import clean, plain
-from tui.state.alerts import AlertTracker
-from tui.state.exports import ExportsSnapshot, WatchedExport
+from tui.screens.base import WatchdeckScreen
+from tui.state.export_board import ExportBoard
+from tui.state.exports import WatchedExport
 from tui.state.journal import ActionJournal, JournalEntry
 from tui.widgets.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
-    from textual.worker import Worker
-
     from tui.api.client import BatchExportsApi
-    from tui.app import WatchdeckApp
 
 T = TypeVar("T")
 
 
-class ExportActions(Screen[None]):
-    """The mutating keys of the monitor; the screen provides the state declared here."""
+class BoardChanged(Message):
+    """An action changed the board (an optimistic pause, a deleted row): draw it again."""
+
+
+class PollWanted(Message):
+    """An action changed the server's data (an edit): poll now rather than at the next tick."""
+
+
+class ExportActions(WatchdeckScreen[None]):
+    """The mutating keys of the monitor, acting on the screen's board."""
 
     journal: ActionJournal
-    alerts: AlertTracker
-    _pending: set[tuple[str, str]]
-    _optimistic_paused: dict[str, bool]
-    _awaiting_retry: dict[str, tuple[datetime | None, datetime | None, set[str]]]
-    _runs: dict[str, list[BatchExportRun]]
-    _snapshot: ExportsSnapshot | None
-    _selected_key: str | None
-
-    @property
-    def wd(self) -> WatchdeckApp:
-        return self.app  # type: ignore[return-value]
+    board: ExportBoard
 
     def selected(self) -> WatchedExport | None:
-        raise NotImplementedError
+        return self.board.selected()
 
     def selected_run(self) -> BatchExportRun | None:
-        raise NotImplementedError
-
-    def _render_exports(self, now: datetime) -> None:
-        raise NotImplementedError
-
-    def _start_poll(self) -> Worker[None] | None:
-        raise NotImplementedError
+        return self.board.selected_run()
 
     def _begin(self, action: str, key: str) -> bool:
         """Mark an action pending; refuse a second one while the first is in flight."""
-        if (action, key) in self._pending:
+        if not self.board.begin(action, key):
             return False
-        self._pending.add((action, key))
         self.refresh_bindings()
         return True
 
     def _end(self, action: str, key: str) -> None:
-        self._pending.discard((action, key))
+        self.board.end(action, key)
         self.refresh_bindings()
 
     def _journal(self, action: str, watched: WatchedExport, result: str, run: str | None = None,
@@ -124,7 +115,7 @@ class ExportActions(Screen[None]):
         except ApiError as err:
             self._fail(action, watched, err, run=run)
             if isinstance(err, UnreadableAnswer):
-                self._start_poll()  # the change may have been made: learn the export's real state
+                self.post_message(PollWanted())  # the change may have been made: learn the export's real state
             return False, None
         finally:
             self._end(action, watched.key)
@@ -136,11 +127,10 @@ class ExportActions(Screen[None]):
         ok, _ = await self._perform(action, watched,
                                     lambda api: api.pause(export_id) if pause else api.unpause(export_id))
         if ok:
-            self.alerts.expect_pause_change(watched.key, pause)
-            self._optimistic_paused[watched.key] = pause
+            self.board.paused_by_operator(watched.key, pause)
             self._journal(action, watched, "ok")
             self.notify(f"{'Paused' if pause else 'Unpaused'}: {clean(watched.export.name, limit=80)}", markup=False)
-            self._render_exports(self.wd.clock.now())
+            self.post_message(BoardChanged())
 
     # ------------------------------------------------------------------ backfill, retry
 
@@ -201,8 +191,7 @@ class ExportActions(Screen[None]):
         ok, result = await self._perform("retry", watched, lambda api: api.retry_run(watched.export.id, run.id),
                                          run=run.id)
         if ok:
-            known = {r.id for r in watched.export.latest_runs} | {r.id for r in self._runs.get(watched.key, [])}
-            self._awaiting_retry[watched.key] = (run.data_interval_start, run.data_interval_end, known)
+            self.board.await_retry(watched.key, run)
             self._journal("retry", watched, "ok", run=run.id,
                           detail={"backfill_id": result.backfill_id if result else None})
             self.notify("Retry requested: the new run appears in a moment and will be highlighted.",
@@ -221,7 +210,7 @@ class ExportActions(Screen[None]):
             if export is not None:
                 self._journal("edit", watched, "ok")
                 self.notify(f"Saved {clean(export.name, limit=80)}.", markup=False)
-                self._start_poll()
+                self.post_message(PollWanted())
 
         self.app.push_screen(EditExportScreen(watched, self.journal), saved)
 
@@ -244,10 +233,8 @@ class ExportActions(Screen[None]):
         if ok:
             self._journal("delete", watched, "ok")
             self.notify(f"Deleted {clean(watched.export.name, limit=80)}.", markup=False)
-            if self._snapshot is not None:
-                self._snapshot.exports = [w for w in self._snapshot.exports if w.key != watched.key]
-                self._selected_key = None
-                self._render_exports(self.wd.clock.now())
+            self.board.deleted(watched.key)
+            self.post_message(BoardChanged())
 
     # ------------------------------------------------------------------ logs, errors
 

@@ -19,21 +19,23 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, DataTable, Input, Label, LoadingIndicator, Select, Static
 
+from tui.api.client import ApiClient
 from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
 from tui.api.models import ActivityEntry, ResponseSummary, Survey, SurveyType
 from tui.api.writes import check_survey_write, iso, parse_datetime
 from tui.paths import stylesheets
 from tui.render import ago, clean, editable, plain
+from tui.screens.base import app_handle
 from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.survey_detail import pretty_json
 
 
-def _app_api(screen: ModalScreen[Any]) -> Any:
-    return screen.app.api  # type: ignore[attr-defined]
+def _app_api(screen: ModalScreen[Any]) -> ApiClient:
+    return app_handle(screen.app).api
 
 
 def _now(screen: ModalScreen[Any]) -> datetime:
-    return screen.app.clock.now()  # type: ignore[attr-defined]
+    return app_handle(screen.app).clock.now()
 
 
 # --------------------------------------------------------------------------- activity

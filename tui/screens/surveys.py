@@ -33,7 +33,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Input, Static
 from textual.worker import Worker, WorkerState
@@ -43,6 +42,7 @@ from tui.api.models import Survey, SurveyStats, SurveyStatus
 from tui.api.writes import iso
 from tui.paths import stylesheets
 from tui.render import clean, plain
+from tui.screens.base import WatchdeckScreen
 from tui.state.journal import ActionJournal, JournalEntry
 from tui.state.survey_list import (
     SORT_BY_KEY,
@@ -75,7 +75,7 @@ STATS_MAX_AGE = 60.0  # and at most once a minute per survey (a live query on th
 FULL_WIDTH = 106
 NARROW_HIDDEN = ("type", "creator")
 
-class SurveyBrowserScreen(Screen[None]):
+class SurveyBrowserScreen(WatchdeckScreen[None]):
     """Every survey of the current project, with what an operator does to them."""
 
     CSS_PATH = stylesheets("surveys.tcss")  # loaded when first shown: not part of the monitor's start
@@ -144,14 +144,14 @@ class SurveyBrowserScreen(Screen[None]):
 
     @property
     def now(self) -> datetime:
-        return self.app.clock.now()  # type: ignore[attr-defined]
+        return self.wd.clock.now()
 
     @property
     def read_only(self) -> bool:
-        return bool(self.app.settings.read_only)  # type: ignore[attr-defined]
+        return bool(self.wd.settings.read_only)
 
     def on_mount(self) -> None:
-        self.counts = ResponsesCounts(self.app.clock)  # type: ignore[attr-defined]
+        self.counts = ResponsesCounts(self.wd.clock)
         self.sub_title = "surveys"
         self.table.focus()
         self._load_page()  # the responses counts are asked for after the first page (see _accept_page)
@@ -174,7 +174,7 @@ class SurveyBrowserScreen(Screen[None]):
     @work(group="survey-pages", exit_on_error=False)
     async def _fetch_page(self, generation: int) -> None:
         try:
-            result = await self.pager.fetch_next(self.app.api.surveys)  # type: ignore[attr-defined]
+            result = await self.pager.fetch_next(self.wd.api.surveys)
         except ApiError as err:
             if generation == self.pager.generation:
                 self.fetching = False
@@ -283,7 +283,7 @@ class SurveyBrowserScreen(Screen[None]):
         if counts is None or not counts.due():
             return
         try:
-            fresh = await self.app.api.surveys.responses_count()  # type: ignore[attr-defined]
+            fresh = await self.wd.api.surveys.responses_count()
         except ApiError as err:
             counts.failed(str(err))
             self._render_status()
@@ -612,7 +612,7 @@ class SurveyBrowserScreen(Screen[None]):
         row = self.pager.get(survey_id)
         name = row.name if row else survey_id
         try:
-            await self.app.api.surveys.delete(survey_id)  # type: ignore[attr-defined]
+            await self.wd.api.surveys.delete(survey_id)
         except ApiError as err:
             self._journal("delete", survey_id, f"failed: {err}")
             self._notify(f"Delete failed: {err}", error=True)
@@ -670,7 +670,7 @@ class SurveyBrowserScreen(Screen[None]):
     async def _patch(self, survey_id: str, changes: dict[str, Any], done: str) -> None:
         """PATCH exactly ``changes`` and show the server's version of the survey."""
         try:
-            saved = await self.app.api.surveys.update(survey_id, changes)  # type: ignore[attr-defined]
+            saved = await self.wd.api.surveys.update(survey_id, changes)
         except (ApiError, WriteValidationError) as err:
             self._journal(done.lower(), survey_id, f"failed: {err}", changes)
             self._notify(f"{done} failed: {err}", error=True)

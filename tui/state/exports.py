@@ -1,27 +1,26 @@
-"""Which exports are watched, one poll of them, and the figures on-call cares about.
+"""Which exports are watched, and one poll of them.
 
 One list call per project per cycle where the server has the (real-service)
 list endpoint; where it answers 404/405 (the spec has none) the given ids are
-fetched one by one. The client caps requests in flight.
+fetched one by one. The client caps requests in flight. Whether an export is
+healthy is not decided here but in :mod:`tui.state.health`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 
 from tui.api.client import ApiClient
-from tui.api.errors import MethodNotAllowed, NotFound
-from tui.api.models import (
-    FAILED_STATUSES,
-    BatchExport,
-    BatchExportRun,
-    ItemError,
-    RunStatus,
-)
+from tui.api.errors import ApiError, MethodNotAllowed, NotFound, ProjectNotFound, names_missing_project
+from tui.api.models import BatchExport, BatchExportRun, ItemError
+from tui.state.health import incomplete_reason, runs_newest_first
+from tui.state.health import latest_run as health_latest_run
 from tui.state.poller import describe_failure
+
+LIST_RECHECK_SECONDS = 600.0
 
 
 @dataclass(frozen=True)
@@ -42,29 +41,54 @@ class ExportsSnapshot:
     exports: list[WatchedExport] = field(default_factory=list)
     item_errors: list[ItemError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    incomplete: list[str] = field(default_factory=list)  # why an export answer was not shown (its last good was)
 
     def by_key(self) -> dict[str, WatchedExport]:
         return {w.key: w for w in self.exports}
 
 
 class ExportsSource:
-    """Fetches the watched exports of every project; remembers whether the list endpoint exists."""
+    """Fetches the watched exports of every project.
 
-    def __init__(self, clients: Sequence[ApiClient], extra_ids: Sequence[str] = ()) -> None:
+    Not found is not "no list": a project the server does not know is an
+    error (:class:`ProjectNotFound`); the server is taken to have no export
+    list only when the list route answers 404/405 for a project that exists,
+    and that is looked at again every ``LIST_RECHECK_SECONDS`` and on
+    :meth:`look_again` (ctrl+r). A 404 from a list that answered before is a
+    failed poll, not a missing route. An export answer missing what the screen
+    needs is a bad item: its last complete answer stays.
+    """
+
+    def __init__(self, clients: Sequence[ApiClient], extra_ids: Sequence[str] = (), *,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
         self.clients = list(clients)
         self.extra_ids = list(dict.fromkeys(extra_ids))
-        self._list_supported: dict[str, bool] = {}
+        self._monotonic = monotonic
+        self._list_answered: set[str] = set()
+        self._no_list_since: dict[str, float] = {}
         self._last_good: dict[str, ExportsSnapshot] = {}
+        self._last_complete: dict[str, BatchExport] = {}
+
+    def look_again(self) -> None:
+        """Ask the list route again at the next poll, wherever it was found missing (ctrl+r)."""
+        self._no_list_since.clear()
+
+    def list_missing(self, project_id: str) -> bool:
+        """The list route answered 404/405 for this (existing) project within the last ten minutes."""
+        since = self._no_list_since.get(project_id)
+        if since is None:
+            return False
+        if self._monotonic() - since >= LIST_RECHECK_SECONDS:
+            del self._no_list_since[project_id]
+            return False
+        return True
 
     @property
     def requests_per_cycle(self) -> int:
         """For the rate-limit budget: one per project with a list endpoint, else one per export."""
         total = 0
         for client in self.clients:
-            if self._list_supported.get(client.project_id, True):
-                total += 1
-            else:
-                total += len(self.extra_ids)
+            total += len(self.extra_ids) if self.list_missing(client.project_id) else 1
         return max(total, 1)
 
     def answers_waiting(self) -> bool:
@@ -93,6 +117,7 @@ class ExportsSource:
                 part = self._last_good[pid] = result
             snapshot.exports.extend(part.exports)
             snapshot.item_errors.extend(part.item_errors)
+            snapshot.incomplete.extend(part.incomplete)
             snapshot.notes.extend(part.notes)
         snapshot.exports.sort(key=lambda w: (w.project_id, w.export.name.lower(), w.export.id))
         return snapshot
@@ -101,108 +126,88 @@ class ExportsSource:
         snapshot = ExportsSnapshot()
         exports: dict[str, BatchExport] = {}
         pid = client.project_id
-        if self._list_supported.get(pid, True):
+        listed = False
+        if not self.list_missing(pid):
             try:
                 page = await client.batch_exports.list()
-            except (NotFound, MethodNotAllowed):
-                self._list_supported[pid] = False
+            except (NotFound, MethodNotAllowed) as err:
+                if names_missing_project(err):
+                    raise ProjectNotFound(pid, status=err.status, path=err.path) from None
+                if pid in self._list_answered:
+                    raise  # the list answered before: a blip (a proxy, a deploy), not a missing route
+                await confirm_project(client)
+                self._no_list_since[pid] = self._monotonic()
             else:
-                self._list_supported[pid] = True
+                listed = True
+                self._list_answered.add(pid)
                 exports.update((e.id, e) for e in page.results)
                 snapshot.item_errors.extend(page.errors)
-        if not self._list_supported.get(pid, True):
+        if not listed:
             snapshot.notes.append("no export list on this server: watching the given ids only")
         missing = [i for i in self.extra_ids if i not in exports]
-        if missing and (len(self.clients) == 1 or not self._list_supported.get(pid, True)):
+        if missing and (len(self.clients) == 1 or not listed):
             fetched = await asyncio.gather(*(client.batch_exports.get(i) for i in missing), return_exceptions=True)
             for export_id, result in zip(missing, fetched, strict=True):
                 if isinstance(result, BatchExport):
                     exports[result.id] = result
                 elif isinstance(result, NotFound):
+                    if names_missing_project(result):
+                        raise ProjectNotFound(pid, status=result.status, path=result.path) from None
                     snapshot.notes.append(f"export {export_id} not found")
                 elif isinstance(result, BaseException):
                     raise result
-        snapshot.exports = [WatchedExport(pid, e) for e in exports.values()]
+        for error in snapshot.item_errors:
+            kept = self._last_complete.get(f"{pid}:{error.id}") if error.id else None
+            if kept is not None and kept.id not in exports:
+                exports[kept.id] = kept
+        shown: list[WatchedExport] = []
+        for export in exports.values():
+            watched = WatchedExport(pid, export)
+            problem = incomplete_reason(export)
+            if problem is None:
+                self._last_complete[watched.key] = export
+                shown.append(watched)
+                continue
+            snapshot.incomplete.append(problem)
+            kept = self._last_complete.get(watched.key)
+            if kept is not None:
+                shown.append(WatchedExport(pid, kept))
+        snapshot.exports = shown
         return snapshot
 
 
-# --------------------------------------------------------------------------- derived figures
+async def confirm_project(client: ApiClient) -> None:
+    """Raise :class:`ProjectNotFound` when the server says the project does not exist.
+
+    Asked only when the export list route answered 404/405 without naming the
+    project: the project's own route answers for it, else the projects list.
+    What cannot be proven missing is taken to exist (a server without the list).
+    """
+    pid = client.project_id
+    try:
+        await client.projects.get(pid)
+        return
+    except NotFound as err:
+        if names_missing_project(err):
+            raise ProjectNotFound(pid, status=err.status, path=err.path) from None
+    except ApiError:
+        pass
+    try:
+        projects = await client.projects.list()
+    except ApiError:
+        return
+    if projects and pid not in {str(p.id) for p in projects}:
+        raise ProjectNotFound(pid, status=404, path=f"/api/projects/{pid}/")
 
 
-def _ts(when: datetime | None) -> float:
-    return when.timestamp() if when is not None else 0.0
+# --------------------------------------------------------------------------- display helpers
 
 
 def runs_oldest_first(export: BatchExport) -> list[BatchExportRun]:
-    """``latest_runs`` sorted by data interval then creation, oldest first (servers differ in order)."""
-    return sorted(export.latest_runs, key=lambda r: (_ts(r.data_interval_end), _ts(r.created_at)))
+    """``latest_runs`` in the one ordering of :mod:`tui.state.health`, oldest first (for strips and charts)."""
+    return list(reversed(runs_newest_first(export.latest_runs)))
 
 
 def latest_run(export: BatchExport) -> BatchExportRun | None:
-    """The newest run by creation time (a retry of an old interval is still the latest thing that happened)."""
-    if not export.latest_runs:
-        return None
-    return max(export.latest_runs, key=lambda r: (_ts(r.created_at), _ts(r.data_interval_end)))
-
-
-def newest_completed_end(export: BatchExport) -> datetime | None:
-    ends = [r.data_interval_end for r in export.latest_runs
-            if r.status == RunStatus.COMPLETED and r.data_interval_end is not None]
-    return max(ends) if ends else None
-
-
-def lag_seconds(export: BatchExport, now: datetime) -> float | None:
-    """How far the exported data is behind: now minus the end of the newest Completed interval."""
-    end = newest_completed_end(export)
-    return None if end is None else max(0.0, (now - end).total_seconds())
-
-
-def lag_exceeds(lag: float | None, step: int | None, paused: bool, threshold_intervals: float) -> bool:
-    """Lag past ``threshold_intervals`` intervals; a paused export is expected to lag and is not flagged."""
-    return not paused and lag is not None and step is not None and lag > threshold_intervals * step
-
-
-def is_lagging(export: BatchExport, now: datetime, threshold_intervals: float = 2.0) -> bool:
-    return lag_exceeds(lag_seconds(export, now), export.interval_seconds, export.paused, threshold_intervals)
-
-
-def due_anchor(export: BatchExport) -> datetime | None:
-    """The end of the interval after the newest scheduled run (backfills do not move the schedule)."""
-    step = export.interval_seconds
-    ends = [r.data_interval_end for r in export.latest_runs if r.data_interval_end is not None and r.backfill is None]
-    return max(ends) + timedelta(seconds=step) if ends and step else None
-
-
-def due_at(anchor: datetime | None, step: int | None, paused: bool, end_at: datetime | None,
-           now: datetime) -> datetime | None:
-    """When the next scheduled run should start; None when paused, unknown or past the export's end."""
-    if paused or not step:
-        return None
-    if anchor is not None:
-        due = anchor
-    else:
-        epoch = now.timestamp()
-        due = datetime.fromtimestamp(epoch - epoch % step + step, tz=now.tzinfo)
-    if end_at is not None and due > end_at + timedelta(seconds=step):
-        return None
-    return due
-
-
-def next_run_due(export: BatchExport, now: datetime) -> datetime | None:
-    return due_at(due_anchor(export), export.interval_seconds, export.paused, export.end_at, now)
-
-
-def is_failing(export: BatchExport) -> bool:
-    run = latest_run(export)
-    return run is not None and run.status in FAILED_STATUSES
-
-
-def consecutive_failures(export: BatchExport) -> int:
-    """Failed runs in a row at the newest end of the history."""
-    streak = 0
-    for run in reversed(runs_oldest_first(export)):
-        if run.status in FAILED_STATUSES or run.status == RunStatus.FAILED_RETRYABLE:
-            streak += 1
-        elif run.status in (RunStatus.COMPLETED,):
-            break
-    return streak
+    """The export's latest run by the one ordering of :mod:`tui.state.health`."""
+    return health_latest_run(export.latest_runs)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Generic, TypeVar
 
-from tui.api.errors import ApiError, Forbidden, NetworkError, RateLimited, Unauthorized
+from tui.api.errors import ApiError, Forbidden, NetworkError, ProjectNotFound, RateLimited, Unauthorized
 from tui.api.retry_budget import retry_budget
 
 T = TypeVar("T")
@@ -109,12 +109,12 @@ class Poller(Generic[T]):
         """The interval after a success; capped exponential backoff with jitter after failures.
 
         A 429's ``Retry-After`` is a floor: waiting less would just be refused again.
-        Auth failures (401/403) back off to the cap quickly: they do not heal by retrying.
+        Auth failures (401/403) and a missing project back off to the cap quickly: they do not heal by retrying.
         """
         if self.failures == 0:
             return self.interval
         error = self.last_error
-        if isinstance(error, Unauthorized | Forbidden):
+        if isinstance(error, Unauthorized | Forbidden | ProjectNotFound):
             base = min(self.max_backoff, self.interval * 2 ** (self.failures + 2))
         else:
             base = min(self.max_backoff, self.interval * 2 ** (self.failures - 1))
@@ -133,6 +133,8 @@ class Poller(Generic[T]):
         return None if self.last_success is None else self._monotonic() - self.last_success
 
     def freshness(self) -> Freshness:
+        if isinstance(self.last_error, ProjectNotFound):
+            return Freshness.STALE  # nothing on screen is live, and the reason says why: not a network outage
         if self.last_success is None:
             if self.failures >= OFFLINE_AFTER_FAILURES or (self.failures and not isinstance(
                     self.last_error, NetworkError)):

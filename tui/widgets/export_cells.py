@@ -1,30 +1,22 @@
 """How one export becomes a row of the monitor's table, and a run a row of the runs table.
 
-Pure functions of (data, now): the screen diffs their output against the
-previous poll's and repaints only what changed. Every server string goes
-through :func:`tui.render.plain`.
+Pure functions of a row's facts (:class:`tui.state.export_board.RowFacts`,
+its verdict included): the board says which rows changed, and the screen
+repaints only those. Every server string goes through :func:`tui.render.plain`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from rich.text import Text
 
 from tui.api.models import BatchExportRun
 from tui.render import ago, coarse_duration, count, duration, plain, progress_bar, status_strip, status_text
-from tui.state.exports import (
-    WatchedExport,
-    due_anchor,
-    due_at,
-    lag_exceeds,
-    latest_run,
-    newest_completed_end,
-    runs_oldest_first,
-)
+from tui.state.export_board import RowFacts
+from tui.state.exports import runs_oldest_first
+from tui.state.health import HealthState, Verdict, run_activity_time
 
 # (key, label, width); "secondary" columns are hidden on narrow terminals.
 EXPORT_COLUMNS: list[tuple[str, str, int | None]] = [
@@ -34,7 +26,7 @@ EXPORT_COLUMNS: list[tuple[str, str, int | None]] = [
     ("model", "Model", 7),
     ("dest", "Destination", 11),
     ("interval", "Interval", 8),
-    ("state", "State", 8),
+    ("state", "State", 10),
     ("latest", "Latest run", 14),
     ("lag", "Lag", 7),
     ("strip", "Last runs", 10),
@@ -59,94 +51,80 @@ def _interval_label(interval: str) -> Text:
     return plain(interval.replace("every ", "").replace(" minutes", "m"), limit=9)
 
 
-TIME_COLUMNS = ("lag", "last", "due")
+TIME_COLUMNS = ("state", "lag", "last", "due")
+
+# How each verdict reads in the State column: a symbol and a word (never colour alone).
+STATE_LOOKS: dict[HealthState, tuple[str, str]] = {
+    HealthState.OK: ("✔ ok", "green"),
+    HealthState.RUNNING: ("⟳ running", "cyan"),
+    HealthState.FAILING: ("✖ failing", "bold red"),
+    HealthState.OVERDUE: ("▲ overdue", "bold yellow"),
+    HealthState.PAUSED: ("⏸ paused", "bold yellow"),
+    HealthState.ENDED: ("■ ended", "dim"),
+    HealthState.NO_RUNS: ("· no runs", "dim"),
+    HealthState.UNKNOWN_STATUS: ("? unknown", "yellow"),
+}
 
 
-@dataclass(frozen=True)
-class RowFacts:
-    """What a row shows that does not depend on the clock, plus the instants its time cells are measured from.
-
-    A poll in which an export did not change reuses its facts: only the three
-    time cells are recomputed (a few microseconds each), so a quiet poll of
-    200 exports costs little and a changed row costs one rebuild.
-    """
-
-    fingerprint: tuple[Any, ...]
-    static: dict[str, Text]
-    completed_end: datetime | None
-    last_time: datetime | None
-    due_anchor: datetime | None
-    step: int | None
-    paused: bool
-    ended: datetime | None
+def state_text(verdict: Verdict) -> Text:
+    label, style = STATE_LOOKS[verdict.state]
+    return Text(label, style=style)
 
 
-def row_fingerprint(watched: WatchedExport, marked: bool) -> tuple[Any, ...]:
-    """Everything the static cells depend on, cheap to build and compare."""
+def static_cells(row: RowFacts) -> dict[str, Text]:
+    """The cells that do not age with the clock: rebuilt only when the row's fingerprint changes."""
+    watched, marked = row.watched, row.marked
     export = watched.export
-    return (
-        export.name, export.model, export.destination.type, export.interval, export.paused, export.end_at, marked,
-        watched.project_id,
-        tuple((r.id, r.status, r.records_completed, r.records_total_count, r.created_at, r.finished_at,
-               r.data_interval_end, r.backfill) for r in export.latest_runs),
-    )
-
-
-def row_facts(watched: WatchedExport, marked: bool, fingerprint: tuple[Any, ...] | None = None) -> RowFacts:
-    export = watched.export
-    latest = latest_run(export)
-    runs = runs_oldest_first(export)
+    latest = row.verdict.latest_run
     if latest is not None and latest.is_in_progress:
         progress = progress_bar(latest.records_completed, latest.records_total_count, width=8)
     else:
         progress = Text("")
-    static = {
+    return {
         "mark": Text("!", style="bold red reverse") if marked else Text(" "),
         "name": plain(export.name or export.id, "bold" if marked else "", limit=60),
         "project": plain(watched.project_id, "dim"),
         "model": plain(export.model or "—"),
         "dest": plain(export.destination.type or "—"),
         "interval": _interval_label(export.interval or "—"),
-        "state": Text("⏸ paused", style="bold yellow") if export.paused else Text("▶ active", style="green"),
         "latest": status_text(latest.status) if latest else Text("no runs", style="dim"),
-        "strip": status_strip([r.status for r in runs]),
+        "strip": status_strip([r.status for r in runs_oldest_first(export)]),
         "progress": progress,
     }
-    return RowFacts(
-        fingerprint=fingerprint if fingerprint is not None else row_fingerprint(watched, marked),
-        static=static,
-        completed_end=newest_completed_end(export),
-        last_time=(latest.finished_at or latest.created_at) if latest else None,
-        due_anchor=due_anchor(export),
-        step=export.interval_seconds,
-        paused=export.paused,
-        ended=export.end_at,
-    )
 
 
-def time_cells(facts: RowFacts, now: datetime, lag_threshold: float) -> dict[str, Text]:
-    """Lag, last run and next due: the cells that age with the clock, at minute resolution."""
-    lag = None if facts.completed_end is None else max(0.0, (now - facts.completed_end).total_seconds())
-    lagging = lag_exceeds(lag, facts.step, facts.paused, lag_threshold)
-    due = due_at(facts.due_anchor, facts.step, facts.paused, facts.ended, now)
-    if due is None:
-        due_text = Text("paused" if facts.paused else "—", style="dim")
+def time_cells(verdict: Verdict) -> dict[str, Text]:
+    """State, lag, last run and next due: what the verdict says at its moment, at minute resolution.
+
+    The verdict is judged on the server's time, and no figure here is ever negative.
+    """
+    now = verdict.judged_at
+    latest = verdict.latest_run
+    last_time = run_activity_time(latest) if latest is not None else None
+    due = verdict.next_due
+    if verdict.state is HealthState.ENDED:
+        due_text = Text("ended", style="dim")
+    elif verdict.state is HealthState.PAUSED:
+        due_text = Text("paused", style="dim")
+    elif due is None:
+        due_text = Text("—", style="dim")
     elif abs((due - now).total_seconds()) < 60:
         due_text = Text("due now")
     elif due < now:
-        due_text = Text("overdue " + ago(due, now, coarse=True).replace(" ago", ""), style="bold yellow")
+        late = ago(due, now, coarse=True).replace(" ago", "")
+        due_text = Text(f"overdue {late}", style="bold yellow") if verdict.overdue else Text(f"late {late}")
     else:
         due_text = Text(ago(due, now, coarse=True))
     return {
-        "lag": Text(coarse_duration(lag), style="bold red" if lagging else ""),
-        "last": Text(ago(facts.last_time, now, coarse=True)),
+        "state": state_text(verdict),
+        "lag": Text(coarse_duration(verdict.lag_seconds), style="bold red" if verdict.overdue else ""),
+        "last": Text(ago(min(last_time, now), now, coarse=True) if last_time is not None else "—"),
         "due": due_text,
     }
 
 
-def export_cells(watched: WatchedExport, now: datetime, *, marked: bool, lag_threshold: float) -> dict[str, Text]:
-    facts = row_facts(watched, marked)
-    return {**facts.static, **time_cells(facts, now, lag_threshold)}
+def export_cells(row: RowFacts) -> dict[str, Text]:
+    return {**static_cells(row), **time_cells(row.verdict)}
 
 
 def run_cells(run: BatchExportRun, now: datetime) -> dict[str, Text]:

@@ -9,7 +9,8 @@ from typing import Any
 from rich.text import Text
 
 from tui.render import ago, clean, plain
-from tui.state.exports import WatchedExport, lag_seconds, next_run_due
+from tui.state.exports import WatchedExport
+from tui.state.health import Verdict
 from tui.state.secrets import mask_secrets
 
 
@@ -24,7 +25,9 @@ def _pretty(value: Any) -> str:
         return str(value)
 
 
-def export_details_text(watched: WatchedExport, now: datetime) -> Text:
+def export_details_text(watched: WatchedExport, verdict: Verdict) -> Text:
+    """The details pane; times and the health line are read at the verdict's moment (server time)."""
+    now = verdict.judged_at
     export = watched.export
     text = Text()
 
@@ -44,9 +47,10 @@ def export_details_text(watched: WatchedExport, now: datetime) -> Text:
     row("End at", _when(export.end_at, now))
     row("Created", _when(export.created_at, now))
     row("Updated", _when(export.last_updated_at, now))
-    lag = lag_seconds(export, now)
+    row("Health", plain(f"{verdict.state.value}: {verdict.reason}"))
+    lag = verdict.lag_seconds
     row("Lag", "—" if lag is None else f"{lag:.0f} s behind")
-    due = next_run_due(export, now)
+    due = verdict.next_due
     row("Next run due", "—" if due is None else _when(due, now))
     text.append("\nDestination ", style="bold")
     text.append(plain(export.destination.type or "—", "cyan"))

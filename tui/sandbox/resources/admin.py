@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -13,7 +14,7 @@ from tui.sandbox.errors import validation_error
 from tui.sandbox.faults import parse_fault
 from tui.sandbox.openapi import build_schema
 from tui.sandbox.outages import add_outage, end_outages, list_outages, parse_outage
-from tui.sandbox.timeutil import iso
+from tui.sandbox.timeutil import iso, parse_iso
 
 
 async def admin_faults(request: Request) -> Response:
@@ -42,7 +43,27 @@ async def admin_requests(request: Request) -> Response:
 
 
 async def admin_clock(request: Request) -> Response:
+    """GET reads the sandbox's clock; POST ``{"now": ISO}`` or ``{"advance_seconds": N}`` moves it.
+
+    Its answers' ``Date`` header follows this clock, as a real server's follows its own: moving it is
+    how tests put the server's clock ahead of (or behind) the client's.
+    """
     state = app_state(request)
+    if request.method == "POST":
+        try:
+            data = json.loads(await request.body() or b"{}")
+            if not isinstance(data, dict):
+                raise ValueError("expected a JSON object")
+            if "now" in data:
+                target = parse_iso(str(data["now"]))
+            else:
+                target = state.clock.now() + timedelta(seconds=float(data["advance_seconds"]))
+        except (ValueError, TypeError, KeyError) as exc:
+            return validation_error(f"expected now or advance_seconds: {exc}", None).response()
+        mover = getattr(state.clock, "set", None) or getattr(state.clock, "jump_to", None)
+        if not callable(mover):
+            return validation_error("this sandbox's clock cannot be moved", None).response()
+        mover(target)
     return ok({"now": iso(state.clock.now()), "speed": getattr(state.clock, "speed", 0.0)})
 
 
@@ -91,7 +112,7 @@ def admin_routes() -> list[BaseRoute]:
     out += routes("/api/schema", openapi_schema, ["GET"])
     out += routes("/_sandbox/faults", admin_faults, ["GET", "POST", "DELETE"])
     out += routes("/_sandbox/requests", admin_requests, ["GET", "DELETE"])
-    out += routes("/_sandbox/clock", admin_clock, ["GET"])
+    out += routes("/_sandbox/clock", admin_clock, ["GET", "POST"])
     out += routes("/_sandbox/reset", admin_reset, ["POST"])
     out += routes("/_sandbox/tick", admin_tick, ["POST"])
     out += routes("/_sandbox/outages", admin_outages, ["GET", "POST", "DELETE"])

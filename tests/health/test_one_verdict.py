@@ -1,0 +1,111 @@
+"""The monitor's cells, the alert tracker and ``watchdeck status`` give the same verdict on the same snapshot."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from tui.api.models import BatchExport
+from tui.config import Settings
+from tui.state.alerts import AlertKind, AlertTracker
+from tui.state.export_board import ExportBoard
+from tui.state.exports import ExportsSnapshot, WatchedExport
+from tui.state.health import HealthState, judge
+from tui.status_cmd import EXIT_OK, EXIT_PROBLEM, ExportStatus, Report, format_table, to_json
+from tui.widgets.export_cells import STATE_LOOKS, time_cells
+
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+HOUR = timedelta(hours=1)
+
+
+def run(i: int, status: str, end: datetime) -> dict[str, Any]:
+    return {"id": f"r{i}", "status": status, "data_interval_start": (end - HOUR).isoformat(),
+            "data_interval_end": end.isoformat(), "created_at": (end + timedelta(seconds=30)).isoformat()}
+
+
+def export(export_id: str, runs: list[dict[str, Any]], **extra: Any) -> BatchExport:
+    return BatchExport.model_validate({
+        "id": export_id, "name": f"export {export_id}", "interval": "hour", "paused": False,
+        "destination": {"type": "S3", "config": {}}, "created_at": (NOW - timedelta(days=9)).isoformat(),
+        "latest_runs": runs, **extra,
+    })
+
+
+# One export per state, as the server would send it.
+CASES: dict[HealthState, BatchExport] = {
+    HealthState.OK: export("ok", [run(1, "Completed", NOW - timedelta(minutes=20))]),
+    HealthState.RUNNING: export("running", [run(1, "Completed", NOW - HOUR), run(2, "Running", NOW)]),
+    HealthState.FAILING: export("failing", [run(1, "Completed", NOW - 2 * HOUR),
+                                            run(2, "FailedRetryable", NOW - HOUR)]),
+    HealthState.OVERDUE: export("overdue", [run(1, "Completed", NOW - 3 * HOUR)]),
+    HealthState.PAUSED: export("paused", [run(1, "Completed", NOW - 3 * 24 * HOUR)], paused=True),
+    HealthState.ENDED: export("ended", [run(1, "Completed", NOW - 48 * HOUR)],
+                              end_at=(NOW - 48 * HOUR).isoformat()),
+    HealthState.NO_RUNS: export("new", [], created_at=(NOW - timedelta(minutes=5)).isoformat()),
+    HealthState.UNKNOWN_STATUS: export("odd", [run(1, "Completed", NOW - HOUR), run(2, "Rebooting", NOW)]),
+}
+
+
+def snapshot(exports: list[BatchExport]) -> ExportsSnapshot:
+    return ExportsSnapshot(exports=[WatchedExport("1", e) for e in exports])
+
+
+def monitor_states(exports: list[BatchExport], now: datetime) -> dict[str, str]:
+    """What the monitor's State column shows for each export: the board's rows, drawn by the cells."""
+    board = ExportBoard()
+    board.apply_snapshot(snapshot(exports), now)
+    return {facts.watched.export.id: time_cells(facts.verdict)["state"].plain for facts in board.rows(now).rows}
+
+
+def status_json(exports: list[BatchExport], now: datetime) -> dict[str, Any]:
+    report = Report(checked_at=now, exports=[ExportStatus("1", e, judge(e, now)) for e in exports])
+    settings = Settings(base_url="http://127.0.0.1:1", api_key=SecretStr("k"), project_ids=["1"])
+    return to_json(report, settings) | {"table": format_table(report, colour=False)}
+
+
+@pytest.mark.parametrize("state", list(HealthState))
+def test_every_surface_gives_the_same_verdict(state: HealthState) -> None:
+    e = CASES[state]
+    assert judge(e, NOW).state is state, "the case is built for this state"
+
+    shown = monitor_states([e], NOW)[e.id]
+    assert shown == STATE_LOOKS[state][0]
+
+    data = status_json([e], NOW)
+    (row,) = data["exports"]
+    assert row["state"] == state.value
+    assert row["healthy"] is (state not in (HealthState.FAILING, HealthState.OVERDUE))
+    assert data["exit_code"] == (EXIT_OK if row["healthy"] else EXIT_PROBLEM)
+    assert data["table"].splitlines()[1].rstrip().endswith(state.value.upper())
+
+    tracker = AlertTracker()
+    quiet = export(e.id, [run(9, "Completed", NOW - timedelta(minutes=50))])
+    tracker.observe(snapshot([quiet]), NOW)  # primes: history does not ring
+    kinds = {a.kind for a in tracker.observe(snapshot([e]), NOW)}
+    assert (AlertKind.OVERDUE in kinds) is (state is HealthState.OVERDUE)
+    assert tracker.failing_count == (1 if state is HealthState.FAILING else 0)
+
+
+def test_all_states_at_once_agree_row_by_row() -> None:
+    exports = list(CASES.values())
+    shown = monitor_states(exports, NOW)
+    data = status_json(exports, NOW)
+    by_word = {label: state for state, (label, _) in STATE_LOOKS.items()}
+    for row in data["exports"]:
+        assert by_word[shown[row["id"]]].value == row["state"]
+    tracker = AlertTracker()
+    tracker.observe(snapshot(exports), NOW)
+    assert tracker.failing_count == sum(1 for r in data["exports"] if r["state"] == "failing")
+    assert data["exit_code"] == EXIT_PROBLEM
+
+
+def test_skewed_server_same_verdict_everywhere() -> None:
+    """Judged at the server's now (3 hours ahead of ours), every surface says overdue, none says ok."""
+    e = export("fresh-by-our-clock", [run(1, "Completed", NOW)])
+    server_now = NOW + 3 * HOUR
+    assert monitor_states([e], server_now)[e.id] == STATE_LOOKS[HealthState.OVERDUE][0]
+    assert status_json([e], server_now)["exports"][0]["state"] == "overdue"
+    assert status_json([e], server_now)["exports"][0]["lag_seconds"] == 3 * 3600

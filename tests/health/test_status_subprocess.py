@@ -1,0 +1,163 @@
+"""``watchdeck status`` as cron runs it: a subprocess on this machine's real clock, against the sandbox.
+
+The sandbox's clock runs at real speed over a frozen world (no simulator) and
+stamps its answers' ``Date`` with it, so moving it (its clock admin endpoint)
+is how time passes on the server, or how its clock is skewed from ours.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tui.api.client import ApiClient
+from tui.api.models import BatchExport
+from tui.clock import ScaledClock
+from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def sandbox() -> Iterator[SandboxHandle]:
+    clock = ScaledClock(datetime.now(UTC), speed=1.0)
+    with start_sandbox(SandboxOptions(seed=7, simulate=False, clock=clock)) as handle:
+        yield handle
+
+
+def status(handle: SandboxHandle, *args: str, project: str = "1") -> tuple[int, str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WATCHDECK_")}
+    env |= {"WATCHDECK_BASE_URL": handle.base_url, "WATCHDECK_API_KEY": handle.api_key,
+            "WATCHDECK_PROJECT_ID": project, "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, "-m", "tui", "status", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=60)
+    return done.returncode, done.stdout, done.stderr
+
+
+def move_server_clock(handle: SandboxHandle, **body: Any) -> None:
+    answer = httpx.post(f"{handle.base_url}/_sandbox/clock", json=body, timeout=10)
+    assert answer.status_code == 200, answer.text
+
+
+def exports(handle: SandboxHandle) -> list[BatchExport]:
+    async def fetch() -> list[BatchExport]:
+        async with ApiClient(handle.base_url, handle.api_key, "1") as client:
+            return (await client.batch_exports.list()).results
+
+    return asyncio.run(fetch())
+
+
+def healthy_hourly(handle: SandboxHandle) -> BatchExport:
+    found = [e for e in exports(handle) if not e.paused and e.end_at is None and e.interval == "hour"
+             and e.latest_runs and max(e.latest_runs, key=lambda r: r.created_at or datetime.min.replace(tzinfo=UTC)
+                                       ).status == "Completed"]
+    assert found, "the seed changed: need a healthy hourly export in project 1"
+    return found[0]
+
+
+def test_healthy_exit_0_with_json_fields(sandbox: SandboxHandle) -> None:
+    export = healthy_hourly(sandbox)
+    code, out, err = status(sandbox, "--json", "--export", export.id)
+    assert (code, err) == (0, "")
+    data = json.loads(out)
+    assert data["exit_code"] == 0 and data["healthy"] is True
+    assert data["clock_skew_seconds"] == 0.0
+    (row,) = data["exports"]
+    assert row["state"] == "ok" and row["reason"].startswith("data ")
+    assert {"reason", "failure_streak", "next_due", "lag_seconds", "problem"} <= set(row)
+    assert row["lag_seconds"] >= 0 and row["latest_run"]["age_seconds"] >= 0
+
+
+def test_failing_exit_1(sandbox: SandboxHandle) -> None:
+    code, out, _ = status(sandbox, "--json")
+    data = json.loads(out)
+    states = {e["state"] for e in data["exports"]}
+    assert "failing" in states, "the seed has an export whose latest run failed"
+    assert code == 1 == data["exit_code"]
+    failing = next(e for e in data["exports"] if e["state"] == "failing")
+    assert failing["latest_run"]["status"] in ("Failed", "FailedRetryable", "FailedBilling")
+
+
+def test_overdue_exit_1_after_a_day_of_server_time_ended_and_paused_excluded(sandbox: SandboxHandle) -> None:
+    export = healthy_hourly(sandbox)
+    ended = [e for e in exports(sandbox) if e.end_at is not None]
+    paused = [e for e in exports(sandbox) if e.paused]
+    assert ended and paused, "the seed changed: need an ended and a paused export"
+    move_server_clock(sandbox, advance_seconds=86400)
+    code, out, _ = status(sandbox, "--json", "--export", export.id, "--export", ended[0].id,
+                          "--export", paused[0].id)
+    data = json.loads(out)
+    rows = {e["id"]: e for e in data["exports"]}
+    assert code == 1
+    assert rows[export.id]["state"] == "overdue"
+    assert rows[export.id]["problem"].startswith("no completed data for 1d")
+    assert rows[ended[0].id]["state"] == "ended" and rows[ended[0].id]["healthy"]
+    assert rows[paused[0].id]["state"] in ("paused", "failing")
+    # the server says a day passed; our clock did not: that is a skew, and it is reported
+    assert data["clock_skew_seconds"] == pytest.approx(86400, abs=5)
+    code, _, _ = status(sandbox, "--export", ended[0].id)
+    assert code == 0
+
+
+def test_server_clock_ahead_is_reported_and_ages_are_never_negative(sandbox: SandboxHandle) -> None:
+    export = healthy_hourly(sandbox)
+    # The server's clock 15 minutes ahead and its data stamped by it: on our clock, the last run is "in the future".
+    move_server_clock(sandbox, advance_seconds=15 * 60)
+    code, out, _ = status(sandbox, "--json", "--export", export.id)
+    data = json.loads(out)
+    assert code == 0
+    assert data["clock_skew_seconds"] == pytest.approx(900, abs=5)
+    row = data["exports"][0]
+    assert row["lag_seconds"] >= 0 and row["latest_run"]["age_seconds"] >= 0
+    code, out, _ = status(sandbox, "--export", export.id)
+    assert code == 0 and "server clock 15 min ahead" in out
+
+
+def test_server_clock_behind_is_reported(sandbox: SandboxHandle) -> None:
+    export = healthy_hourly(sandbox)
+    now = datetime.now(UTC)
+    move_server_clock(sandbox, now=(now - timedelta(minutes=10)).isoformat())
+    code, out, _ = status(sandbox, "--export", export.id)
+    assert code == 0 and "server clock 10 min behind" in out
+    data = json.loads(status(sandbox, "--json", "--export", export.id)[1])
+    assert data["clock_skew_seconds"] == pytest.approx(-600, abs=5)
+    assert all(e["lag_seconds"] is None or e["lag_seconds"] >= 0 for e in data["exports"])
+
+
+def test_wrong_project_exit_2_named(sandbox: SandboxHandle) -> None:
+    code, out, err = status(sandbox, project="99")
+    assert code == 2
+    assert out == ""
+    assert err.strip() == "watchdeck: project 99 not found"
+    code, out, _ = status(sandbox, "--json", project="99")
+    data = json.loads(out)
+    assert code == 2 and data["errors"] == ["project 99 not found"] and data["exports"] == []
+
+
+def test_no_runs_list_judges_from_latest_runs(sandbox: SandboxHandle) -> None:
+    """The interface's server has no runs list: 404 there is not a connection error; latest_runs decide."""
+    export = healthy_hourly(sandbox)
+    fault = {"kind": "status", "status": 404, "path": r"/runs/?$"}
+    assert httpx.post(f"{sandbox.base_url}/_sandbox/faults", json=fault, timeout=10).status_code == 201
+    move_server_clock(sandbox, advance_seconds=3 * 86400)
+    code, out, err = status(sandbox, "--json", "--export", export.id)
+    assert err == ""
+    data = json.loads(out)
+    assert code == 1 and data["errors"] == []
+    assert data["exports"][0]["state"] == "overdue"
+    assert any(r["path"].endswith("/runs/") and r["fault"] for r in sandbox.requests())
+
+
+def test_unknown_export_exit_2(sandbox: SandboxHandle) -> None:
+    code, _, err = status(sandbox, "--export", "no-such-export")
+    assert code == 2 and "export no-such-export not found in project 1" in err

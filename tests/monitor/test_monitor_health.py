@@ -1,0 +1,170 @@
+"""The monitor's verdicts against the sandbox: not found is not "no list", server time, incomplete answers."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import httpx
+
+from tests.monitor.conftest import FROZEN_AT, make_app, requests, settle
+from tests.monitor.test_monitor_faults import add_fault, exports_table, status_line
+from tui.api.client import ApiClient
+from tui.app import WatchdeckApp
+from tui.clock import FrozenClock
+from tui.config import Settings
+from tui.sandbox.runner import SandboxHandle
+from tui.state.exports import LIST_RECHECK_SECONDS
+from tui.state.health import HealthState
+
+
+def list_requests(handle: SandboxHandle) -> list[dict[str, Any]]:
+    return [r for r in requests(handle, "GET") if r["path"].endswith("/batch_exports/")]
+
+
+def move_server_clock(handle: SandboxHandle, **body: Any) -> None:
+    answer = httpx.post(f"{handle.base_url}/_sandbox/clock", json=body, timeout=10)
+    assert answer.status_code == 200, answer.text
+
+
+async def test_a_one_off_404_on_the_list_is_a_failed_poll_not_an_empty_server(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert exports_table(app).row_count == 12
+        add_fault(sandbox, kind="status", status=404, path=r"/batch_exports/$", count=1)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert exports_table(app).row_count == 12, "the last good data stays"
+        assert "HTTP 404" in status_line(app)
+        assert "no export list" not in status_line(app)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert "LIVE" in status_line(app) and "12 exports" in status_line(app)
+
+
+async def test_a_404_on_the_first_list_is_looked_at_again_on_ctrl_r(sandbox: SandboxHandle) -> None:
+    add_fault(sandbox, kind="status", status=404, path=r"/batch_exports/$", count=1)
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert "no export list" in status_line(app), "a project that exists, a list route that answered 404"
+        assert [r["path"] for r in requests(sandbox, "GET")][:2] == [
+            "/api/environments/1/batch_exports/", "/api/projects/1/"]
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert exports_table(app).row_count == 12
+        assert "no export list" not in status_line(app)
+
+
+async def test_no_list_is_looked_at_again_every_ten_minutes(sandbox: SandboxHandle) -> None:
+    add_fault(sandbox, kind="status", status=405, path=r"/batch_exports/$", count=1)
+    app = make_app(sandbox)
+    elapsed = [0.0]
+    app.monotonic = lambda: 1000.0 + elapsed[0]
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        assert screen.source.list_missing("1")
+        before = len(list_requests(sandbox))
+        screen._start_poll()
+        await settle(pilot)
+        assert len(list_requests(sandbox)) == before, "not asked again within ten minutes"
+        elapsed[0] = LIST_RECHECK_SECONDS + 1
+        screen._start_poll()
+        await settle(pilot)
+        assert len(list_requests(sandbox)) == before + 1
+        assert exports_table(app).row_count == 12
+
+
+async def test_a_wrong_project_is_named_and_stale(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox, project_ids=["99"])
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        line = status_line(app)
+        assert "STALE" in line and "project 99 not found" in line
+        assert "LIVE" not in line and "0 exports" not in line
+        assert "project 99 not found" in str(app.screen.query_one("#exports-empty").render())
+
+
+async def test_server_clock_ahead_is_said_and_judged_on(sandbox: SandboxHandle) -> None:
+    """The sandbox's clock 15 minutes ahead of the app's: the status line says so; nothing reads negative."""
+    move_server_clock(sandbox, now=(FROZEN_AT + timedelta(minutes=15)).isoformat())
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert "server clock 15 min ahead" in status_line(app)
+        screen: Any = app.screen
+        assert screen.now() == FROZEN_AT + timedelta(minutes=15)
+        aged = [str(row[col]) for row in screen._cells.values() for col in ("last", "lag")]
+        assert aged and not any(c.startswith("in ") or c.startswith("-") for c in aged)
+
+
+async def test_hours_of_server_time_turn_exports_overdue_though_our_clock_stood_still(
+        sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        before = {f.verdict.state for f in screen.board.rows(screen.now()).rows}
+        assert HealthState.OVERDUE not in before
+        move_server_clock(sandbox, now=(FROZEN_AT + timedelta(hours=6)).isoformat())
+        for _ in range(4):  # the offset is a median of recent answers: one odd answer does not move it
+            await pilot.press("ctrl+r")
+            await settle(pilot)
+        assert "server clock 6 h ahead" in status_line(app)
+        states = {f.verdict.state for f in screen.board.rows(screen.now()).rows}
+        assert HealthState.OVERDUE in states
+        assert any("▲ overdue" in str(row["state"]) for row in screen._cells.values())
+
+
+def _incomplete_server(export: dict[str, Any], bare: list[bool]) -> httpx.MockTransport:
+    """A server whose export answer loses its fields when ``bare[0]`` is set (the sandbox never does that)."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if path.endswith("/batch_exports/"):
+            item = {"id": export["id"]} if bare[0] else export
+            return httpx.Response(200, json={"count": 1, "next": None, "previous": None, "results": [item]})
+        if path.endswith("/runs/"):
+            return httpx.Response(200, json={"next": None, "previous": None, "results": export["latest_runs"]})
+        return httpx.Response(404, json={"detail": "Not found."})
+
+    return httpx.MockTransport(handler)
+
+
+async def test_an_incomplete_answer_keeps_the_last_good_data_and_says_so() -> None:
+    run = {"id": "r1", "status": "Completed", "data_interval_start": "2026-11-22T10:00:00Z",
+           "data_interval_end": "2026-11-22T11:00:00Z", "created_at": "2026-11-22T11:00:30Z"}
+    export = {"id": "e1", "name": "Events to S3", "interval": "hour", "paused": False,
+              "destination": {"type": "S3"}, "latest_runs": [run]}
+    bare = [False]
+    client = ApiClient("http://watchdeck.test", "k", "1", transport=_incomplete_server(export, bare))
+    app = WatchdeckApp(Settings(base_url="http://watchdeck.test", api_key="k", project_ids=["1"], poll_seconds=30,
+                                bell=False), clock=FrozenClock(FROZEN_AT), api=client)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        assert str(screen._cells["1:e1"]["name"]) == "Events to S3"
+        bare[0] = True
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert "1 export answer incomplete" in status_line(app)
+        assert "LIVE" in status_line(app)
+        cells = screen._cells["1:e1"]
+        assert str(cells["name"]) == "Events to S3" and str(cells["state"]) == "✔ ok", "the last good data stays"
+
+
+async def test_the_filter_asks_for_a_verdict(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"failing", "enter")
+        await settle(pilot)
+        screen: Any = app.screen
+        assert exports_table(app).row_count == 1
+        (facts,) = screen.board.rows(screen.now()).rows
+        assert facts.verdict.state is HealthState.FAILING
+        await pilot.press("escape")
+        await settle(pilot)
+        assert exports_table(app).row_count == 12

@@ -1,0 +1,66 @@
+"""The one typed way from a screen to the application: :class:`WatchdeckScreen` and its ``wd`` handle.
+
+Screens need the settings, the clocks and the API clients, not the app's
+module: importing ``tui.app`` from a screen made an import cycle (the app
+imports the screens) and every use of ``self.app.api`` needed a
+``type: ignore``. :class:`AppHandle` names what screens may use;
+``tui.app`` checks (for mypy) that :class:`~tui.app.WatchdeckApp` provides it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol, TypeVar, cast
+
+from textual.app import App
+from textual.screen import ModalScreen, Screen
+
+from tui.api.client import ApiClient
+from tui.clock import Clock
+from tui.config import Settings
+from tui.state.server_time import ServerClock
+
+ResultT = TypeVar("ResultT")
+
+
+class AppHandle(Protocol):
+    """What a screen may ask of the application."""
+
+    settings: Settings
+    clock: Clock  # this machine's time (injected: frozen in tests)
+    server_clock: ServerClock  # the server's time, from the Date header of its answers
+    monotonic: Callable[[], float]
+    jitter: Callable[[], float]
+
+    @property
+    def project_id(self) -> str: ...
+
+    @property
+    def api(self) -> ApiClient: ...
+
+    def api_for(self, project_id: str) -> ApiClient: ...
+
+    def switch_project(self, project_id: str) -> None: ...
+
+    def report_bug(self, error: BaseException, context: str) -> None: ...
+
+
+def app_handle(app: App[object] | App[int]) -> AppHandle:
+    """The running app as a :class:`AppHandle` (watchdeck runs no other app)."""
+    return cast(AppHandle, app)
+
+
+class WatchdeckScreen(Screen[ResultT]):
+    """A screen of watchdeck: reaches the application through the typed ``wd``."""
+
+    @property
+    def wd(self) -> AppHandle:
+        return app_handle(self.app)
+
+
+class WatchdeckModal(ModalScreen[ResultT]):
+    """A modal of watchdeck: reaches the application through the typed ``wd``."""
+
+    @property
+    def wd(self) -> AppHandle:
+        return app_handle(self.app)

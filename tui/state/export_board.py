@@ -1,0 +1,291 @@
+"""The monitor's state, without Textual: what the exports screen shows and what it is waiting for.
+
+The snapshot of the last good poll, the operator's optimistic pauses, the
+actions in flight, the retries whose new run is awaited, the filter, the
+cache of run histories, and per row the facts a row is drawn from (its
+verdict among them) with the diff against the last drawing. The screen
+renders a board and turns keys into board calls; the alert tracker and the
+verdicts come from :mod:`tui.state.alerts` and :mod:`tui.state.health`, so the
+cells, the alerts and ``watchdeck status`` agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from tui.api.models import BatchExportRun
+from tui.state.alerts import Alert, AlertTracker
+from tui.state.exports import ExportsSnapshot, WatchedExport, latest_run, runs_oldest_first
+from tui.state.health import DEFAULT_GRACE_SECONDS, DEFAULT_LAG_INTERVALS, Verdict, judge
+
+RUNS_KEPT = 100
+
+
+@dataclass(frozen=True)
+class RowFacts:
+    """What one row is drawn from: the export as shown (an optimistic pause applied), its alert mark and
+    its verdict. ``fingerprint`` is everything but the clock; ``minute`` is when the verdict was judged."""
+
+    watched: WatchedExport
+    marked: bool
+    fingerprint: tuple[Any, ...]
+    verdict: Verdict
+    minute: int
+
+    @property
+    def key(self) -> str:
+        return self.watched.key
+
+
+@dataclass
+class RowsDiff:
+    """The visible rows in order, and which of them changed since the last :meth:`ExportBoard.rows`."""
+
+    rows: list[RowFacts] = field(default_factory=list)
+    rebuilt: set[str] = field(default_factory=set)  # new rows, or rows whose data changed: every cell
+    retimed: set[str] = field(default_factory=set)  # same data, a new minute: the time cells only
+
+
+@dataclass(frozen=True)
+class AwaitedRetry:
+    """A retry was asked for: its new run covers this interval and is none of the runs known then."""
+
+    start: datetime | None
+    end: datetime | None
+    known_run_ids: frozenset[str]
+
+
+def row_fingerprint(watched: WatchedExport, marked: bool) -> tuple[Any, ...]:
+    """Everything a row and its verdict depend on except the clock; cheap to build and compare."""
+    export = watched.export
+    return (
+        export.name, export.model, export.destination.type, export.interval, export.paused, export.end_at,
+        export.start_at, export.created_at, export.last_paused_at, marked, watched.project_id,
+        tuple((r.id, r.status, r.records_completed, r.records_total_count, r.created_at, r.finished_at,
+               r.last_updated_at, r.data_interval_end, r.backfill) for r in export.latest_runs),
+    )
+
+
+class ExportBoard:
+    """The monitor's state. Every method is plain Python: tests drive it without an app."""
+
+    def __init__(self, *, lag_intervals: float = DEFAULT_LAG_INTERVALS,
+                 grace_seconds: float = DEFAULT_GRACE_SECONDS) -> None:
+        self.lag_intervals = lag_intervals
+        self.grace_seconds = grace_seconds
+        self.alerts = AlertTracker(lag_threshold_intervals=lag_intervals, grace_seconds=grace_seconds)
+        self.snapshot: ExportsSnapshot | None = None
+        self.filter = ""
+        self.selected_key: str | None = None
+        self.selected_run_id: str | None = None
+        self.runs_supported = True
+        self._optimistic_paused: dict[str, bool] = {}
+        self._pending: set[tuple[str, str]] = set()
+        self._awaited_retries: dict[str, AwaitedRetry] = {}
+        self._runs: dict[str, list[BatchExportRun]] = {}
+        self._facts: dict[str, RowFacts] = {}
+        self._by_key: dict[str, WatchedExport] = {}
+
+    # ------------------------------------------------------------------ verdicts
+
+    def judge(self, watched: WatchedExport, now: datetime) -> Verdict:
+        """The one verdict, with this board's allowance (the same :func:`tui.state.health.judge` as ``status``)."""
+        return judge(watched.export, now, lag_intervals=self.lag_intervals, grace_seconds=self.grace_seconds)
+
+    @property
+    def failing_count(self) -> int:
+        return self.alerts.failing_count
+
+    # ------------------------------------------------------------------ snapshots
+
+    def apply_snapshot(self, snapshot: ExportsSnapshot, now: datetime) -> list[Alert]:
+        """A new poll arrived: settle optimistic pauses the server now shows, and return the new alerts."""
+        self.snapshot = snapshot
+        self._by_key = snapshot.by_key()
+        for watched in snapshot.exports:
+            expected = self._optimistic_paused.get(watched.key)
+            if expected is not None and watched.export.paused == expected:
+                del self._optimistic_paused[watched.key]
+        return self.alerts.observe(snapshot, now, self._verdicts_of_unchanged_rows(now))
+
+    def _verdicts_of_unchanged_rows(self, now: datetime) -> dict[str, Verdict]:
+        """Verdicts judged this minute on exactly this data (no optimistic pause) need not be judged again."""
+        minute = int(now.timestamp() // 60)
+        reusable: dict[str, Verdict] = {}
+        for key, facts in self._facts.items():
+            watched = self._by_key.get(key)
+            if (watched is not None and facts.minute == minute and key not in self._optimistic_paused
+                    and row_fingerprint(watched, facts.marked) == facts.fingerprint):
+                reusable[key] = facts.verdict
+        return reusable
+
+    def take_started_retries(self) -> list[tuple[str, BatchExportRun]]:
+        """The awaited retries whose new run has appeared (row key, run); each is reported once."""
+        started: list[tuple[str, BatchExportRun]] = []
+        if self.snapshot is None:
+            return started
+        for watched in self.snapshot.exports:
+            awaited = self._awaited_retries.get(watched.key)
+            if awaited is None:
+                continue
+            for run in watched.export.latest_runs:
+                if (run.id not in awaited.known_run_ids and run.data_interval_start == awaited.start
+                        and run.data_interval_end == awaited.end):
+                    del self._awaited_retries[watched.key]
+                    self._runs.pop(watched.key, None)
+                    started.append((watched.key, run))
+                    break
+        return started
+
+    def forget(self) -> None:
+        """Another project is shown: nothing of the last one stays."""
+        self.snapshot = None
+        self._by_key = {}
+        self._facts = {}
+        self._runs = {}
+        self.selected_key = None
+        self.selected_run_id = None
+
+    # ------------------------------------------------------------------ rows
+
+    def with_optimistic(self, watched: WatchedExport) -> WatchedExport:
+        paused = self._optimistic_paused.get(watched.key)
+        if paused is None or paused == watched.export.paused:
+            return watched
+        return WatchedExport(watched.project_id, watched.export.model_copy(update={"paused": paused}))
+
+    def visible(self) -> list[WatchedExport]:
+        """The exports the filter lets through: by name, latest run status, verdict state or ``paused``."""
+        if self.snapshot is None:
+            return []
+        if not self.filter:
+            return self.snapshot.exports
+        needle = self.filter.lower()
+        shown = []
+        for watched in self.snapshot.exports:
+            export = watched.export
+            latest = latest_run(export)
+            status = latest.status.lower() if latest else ""
+            facts = self._facts.get(watched.key)
+            state = facts.verdict.state.value if facts is not None else ""
+            if (needle in export.name.lower() or needle in status or (needle == "paused" and export.paused)
+                    or (state and needle == state)):
+                shown.append(watched)
+        return shown
+
+    def rows(self, now: datetime) -> RowsDiff:
+        """The visible rows' facts at ``now``, and which changed since the last call.
+
+        A row whose data did not change keeps its facts within a minute (time
+        cells have minute resolution), so a quiet poll of 200 exports judges
+        nothing again and a changed row costs one verdict. Rows the filter
+        hides are judged too: the filter can ask for a state ("overdue").
+        """
+        diff = RowsDiff()
+        if self.snapshot is None:
+            return diff
+        minute = int(now.timestamp() // 60)
+        fresh: dict[str, RowFacts] = {}
+        for raw in self.snapshot.exports:
+            watched = self.with_optimistic(raw)
+            key = watched.key
+            marked = self.alerts.is_marked(key)
+            fingerprint = row_fingerprint(watched, marked)
+            old = self._facts.get(key)
+            if old is None or old.fingerprint != fingerprint:
+                fresh[key] = RowFacts(watched, marked, fingerprint, self.judge(watched, now), minute)
+                diff.rebuilt.add(key)
+            elif old.minute != minute:
+                fresh[key] = RowFacts(watched, marked, fingerprint, self.judge(watched, now), minute)
+                diff.retimed.add(key)
+            else:
+                fresh[key] = old
+        self._facts = fresh
+        diff.rows = [fresh[w.key] for w in self.visible()]
+        return diff
+
+    def facts(self, key: str) -> RowFacts | None:
+        return self._facts.get(key)
+
+    def set_filter(self, text: str) -> bool:
+        """A new filter; True when it changed (the rows are then drawn afresh)."""
+        if text == self.filter:
+            return False
+        self.filter = text
+        self.selected_key = None
+        return True
+
+    # ------------------------------------------------------------------ selection and runs
+
+    def watched(self, key: str | None) -> WatchedExport | None:
+        watched = self._by_key.get(key) if key is not None else None
+        return self.with_optimistic(watched) if watched is not None else None
+
+    def selected(self) -> WatchedExport | None:
+        return self.watched(self.selected_key)
+
+    def runs_for(self, key: str | None) -> list[BatchExportRun]:
+        """The export's run history, newest first: the fuller runs page when loaded, else ``latest_runs``."""
+        watched = self.watched(key)
+        if watched is None:
+            return []
+        runs = self._runs.get(watched.key)
+        return runs if runs is not None else list(reversed(runs_oldest_first(watched.export)))
+
+    def selected_runs(self) -> list[BatchExportRun]:
+        return self.runs_for(self.selected_key)
+
+    def selected_run(self) -> BatchExportRun | None:
+        """The run under the runs table's cursor (the first when the cursor names none shown)."""
+        runs = self.selected_runs()
+        for run in runs:
+            if run.id == self.selected_run_id:
+                return run
+        return runs[0] if runs else None
+
+    def store_runs(self, key: str, runs: list[BatchExportRun]) -> None:
+        ordered = sorted(runs, key=lambda r: r.created_at.timestamp() if r.created_at else 0.0, reverse=True)
+        self._runs[key] = ordered[:RUNS_KEPT]
+
+    def known_run_ids(self, key: str) -> frozenset[str]:
+        watched = self.watched(key)
+        ids = {r.id for r in watched.export.latest_runs} if watched is not None else set()
+        return frozenset(ids | {r.id for r in self._runs.get(key, [])})
+
+    # ------------------------------------------------------------------ actions
+
+    def begin(self, action: str, key: str) -> bool:
+        """Mark an action pending; False when the same one is already in flight."""
+        if (action, key) in self._pending:
+            return False
+        self._pending.add((action, key))
+        return True
+
+    def end(self, action: str, key: str) -> None:
+        self._pending.discard((action, key))
+
+    def is_pending(self, action: str, key: str) -> bool:
+        return (action, key) in self._pending
+
+    def paused_by_operator(self, key: str, paused: bool) -> None:
+        """The server accepted a pause or unpause: show it now, and do not alert when the poll confirms it."""
+        self.alerts.expect_pause_change(key, paused)
+        self._optimistic_paused[key] = paused
+
+    def await_retry(self, key: str, run: BatchExportRun) -> None:
+        self._awaited_retries[key] = AwaitedRetry(run.data_interval_start, run.data_interval_end,
+                                                  self.known_run_ids(key))
+
+    def deleted(self, key: str) -> None:
+        """The export is gone: drop its row now rather than at the next poll."""
+        if self.snapshot is not None:
+            self.snapshot.exports = [w for w in self.snapshot.exports if w.key != key]
+            self._by_key.pop(key, None)
+        self._facts.pop(key, None)
+        if self.selected_key == key:
+            self.selected_key = None
+
+    def acknowledge(self, key: str) -> int:
+        return self.alerts.acknowledge(key)

@@ -1,0 +1,318 @@
+"""The one judge of a batch export's health, at one moment of the server's time.
+
+The monitor's cells, its alerts and ``watchdeck status`` all ask :func:`judge`
+and nothing else decides health, so they cannot disagree. The verdict is a
+frozen :class:`Verdict`: a state, a reason in words and numbers, the lag, the
+next due run, the latest run and the failure streak.
+
+Run statuses fall in the real service's own groups (its run-status filter,
+``STATUS_TO_GROUP`` in PostHog's
+``frontend/src/scenes/data-pipelines/batch-exports/utils.ts``):
+
+* running: Starting, Running, ContinuedAsNew;
+* completed: Completed;
+* failed: Failed, FailedRetryable, FailedBilling (a retryable failure is still
+  a failed run: the interval's data did not arrive);
+* cancelled: Cancelled, Terminated, TimedOut. The service files timed-out and
+  terminated runs with the cancelled ones, so they are not "failing" here
+  either; an export whose runs keep timing out exports no data, and that shows
+  as overdue once the allowed lag has passed.
+
+Which state wins when several hold (first match):
+
+1. ``failing``: the latest run is in the failed group (a paused or ended
+   export included: the service pauses exports that keep failing);
+2. ``paused``; 3. ``ended`` (its ``end_at`` has passed): never overdue;
+4. ``overdue``: no Completed data for longer than ``lag_intervals`` intervals
+   plus ``grace`` (an export without Completed data counts from its
+   ``start_at``, else its creation; one that has not started is never overdue);
+5. ``no runs``; 6. ``running``; 7. ``unknown status`` (a status this version
+   does not know); 8. ``ok``.
+
+"Now" is the server's now (:mod:`tui.state.server_time`): ages and lags never
+go negative, whatever this machine's clock says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from tui.api.models import BatchExport, BatchExportRun, RunStatus
+
+DEFAULT_LAG_INTERVALS = 2.0
+DEFAULT_GRACE_SECONDS = 600.0
+
+RUNNING_GROUP = frozenset({RunStatus.STARTING, RunStatus.RUNNING, RunStatus.CONTINUED_AS_NEW})
+COMPLETED_GROUP = frozenset({RunStatus.COMPLETED})
+FAILED_GROUP = frozenset({RunStatus.FAILED, RunStatus.FAILED_RETRYABLE, RunStatus.FAILED_BILLING})
+CANCELLED_GROUP = frozenset({RunStatus.CANCELLED, RunStatus.TERMINATED, RunStatus.TIMED_OUT})
+KNOWN_STATUSES = frozenset(s.value for s in RunStatus)
+
+# What the screens need of an answer; one without them is a bad item, not data.
+EXPORT_REQUIRED_FIELDS = ("id", "name", "interval", "paused")
+RUN_REQUIRED_FIELDS = ("id", "status")
+
+
+class HealthState(StrEnum):
+    OK = "ok"
+    RUNNING = "running"
+    FAILING = "failing"
+    OVERDUE = "overdue"
+    PAUSED = "paused"
+    ENDED = "ended"
+    NO_RUNS = "no runs"
+    UNKNOWN_STATUS = "unknown status"
+
+
+UNHEALTHY_STATES = frozenset({HealthState.FAILING, HealthState.OVERDUE})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What :func:`judge` decided about one export at ``judged_at`` (server time)."""
+
+    state: HealthState
+    reason: str
+    judged_at: datetime
+    latest_run: BatchExportRun | None
+    failure_streak: int
+    lag_seconds: float | None  # since the end of the newest Completed interval; never negative
+    allowed_lag_seconds: float | None  # None when the interval is unknown
+    last_completed_end: datetime | None
+    next_due: datetime | None  # None when paused, ended or the interval is unknown
+
+    @property
+    def unhealthy(self) -> bool:
+        """Failing or overdue: what makes ``status`` exit 1 and the monitor count a problem."""
+        return self.state in UNHEALTHY_STATES
+
+    @property
+    def failing(self) -> bool:
+        return self.state is HealthState.FAILING
+
+    @property
+    def overdue(self) -> bool:
+        return self.state is HealthState.OVERDUE
+
+    @property
+    def latest_age_seconds(self) -> float | None:
+        """Since the latest run last did something (finished, updated or was created); never negative."""
+        when = run_activity_time(self.latest_run) if self.latest_run is not None else None
+        return None if when is None else age_seconds(when, self.judged_at)
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def status_group(status: str) -> str:
+    """``running``, ``completed``, ``failed``, ``cancelled`` or ``unknown``, as the service groups them."""
+    if status in RUNNING_GROUP:
+        return "running"
+    if status in COMPLETED_GROUP:
+        return "completed"
+    if status in FAILED_GROUP:
+        return "failed"
+    if status in CANCELLED_GROUP:
+        return "cancelled"
+    return "unknown"
+
+
+def is_failed(status: str) -> bool:
+    return status in FAILED_GROUP
+
+
+def _ts(value: datetime | None) -> float:
+    return value.timestamp() if value is not None else float("-inf")
+
+
+def run_order_key(run: BatchExportRun) -> tuple[float, float, str]:
+    """The one ordering of runs: creation (or, missing that, the first time the run carries), then interval end.
+
+    The latest run is the last thing that happened, so a retry of an old
+    interval created now is newer than the scheduled run of the hour before.
+    """
+    created = run.created_at or run.last_updated_at or run.finished_at or run.data_interval_end
+    return (_ts(created), _ts(run.data_interval_end), run.id)
+
+
+def runs_newest_first(runs: Iterable[BatchExportRun]) -> list[BatchExportRun]:
+    """Runs by :func:`run_order_key`, newest first, one per id (the list answer and the runs page overlap)."""
+    unique: dict[str, BatchExportRun] = {}
+    for run in runs:
+        unique.setdefault(run.id, run)
+    return sorted(unique.values(), key=run_order_key, reverse=True)
+
+
+def latest_run(runs: Iterable[BatchExportRun]) -> BatchExportRun | None:
+    ordered = runs_newest_first(runs)
+    return ordered[0] if ordered else None
+
+
+def run_activity_time(run: BatchExportRun) -> datetime | None:
+    """When the run last did something: for "last run 3 minutes ago"."""
+    return run.finished_at or run.last_updated_at or run.created_at
+
+
+def failure_streak(newest_first: Sequence[BatchExportRun]) -> int:
+    """Failed runs in a row at the newest end. Runs in progress and cancelled ones neither count nor break it;
+    a Completed run (or one of a status this version does not know) ends it."""
+    streak = 0
+    for run in newest_first:
+        if run.status in FAILED_GROUP:
+            streak += 1
+        elif run.status in RUNNING_GROUP or run.status in CANCELLED_GROUP:
+            continue
+        else:
+            break
+    return streak
+
+
+def last_completed_end(runs: Iterable[BatchExportRun]) -> datetime | None:
+    ends = [r.data_interval_end for r in runs if r.status == RunStatus.COMPLETED and r.data_interval_end is not None]
+    return max(ends) if ends else None
+
+
+def age_seconds(when: datetime, now: datetime) -> float:
+    """``now - when`` in seconds, never negative (a server stamp a moment ahead of our estimate is "now")."""
+    return max(0.0, (now - when).total_seconds())
+
+
+# --------------------------------------------------------------------------- schedule
+
+
+def due_anchor(runs: Iterable[BatchExportRun], step: int | None) -> datetime | None:
+    """The end of the interval after the newest scheduled run (backfills do not move the schedule)."""
+    ends = [r.data_interval_end for r in runs if r.data_interval_end is not None and r.backfill is None]
+    return max(ends) + timedelta(seconds=step) if ends and step else None
+
+
+def due_at(anchor: datetime | None, step: int | None, paused: bool, end_at: datetime | None,
+           now: datetime) -> datetime | None:
+    """When the next scheduled run should start; None when paused, unknown or past the export's end."""
+    if paused or not step:
+        return None
+    if end_at is not None and end_at <= now:
+        return None
+    if anchor is not None:
+        due = anchor
+    else:
+        epoch = now.timestamp()
+        due = datetime.fromtimestamp(epoch - epoch % step + step, tz=now.tzinfo)
+    if end_at is not None and due > end_at + timedelta(seconds=step):
+        return None
+    return due
+
+
+# --------------------------------------------------------------------------- words
+
+
+def span(seconds: float) -> str:
+    """``45s``, ``12m``, ``2h54m``, ``3d04h``: the numbers of a reason."""
+    s = int(max(0.0, seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m"
+    if s < 86400:
+        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+    return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
+
+
+def _status_words(run: BatchExportRun) -> str:
+    return f"latest run {run.status or 'without a status'}"
+
+
+# --------------------------------------------------------------------------- the judge
+
+
+def judge(
+    export: BatchExport,
+    now: datetime,
+    *,
+    runs: Iterable[BatchExportRun] | None = None,
+    lag_intervals: float = DEFAULT_LAG_INTERVALS,
+    grace_seconds: float = DEFAULT_GRACE_SECONDS,
+) -> Verdict:
+    """The health of ``export`` at ``now`` (server time).
+
+    ``runs`` adds runs from elsewhere (the runs list) to the export's own
+    ``latest_runs``; duplicates by id are merged.
+    """
+    all_runs = runs_newest_first([*export.latest_runs, *(runs or ())])
+    latest = all_runs[0] if all_runs else None
+    streak = failure_streak(all_runs)
+    done_end = last_completed_end(all_runs)
+    lag = age_seconds(done_end, now) if done_end is not None else None
+    step = export.interval_seconds
+    allowed = lag_intervals * step + grace_seconds if step else None
+    ended = export.end_at is not None and export.end_at <= now
+    not_started = export.start_at is not None and export.start_at > now
+    next_due = due_at(due_anchor(all_runs, step), step, export.paused, export.end_at, now)
+
+    def verdict(state: HealthState, reason: str) -> Verdict:
+        return Verdict(state=state, reason=reason, judged_at=now, latest_run=latest, failure_streak=streak,
+                       lag_seconds=lag, allowed_lag_seconds=allowed, last_completed_end=done_end, next_due=next_due)
+
+    if latest is not None and latest.status in FAILED_GROUP:
+        in_a_row = f", {streak} failed runs in a row" if streak > 1 else ""
+        return verdict(HealthState.FAILING, f"{_status_words(latest)}{in_a_row}")
+    if export.paused:
+        since = f" for {span(age_seconds(export.last_paused_at, now))}" if export.last_paused_at else ""
+        return verdict(HealthState.PAUSED, f"paused{since}: no runs are scheduled")
+    if ended:
+        assert export.end_at is not None
+        return verdict(HealthState.ENDED, f"ended {span(age_seconds(export.end_at, now))} ago: no runs are scheduled")
+    if allowed is not None and not not_started:
+        reference = done_end or export.start_at or export.created_at
+        if reference is not None and age_seconds(reference, now) > allowed:
+            behind = span(age_seconds(reference, now))
+            if done_end is not None:
+                reason = f"no completed data for {behind}, allowed {span(allowed)}"
+            else:
+                reason = f"no completed run {behind} after it started, allowed {span(allowed)}"
+            if latest is not None and latest.status in RUNNING_GROUP:
+                reason += " (a run is in progress)"
+            return verdict(HealthState.OVERDUE, reason)
+    if latest is None:
+        if not_started:
+            assert export.start_at is not None
+            return verdict(HealthState.NO_RUNS, f"no runs yet: starts in {span(age_seconds(now, export.start_at))}")
+        return verdict(HealthState.NO_RUNS, "no runs yet")
+    if latest.status in RUNNING_GROUP:
+        return verdict(HealthState.RUNNING, f"{_status_words(latest)}")
+    if latest.status not in KNOWN_STATUSES:
+        return verdict(HealthState.UNKNOWN_STATUS,
+                       f"{_status_words(latest)}, a status this version does not know")
+    if latest.status in CANCELLED_GROUP:
+        return verdict(HealthState.OK, f"{_status_words(latest)} (counted as cancelled, as the service does)"
+                       + (f"; data {span(lag)} behind" if lag is not None else ""))
+    return verdict(HealthState.OK, f"data {span(lag)} behind" if lag is not None else "latest run completed")
+
+
+# --------------------------------------------------------------------------- incomplete answers
+
+
+def missing_fields(item: BatchExport | BatchExportRun) -> list[str]:
+    """Fields the screens need that the server's answer did not carry (a bare ``{"id": …}`` is not an export).
+
+    Read from what the answer set, not from the model's defaults: a missing
+    ``paused`` would otherwise read as "active" and a missing ``interval`` as "unknown".
+    """
+    required = EXPORT_REQUIRED_FIELDS if isinstance(item, BatchExport) else RUN_REQUIRED_FIELDS
+    given = item.model_fields_set
+    return [name for name in required if name not in given]
+
+
+def incomplete_reason(export: BatchExport) -> str | None:
+    """Why an export answer cannot be shown (its own fields or one of its runs'), or None when complete."""
+    missing = missing_fields(export)
+    if missing:
+        return f"export {export.id}: missing {', '.join(missing)}"
+    for run in export.latest_runs:
+        missing = missing_fields(run)
+        if missing:
+            return f"export {export.id}: run {run.id} missing {', '.join(missing)}"
+    return None
