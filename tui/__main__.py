@@ -91,7 +91,8 @@ def _grace_seconds(text: str) -> float:
     return value
 
 
-def _add_connection_flags(parser: argparse.ArgumentParser, *, in_subcommand: bool = False) -> None:
+def _add_connection_flags(parser: argparse.ArgumentParser, *, in_subcommand: bool = False,
+                          dashboard: bool = True) -> None:
     """The flags that say what to connect to; on a subcommand too, so both word orders work.
 
     On the subcommand the defaults are SUPPRESS, so a flag given before the
@@ -106,10 +107,11 @@ def _add_connection_flags(parser: argparse.ArgumentParser, *, in_subcommand: boo
                        help="project id; repeat (or comma-separate) to watch several (env WATCHDECK_PROJECT_ID)")
     group.add_argument("--export", metavar="ID", action="append", dest="exports", default=default,
                        help="batch export id to watch; repeatable")
-    group.add_argument("--poll", metavar="SECONDS", type=_poll_seconds, default=default,
-                       help=f"poll interval (default {DEFAULT_POLL_SECONDS:g} s, at least {MIN_POLL_SECONDS:g} s)")
-    group.add_argument("--read-only", action="store_true", default=default,
-                       help="hide every key that changes anything")
+    if dashboard:  # a one-shot command neither polls again nor has keys to hide
+        group.add_argument("--poll", metavar="SECONDS", type=_poll_seconds, default=default,
+                           help=f"poll interval (default {DEFAULT_POLL_SECONDS:g} s, at least {MIN_POLL_SECONDS:g} s)")
+        group.add_argument("--read-only", action="store_true", default=default,
+                           help="hide every key that changes anything")
     group.add_argument("--allow-insecure-http", action="store_true", default=default,
                        help="send the API key over plain http to a host that is not this machine")
 
@@ -146,7 +148,21 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--json", action="store_true", help="print JSON instead of a table")
     status.add_argument("--grace", metavar="SECONDS", type=_grace_seconds, default=None,
                         help="extra time before an export counts as overdue (default 600 s)")
-    _add_connection_flags(status, in_subcommand=True)
+    _add_connection_flags(status, in_subcommand=True, dashboard=False)
+    surveys = sub.add_parser("surveys", help="a survey as a file: get it, edit it, apply it (keep it in git)",
+                             description="Surveys as files, for keeping them in a repository.")
+    survey_sub = surveys.add_subparsers(dest="survey_command", metavar="ACTION", required=True)
+    get = survey_sub.add_parser("get", help="print a survey as JSON (or YAML): watchdeck surveys get ID > s.json")
+    get.add_argument("survey_id", metavar="ID")
+    get.add_argument("--yaml", action="store_true", help="print YAML instead of JSON (needs PyYAML)")
+    _add_connection_flags(get, in_subcommand=True, dashboard=False)
+    apply = survey_sub.add_parser(
+        "apply", help="create (no id in the file) or update a survey from a file; prints the diff",
+        description="Check the file with the editor's rules (exit 1 with the field paths when it breaks them), "
+                    "print the diff against the server's survey, then create it or PATCH the fields that differ.")
+    apply.add_argument("path", metavar="FILE", type=Path, help="a .json, .yaml or .yml file")
+    apply.add_argument("--dry-run", action="store_true", help="print the diff and stop: nothing is sent")
+    _add_connection_flags(apply, in_subcommand=True, dashboard=False)
     sandbox = sub.add_parser("sandbox", help="serve the local sandbox server")
     from tui.sandbox import cli as sandbox_cli
 
@@ -219,6 +235,8 @@ def _main(argv: Sequence[str] | None, env: Mapping[str, str], clock: Clock | Non
         return sandbox_cli.run(args)
     if args.command == "status":
         return _run_status(args, env, clock)
+    if args.command == "surveys":
+        return _run_surveys(args, env)
     if args.web:
         return _run_web(args, argv, env)
     if args.demo:
@@ -286,6 +304,19 @@ def _run_status(args: argparse.Namespace, env: Mapping[str, str], clock: Clock |
     _warn(settings)
     grace = args.grace if args.grace is not None else status_cmd.DEFAULT_GRACE_SECONDS
     return status_cmd.run(settings, as_json=args.json, grace=grace, clock=clock, env=dict(env))
+
+
+def _run_surveys(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from tui import surveys_cmd
+
+    try:
+        settings = _resolve(args, env)
+    except (ConfigError, NeedsSetup) as err:
+        return _fail(str(err))
+    _warn(settings)
+    if args.survey_command == "get":
+        return surveys_cmd.get(settings, args.survey_id, yaml=args.yaml)
+    return surveys_cmd.apply(settings, args.path, dry_run=args.dry_run)
 
 
 def _run_welcome(args: argparse.Namespace, env: Mapping[str, str], reason: NeedsSetup) -> int:

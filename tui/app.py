@@ -30,7 +30,9 @@ from tui.redaction import mask_secrets_in
 from tui.render import clean
 from tui.safe_app import SafeApp
 from tui.screens.base import AppHandle
+from tui.screens.key_guide import guide_for
 from tui.state.server_time import ServerClock
+from tui.status_look import use_no_color
 
 _startup_frozen = False
 FREEZE_AFTER_SECONDS = 1.0
@@ -64,6 +66,7 @@ class WatchdeckApp(SafeApp[int]):
         prefetched: Mapping[str, Prefetch] | None = None,
     ) -> None:
         super().__init__()
+        use_no_color(self.no_color)
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
         # The server's time, from the Date header of every answer: health is judged on it.
@@ -176,18 +179,23 @@ class WatchdeckApp(SafeApp[int]):
             self.push_screen(HelpScreen(self.screen))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        """The palette offers every action of the current screen, by the same names as the footer."""
-        yield from super().get_system_commands(screen)
-        yield SystemCommand("Switch project", "Pick the project to show, from the server's list",
-                            self.action_pick_project)
+        """The palette: every key of the current screen as a sentence, and Textual's theme and screenshot commands.
+
+        Textual's own Quit and Keys would repeat ours; its generic widget keys (cursor, copy, focus) and
+        action names (``app.switch_to('surveys')``) mean nothing to an operator, so they are left out.
+        """
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Quit", "Keys"):
+                yield command
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             binding = active.binding
-            if not binding.description or not active.enabled or binding.action in seen:
+            guide = guide_for(binding)
+            if guide is None or not active.enabled or binding.action in seen:
                 continue
             seen.add(binding.action)
             key = self.get_key_display(binding)
-            yield SystemCommand(binding.description, f"{key} · {binding.action}",
+            yield SystemCommand(guide.title, f"{guide.sentence} (key: {key})",
                                 partial(self._run_binding, active.node, binding.action))
 
     async def _run_binding(self, node: DOMNode, action: str) -> None:

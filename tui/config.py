@@ -115,6 +115,8 @@ class Settings(BaseModel):
     # Where the key came from ("environment", "key_command", "keyring", "config file"), never the key.
     key_source: str = "environment"
     config_path: str | None = None
+    # A program run for each new and resolved alert, the alert as JSON on stdin (no shell: a list of arguments).
+    on_alert: list[str] = Field(default_factory=list)
 
     @property
     def project_id(self) -> str:
@@ -169,6 +171,7 @@ class Profile(BaseModel):
     bell: bool | None = None
     lag_alert_intervals: float | None = None
     allow_insecure_http: bool = False
+    on_alert: list[str] | None = None
 
     @field_validator("base_url")
     @classmethod
@@ -215,6 +218,13 @@ class Profile(BaseModel):
     def _command(cls, value: str | list[str] | None) -> str | list[str] | None:
         if value is not None and not (value.strip() if isinstance(value, str) else value):
             raise ValueError("key_command is empty")
+        return value
+
+    @field_validator("on_alert")
+    @classmethod
+    def _hook(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and (not value or not value[0].strip()):
+            raise ValueError('on_alert needs a program: on_alert = ["program", "arg", ...]')
         return value
 
     @model_validator(mode="after")
@@ -396,16 +406,17 @@ def _toml_value(value: Any) -> str:
     raise TypeError(f"cannot write {type(value).__name__} to TOML")
 
 
-def profile_block(name: str, values: Mapping[str, Any]) -> str:
+def profile_block(name: str, values: Mapping[str, Any], *, with_key: bool = False) -> str:
     lines = [f"[profiles.{name}]"]
     for key, value in values.items():
-        if value is None or key == "key":
-            continue  # the key is never written by watchdeck
+        if value is None or (key == "key" and not with_key):
+            continue  # the key is written only when the operator chose the file for it
         lines.append(f"{key} = {_toml_value(value)}")
     return "\n".join(lines) + "\n"
 
 
-def save_profile(path: Path, name: str, values: Mapping[str, Any], *, make_default: bool = False) -> None:
+def save_profile(path: Path, name: str, values: Mapping[str, Any], *, make_default: bool = False,
+                 with_key: bool = False) -> None:
     """Add (or replace) ``[profiles.NAME]`` in the config file, keeping the rest of the text and its comments.
 
     The result is parsed again before it replaces the file, so a save can never
@@ -414,7 +425,7 @@ def save_profile(path: Path, name: str, values: Mapping[str, Any], *, make_defau
     if not PROFILE_NAME_RE.match(name):
         raise ConfigError("profile name: use letters, digits, - and _ (at most 40)")
     text = path.read_text(encoding="utf-8") if path.exists() else ""
-    block = profile_block(name, values)
+    block = profile_block(name, values, with_key=with_key)
     lines = text.splitlines(keepends=True)
     header = re.compile(rf'^\s*\[\s*profiles\s*\.\s*"?{re.escape(name)}"?\s*\]')
     start = next((i for i, line in enumerate(lines) if header.match(line)), None)
@@ -576,6 +587,7 @@ def resolve_settings(
             keymap=dict(config.keymap) if config else {},
             key_source=source,
             config_path=str(path) if config is not None else None,
+            on_alert=list(prof.on_alert or []),
         )
     except ValidationError as err:
         first = err.errors()[0]

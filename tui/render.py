@@ -1,4 +1,4 @@
-"""The one door through which server text reaches a widget, and the one table of status looks.
+"""The one door through which server text reaches a widget, and how times, sizes and counts are written.
 
 Every string from the server (names, questions, log lines, errors, creator
 names) is untrusted. Textual parses markup in plain ``str`` cells and labels,
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import humanize
@@ -90,58 +90,6 @@ def plain(value: Any, style: str = "", *, oneline: bool = True, limit: int | Non
     return Text(clean(value, oneline=oneline, limit=limit), style=style, no_wrap=oneline, end="")
 
 
-# --------------------------------------------------------------------------- run statuses
-
-
-@dataclass(frozen=True)
-class StatusLook:
-    """How a run status is drawn: a letter (never colour alone), a short label, a style.
-
-    Letters are distinct in upper case so they read without colour: C completed, F failed, T timed out,
-    X terminated, B billing, E failed but retryable, R running, S starting, N continued as new, - cancelled.
-    """
-
-    letter: str
-    label: str
-    style: str
-
-
-_LOOKS: dict[str, StatusLook] = {
-    "Completed": StatusLook("C", "completed", "bold green"),
-    "Failed": StatusLook("F", "failed", "bold red"),
-    "TimedOut": StatusLook("T", "timed out", "bold red"),
-    "Terminated": StatusLook("X", "terminated", "bold red"),
-    "FailedBilling": StatusLook("B", "billing", "bold red"),
-    "FailedRetryable": StatusLook("E", "retryable", "bold dark_orange"),
-    "Running": StatusLook("R", "running", "bold cyan"),
-    "Starting": StatusLook("S", "starting", "cyan"),
-    "ContinuedAsNew": StatusLook("N", "continued", "bold magenta"),
-    "Cancelled": StatusLook("-", "cancelled", "dim"),
-}
-_UNKNOWN = StatusLook("?", "unknown", "bold yellow")
-
-
-def status_look(status: str | None) -> StatusLook:
-    if status in _LOOKS:
-        return _LOOKS[status]
-    return StatusLook("?", clean(status or "unknown", limit=24).lower(), _UNKNOWN.style)
-
-
-def status_text(status: str | None) -> Text:
-    """``C completed`` in the status's colour; unknown statuses show their raw name."""
-    look = status_look(status)
-    return Text.assemble((look.letter, look.style + " reverse"), " ", (look.label, look.style))
-
-
-def status_strip(statuses: list[str], width: int = 10) -> Text:
-    """The last runs as coloured cells with a letter each, oldest left, newest right."""
-    cells = Text(no_wrap=True, end="")
-    for status in statuses[-width:]:
-        look = status_look(status)
-        cells.append(look.letter, style=look.style + " reverse")
-    return cells
-
-
 # --------------------------------------------------------------------------- times and sizes
 
 
@@ -160,6 +108,18 @@ def ago(when: datetime | None, now: datetime, *, coarse: bool = False) -> str:
     if delta < timedelta(seconds=2):
         return "just now"
     return humanize.naturaltime(delta)
+
+
+def when_text(when: datetime, now: datetime) -> str:
+    """An instant as a person says it: ``now, Tue 24 Nov 04:26 UTC``, ``in 3 days, Fri 27 Nov 09:00 UTC``."""
+    relative = "now" if abs((when - now).total_seconds()) < 60 else ago(when, now)
+    return f"{relative}, {date_text(when, now.year)}"
+
+
+def date_text(when: datetime, this_year: int | None = None) -> str:
+    """``Tue 24 Nov 04:26 UTC`` (the year too when it is not ``this_year``)."""
+    utc = when.astimezone(UTC)
+    return f"{utc:%a} {utc.day} {utc:%b %H:%M} UTC" + (f" {utc.year}" if utc.year != this_year else "")
 
 
 def duration(seconds: float | None) -> str:
@@ -193,6 +153,19 @@ def coarse_duration(seconds: float | None) -> str:
 
 def count(value: int | None) -> str:
     return "—" if value is None else humanize.intcomma(value)
+
+
+def short_count(value: int | None) -> str:
+    """A count that fits a narrow cell whole: ``987``, ``12.3k``, ``1.55M``, ``2.1B`` (three significant digits)."""
+    if value is None:
+        return "—"
+    if abs(value) < 1000:
+        return str(value)
+    for limit, suffix in ((1_000, "k"), (1_000_000, "M"), (1_000_000_000, "B")):
+        text = f"{value / limit:.3g}"
+        if suffix == "B" or ("e" not in text and abs(float(text)) < 1000):
+            return text + suffix
+    raise AssertionError("unreachable")
 
 
 def progress_bar(done: int | None, total: int | None, width: int = 10) -> Text:

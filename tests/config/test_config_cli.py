@@ -24,8 +24,8 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     [
         (["--help"], ["--version", "--demo", "--profile", "--base-url", "--project", "--export", "--poll",
                       "--read-only", "--allow-insecure-http", "status", "sandbox", "WATCHDECK_API_KEY"]),
-        (["status", "--help"], ["--json", "--grace", "--profile", "--base-url", "--project", "--export", "--poll",
-                                "--read-only", "--allow-insecure-http", "exit"]),
+        (["status", "--help"], ["--json", "--grace", "--profile", "--base-url", "--project", "--export",
+                                "--allow-insecure-http", "exit"]),
     ],
 )
 def test_help_lists_every_flag(argv: list[str], flags: list[str], capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,14 +9,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pytest
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static
 
+from tui import keys
 from tui.api.client import ApiClient
-from tui.config import ConfigFile, Profile, Settings, remembered_project
+from tui.config import ConfigFile, Overrides, Profile, Settings, remembered_project, resolve_settings
 from tui.paths import stylesheets
 from tui.sandbox.runner import SandboxHandle
+from tui.screens.key_storage import KeyStorageScreen
 from tui.screens.project_picker import ProjectPickerScreen
 from tui.screens.welcome import DEMO, KEY_SESSION, ProfileFormScreen, WelcomeApp, WelcomeScreen
 from tui.widgets.confirm import ConfirmScreen
@@ -202,9 +205,13 @@ async def test_form_tests_picks_a_project_and_saves_without_the_key(env: dict[st
                                               "\nthe key has every scope (*) (owner: Ada Okafor)")
         await pilot.press("ctrl+s")
         await _settle(pilot)
+        assert isinstance(app.screen, KeyStorageScreen)  # a pasted key: where to keep it?
+        await pilot.press("s")  # this session only
+        await _settle(pilot)
     result = app.return_value
     assert isinstance(result, Settings)
     assert (result.profile, result.project_ids, result.base_url) == ("sandbox", ["2"], sandbox.base_url)
+    assert 'key_command = "pass show watchdeck/sandbox"' in result.warnings[0]
     assert result.api_key.get_secret_value() == sandbox.api_key
     text = path.read_text()
     assert sandbox.api_key not in text
@@ -213,6 +220,81 @@ async def test_form_tests_picks_a_project_and_saves_without_the_key(env: dict[st
     if os.name == "posix":
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert remembered_project("sandbox", env) == "2"
+
+
+# --------------------------------------------------------------------------- keeping the pasted key
+
+
+async def _save_pasted_key(pilot: Pilot[Any], sandbox: SandboxHandle, choice: str) -> None:
+    await _open_form(pilot)
+    _fill(pilot.app, name="kept", url=sandbox.base_url, project="2", key=sandbox.api_key)
+    await pilot.press("ctrl+s")
+    await _settle(pilot)
+    assert isinstance(pilot.app.screen, KeyStorageScreen)
+    await pilot.press(choice)
+    await _settle(pilot)
+
+
+async def test_pasted_key_kept_in_the_file_opens_the_next_start(env: dict[str, str], sandbox: SandboxHandle) -> None:
+    """The dead end: a pasted key lasted one session and the next start exited with "no API key"."""
+    path = Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml"
+    app = WelcomeApp(env=env, path=path)
+    async with app.run_test(size=SIZE) as pilot:
+        await _save_pasted_key(pilot, sandbox, "f")
+    assert isinstance(app.return_value, Settings)
+    if os.name == "posix":
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    next_start = resolve_settings(Overrides(), env)
+    assert next_start.profile == "kept" and next_start.key_source == "config file"
+    assert next_start.api_key.get_secret_value() == sandbox.api_key
+
+
+class FakeKeyring:
+    """The OS keyring's two calls; the machine running the tests has no keyring daemon."""
+
+    def __init__(self) -> None:
+        self.stored: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, user: str) -> str | None:
+        return self.stored.get((service, user))
+
+    def set_password(self, service: str, user: str, value: str) -> None:
+        self.stored[(service, user)] = value
+
+
+async def test_pasted_key_kept_in_the_keyring_opens_the_next_start(env: dict[str, str], sandbox: SandboxHandle,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    ring = FakeKeyring()
+    monkeypatch.setattr(keys, "_keyring", lambda: ring)
+    path = Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml"
+    app = WelcomeApp(env=env, path=path)
+    async with app.run_test(size=SIZE) as pilot:
+        await _save_pasted_key(pilot, sandbox, "k")
+    assert ring.stored == {("watchdeck", "kept"): sandbox.api_key}
+    assert sandbox.api_key not in path.read_text()
+    next_start = resolve_settings(Overrides(), env)
+    assert next_start.key_source == "keyring" and next_start.api_key.get_secret_value() == sandbox.api_key
+
+
+async def test_escape_in_a_filled_form_asks_before_discarding(env: dict[str, str]) -> None:
+    app = WelcomeApp(env=env, path=Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_form(pilot)
+        await pilot.press("escape")  # nothing typed: straight back
+        await pilot.pause()
+        assert isinstance(app.screen, WelcomeScreen)
+        await _open_form(pilot)
+        app.screen.query_one("#project", Input).value = "42"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, ProfileFormScreen)
+        assert app.screen.query_one("#project", Input).value == "42"
+        await pilot.press("escape", "y")
+        await pilot.pause()
+        assert isinstance(app.screen, WelcomeScreen)
 
 
 # --------------------------------------------------------------------------- project picker

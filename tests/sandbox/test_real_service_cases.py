@@ -138,6 +138,7 @@ def test_backfills_list_get_progress_and_cancel(fresh: Factory, authed: Clients,
     export = _export(c, HOURLY)
     start = (now - timedelta(days=2)).replace(minute=0, second=0, microsecond=0)
     first = _backfill(c, export, start.isoformat(), (start + timedelta(hours=4)).isoformat()).json()["backfill_id"]
+    clock.advance(timedelta(seconds=1))  # listed newest first (-created_at)
     second = _backfill(c, export, (start + timedelta(hours=5)).isoformat(),
                        (start + timedelta(hours=6)).isoformat()).json()["backfill_id"]
     base = f"{E}{export['id']}/backfills/"

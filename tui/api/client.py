@@ -53,7 +53,9 @@ from tui.api.models import (
     ApiKeyInfo,
     BackfillResult,
     BatchExport,
+    BatchExportBackfill,
     BatchExportRun,
+    CancelResult,
     LogEntry,
     Page,
     PauseResult,
@@ -610,6 +612,22 @@ class BatchExportsApi:
     async def retry_run(self, export_id: str, run_id: str) -> BackfillResult:
         path = f"{self.base}{export_id}/runs/{run_id}/retry/"
         return self._backfill_result(await self._c.request("POST", path, json_body={}), path)
+
+    async def backfills(self, export_id: str, *, next_url: str | None = None) -> Page[BatchExportBackfill]:
+        """One page of the export's backfills, newest first (the real service's list; the spec has none)."""
+        if next_url:
+            path, query = self._c._follow(next_url)
+            return await self._c.get_page(path, BatchExportBackfill, query)
+        return await self._c.get_page(f"{self.base}{export_id}/backfills/", BatchExportBackfill)
+
+    async def cancel_backfill(self, export_id: str, backfill_id: str) -> CancelResult:
+        data = await self._c.request("POST", f"{self.base}{export_id}/backfills/{backfill_id}/cancel/", json_body={})
+        return CancelResult.model_validate(data) if isinstance(data, Mapping) else CancelResult(cancelled=True)
+
+    async def cancel_run(self, export_id: str, run_id: str) -> CancelResult:
+        """Cancel a Running or Starting run (the real service answers 400 for any other status)."""
+        data = await self._c.request("POST", f"{self.base}{export_id}/runs/{run_id}/cancel/", json_body={})
+        return CancelResult.model_validate(data) if isinstance(data, Mapping) else CancelResult(cancelled=True)
 
     @staticmethod
     def _log_params(level: str | Iterable[str] | None, search: str | None, after: datetime | str | None,

@@ -495,6 +495,43 @@ class BackfillResult(ReadModel):
     backfill_id: str | None = None
 
 
+class BackfillProgress(ReadModel):
+    total_runs: int | None = None
+    finished_runs: int | None = None
+    progress: float | None = None
+
+
+def _backfill_progress(value: Any) -> Any:
+    """The real service sends ``{total_runs, finished_runs, progress}`` while running, ``1.0`` when done, else null."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return {"progress": float(value)}
+    return value if isinstance(value, Mapping) else None
+
+
+class BatchExportBackfill(ReadModel):
+    id: str
+    batch_export: str | None = None
+    status: str = ""
+    start_at: Timestamp = None
+    end_at: Timestamp = None
+    adjusted_start_at: Timestamp = None
+    created_at: Timestamp = None
+    finished_at: Timestamp = None
+    last_updated_at: Timestamp = None
+    total_records_count: int | None = None
+    progress: Annotated[BackfillProgress | None, BeforeValidator(_backfill_progress)] = None
+
+    @property
+    def is_in_progress(self) -> bool:
+        return self.status in IN_PROGRESS_STATUSES
+
+
+class CancelResult(ReadModel):
+    cancelled: bool | None = None
+
+
 class PauseResult(ReadModel):
     paused: bool | None = None
 

@@ -26,6 +26,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, OptionList, Static
+from textual.widgets.button import ButtonVariant
 from textual.widgets.option_list import Option
 
 from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
@@ -76,6 +77,12 @@ def describe_path(path: str) -> str:
     return LABELS.get(path, path or "survey")
 
 
+def _mouse_button(label: str, button_id: str, tooltip: str, variant: ButtonVariant = "default") -> Button:
+    button = Button(label, id=button_id, compact=True, tooltip=tooltip, variant=variant)
+    button.can_focus = False
+    return button
+
+
 class SurveyEditorScreen(Screen[Survey | None]):
     """Edit (or create, when ``survey`` is None) one survey; dismissed with the saved Survey or None."""
 
@@ -90,6 +97,7 @@ class SurveyEditorScreen(Screen[Survey | None]):
         Binding("ctrl+up,alt+up", "move(-1)", "Move up", id="editor.move_up"),
         Binding("ctrl+down,alt+down", "move(1)", "Move down", id="editor.move_down"),
         Binding("f5,ctrl+o", "preview", "Preview", id="editor.preview"),
+        Binding("f6", "switch_pane", "List/form", id="editor.switch_pane"),
     ]
 
     def __init__(self, survey: Survey | None) -> None:
@@ -134,15 +142,17 @@ class SurveyEditorScreen(Screen[Survey | None]):
             with Vertical(id="editor-side"):
                 yield OptionList(id="editor-items")
                 yield FieldError(id="editor-items-error")
+                # For the mouse: each has a key, and none takes the focus, so Tab goes from the list straight
+                # into the form and an Enter meant for a field can never add or delete a question.
                 with Horizontal(classes="editor-buttons"):
-                    yield Button("Add", id="btn-add", compact=True, tooltip="Add a question (ctrl+n)")
-                    yield Button("Dup", id="btn-duplicate", compact=True, tooltip="Duplicate (ctrl+t)")
-                    yield Button("Del", id="btn-delete", compact=True, variant="error", tooltip="Delete (f8)")
+                    yield _mouse_button("Add", "btn-add", "Add a question (ctrl+n)")
+                    yield _mouse_button("Dup", "btn-duplicate", "Duplicate (ctrl+t)")
+                    yield _mouse_button("Del", "btn-delete", "Delete (f8)", variant="error")
                 with Horizontal(classes="editor-buttons"):
-                    yield Button("Up", id="btn-up", compact=True, tooltip="Move up (ctrl+up)")
-                    yield Button("Down", id="btn-down", compact=True, tooltip="Move down (ctrl+down)")
-                    yield Button("View", id="btn-preview", compact=True, tooltip="Preview (f5)")
-            yield VerticalScroll(id="editor-form")
+                    yield _mouse_button("Up", "btn-up", "Move up (ctrl+up)")
+                    yield _mouse_button("Down", "btn-down", "Move down (ctrl+down)")
+                    yield _mouse_button("View", "btn-preview", "Preview (f5)")
+            yield VerticalScroll(id="editor-form", can_focus=False)  # its fields take the focus, not it
         yield Static(id="editor-summary")
         yield LeakFreeFooter()
 
@@ -154,6 +164,18 @@ class SurveyEditorScreen(Screen[Survey | None]):
         stored = self.store.read(self.draft.draft_id) if not self.draft.creating else self.store.latest_new()
         if stored is not None:
             self._offer_restore(stored)
+
+    async def action_switch_pane(self) -> None:
+        """F6: from the question list into the form (its first field), and from anywhere in the form back."""
+        items = self.query_one("#editor-items", OptionList)
+        if self.focused is not items:
+            items.focus()
+            return
+        await self._show_pending()  # the highlighted question's form, if the cursor just moved
+        for widget in self.query_one("#editor-form", VerticalScroll).query("Input, TextArea, Select, Checkbox"):
+            if widget.focusable:
+                widget.focus()
+                return
 
     # ------------------------------------------------------------------ the item list
 

@@ -26,8 +26,9 @@ from tui.api.writes import check_backfill, check_export_write, count_backfill_ru
 from tui.render import clean, editable, plain
 from tui.screens.base import WatchdeckModal
 from tui.state.exports import WatchedExport
-from tui.state.journal import ActionJournal, JournalEntry
+from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 from tui.state.secrets import is_secret_key
+from tui.status_look import error_text_style, status_text
 from tui.widgets.cleaned_note import CleanedNote
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"
@@ -180,6 +181,15 @@ class BackfillScreen(ModalScreen[BackfillRequest | None]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
+    @on(Input.Submitted, "#backfill-start")
+    def _start_entered(self) -> None:
+        self.query_one("#backfill-end", Input).focus()
+
+    @on(Input.Submitted, "#backfill-end")
+    def _end_entered(self) -> None:
+        """Enter in the last field submits, as in any form (it used to do nothing)."""
+        self.action_submit()
+
     @on(Button.Pressed, "#backfill-go")
     def _go(self) -> None:
         self.action_submit()
@@ -296,10 +306,12 @@ class RunErrorScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide", id="run-error-dialog"):
-            yield Static(Text.assemble(("Run ", "bold"), plain(self.run.id, "dim"), " · ", plain(self.run.status)),
+            yield Static(Text.assemble(("Run ", "bold"), plain(self.run.id, "dim"), " · ",
+                                       status_text(self.run.status)),
                          classes="dialog-title")
             with VerticalScroll(id="run-error-body"):
-                yield Static(plain(self.run.latest_error or "(no error)", "red", oneline=False, limit=50000))
+                yield Static(plain(self.run.latest_error or "(no error)", error_text_style(), oneline=False,
+                                   limit=50000))
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close", id="run-error-close", variant="primary")
 
@@ -344,7 +356,7 @@ class EditExportScreen(WatchdeckModal[BatchExport | None]):
             yield Static(Text.assemble(("Edit ", "bold"), plain(export.name, "bold")), classes="dialog-title")
             with VerticalScroll(id="edit-form"):
                 yield Label("Name")
-                yield Input(name.text, id="edit-name")
+                yield Input(name.text, id="edit-name", select_on_focus=False)
                 if name.cleaned:
                     yield CleanedNote(id="edit-name-cleaned")
                 yield Static("", id="edit-name-error", classes="field-error")
@@ -355,10 +367,12 @@ class EditExportScreen(WatchdeckModal[BatchExport | None]):
                     yield Label("Paused ")
                     yield Switch(export.paused, id="edit-paused")
                 yield Label("Start at (UTC, YYYY-MM-DD HH:MM; empty for none)")
-                yield Input(export.start_at.strftime(DATE_FORMAT) if export.start_at else "", id="edit-start_at")
+                yield Input(export.start_at.strftime(DATE_FORMAT) if export.start_at else "", id="edit-start_at",
+                            select_on_focus=False)
                 yield Static("", id="edit-start_at-error", classes="field-error")
                 yield Label("End at (UTC, YYYY-MM-DD HH:MM; empty for none)")
-                yield Input(export.end_at.strftime(DATE_FORMAT) if export.end_at else "", id="edit-end_at")
+                yield Input(export.end_at.strftime(DATE_FORMAT) if export.end_at else "", id="edit-end_at",
+                            select_on_focus=False)
                 yield Static("", id="edit-end_at-error", classes="field-error")
                 yield Label(Text.assemble("Destination config (JSON; secret fields hidden and kept) · ",
                                           plain(export.destination.type)))
@@ -462,9 +476,10 @@ class EditExportScreen(WatchdeckModal[BatchExport | None]):
         """A refused or unclear save is journaled too (the monitor journals the saves that worked)."""
         app = self.wd
         verdict = "unclear" if isinstance(err, UnreadableAnswer) else "failed"
-        self.journal.append(JournalEntry(time=app.clock.now(), action="edit", result=f"{verdict}: {err}",
+        self.journal.append(JournalEntry(time=wall_clock(), action="edit", result=f"{verdict}: {err}",
                                          profile=app.settings.profile, project=self.watched.project_id,
-                                         export=self.export.id))
+                                         export=self.export.id, name=self.export.name,
+                                         server_time=app.clock.now()))
 
     @on(Button.Pressed, "#edit-save")
     def _save_button(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,6 +18,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
+
+from tui.screens.key_guide import KeyGuide, guide_for
+from tui.status_look import legend
 
 # Binding id suffix -> purpose. Anything not listed lands in "Other".
 PURPOSES: dict[str, str] = {
@@ -27,11 +31,9 @@ PURPOSES: dict[str, str] = {
     "refresh": "View", "filter": "View", "freeze": "View", "slower": "View", "faster": "View",
     "search": "View", "reload": "View", "status_filter": "View", "sort": "View",
     "surveys": "Navigate", "monitor": "Navigate", "quit": "Navigate", "help": "Navigate", "back": "Navigate",
-    "palette": "Navigate", "projects": "Navigate",
+    "palette": "Navigate", "projects": "Navigate", "pick_project": "Navigate", "suspend": "Navigate",
 }
-GROUP_ORDER = ("Act on the export", "Act on a survey", "Runs and logs", "View", "Navigate", "Other")
-STATUS_LEGEND = ("C completed · F failed · T timed out · X terminated · B billing · E failed, will retry · "
-                 "R running · S starting · N continued as new · - cancelled")
+GROUP_ORDER = ("Act on the export", "Act on a survey", "Edit the survey", "Runs and logs", "View", "Navigate", "Other")
 
 
 def _purpose(binding: Binding) -> str:
@@ -39,6 +41,10 @@ def _purpose(binding: Binding) -> str:
         area, _, name = binding.id.partition(".")
         if area == "surveys" and name not in ("monitor", "search", "reload", "status_filter", "sort", "filter"):
             return "Act on a survey"
+        if area == "editor":
+            return "Edit the survey"
+        if area == "logs" and name != "back":
+            return "Runs and logs"
         return PURPOSES.get(name, "Other")
     return "Other"
 
@@ -47,27 +53,45 @@ def _key_label(screen: Screen[object], binding: Binding) -> str:
     return ", ".join(screen.app.get_key_display(Binding(key, binding.action)) for key in binding.key.split(","))
 
 
-def keys_table(screen: Screen[object]) -> Table:
-    groups: dict[str, list[tuple[str, str, bool]]] = {}
+def keys_table(screen: Screen[object]) -> Group:
+    """The screen's keys by purpose, each with what it does in a sentence; Textual's generic keys left out."""
+    groups: dict[str, list[tuple[str, KeyGuide, bool]]] = {}
     seen: set[str] = set()
     for active in screen.active_bindings.values():
         binding = active.binding
-        if not binding.description or binding.action in seen:
+        guide = guide_for(binding)
+        if guide is None or binding.action in seen:
             continue
         seen.add(binding.action)
-        groups.setdefault(_purpose(binding), []).append((_key_label(screen, binding), binding.description,
-                                                          active.enabled))
-    table = Table.grid(padding=(0, 2))
-    table.add_column(justify="right", style="bold cyan", no_wrap=True)
-    table.add_column()
+        groups.setdefault(_purpose(binding), []).append((_key_label(screen, binding), guide, active.enabled))
+    parts: list[Text | Table] = []
     for group in GROUP_ORDER:
         rows = groups.get(group)
         if not rows:
             continue
-        table.add_row(Text(group, style="bold underline"), "")
-        for key, description, enabled in rows:
-            table.add_row(Text(key), Text(description, style="" if enabled else "dim"))
-        table.add_row("", "")
+        table = Table.grid(padding=(0, 2))
+        table.add_column(justify="right", style="bold cyan", no_wrap=True, min_width=6)
+        table.add_column(no_wrap=True)
+        table.add_column(ratio=1)
+        for key, guide, enabled in rows:
+            table.add_row(Text(key), Text(guide.title, style="" if enabled else "dim"),
+                          Text(guide.sentence, style="dim"))
+        parts.extend([Text(group, style="bold underline"), table, Text("")])
+    return Group(*parts)
+
+
+def status_legend_table() -> Table:
+    """Every run status, one a line: its letter and label as the tables draw them, and what it means.
+
+    One a line so that it wraps at any width instead of running off the dialog's edge.
+    """
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True)
+    table.add_column(ratio=1)
+    table.add_row(Text("Run statuses", style="bold underline"), "")
+    for look, meaning in legend():
+        table.add_row(look, Text(meaning))
+    table.add_row("", "")
     return table
 
 
@@ -82,8 +106,8 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(classes="dialog", id="help-dialog"):
             yield Static(Text("Keys", style="bold"), classes="dialog-title")
             with VerticalScroll(id="help-body"):
-                yield Static(keys_table(self._for))
-                yield Static(Text.assemble(("Run statuses  ", "bold"), STATUS_LEGEND))
+                yield Static(keys_table(self._for), id="help-keys")
+                yield Static(status_legend_table(), id="help-legend")
                 yield Static(Text("Dimmed keys do not apply to the current selection. ctrl+p opens the command "
                                   "palette with every action.", style="dim"))
 

@@ -38,6 +38,7 @@ from tui.widgets.footer import LeakFreeFooter
 MAX_LINES = 5000
 PAGE = 500
 FOLLOW_SECONDS = 3.0
+SEARCH_DEBOUNCE = 0.3
 LEVELS = ("ALL", "DEBUG", "INFO", "WARNING", "ERROR")
 
 
@@ -50,11 +51,16 @@ class LevelHighlighter(Highlighter):
         "ERROR": "bold red",
     }
 
+    needle = ""
+    """The search being shown: every match of it is highlighted (case-insensitive, as the server matches)."""
+
     def highlight(self, text: Text) -> None:
         match = self._LEVEL.match(text.plain)
         if match:
             text.stylize("dim", 0, match.start(1))
             text.stylize(self._STYLES.get(match.group(1), ""), match.start(1), match.end(1))
+        if self.needle:
+            text.highlight_regex(re.compile(re.escape(self.needle), re.IGNORECASE), "bold reverse")
 
 
 def format_entry(entry: LogEntry) -> str:
@@ -85,7 +91,11 @@ class LogsScreen(WatchdeckScreen[None]):
         Binding("v", "cycle_level", "Level", id="logs.level"),
         Binding("slash", "search", "Search", id="logs.search"),
         Binding("ctrl+r", "reload", "Reload", id="logs.reload"),
-        Binding("end", "follow_on", "End", show=False),
+        # Priority: the log's own End, PageUp and Up would scroll without telling the header (and the
+        # follow timer) that following started or stopped.
+        Binding("end", "follow_on", "End", show=False, priority=True),
+        Binding("pageup", "read_back('page')", "Page up", show=False, priority=True),
+        Binding("up", "read_back('line')", "Line up", show=False, priority=True),
     ]
 
     follow: reactive[bool] = reactive(True)
@@ -100,12 +110,13 @@ class LogsScreen(WatchdeckScreen[None]):
         self._unavailable = False
         self._use_window = False  # per-run logs unusable: export logs in the run's window
         self._timer: Timer | None = None
+        self._search_timer: Timer | None = None
         self.lines_written = 0
         self.ignores_paging = False  # the server answered more than asked: following would re-read everything
 
     def compose(self) -> ComposeResult:
         yield Static(id="logs-title")
-        yield Input(placeholder="search (enter applies, esc clears)", id="logs-search", classes="hidden")
+        yield Input(placeholder="search as you type (esc clears)", id="logs-search", classes="hidden")
         log = Log(max_lines=MAX_LINES, highlight=True, id="logs", auto_scroll=True)
         log.highlighter = LevelHighlighter()
         yield log
@@ -135,7 +146,8 @@ class LogsScreen(WatchdeckScreen[None]):
         if self.follow:
             what.append("   FOLLOW", style="bold green")
         else:
-            what.append("   paused (f to follow)", style="dim")
+            what.append("   PAUSED", style="bold yellow")
+            what.append(" (end follows again)", style="dim")
         self.query_one("#logs-title", Static).update(what)
 
     def _status(self, message: str, style: str = "") -> None:
@@ -263,17 +275,33 @@ class LogsScreen(WatchdeckScreen[None]):
     # ------------------------------------------------------------------ keys
 
     def action_close(self) -> None:
+        """With the search bar open, escape clears the search (and shows every line again); else it goes back."""
         box = self.query_one("#logs-search", Input)
         if not box.has_class("hidden"):
             box.add_class("hidden")
             self.query_one("#logs", Log).focus()
+            if box.value:
+                box.value = ""  # Input.Changed applies the empty search
             return
         self.dismiss(None)
+
+    def action_read_back(self, step: str) -> None:
+        if not isinstance(self.focused, Log):
+            return
+        self.follow = False
+        log = self.query_one("#logs", Log)
+        if step == "page":
+            log.scroll_page_up(animate=False)
+        else:
+            log.scroll_up(animate=False)
 
     def action_toggle_follow(self) -> None:
         self.follow = not self.follow
 
     def action_follow_on(self) -> None:
+        if isinstance(self.focused, Input):
+            self.focused.action_end()  # End in the search field keeps its meaning
+            return
         self.follow = True
         self.query_one("#logs", Log).scroll_end(animate=False)
 
@@ -295,14 +323,31 @@ class LogsScreen(WatchdeckScreen[None]):
         box.remove_class("hidden")
         box.focus()
 
+    @on(Input.Changed, "#logs-search")
+    def _search_typed(self, event: Input.Changed) -> None:
+        """Filter as you type: the server is asked once typing pauses, not at every key."""
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        self._search_timer = self.set_timer(SEARCH_DEBOUNCE, self._apply_search)
+
+    def _apply_search(self) -> None:
+        self._search_timer = None
+        search = self.query_one("#logs-search", Input).value.strip()
+        if search == self._search:
+            return
+        self._search = search
+        highlighter = self.query_one("#logs", Log).highlighter
+        if isinstance(highlighter, LevelHighlighter):
+            highlighter.needle = search
+        self._update_title()
+        self.reload()
+
     @on(Input.Submitted, "#logs-search")
     def _search_submitted(self, event: Input.Submitted) -> None:
-        self._search = event.value.strip()
+        self._apply_search()
         if not self._search:
             event.input.add_class("hidden")
         self.query_one("#logs", Log).focus()
-        self._update_title()
-        self.reload()
 
     def action_reload(self) -> None:
         self.reload()

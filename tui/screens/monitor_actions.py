@@ -24,7 +24,7 @@ from tui.render import clean, plain
 from tui.screens.base import WatchdeckScreen
 from tui.state.export_board import ExportBoard
 from tui.state.exports import WatchedExport
-from tui.state.journal import ActionJournal, JournalEntry
+from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 from tui.widgets.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
@@ -67,8 +67,9 @@ class ExportActions(WatchdeckScreen[None]):
     def _journal(self, action: str, watched: WatchedExport, result: str, run: str | None = None,
                  detail: Mapping[str, object] | None = None) -> None:
         self.journal.append(JournalEntry(
-            time=self.wd.clock.now(), action=action, result=result, profile=self.wd.settings.profile,
+            time=wall_clock(), action=action, result=result, profile=self.wd.settings.profile,
             project=watched.project_id, export=watched.export.id, run=run, detail=detail,
+            name=watched.export.name, server_time=self.wd.clock.now(),
         ))
 
     def _fail(self, action: str, watched: WatchedExport, err: ApiError, run: str | None = None) -> None:

@@ -114,7 +114,14 @@ class ProjectPickerScreen(ModalScreen[str | None]):
         self.dismiss(event.option.id)
 
     def action_focus_list(self) -> None:
-        self.query_one("#picker-list", OptionList).focus()
+        """↓ from the filter goes into the list and one project down: ↓ then enter picks the next project,
+        not the current one again."""
+        options = self.query_one("#picker-list", OptionList)
+        options.focus()
+        if options.highlighted is None:
+            options.highlighted = 0 if options.option_count else None
+        elif options.highlighted < options.option_count - 1:
+            options.highlighted += 1
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -24,7 +24,7 @@ from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
 from tui.api.models import ActivityEntry, ResponseSummary, Survey, SurveyType
 from tui.api.writes import check_survey_write, iso, parse_datetime
 from tui.paths import stylesheets
-from tui.render import ago, clean, editable, plain
+from tui.render import ago, clean, date_text, editable, plain
 from tui.screens.base import app_handle
 from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.survey_detail import pretty_json
@@ -88,11 +88,13 @@ class ActivityScreen(ModalScreen[None]):
             yield Static(plain(self._title, "bold"), classes="dialog-title")
             yield LoadingIndicator(id="activity-loading")
             table: DataTable[Any] = DataTable(id="activity-table", cursor_type="row")
+            # The dialog takes the screen's width; a wide screen gives the names room, the changes the rest.
+            wide = self.app.size.width >= 140
             table.add_column(Text("When"), key="when", width=16)
-            table.add_column(Text("Who"), key="who", width=18)
+            table.add_column(Text("Who"), key="who", width=26 if wide else 18)
             table.add_column(Text("Activity"), key="activity", width=10)
             if self.survey_id is None:
-                table.add_column(Text("Survey"), key="survey", width=20)
+                table.add_column(Text("Survey"), key="survey", width=36 if wide else 20)
             table.add_column(Text("Changes (before → after)"), key="changes")
             yield table
             yield Static("", id="activity-error", classes="field-error")
@@ -139,20 +141,42 @@ class ActivityScreen(ModalScreen[None]):
 # --------------------------------------------------------------------------- summary
 
 
+_DETAIL_NAMES = {"question_index": "Question", "cached": "From the cache", "generated_at": "Written",
+                 "response_count": "Responses in total", "responses_sampled": "Responses read"}
+
+
+def _detail_value(key: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if key == "question_index" and isinstance(value, int):
+        return f"Q{value + 1}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    when = parse_datetime(value) if isinstance(value, str) and key.endswith("_at") else None
+    if when is not None:
+        return date_text(when)
+    return value if isinstance(value, str) else pretty_json(value)
+
+
 def summary_text(summary: ResponseSummary) -> Text:
-    """The summary's content as plain text, plus any other fields the server sent (headline, counts)."""
+    """What the summary says first, then its details as "Name: value" lines; empty (null) details left out.
+
+    The server's extra fields (``question_index: null``, ``cached: false``) are
+    not the point of a summary: they come after, named for a person.
+    """
     text = Text(end="")
     if summary.content:
         text.append_text(plain(summary.content, oneline=False, limit=20000))
-    extras = summary.extra_fields
+    extras = {key: value for key, value in summary.extra_fields.items() if value is not None and value != ""}
     if extras:
         if summary.content:
             text.append("\n\n")
+        text.append("Details\n", style="bold")
         for key, value in extras.items():
-            text.append_text(plain(key, "bold", limit=60))
+            name = _DETAIL_NAMES.get(key) or key.replace("_", " ").capitalize()
+            text.append_text(plain(name, limit=60))
             text.append(": ")
-            shown = value if isinstance(value, str) else pretty_json(value)
-            text.append_text(plain(shown, oneline=False, limit=5000))
+            text.append_text(plain(_detail_value(key, value), oneline=False, limit=5000))
             text.append("\n")
     if not text.plain.strip():
         text.append("The server returned an empty summary.", style="dim")
@@ -274,12 +298,13 @@ class SurveyFormScreen(ModalScreen[Survey | None]):
                              classes="dialog-title")
             with VerticalScroll(id="survey-form-fields"):
                 yield Label("Name")
-                yield Input(values["name"], id="field-name", max_length=max(400, len(values["name"])))
+                yield Input(values["name"], id="field-name", max_length=max(400, len(values["name"])),
+                            select_on_focus=False)
                 if "name" in self._cleaned:
                     yield CleanedNote(id="cleaned-name")
                 yield Static("", id="error-name", classes="field-error")
                 yield Label("Description")
-                yield Input(values["description"], id="field-description")
+                yield Input(values["description"], id="field-description", select_on_focus=False)
                 if "description" in self._cleaned:
                     yield CleanedNote(id="cleaned-description")
                 yield Static("", id="error-description", classes="field-error")

@@ -16,7 +16,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, OptionList, Static
+from textual.widget import Widget
+from textual.widgets import Button, Footer, Input, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
 from tui.paths import stylesheets
@@ -68,11 +69,13 @@ def _checked(target: Any, questions: Sequence[Mapping[str, Any]]) -> Target:
 class SurveyPreviewScreen(Screen[None]):
     """Shows one question at a time; answers pick the path; escape closes."""
 
+    AUTO_FOCUS: ClassVar[str | None] = ""  # each step focuses its own answer widget
+
     CSS_PATH = stylesheets("editor.tcss")  # loaded when first shown: not part of the monitor's start
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="preview.close"),
-        Binding("b,backspace", "back", "Back", id="preview.back"),
+        Binding("b,backspace,ctrl+b", "back", "Back", id="preview.back"),  # ctrl+b also while typing an answer
         Binding("r", "restart", "Restart", id="preview.restart"),
     ]
 
@@ -93,6 +96,9 @@ class SurveyPreviewScreen(Screen[None]):
             yield Static(id="preview-description")
             yield Static(id="preview-hint")
             yield OptionList(id="preview-answers")
+            yield Input(placeholder="Your answer", id="preview-text")
+            yield SelectionList[int](id="preview-multi")
+            yield Static(id="preview-error", classes="field-error")
             with Horizontal(id="preview-buttons"):
                 yield Button("Continue", id="preview-continue", variant="primary")
                 yield Button("Back", id="preview-back")
@@ -118,6 +124,12 @@ class SurveyPreviewScreen(Screen[None]):
             trail.append(f"   (last step: {self.reason})", "dim")
         self.query_one("#preview-trail", Static).update(trail)
         answers.clear_options()
+        text_answer = self.query_one("#preview-text", Input)
+        multi = self.query_one("#preview-multi", SelectionList)
+        text_answer.value = ""
+        multi.clear_options()
+        self._error("")
+        text_answer.display = multi.display = False
         if not isinstance(self.position, int):
             ended = self.position == END
             progress.update(Text("End of the survey" if ended else "Broken branch", style="bold"))
@@ -151,17 +163,42 @@ class SurveyPreviewScreen(Screen[None]):
                              style="dim"))
         elif kind == "multiple_choice":
             choices = q.get("choices") if isinstance(q.get("choices"), list) else []
-            hint.update(Text.assemble(("Choices (any number): ", "dim"),
-                                      plain(" · ".join(str(c) for c in choices or []))))
+            multi.add_options([(plain(c, limit=80), i) for i, c in enumerate(choices or [])])
+            multi.display = True
+            hint.update(Text("Pick any number of answers (space ticks one)", style="dim"))
         elif kind == "link":
             hint.update(Text.assemble(("Link: ", "dim"), plain(q.get("link") or "")))
         else:
+            text_answer.display = True
             hint.update(Text("Open text answer", style="dim"))
         if answers.display:
             answers.highlighted = 0 if answers.option_count else None
-            answers.focus()
+        target: Widget = answers if answers.display else multi if multi.display else (
+            text_answer if text_answer.display else proceed)
+        target.focus()
+
+    def _error(self, message: str) -> None:
+        self.query_one("#preview-error", Static).update(Text(message))
+
+    def _missing_answer(self, q: Mapping[str, Any]) -> bool:
+        """True (and said next to the answer) when a required question would be left without one."""
+        if q.get("optional"):
+            return False
+        kind = q.get("type")
+        if kind in ("rating", "single_choice"):
+            missing = self.query_one("#preview-answers", OptionList).highlighted is None
+            what = "pick a value" if kind == "rating" else "pick an answer"
+        elif kind == "multiple_choice":
+            missing = not self.query_one("#preview-multi", SelectionList).selected
+            what = "tick at least one answer"
+        elif kind == "open":
+            missing = not self.query_one("#preview-text", Input).value.strip()
+            what = "type an answer"
         else:
-            proceed.focus()
+            return False
+        if missing:
+            self._error(f"This question is required: {what}.")
+        return missing
 
     def _go(self, answer: Any = None) -> None:
         if not isinstance(self.position, int):
@@ -177,18 +214,30 @@ class SurveyPreviewScreen(Screen[None]):
         event.stop()
         self._go(int(event.option.id or 0))
 
+    @on(Input.Submitted, "#preview-text")
+    def _typed(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._continue()
+
+    def _continue(self) -> None:
+        if not isinstance(self.position, int):
+            return
+        q = self.questions[self.position]
+        if self._missing_answer(q):
+            return
+        if q.get("type") in ("rating", "single_choice"):
+            answers = self.query_one("#preview-answers", OptionList)
+            if answers.highlighted is not None:
+                option = answers.get_option_at_index(answers.highlighted)
+                self._go(int(option.id or 0))
+                return
+        self._go()
+
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
         if event.button.id == "preview-continue":
-            kind = self.questions[self.position].get("type") if isinstance(self.position, int) else None
-            if kind in ("rating", "single_choice"):
-                answers = self.query_one("#preview-answers", OptionList)
-                if answers.highlighted is not None:
-                    option = answers.get_option_at_index(answers.highlighted)
-                    self._go(int(option.id or 0))
-                return
-            self._go()
+            self._continue()
         elif event.button.id == "preview-back":
             self.action_back()
         elif event.button.id == "preview-restart":

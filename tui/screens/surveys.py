@@ -41,9 +41,9 @@ from tui.api.errors import ApiError, MethodNotAllowed, NotFound, WriteValidation
 from tui.api.models import Survey, SurveyStats, SurveyStatus
 from tui.api.writes import iso
 from tui.paths import stylesheets
-from tui.render import clean, plain
+from tui.render import clean, plain, when_text
 from tui.screens.base import WatchdeckScreen
-from tui.state.journal import ActionJournal, JournalEntry
+from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 from tui.state.survey_list import (
     SORT_BY_KEY,
     SORT_COLUMNS,
@@ -58,10 +58,12 @@ from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.survey_detail import SurveyDetail
 from tui.widgets.survey_table import SurveyTable, responses_text, survey_row
+from tui.widgets.typed_confirm import TypedNameConfirmScreen
 from tui.widgets.virtual_table import KEY, Row, VirtualTable
 
-MUTATING_ACTIONS = frozenset({"new", "edit", "delete", "archive", "unarchive", "launch", "stop"})
-NEEDS_SELECTION = frozenset({"edit", "delete", "archive", "unarchive", "launch", "stop", "summarize", "activity"})
+MUTATING_ACTIONS = frozenset({"new", "edit", "edit_file", "delete", "archive", "unarchive", "launch", "stop"})
+NEEDS_SELECTION = frozenset({"edit", "edit_file", "delete", "archive", "unarchive", "launch", "stop", "summarize",
+                             "activity"})
 _SELECTION_ACTIONS = tuple(sorted(NEEDS_SELECTION))  # the footer changes only when one of these does
 SEARCH_DEBOUNCE = 0.3
 FOOTER_QUIET = 0.5  # a footer change shows at once when nothing moved for this long ...
@@ -69,6 +71,8 @@ FOOTER_SETTLE = 0.25  # ... else once the cursor has rested this long (see _upda
 COUNTS_TICK = 15.0
 STATS_SETTLE = 0.3  # the detail's stats are asked once the cursor rests this long
 STATS_MAX_AGE = 60.0  # and at most once a minute per survey (a live query on the real service)
+_JOURNAL_ACTIONS = {"Archived": "archive", "Unarchived": "unarchive", "Launched": "launch", "Stopped": "stop",
+                    "Saved": "edit as file"}
 
 
 # Every column with its padding fits from this width on; below it the secondary columns go.
@@ -88,6 +92,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         Binding("enter", "toggle_detail", "Detail", id="surveys.detail"),
         Binding("n", "new", "New", id="surveys.new"),
         Binding("e", "edit", "Edit", id="surveys.edit"),
+        Binding("E", "edit_file", "Edit as file", id="surveys.edit_file", show=False),
         Binding("d", "delete", "Delete", id="surveys.delete"),
         Binding("a", "archive", "Archive", id="surveys.archive"),
         Binding("a", "unarchive", "Unarchive", id="surveys.unarchive"),
@@ -109,6 +114,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     def __init__(self, *, page_size: int = 100, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.pager = SurveyPager(page_size=page_size)
+        self._journal_file: ActionJournal | None = None
         self.counts: ResponsesCounts | None = None
         self.status_filter: SurveyStatus | None = None
         self.sort_key: str | None = None
@@ -370,7 +376,12 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             line.append(" · search ")
             line.append_text(plain(repr(pager.search), "bold", limit=60))
         if self.status_filter is not None:
-            line.append(f" · status {self.status_filter.value} (of loaded rows)")
+            # The server cannot filter by status (draft, running, complete are worked out from the dates),
+            # so the filter covers what is loaded, and says how much that is until everything is.
+            line.append(f" · status {self.status_filter.value}")
+            if not pager.exhausted:
+                line.append(f" among the {pager.loaded:,} loaded" + (f" of {total:,}" if total is not None else ""),
+                            style="yellow")
         if self.sort_key is not None:
             arrow = "↓" if self.sort_reverse else "↑"
             partial = "" if pager.exhausted else " (loaded rows only)"
@@ -574,7 +585,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     def _saved(self, saved: Survey | None, *, creating: bool) -> None:
         if saved is None:
             return
-        self._journal("create" if creating else "edit", saved.id, "ok")
+        self._journal("create" if creating else "edit", saved.id, saved.name, "ok")
         if creating:
             self.pager.insert_first(saved)
             self._rebuild(keep=saved.id)
@@ -591,20 +602,70 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         if row is not None:
             self._open_editor(row.survey())
 
+    def action_edit_file(self) -> None:
+        row = self.selected
+        if row is not None:
+            self._edit_as_file(row.survey())
+
+    def _edit_as_file(self, survey: Survey, text: str | None = None, problems: dict[str, str] | None = None) -> None:
+        """Open the survey in $VISUAL/$EDITOR; an invalid file opens again with its problems on top."""
+        from tui.screens.survey_file_edit import SurveyDiffScreen, edit_text, file_format
+        from tui.state.survey_file import SurveyFileError, document, dumps, loads, plan, with_errors
+
+        fmt = file_format()
+        shown = text if text is not None else dumps(document(survey), fmt)
+        if problems:
+            shown = with_errors(shown, problems, fmt)
+        edited = edit_text(self.app, shown, "." + fmt)
+        if edited is None:
+            self._notify("The editor did not finish cleanly ($VISUAL or $EDITOR): nothing was sent.", error=True)
+            return
+        if not edited.strip():
+            self._notify("The file was emptied: nothing was sent.")
+            return
+        try:
+            doc = loads(edited, fmt)
+            if doc.get("id") != survey.id:
+                raise SurveyFileError({"id": f"must stay {survey.id} (apply a copy with `watchdeck surveys apply`)"})
+            todo = plan(doc, survey)
+        except SurveyFileError as err:
+            self.call_after_refresh(self._edit_as_file, survey, edited, err.problems)
+            return
+        if todo.empty:
+            self._notify("No changes: nothing was sent.")
+            return
+
+        def answered(apply: bool | None) -> None:
+            if apply:
+                self._patch(survey.id, todo.send, "Saved")
+
+        self.app.push_screen(SurveyDiffScreen(survey.name, todo.diff, list(todo.send)), answered)
+
     # ------------------------------------------------------------------ actions: delete, archive, launch, stop
 
     def action_delete(self) -> None:
+        """A draft without responses asks y/n; a running survey, or one with responses, needs its name typed."""
         row = self.selected
         if row is None:
             return
-        question = Text.assemble("Delete the survey ", plain(row.name, "bold", limit=200),
-                                 "?\nIts targeting flags go with it. This cannot be undone.")
         survey_id = row.id
+        responses = (self._counts_map() or {}).get(survey_id, 0)
+        live = row.status_at(self.now) is SurveyStatus.RUNNING
 
         def answered(yes: bool | None) -> None:
             if yes:
                 self._delete(survey_id)
 
+        if live or responses:
+            why = ("It is running" if live else "It has") + (
+                f"{' and has' if live else ''} {responses:,} response{'s' if responses != 1 else ''}" if responses
+                else "")
+            lead = Text.assemble("This deletes ", plain(row.name, "bold", limit=200), f". {why}.\n"
+                                 "Its targeting flags go with it. This cannot be undone.")
+            self.app.push_screen(TypedNameConfirmScreen("Delete survey", lead, row.name), answered)
+            return
+        question = Text.assemble("Delete the survey ", plain(row.name, "bold", limit=200),
+                                 "?\nIts targeting flags go with it. This cannot be undone.")
         self.app.push_screen(ConfirmScreen("Delete survey", question, yes_label="Delete", danger=True), answered)
 
     @work(group="survey-actions", exit_on_error=False)
@@ -614,10 +675,10 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         try:
             await self.wd.api.surveys.delete(survey_id)
         except ApiError as err:
-            self._journal("delete", survey_id, f"failed: {err}")
+            self._journal("delete", survey_id, name, f"failed: {err}")
             self._notify(f"Delete failed: {err}", error=True)
             return
-        self._journal("delete", survey_id, "ok")
+        self._journal("delete", survey_id, name, "ok")
         self.pager.remove(survey_id)
         if survey_id in self.table:
             self.table.remove_row(survey_id)
@@ -643,7 +704,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             return
         when = iso(self.now)
         question = Text.assemble("Launch ", plain(row.name, "bold", limit=200),
-                                 f" now?\nstart_date becomes {when}; respondents start seeing it.")
+                                 f" now?\nIt starts {when_text(self.now, self.now)}: respondents start seeing it.")
         survey_id = row.id
         self._confirm_patch(ConfirmScreen("Launch survey", question, yes_label="Launch"), survey_id,
                             {"start_date": when}, "Launched")
@@ -654,7 +715,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             return
         when = iso(self.now)
         question = Text.assemble("Stop ", plain(row.name, "bold", limit=200),
-                                 f" now?\nend_date becomes {when}; no more responses are collected.")
+                                 f" now?\nIt ends {when_text(self.now, self.now)}: no more responses are collected.")
         survey_id = row.id
         self._confirm_patch(ConfirmScreen("Stop survey", question, yes_label="Stop", danger=True), survey_id,
                             {"end_date": when}, "Stopped")
@@ -669,13 +730,15 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     @work(group="survey-actions", exit_on_error=False)
     async def _patch(self, survey_id: str, changes: dict[str, Any], done: str) -> None:
         """PATCH exactly ``changes`` and show the server's version of the survey."""
+        action = _JOURNAL_ACTIONS.get(done, done.lower())
+        row = self.pager.get(survey_id)
         try:
             saved = await self.wd.api.surveys.update(survey_id, changes)
         except (ApiError, WriteValidationError) as err:
-            self._journal(done.lower(), survey_id, f"failed: {err}", changes)
+            self._journal(action, survey_id, row.name if row else None, f"failed: {err}", changes)
             self._notify(f"{done} failed: {err}", error=True)
             return
-        self._journal(done.lower(), survey_id, "ok", changes)
+        self._journal(action, survey_id, saved.name, "ok", changes)
         self._apply_updated(saved)
         self._notify(f"{done} survey {saved.name!r}.")
 
@@ -689,7 +752,11 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             self._rebuild()
             return
         keep = self.selected_id
-        table.update_row(survey_row(row, now, self._counts_map()))  # re-sorted by the table when sorted
+        table.update_row(survey_row(row, now, self._counts_map()))
+        if self.sort_key is not None:
+            # Sort again with the time of now: the table's sort function holds the time it was made at, and a
+            # survey launched since then would still sort as a draft.
+            self.table.sort(self._sort_function(), reverse=self.sort_reverse)
         self._move_to(keep)
         self._show_detail(force=True)
         self._update_bindings()
@@ -725,12 +792,19 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
 
     # ------------------------------------------------------------------ plumbing
 
-    def _journal(self, action: str, survey_id: str, result: str, detail: dict[str, Any] | None = None) -> None:
-        """Every survey action's outcome, success or failure, in the same journal as the monitor's."""
-        settings = getattr(self.app, "settings", None)
-        ActionJournal().append(JournalEntry(
-            time=self.now, action=f"survey {action}", result=result, profile=getattr(settings, "profile", None),
-            project=str(getattr(self.app, "project_id", "")) or None, detail={"survey": survey_id, **(detail or {})},
+    @property
+    def journal(self) -> ActionJournal:
+        if self._journal_file is None:
+            self._journal_file = ActionJournal.for_session(demo=bool(self.app.settings.demo))  # type: ignore[attr-defined]
+        return self._journal_file
+
+    def _journal(self, action: str, survey_id: str, name: str | None, result: str,
+                 detail: dict[str, Any] | None = None) -> None:
+        settings = self.app.settings  # type: ignore[attr-defined]
+        self.journal.append(JournalEntry(
+            time=wall_clock(), action=f"survey {action}", result=clean(result, limit=300), profile=settings.profile,
+            project=self.app.project_id, survey=survey_id, name=name, detail=detail,  # type: ignore[attr-defined]
+            server_time=self.now,
         ))
 
     def _notify(self, message: str, *, error: bool = False) -> None:

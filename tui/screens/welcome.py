@@ -10,7 +10,7 @@ the connection (``GET /api/projects/``) and says exactly what failed, because
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -50,6 +50,7 @@ from tui.paths import stylesheets
 from tui.redaction import mask_url_password
 from tui.render import clean, plain
 from tui.safe_app import SafeApp
+from tui.screens.key_storage import STORE_FILE, STORE_KEYRING, STORE_NOWHERE, KeyStorageScreen, key_command_hint
 from tui.screens.project_picker import ProjectPickerScreen
 from tui.status_cmd import TEST_TIMEOUT, describe_connection_error
 from tui.widgets.confirm import ConfirmScreen
@@ -212,7 +213,7 @@ class ProfileFormScreen(Screen[Settings | None]):
             sources.append(("The environment (WATCHDECK_API_KEY is set)", KEY_ENV))
         if keyring_available():
             sources.append(("Paste a key, kept in the OS keyring", KEY_KEYRING))
-        sources.append(("Paste a key for this session only (not saved)", KEY_SESSION))
+        sources.append(("Paste a key (you choose where to keep it when saving)", KEY_SESSION))
         sources.append(("A command that prints the key (password manager)", KEY_COMMAND))
         return sources
 
@@ -324,8 +325,27 @@ class ProfileFormScreen(Screen[Settings | None]):
         elif event.button.id == "back":
             self.action_back()
 
+    def _typed_anything(self) -> bool:
+        """True when the operator typed something the form did not start with."""
+        first = "default" if "default" not in self._existing else ""
+        typed = {"#name": first, "#project": "", "#key": "", "#key-command": ""}
+        if any(self.query_one(selector, Input).value.strip() != start.strip() for selector, start in typed.items()):
+            return True
+        return self.query_one("#base-url", Input).value.strip() not in (*PRESET_BASE_URLS.values(), "")
+
     def action_back(self) -> None:
-        self.dismiss(None)
+        """Back to the welcome list; a filled form asks first, as nothing of it is saved yet."""
+        if not self._typed_anything():
+            self.dismiss(None)
+            return
+
+        def answer(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(ConfirmScreen("Discard the new profile?",
+                                           "What you typed in this form is not saved anywhere yet.",
+                                           yes_label="Discard", danger=True), answer)
 
     def action_test(self) -> None:
         self._start(save=False)
@@ -413,28 +433,54 @@ class ProfileFormScreen(Screen[Settings | None]):
         self.app.push_screen(ProjectPickerScreen(projects=self._projects), chosen)
 
     def _save(self, values: FormValues, key: str) -> None:
+        """A pasted key is kept where the operator says (keyring, the 0600 file, or this session only)."""
         if self._path is None:
             self._result("no config file location", ok=False)
             return
+        if values.source == KEY_KEYRING and store_in_keyring(values.name, key):
+            self._write_profile(values, key, STORE_KEYRING)
+            return
+        if values.source not in (KEY_KEYRING, KEY_SESSION):
+            self._write_profile(values, key, STORE_NOWHERE)
+            return
+
+        def chosen(where: str | None) -> None:
+            if where is None:
+                self._result("Not saved yet: choose where to keep the key, or change the key source.", ok=False)
+            elif where == STORE_KEYRING and not store_in_keyring(values.name, key):
+                self._ask_where_to_keep(values, chosen, keyring_failed=True)
+            else:
+                self._write_profile(values, key, where)
+
+        self._ask_where_to_keep(values, chosen, keyring_failed=values.source == KEY_KEYRING)
+
+    def _ask_where_to_keep(self, values: FormValues, chosen: Callable[[str | None], None], *,
+                           keyring_failed: bool) -> None:
+        self.app.push_screen(KeyStorageScreen(values.name, self._path, keyring=keyring_available(),
+                                              keyring_failed=keyring_failed), chosen)
+
+    def _write_profile(self, values: FormValues, key: str, where: str) -> None:
+        assert self._path is not None
         profile: dict[str, Any] = {"base_url": values.base_url, "project": values.project}
         if values.source == KEY_COMMAND:
             profile["key_command"] = values.command
+        if where == STORE_FILE:
+            profile["key"] = key
         if self._insecure_ok == values.base_url and is_insecure_url(values.base_url):
             profile["allow_insecure_http"] = True
         note = ""
-        if values.source == KEY_KEYRING and not store_in_keyring(values.name, key):
-            note = " The keyring refused the key: set WATCHDECK_API_KEY next time."
-        elif values.source == KEY_SESSION:
-            note = " The key was not saved: set WATCHDECK_API_KEY next time."
+        if where == STORE_NOWHERE and values.source in (KEY_KEYRING, KEY_SESSION):
+            note = " The key was not saved. " + key_command_hint(values.name, self._path).replace("\n\n", " ")
         try:
             has_default = self._path.exists() and "default_profile" in self._path.read_text(encoding="utf-8")
-            save_profile(self._path, values.name, profile, make_default=not has_default)
+            save_profile(self._path, values.name, profile, make_default=not has_default,
+                         with_key=where == STORE_FILE)
         except (ConfigError, OSError) as err:
             self._result(f"could not save {self._path}: {err}", ok=False)
             return
         remember_project(values.name, values.project, self._env)
-        source = {KEY_ENV: "environment", KEY_KEYRING: "keyring", KEY_COMMAND: "key_command"}.get(
-            values.source, "session")
+        source = {KEY_ENV: "environment", KEY_COMMAND: "key_command"}.get(values.source) or {
+            STORE_KEYRING: "keyring", STORE_FILE: "config file"}.get(where, "session")
         settings = Settings(
             base_url=values.base_url, api_key=key, project_ids=[values.project], profile=values.name,
             key_source=source, config_path=str(self._path),

@@ -10,7 +10,7 @@ import contextlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,13 @@ from tui.state.secrets import mask_secrets
 
 @dataclass(frozen=True)
 class JournalEntry:
+    """One action. ``time`` is the wall clock; ``server_time`` the clock the app shows, kept only when it differs.
+
+    The demo runs on a simulated clock: an entry stamped with it alone would say
+    the action happened days from now. ``name`` is what the operator saw (the
+    export's or survey's name), as an id alone means nothing to the next person.
+    """
+
     time: datetime
     action: str
     result: str
@@ -29,6 +36,9 @@ class JournalEntry:
     export: str | None = None
     run: str | None = None
     detail: Mapping[str, Any] | None = None
+    survey: str | None = None
+    name: str | None = None
+    server_time: datetime | None = None
 
     def to_json(self) -> str:
         record: dict[str, Any] = {
@@ -40,14 +50,30 @@ class JournalEntry:
             "action": self.action,
             "result": self.result,
         }
+        if self.survey is not None:
+            record["survey"] = self.survey
+        if self.name is not None:
+            record["name"] = self.name
+        if self.server_time is not None and abs((self.server_time - self.time).total_seconds()) >= 1:
+            record["server_time"] = self.server_time.isoformat()
         if self.detail:
             record["detail"] = mask_secrets(dict(self.detail))
         return json.dumps(record, default=str, ensure_ascii=False)
 
 
+def wall_clock() -> datetime:
+    """The real time, whatever clock the app runs on (the demo's is simulated)."""
+    return datetime.now(UTC)
+
+
 class ActionJournal:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or data_dir() / "journal.jsonl"
+
+    @classmethod
+    def for_session(cls, *, demo: bool) -> ActionJournal:
+        """The operator's journal, or the demo's own: sandbox actions never mix with real ones."""
+        return cls(data_dir() / ("journal-demo.jsonl" if demo else "journal.jsonl"))
 
     def append(self, entry: JournalEntry) -> None:
         """Best effort: a full disk must not break the action that was already done."""

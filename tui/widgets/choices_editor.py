@@ -18,6 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static, TextArea
+from textual.widgets.button import ButtonVariant
 
 from tui.state.survey_draft import SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
@@ -26,12 +27,20 @@ from tui.widgets.editor_common import DraftEdited, FieldError
 TEXT_MODE_ABOVE = 30  # more choices than this are edited as text, one per line
 
 
+def _mouse_button(label: str, button_id: str, tooltip: str, variant: ButtonVariant = "default") -> Button:
+    """A row's button for the mouse: Tab passes it by (each has a key), so Tab goes from choice to choice."""
+    button = Button(label, id=button_id, compact=True, tooltip=tooltip, variant=variant)
+    button.can_focus = False
+    return button
+
+
 class ChoicesEditor(Vertical):
     """Edits ``choices`` of one question of ``draft``."""
 
     BINDINGS = [
         Binding("ctrl+shift+up", "move_choice(-1)", "Choice up", show=False, id="editor.choice_up"),
         Binding("ctrl+shift+down", "move_choice(1)", "Choice down", show=False, id="editor.choice_down"),
+        Binding("alt+delete", "remove_choice", "Remove choice", show=False, id="editor.choice_remove"),
     ]
 
     def __init__(self, draft: SurveyDraft, key: str, *, id: str | None = None) -> None:
@@ -56,10 +65,11 @@ class ChoicesEditor(Vertical):
             return
         for i, text in enumerate(q.choices):
             with Horizontal(classes="choice-row"):
-                yield Input(text, placeholder=f"Choice {i + 1}", id=f"choice-{i}", classes="choice-input", compact=True)
-                yield Button("↑", id=f"choice-up-{i}", compact=True, tooltip="Move this choice up")
-                yield Button("↓", id=f"choice-down-{i}", compact=True, tooltip="Move this choice down")
-                yield Button("✕", id=f"choice-del-{i}", compact=True, variant="error", tooltip="Remove this choice")
+                yield Input(text, placeholder=f"Choice {i + 1}", id=f"choice-{i}", classes="choice-input", compact=True,
+                            select_on_focus=False)
+                yield _mouse_button("↑", f"choice-up-{i}", "Move this choice up (ctrl+shift+up)")
+                yield _mouse_button("↓", f"choice-down-{i}", "Move this choice down (ctrl+shift+down)")
+                yield _mouse_button("✕", f"choice-del-{i}", "Remove this choice (alt+delete)", variant="error")
             yield FieldError(id=f"ce-{i}")
         yield FieldError(id="ce-all")
         yield Button("Add choice", id="choice-add", compact=True)
@@ -138,6 +148,15 @@ class ChoicesEditor(Vertical):
         if self.draft.move_choice(self.key, index, delta):
             await self.rebuild(focus=index + delta)
             self.post_message(DraftEdited("questions", structural=True, source="choices"))
+
+    async def action_remove_choice(self) -> None:
+        focused = self.screen.focused
+        if not isinstance(focused, Input) or not (focused.id or "").startswith("choice-"):
+            return
+        index = int((focused.id or "choice-0").rsplit("-", 1)[1])
+        self.draft.remove_choice(self.key, index)
+        await self.rebuild(focus=index)
+        self.post_message(DraftEdited("questions", structural=True, source="choices"))
 
     def show_problems(self, problems: dict[str, str]) -> None:
         """``problems`` relative to the question: ``choices`` and ``choices[i]``."""

@@ -52,7 +52,7 @@ class SurveyFieldsForm(Vertical):
 
     def _input(self, name: str) -> ComposeResult:
         yield Label(LABELS[name], classes="field-label")
-        yield Input(str(self.draft.form.get(name) or ""), id=f"f-{name}", compact=True)
+        yield Input(str(self.draft.form.get(name) or ""), id=f"f-{name}", compact=True, select_on_focus=False)
         if name in self.draft.cleaned:
             yield CleanedNote(id=f"fc-{name}")
         yield FieldError(id=f"fe-{name}")

@@ -13,10 +13,11 @@ from datetime import datetime
 from rich.text import Text
 
 from tui.api.models import BatchExportRun
-from tui.render import ago, coarse_duration, count, duration, plain, progress_bar, status_strip, status_text
+from tui.render import ago, coarse_duration, count, duration, plain, progress_bar, short_count
 from tui.state.export_board import RowFacts
 from tui.state.exports import runs_oldest_first
 from tui.state.health import HealthState, Verdict, run_activity_time
+from tui.status_look import Tone, error_text_style, status_strip, status_text, tone_style
 
 # (key, label, width); "secondary" columns are hidden on narrow terminals.
 EXPORT_COLUMNS: list[tuple[str, str, int | None]] = [
@@ -53,22 +54,23 @@ def _interval_label(interval: str) -> Text:
 
 TIME_COLUMNS = ("state", "lag", "last", "due")
 
-# How each verdict reads in the State column: a symbol and a word (never colour alone).
-STATE_LOOKS: dict[HealthState, tuple[str, str]] = {
-    HealthState.OK: ("✔ ok", "green"),
-    HealthState.RUNNING: ("⟳ running", "cyan"),
-    HealthState.FAILING: ("✖ failing", "bold red"),
-    HealthState.OVERDUE: ("▲ overdue", "bold yellow"),
-    HealthState.PAUSED: ("⏸ paused", "bold yellow"),
-    HealthState.ENDED: ("■ ended", "dim"),
-    HealthState.NO_RUNS: ("· no runs", "dim"),
-    HealthState.UNKNOWN_STATUS: ("? unknown", "yellow"),
+# How each verdict reads in the State column: a symbol and a word (never colour alone), in the tone of
+# tui.status_look, so that NO_COLOR draws a failing export reversed like a failed run.
+STATE_LOOKS: dict[HealthState, tuple[str, Tone]] = {
+    HealthState.OK: ("✔ ok", Tone.SUCCESS),
+    HealthState.RUNNING: ("⟳ running", Tone.STARTING),
+    HealthState.FAILING: ("✖ failing", Tone.FAILURE),
+    HealthState.OVERDUE: ("▲ overdue", Tone.WARNING),
+    HealthState.PAUSED: ("⏸ paused", Tone.WARNING),
+    HealthState.ENDED: ("■ ended", Tone.QUIET),
+    HealthState.NO_RUNS: ("· no runs", Tone.QUIET),
+    HealthState.UNKNOWN_STATUS: ("? unknown", Tone.UNKNOWN),
 }
 
 
 def state_text(verdict: Verdict) -> Text:
-    label, style = STATE_LOOKS[verdict.state]
-    return Text(label, style=style)
+    label, tone = STATE_LOOKS[verdict.state]
+    return Text(label, style=tone_style(tone))
 
 
 def static_cells(row: RowFacts) -> dict[str, Text]:
@@ -81,7 +83,7 @@ def static_cells(row: RowFacts) -> dict[str, Text]:
     else:
         progress = Text("")
     return {
-        "mark": Text("!", style="bold red reverse") if marked else Text(" "),
+        "mark": Text("!", style=tone_style(Tone.FAILURE) + " reverse") if marked else Text(" "),
         "name": plain(export.name or export.id, "bold" if marked else "", limit=60),
         "project": plain(watched.project_id, "dim"),
         "model": plain(export.model or "—"),
@@ -112,12 +114,12 @@ def time_cells(verdict: Verdict) -> dict[str, Text]:
         due_text = Text("due now")
     elif due < now:
         late = ago(due, now, coarse=True).replace(" ago", "")
-        due_text = Text(f"overdue {late}", style="bold yellow") if verdict.overdue else Text(f"late {late}")
+        due_text = Text(f"overdue {late}", style=tone_style(Tone.WARNING)) if verdict.overdue else Text(f"late {late}")
     else:
         due_text = Text(ago(due, now, coarse=True))
     return {
         "state": state_text(verdict),
-        "lag": Text(coarse_duration(verdict.lag_seconds), style="bold red" if verdict.overdue else ""),
+        "lag": Text(coarse_duration(verdict.lag_seconds), style=tone_style(Tone.FAILURE) if verdict.overdue else ""),
         "last": Text(ago(min(last_time, now), now, coarse=True) if last_time is not None else "—"),
         "due": due_text,
     }
@@ -125,6 +127,10 @@ def time_cells(verdict: Verdict) -> dict[str, Text]:
 
 def export_cells(row: RowFacts) -> dict[str, Text]:
     return {**static_cells(row), **time_cells(row.verdict)}
+
+
+# The Records column (32 cells) less the bar (8), a space, the percentage (4) and a space.
+RECORDS_FIGURES_WIDTH = 18
 
 
 def run_cells(run: BatchExportRun, now: datetime) -> dict[str, Text]:
@@ -138,10 +144,11 @@ def run_cells(run: BatchExportRun, now: datetime) -> dict[str, Text]:
         interval = "—"
     finished_or_now = run.finished_at or (now if run.is_in_progress else None)
     took = (finished_or_now - run.created_at).total_seconds() if finished_or_now and run.created_at else None
-    records = Text.assemble(
-        progress_bar(run.records_completed, run.records_total_count, width=8), " ",
-        (f"{count(run.records_completed)}/{count(run.records_total_count)}", "dim"),
-    )
+    figures = f"{count(run.records_completed)}/{count(run.records_total_count)}"
+    if len(figures) > RECORDS_FIGURES_WIDTH:  # abbreviated, never cut: 1.55M/1.55M, not 1,550,533/1,550,53
+        figures = f"{short_count(run.records_completed)}/{short_count(run.records_total_count)}"
+    records = Text.assemble(progress_bar(run.records_completed, run.records_total_count, width=8), " ",
+                            (figures, "dim"))
     error = (run.latest_error or "").splitlines()[0] if run.latest_error else ""
     return {
         "status": status_text(run.status),
@@ -149,7 +156,7 @@ def run_cells(run: BatchExportRun, now: datetime) -> dict[str, Text]:
         "records": records,
         "duration": Text(duration(took)),
         "finished": Text(ago(run.finished_at, now)) if run.finished_at else Text("—", style="dim"),
-        "error": plain(error, "red", limit=200),
+        "error": plain(error, error_text_style(), limit=200),
         "cursor": plain(run.cursor or "", "dim", limit=40),
     }
 

@@ -31,6 +31,7 @@ class LeakFreeFooter(Footer):
     """
 
     _rebuild_queued = False
+    _fit_tries = 0
     _shown_keys: Hashable = None
     rebuilds = 0
     """How many times the keys were rebuilt (tests and benchmarks read it)."""
@@ -66,3 +67,37 @@ class LeakFreeFooter(Footer):
         for widget in old:
             for node in widget.walk_children(Widget, with_self=True):
                 node._styles_cache.clear()
+        self.call_after_refresh(self._fit_keys)
+
+    def on_resize(self) -> None:
+        """Wider or narrower: show every key again, and drop what does not fit once they are laid out."""
+        for child in self.children:
+            child.display = True
+        self.call_after_refresh(self._fit_keys)
+
+    def _fit_keys(self) -> None:
+        """Keys that do not fit whole are not shown at all: a cut key read ``q Qu`` or ``? He``.
+
+        They are dropped from the end; every key stays in ``?`` help and the command palette.
+        """
+        if not self.is_attached:
+            return
+        shown = [child for child in self.children if child.display]
+        if any(child.region.width == 0 for child in shown):
+            self._fit_tries += 1
+            if self._fit_tries < 5:  # not laid out yet: once it is
+                self.call_after_refresh(self._fit_keys)
+            return
+        self._fit_tries = 0
+        right = self.region.right
+        docked = [child for child in self.children if child.has_class("-command-palette")]
+        for child in docked:
+            right = min(right, child.region.x)
+        dropping = False
+        for child in self.children:
+            if child in docked or not child.display:
+                continue
+            # A key's last cell is padding: it may sit under the palette key's border.
+            if dropping or child.region.right - 1 > right:
+                dropping = True
+                child.display = False

@@ -42,7 +42,7 @@ def one_line_cell(console: Console, text: Text, width: int, padding: int, pre_st
     inner = max(0, width - 2 * padding)
     if text.cell_len > inner:
         text = text.copy()
-        text.truncate(inner)
+        text.truncate(inner, overflow="ellipsis")  # a cut name or error ends with "…", never mid-word silently
     blank = Style.null()  # what Rich's Padding pads with
     segments = [Segment(" " * padding, blank)] if padding else []
     drawn = text.render(console, end="")

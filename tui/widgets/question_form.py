@@ -50,7 +50,8 @@ class QuestionForm(Vertical):
         yield Static(plain(f"Question {index + 1} of {len(self.draft.questions)} · {kind_label}", "bold"),
                      classes="form-title")
         yield Label("Question text", classes="field-label")
-        yield Input(q.text, placeholder="What do you want to ask?", id="q-question", compact=True)
+        yield Input(q.text, placeholder="What do you want to ask?", id="q-question", compact=True,
+                    select_on_focus=False)
         yield from self._cleaned_note("question")
         yield FieldError(id="qe-question")
         yield Label("Description", classes="field-label")
@@ -65,7 +66,8 @@ class QuestionForm(Vertical):
         yield FieldError(id="qe-descriptionContentType")
         yield Checkbox("Optional (respondents may skip it)", bool(q.get("optional")), id="q-optional")
         yield Label("Button text", classes="field-label")
-        yield Input(str(q.get("buttonText") or ""), placeholder="Submit", id="q-buttonText", compact=True)
+        yield Input(str(q.get("buttonText") or ""), placeholder="Submit", id="q-buttonText", compact=True,
+                    select_on_focus=False)
         yield from self._cleaned_note("buttonText")
         yield FieldError(id="qe-buttonText")
         if q.kind == QuestionType.LINK:
@@ -142,6 +144,11 @@ class QuestionForm(Vertical):
         event.stop()
         name = (event.select.id or "").removeprefix("q-")
         if event.value is Select.NULL:
+            # The blank "Choose" clears the field (and the draft says what is missing), rather than leaving
+            # the old value in the draft while the form shows none.
+            q = self.draft.question(self.key)
+            if q.data.pop(name, None) is not None:
+                self.post_message(DraftEdited("questions"))
             return
         if self._set(name, event.value) and name in ("display", "scale"):
             q = self.draft.question(self.key)

@@ -1,0 +1,90 @@
+"""The preview: a required question cannot be passed without an answer; a rating's blank "Choose" is refused."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.widgets import Input, Select, Static
+
+from tui.api.models import Survey
+from tui.screens.survey_preview import SurveyPreviewScreen
+
+from .conftest import EditorHarness
+from .helpers import select_item, settle
+
+SIZE = (120, 40)
+
+
+def _survey(optional: bool) -> Survey:
+    return Survey.model_validate({"id": "local", "name": "Required", "questions": [
+        {"type": "open", "question": "Why?", "optional": optional},
+        {"type": "multiple_choice", "question": "Which?", "choices": ["A", "B"], "optional": optional},
+        {"type": "rating", "question": "Rate", "display": "number", "scale": 5},
+    ]})
+
+
+async def _preview(pilot: Any) -> SurveyPreviewScreen:
+    await settle(pilot)
+    await pilot.press("f5")
+    await settle(pilot)
+    preview = pilot.app.screen
+    assert isinstance(preview, SurveyPreviewScreen)
+    return preview
+
+
+def _error(preview: SurveyPreviewScreen) -> str:
+    return str(preview.query_one("#preview-error", Static).render())
+
+
+async def test_required_questions_need_an_answer() -> None:
+    app = EditorHarness(_survey(optional=False))
+    async with app.run_test(size=SIZE) as pilot:
+        preview = await _preview(pilot)
+        await pilot.press("enter")  # empty open answer
+        await settle(pilot)
+        assert preview.position == 0
+        assert _error(preview) == "This question is required: type an answer."
+        await pilot.press(*"because", "enter")
+        await settle(pilot)
+        assert preview.position == 1 and _error(preview) == ""
+        preview.query_one("#preview-continue").focus()
+        await pilot.press("enter")  # nothing ticked
+        await settle(pilot)
+        assert preview.position == 1
+        assert _error(preview) == "This question is required: tick at least one answer."
+        preview.query_one("#preview-multi").focus()
+        await pilot.press("down", "space")
+        preview.query_one("#preview-continue").focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert preview.position == 2
+
+
+@pytest.mark.parametrize("optional", [True])
+async def test_optional_questions_can_be_skipped(optional: bool) -> None:
+    app = EditorHarness(_survey(optional=optional))
+    async with app.run_test(size=SIZE) as pilot:
+        preview = await _preview(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert preview.position == 1
+        preview.query_one("#preview-continue").focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert preview.position == 2
+
+
+async def test_rating_blank_choose_is_a_problem_not_the_old_value() -> None:
+    app = EditorHarness(_survey(optional=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select_item(pilot, 3)
+        scale = app.screen.query_one("#q-scale", Select)
+        scale.clear()  # the blank "Choose"
+        await settle(pilot)
+        key = app.screen.current
+        assert "scale" not in app.screen.draft.question(key).data
+        problems = app.screen.draft.problems()
+        assert problems["questions[2].scale"].startswith("must be one of")
+        assert isinstance(app.screen.query_one("#q-question", Input), Input)

@@ -1,0 +1,114 @@
+"""The survey browser as a new operator meets it: readable results, journaled actions, typed delete, sorting."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Input, Static
+
+from tests.surveys.conftest import make_app, settle, survey_writes
+from tests.surveys.test_browser import browser, select_status
+from tui.api.models import ResponseSummary, SurveyStatus
+from tui.clock import FrozenClock
+from tui.screens.survey_modals import summary_text
+from tui.state.journal import ActionJournal
+from tui.widgets.confirm import ConfirmScreen
+from tui.widgets.typed_confirm import TypedNameConfirmScreen
+
+
+def _journal(tmp_path: Path, name: str = "journal.jsonl") -> list[dict[str, Any]]:
+    path = tmp_path / "data" / name
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_summary_text_reads_content_first_then_named_details() -> None:
+    summary = ResponseSummary.model_validate({"content": "Most people like the new plan.", "question_index": None,
+                                              "cached": False, "response_count": 40})
+    text = summary_text(summary).plain
+    assert text.startswith("Most people like the new plan.\n\nDetails\n")
+    assert "question_index" not in text and "null" not in text and "false" not in text
+    assert "From the cache: no" in text and "Responses in total: 40" in text
+
+
+async def test_launch_question_says_when_as_a_person_would(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await select_status(pilot, SurveyStatus.DRAFT)
+        await pilot.press("s")
+        assert isinstance(app.screen, ConfirmScreen)
+        question = str(app.screen.query_one("#confirm-question", Static).render())
+        assert "It starts now, Thu 15 Jan 12:00 UTC: respondents start seeing it." in question
+        assert "start_date" not in question and "+00:00" not in question
+
+
+async def test_survey_actions_are_journaled_with_name_project_and_real_time(sandbox: Any, clock: FrozenClock,
+                                                                          tmp_path: Path) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        await select_status(pilot, SurveyStatus.DRAFT)
+        row = screen.selected
+        assert row is not None
+        await pilot.press("s", "y")
+        await settle(pilot)
+        await pilot.press("a")  # archive it too
+        await settle(pilot)
+    entries = _journal(tmp_path)
+    assert [e["action"] for e in entries] == ["survey launch", "survey archive"]
+    launch = entries[0]
+    assert (launch["survey"], launch["name"], launch["project"], launch["result"]) == (
+        row.id, row.name, sandbox.project_id, "ok")
+    written = datetime.fromisoformat(launch["time"])
+    assert abs((written - datetime.now(UTC)).total_seconds()) < 120  # real time, not the frozen clock's
+    assert datetime.fromisoformat(launch["server_time"]) == clock.now()
+
+
+def test_the_demo_has_its_own_journal(tmp_path: Path) -> None:
+    assert ActionJournal.for_session(demo=True).path != ActionJournal.for_session(demo=False).path
+    assert ActionJournal.for_session(demo=True).path.name == "journal-demo.jsonl"
+
+
+async def test_deleting_a_running_survey_needs_its_name(sandbox: Any, clock: FrozenClock, tmp_path: Path) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        await select_status(pilot, SurveyStatus.RUNNING)
+        row = screen.selected
+        assert row is not None
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, TypedNameConfirmScreen)
+        await pilot.press("y", "enter")  # a stray y is no answer here
+        await settle(pilot)
+        assert survey_writes(sandbox) == []
+        field = app.screen.query_one("#typed-confirm-name", Input)
+        field.value = row.name
+        await pilot.press("enter")
+        await settle(pilot)
+        assert [w["method"] for w in survey_writes(sandbox)] == ["DELETE"]
+    assert [(e["action"], e["name"]) for e in _journal(tmp_path)] == [("survey delete", row.name)]
+
+
+async def test_list_sorted_by_status_is_sorted_again_after_a_launch(sandbox: Any, clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        await pilot.press("o", "o", "o")
+        assert screen.sort_key == "status"
+        clock.advance(timedelta(hours=1))  # the sort was made an hour before the launch
+        await select_status(pilot, SurveyStatus.DRAFT)
+        launched = screen.selected_id
+        await pilot.press("s", "y")
+        await settle(pilot)
+        statuses = screen.table.column_texts("status")
+        order = ["draft", "scheduled", "running", "complete", "archived"]
+        ranks = [order.index(s) for s in statuses if s in order]
+        assert ranks == sorted(ranks)
+        assert screen.selected_id == launched

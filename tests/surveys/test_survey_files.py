@@ -1,0 +1,98 @@
+"""Surveys as files: ``watchdeck surveys get`` / ``apply`` run as commands against the sandbox over loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.surveys.conftest import survey_writes
+from tui.state.survey_file import SurveyFileError, loads, validate, with_errors
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def watchdeck(sandbox: Any, *args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "WATCHDECK_API_KEY": sandbox.api_key,
+           "WATCHDECK_CONFIG_DIR": str(tmp_path / "config"), "WATCHDECK_STATE_DIR": str(tmp_path / "state"),
+           "WATCHDECK_DATA_DIR": str(tmp_path / "data")}
+    return subprocess.run([sys.executable, "-m", "tui", "surveys", *args, "--base-url", sandbox.base_url,
+                           "--project", sandbox.project_id], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=60, check=False)
+
+
+def _first_survey_id(sandbox: Any, tmp_path: Path) -> str:
+    response = httpx.get(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/",
+                         headers={"Authorization": f"Bearer {sandbox.api_key}"})
+    return str(response.json()["results"][0]["id"])
+
+
+def test_get_prints_the_file_and_apply_of_it_changes_nothing(sandbox: Any, tmp_path: Path) -> None:
+    survey_id = _first_survey_id(sandbox, tmp_path)
+    got = watchdeck(sandbox, "get", survey_id, tmp_path=tmp_path)
+    assert got.returncode == 0, got.stderr
+    doc = json.loads(got.stdout)
+    assert doc["id"] == survey_id and isinstance(doc["questions"], list)
+    (tmp_path / "s.json").write_text(got.stdout)
+    applied = watchdeck(sandbox, "apply", "s.json", tmp_path=tmp_path)
+    assert applied.returncode == 0, applied.stderr
+    assert "No changes" in applied.stdout
+    assert survey_writes(sandbox) == []
+
+
+def test_apply_patches_only_the_changed_fields_and_prints_the_diff(sandbox: Any, tmp_path: Path) -> None:
+    survey_id = _first_survey_id(sandbox, tmp_path)
+    doc = json.loads(watchdeck(sandbox, "get", survey_id, tmp_path=tmp_path).stdout)
+    doc["name"] = "Renamed in git"
+    (tmp_path / "s.json").write_text(json.dumps(doc, indent=2))
+    dry = watchdeck(sandbox, "apply", "s.json", "--dry-run", tmp_path=tmp_path)
+    assert dry.returncode == 0, dry.stderr
+    assert '+  "name": "Renamed in git",' in dry.stdout and "Dry run: would change name." in dry.stdout
+    assert survey_writes(sandbox) == []
+    done = watchdeck(sandbox, "apply", "s.json", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    writes = survey_writes(sandbox)
+    assert [(w["method"], w["body"]) for w in writes] == [("PATCH", {"name": "Renamed in git"})]
+
+
+def test_apply_without_an_id_creates(sandbox: Any, tmp_path: Path) -> None:
+    (tmp_path / "new.json").write_text(json.dumps({"name": "From a file", "type": "popover", "questions": [
+        {"type": "open", "question": "Anything else?"}]}))
+    done = watchdeck(sandbox, "apply", "new.json", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert [w["method"] for w in survey_writes(sandbox)] == ["POST"]
+    assert "Created survey 'From a file'" in done.stdout
+
+
+def test_apply_refuses_a_file_that_breaks_the_rules_with_field_paths(sandbox: Any, tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text(json.dumps({"name": "", "questions": [
+        {"type": "rating", "question": "Rate", "display": "number", "scale": 4}], "nmae": "typo"}))
+    done = watchdeck(sandbox, "apply", "bad.json", tmp_path=tmp_path)
+    assert done.returncode == 1
+    assert "name:" in done.stderr and "questions[0].scale:" in done.stderr and "nmae: unknown field" in done.stderr
+    assert survey_writes(sandbox) == []
+
+
+def test_yaml_files_round_trip(sandbox: Any, tmp_path: Path) -> None:
+    survey_id = _first_survey_id(sandbox, tmp_path)
+    got = watchdeck(sandbox, "get", survey_id, "--yaml", tmp_path=tmp_path)
+    assert got.returncode == 0, got.stderr
+    (tmp_path / "s.yaml").write_text(got.stdout)
+    applied = watchdeck(sandbox, "apply", "s.yaml", tmp_path=tmp_path)
+    assert applied.returncode == 0 and "No changes" in applied.stdout
+
+
+def test_errors_go_to_the_top_as_comments_and_are_dropped_on_reading() -> None:
+    text = with_errors('{\n  "name": ""\n}\n', {"name": "a name is required"})
+    assert text.startswith("// watchdeck: fix these")
+    assert "//   name: a name is required" in text
+    doc = loads(text)
+    with pytest.raises(SurveyFileError) as caught:
+        validate({**doc, "id": None})
+    assert "name" in caught.value.problems

@@ -1,0 +1,66 @@
+"""Logs: the search filters as you type and highlights, escape clears it, PageUp says PAUSED until end."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from textual.widgets import Log, Static
+
+from tests.monitor.conftest import make_app, requests, select_export, settle
+from tui.sandbox.runner import SandboxHandle
+from tui.screens.logs import LevelHighlighter, LogsScreen
+
+
+def _title(screen: LogsScreen) -> str:
+    return str(screen.query_one("#logs-title", Static).render())
+
+
+async def _open_logs(pilot: object, app: object) -> LogsScreen:
+    await settle(pilot)  # type: ignore[arg-type]
+    select_export(app, "Snowflake warehouse (hourly)")  # type: ignore[arg-type]
+    await settle(pilot)  # type: ignore[arg-type]
+    await pilot.press("l")  # type: ignore[attr-defined]
+    await settle(pilot)  # type: ignore[arg-type]
+    screen = app.screen  # type: ignore[attr-defined]
+    assert isinstance(screen, LogsScreen)
+    return screen
+
+
+async def test_search_filters_as_you_type_and_highlights(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await _open_logs(pilot, app)
+        log = screen.query_one("#logs", Log)
+        every = log.line_count
+        word = log.lines[-1].split()[3]  # a word of a message
+        await pilot.press("slash", *word.lower())  # no Enter
+        await pilot.pause(0.5)
+        await settle(pilot)
+        searched = [r for r in requests(sandbox, "GET", "/logs/") if "search=" in r.get("query", r["path"])]
+        assert searched, "the server was asked with the search before Enter"
+        assert 0 < log.line_count <= every
+        assert all(word.lower() in line.lower() for line in log.lines)
+        highlighter = log.highlighter
+        assert isinstance(highlighter, LevelHighlighter) and highlighter.needle == word.lower()
+        line = log.lines[0]
+        text = highlighter(line)
+        start = line.lower().index(word.lower())
+        assert any(Style.parse(str(span.style)).reverse and span.start == start for span in text.spans)
+        assert "search" in _title(screen)
+        await pilot.press("escape")  # closes the bar and clears the search
+        await pilot.pause(0.5)
+        await settle(pilot)
+        assert "search" not in _title(screen)
+        assert log.line_count == every
+        assert isinstance(app.screen, LogsScreen)
+
+
+async def test_page_up_says_paused_until_end(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await _open_logs(pilot, app)
+        assert "FOLLOW" in _title(screen)
+        await pilot.press("pageup")
+        assert screen.follow is False
+        assert "PAUSED" in _title(screen) and "FOLLOW" not in _title(screen)
+        await pilot.press("end")
+        assert screen.follow is True and "FOLLOW" in _title(screen)

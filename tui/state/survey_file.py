@@ -1,0 +1,139 @@
+"""A survey as a file: JSON (or YAML) an operator edits in their own editor or keeps in a repository.
+
+The file holds what the question editor edits (its payload: branching by
+question index, dates as ISO 8601) plus the survey's ``id`` when it exists. It is
+checked with the editor's own rules (``check_survey_write``) and an unknown key is
+a problem too, so a typo never disappears silently. Applying a file sends only the
+fields that differ from the server's survey (a PATCH), or the whole survey when
+the file has no id (a create).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tui.api.errors import WriteValidationError
+from tui.api.models import Survey
+from tui.api.writes import check_survey_write
+from tui.state.survey_draft import EDITED_SURVEY_FIELDS, SurveyDraft
+
+FILE_FIELDS = ("id", *EDITED_SURVEY_FIELDS, "questions")
+ERROR_PREFIX = {"json": "// ", "yaml": "# "}
+
+
+class SurveyFileError(ValueError):
+    """The file cannot be read, or breaks the editor's rules; ``problems`` maps field paths to messages."""
+
+    def __init__(self, problems: Mapping[str, str]) -> None:
+        self.problems = dict(problems)
+        super().__init__("; ".join(f"{path}: {message}" for path, message in self.problems.items()))
+
+
+def document(survey: Survey) -> dict[str, Any]:
+    """The file's content for a survey: its id, then every field the editor edits, as the editor would send it."""
+    return {"id": survey.id, **SurveyDraft(survey).payload()}
+
+
+def yaml_available() -> bool:
+    try:
+        import yaml  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def dumps(doc: Mapping[str, Any], fmt: str = "json") -> str:
+    if fmt == "yaml":
+        import yaml
+
+        return str(yaml.safe_dump(dict(doc), sort_keys=False, allow_unicode=True))
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def with_errors(text: str, problems: Mapping[str, str], fmt: str = "json") -> str:
+    """The file again, with its problems as comment lines at the top (they are dropped when it is read)."""
+    prefix = ERROR_PREFIX.get(fmt, "// ")
+    lines = [f"{prefix}watchdeck: fix these and save, or empty the file to give up:"]
+    lines += [f"{prefix}  {path}: {message}" for path, message in problems.items()]
+    body = "\n".join(line for line in text.splitlines() if not line.startswith(prefix.strip()))
+    return "\n".join(lines) + "\n" + body + ("\n" if not body.endswith("\n") else "")
+
+
+def loads(text: str, fmt: str = "json") -> dict[str, Any]:
+    """Parse a survey file; SurveyFileError names what is wrong (with the line, for a syntax error)."""
+    comment = ERROR_PREFIX.get(fmt, "// ").strip()
+    body = "\n".join("" if line.lstrip().startswith(comment) else line for line in text.splitlines())
+    if fmt == "yaml":
+        import yaml
+
+        try:
+            value = yaml.safe_load(body)
+        except yaml.YAMLError as err:
+            raise SurveyFileError({"(file)": f"not valid YAML: {err}"}) from None
+    else:
+        try:
+            value = json.loads(body)
+        except json.JSONDecodeError as err:
+            raise SurveyFileError({"(file)": f"not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}"}
+                                  ) from None
+    if not isinstance(value, dict):
+        raise SurveyFileError({"(file)": "must be one object (a survey)"})
+    return value
+
+
+def validate(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The editor's rules on a file's survey; returns the body to send (without the id) or raises SurveyFileError."""
+    problems: dict[str, str] = {}
+    unknown = [key for key in doc if key not in FILE_FIELDS]
+    for key in unknown:
+        problems[key] = "unknown field (a typo? the fields are: " + ", ".join(FILE_FIELDS) + ")"
+    survey_id = doc.get("id")
+    if survey_id is not None and (not isinstance(survey_id, str) or not survey_id.strip()):
+        problems["id"] = "must be the survey's id (text), or left out to create a survey"
+    body = {key: value for key, value in doc.items() if key in FILE_FIELDS and key != "id"}
+    try:
+        check_survey_write(body, creating=survey_id is None)
+    except WriteValidationError as err:
+        problems.update(err.problems)
+    if problems:
+        raise SurveyFileError(problems)
+    return body
+
+
+@dataclass
+class Plan:
+    """What applying a file does: create or PATCH, the fields sent, and a diff to show first."""
+
+    survey_id: str | None
+    send: dict[str, Any]
+    diff: list[str] = field(default_factory=list)
+
+    @property
+    def creating(self) -> bool:
+        return self.survey_id is None
+
+    @property
+    def empty(self) -> bool:
+        return not self.creating and not self.send
+
+
+def plan(doc: Mapping[str, Any], current: Survey | None) -> Plan:
+    """The fields that differ from ``current`` (all of them when creating) and the diff of the two files."""
+    body = validate(doc)
+    if current is None:
+        return Plan(None, body, unified_diff({}, dict(doc), "(new survey)"))
+    before = document(current)
+    changed = {key: value for key, value in body.items() if before.get(key) != value}
+    after = {**before, **changed}
+    return Plan(current.id, changed, unified_diff(before, after, current.name or current.id))
+
+
+def unified_diff(before: Mapping[str, Any], after: Mapping[str, Any], name: str) -> list[str]:
+    """``-``/``+`` lines of the two files as JSON, three lines of context (empty when nothing differs)."""
+    old = dumps(before).splitlines() if before else []
+    new = dumps(after).splitlines()
+    return list(difflib.unified_diff(old, new, fromfile=f"server: {name}", tofile=f"file: {name}", lineterm=""))

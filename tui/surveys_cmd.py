@@ -1,0 +1,105 @@
+"""``watchdeck surveys get ID`` and ``watchdeck surveys apply FILE [--dry-run]``: surveys kept in a repository.
+
+``get`` prints the survey as the file ``apply`` reads (JSON, or YAML with
+``--yaml``). ``apply`` checks the file with the editor's rules (exit 1 with the
+field paths when it breaks them), prints the diff against the server's survey,
+and then creates it (no ``id`` in the file) or PATCHes the fields that differ.
+``--dry-run`` stops after the diff. Exit 2 when the server cannot be asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from tui.api.client import ApiClient
+from tui.api.errors import ApiError, WriteValidationError
+from tui.config import Settings
+from tui.render import clean
+from tui.state.survey_file import SurveyFileError, document, dumps, loads, plan, yaml_available
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_ERROR = 2
+
+
+def file_format(path: Path, *, yaml: bool = False) -> str:
+    return "yaml" if yaml or path.suffix.lower() in (".yaml", ".yml") else "json"
+
+
+def _client(settings: Settings) -> ApiClient:
+    return ApiClient(settings.base_url, settings.api_key.get_secret_value(), settings.project_id)
+
+
+def get(settings: Settings, survey_id: str, *, yaml: bool = False, out: TextIO | None = None,
+        err: TextIO | None = None) -> int:
+    out, err = out or sys.stdout, err or sys.stderr
+    if yaml and not yaml_available():
+        err.write("watchdeck: --yaml needs the PyYAML package (pip install pyyaml)\n")
+        return EXIT_ERROR
+
+    async def fetch() -> str:
+        async with _client(settings) as client:
+            return dumps(document(await client.surveys.get(survey_id)), "yaml" if yaml else "json")
+
+    try:
+        out.write(asyncio.run(fetch()))
+    except ApiError as error:
+        err.write(f"watchdeck: {clean(str(error), limit=300)}\n")
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def apply(settings: Settings, path: Path, *, dry_run: bool = False, out: TextIO | None = None,
+          err: TextIO | None = None) -> int:
+    out, err = out or sys.stdout, err or sys.stderr
+    fmt = file_format(path)
+    if fmt == "yaml" and not yaml_available():
+        err.write("watchdeck: a YAML file needs the PyYAML package (pip install pyyaml)\n")
+        return EXIT_ERROR
+    try:
+        doc = loads(path.read_text(encoding="utf-8"), fmt)
+    except OSError as error:
+        err.write(f"watchdeck: cannot read {path}: {error.strerror or error}\n")
+        return EXIT_ERROR
+    except SurveyFileError as error:
+        return _invalid(path, error, err)
+
+    async def run() -> int:
+        async with _client(settings) as client:
+            survey_id = doc.get("id")
+            current = await client.surveys.get(survey_id) if isinstance(survey_id, str) and survey_id else None
+            todo = plan(doc, current)
+            for line in todo.diff:
+                out.write(clean(line, limit=4000) + "\n")
+            if todo.empty:
+                out.write("No changes: the server's survey is the same as the file.\n")
+                return EXIT_OK
+            what = "create the survey" if todo.creating else "change " + ", ".join(todo.send)
+            if dry_run:
+                out.write(f"Dry run: would {what}. Nothing was sent.\n")
+                return EXIT_OK
+            saved = (await client.surveys.create(todo.send) if todo.creating
+                     else await client.surveys.update(todo.survey_id or "", todo.send))
+            verb = "Created" if todo.creating else "Updated"
+            out.write(f"{verb} survey {clean(saved.name, limit=200)!r} ({saved.id}).\n")
+            return EXIT_OK
+
+    try:
+        return asyncio.run(run())
+    except SurveyFileError as error:
+        return _invalid(path, error, err)
+    except WriteValidationError as error:
+        return _invalid(path, SurveyFileError(error.problems), err)
+    except ApiError as error:
+        err.write(f"watchdeck: {clean(str(error), limit=300)}\n")
+        return EXIT_ERROR
+
+
+def _invalid(path: Path, error: SurveyFileError, err: TextIO) -> int:
+    err.write(f"watchdeck: {path} breaks the survey rules; nothing was sent:\n")
+    for field_path, message in error.problems.items():
+        err.write(f"  {field_path}: {clean(message, limit=300)}\n")
+    return EXIT_INVALID
