@@ -368,7 +368,8 @@ def _run_demo(args: argparse.Namespace) -> int:
     from tui.sandbox.runner import SandboxOptions, start_sandbox
 
     try:
-        handle = start_sandbox(SandboxOptions())
+        # The demo opens on a destination outage already under way, so failures show in the first minute.
+        handle = start_sandbox(SandboxOptions(scenario="outage"))
     except OSError as err:
         return _fail(f"cannot start the sandbox: {err}")
     with handle:

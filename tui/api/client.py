@@ -26,7 +26,7 @@ import re
 import socket
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from datetime import datetime
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -50,6 +50,7 @@ from tui.api.errors import (
 )
 from tui.api.models import (
     ActivityEntry,
+    ApiKeyInfo,
     BackfillResult,
     BatchExport,
     BatchExportBackfill,
@@ -61,6 +62,8 @@ from tui.api.models import (
     Project,
     ResponseSummary,
     Survey,
+    SurveyStats,
+    User,
     describe_validation_error,
     parse_items,
     parse_page,
@@ -183,6 +186,19 @@ def _network_error(exc: httpx.HTTPError, host: str, method: str, path: str, time
     if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
         return NetworkError(f"{host} dropped the connection.", kind="dropped", **common)
     return NetworkError(f"Network error talking to {host}.", kind="network", **common)
+
+
+def _is_date_input(value: datetime | date) -> bool:
+    return not isinstance(value, datetime)
+
+
+def _bound(value: datetime | date, as_dates: bool) -> str:
+    """A backfill bound on the wire: ``YYYY-MM-DD`` where dates are wanted, else an ISO datetime with offset."""
+    if isinstance(value, datetime):
+        return iso(value)
+    if as_dates:
+        return value.isoformat()
+    return iso(datetime(value.year, value.month, value.day, tzinfo=UTC))
 
 
 def _tls_for(base_url: str) -> ssl.SSLContext | bool:
@@ -421,6 +437,16 @@ class ProjectsApi:
     def __init__(self, client: ApiClient) -> None:
         self._c = client
 
+    async def me(self) -> User:
+        """``GET /api/users/@me/`` (needs ``user:read``): who the key belongs to."""
+        data = await self._c.request("GET", "/api/users/@me/")
+        return self._c._one(data, User, "GET", "/api/users/@me/")
+
+    async def current_key(self) -> ApiKeyInfo:
+        """``GET /api/personal_api_keys/@current/`` (no scope needed): the key's own scopes."""
+        path = "/api/personal_api_keys/@current/"
+        return self._c._one(await self._c.request("GET", path), ApiKeyInfo, "GET", path)
+
     async def list(self) -> builtins.list[Project]:
         projects: builtins.list[Project] = []
         async for page in self._c.iterate("/api/projects/", Project, max_pages=20):
@@ -496,6 +522,11 @@ class SurveysApi:
             return ResponseSummary(content=None if data is None else str(data))
         return self._c._one(data, ResponseSummary, "POST", path)
 
+    async def stats(self, survey_id: str) -> SurveyStats:
+        """Shown, dismissed and sent counts and rates (not every server has this endpoint: 404 there)."""
+        path = f"{self.base}{survey_id}/stats/"
+        return self._c._one(await self._c.request("GET", path), SurveyStats, "GET", path)
+
     async def responses_count(self) -> dict[str, int]:
         """Survey id -> count; a survey absent from the map has none."""
         data = await self._c.request("GET", f"{self.base}responses_count/")
@@ -508,6 +539,7 @@ class BatchExportsApi:
     def __init__(self, client: ApiClient) -> None:
         self._c = client
         self._backfill_path: str | None = None  # remembered once one form worked
+        self._dates_accepted = True  # backfills/ takes a day/week export's bounds as dates (newest servers)
         self.logs_refused: LogsUnavailable | None = None  # logs refused to this key: not asked again
 
     @property
@@ -550,21 +582,36 @@ class BatchExportsApi:
             params["ordering"] = ordering
         return await self._c.get_page(f"{self.base}{export_id}/runs/", BatchExportRun, params or None)
 
-    async def backfill(self, export_id: str, start_at: datetime, end_at: datetime) -> BackfillResult:
-        """Spec's ``backfill/`` first; on 404/405 the real ``backfills/``; the form that worked is kept."""
-        body = {"start_at": iso(start_at), "end_at": iso(end_at)}
+    async def backfill(self, export_id: str, start_at: datetime | date, end_at: datetime | date) -> BackfillResult:
+        """Spec's ``backfill/`` first; on 404/405 the real ``backfills/``; the form that worked is kept.
+
+        Dates (a day or week export's bounds) are what the newest service's ``backfills/`` takes, as
+        ``YYYY-MM-DD``; ``backfill/`` (older servers only) wants datetimes with an offset, so there a date
+        goes as midnight UTC, and so it does on ``backfills/`` once a server has called a date naive.
+        """
         forms = [self._backfill_path] if self._backfill_path else ["backfill/", "backfills/"]
         last: ApiError | None = None
         for form in forms:
+            as_dates = form == "backfills/" and self._dates_accepted
             try:
-                data = await self._c.request("POST", f"{self.base}{export_id}/{form}", json_body=body)
+                data = await self._post_bounds(f"{self.base}{export_id}/{form}", start_at, end_at, as_dates)
             except (NotFound, MethodNotAllowed) as err:
                 last = err
                 continue
+            except ValidationFailed as err:
+                if not (as_dates and _is_date_input(start_at) and "naive" in (err.detail or "")):
+                    raise
+                self._dates_accepted = False  # an older server: its backfills/ wants datetimes too
+                data = await self._post_bounds(f"{self.base}{export_id}/{form}", start_at, end_at, False)
             self._backfill_path = form
             return self._backfill_result(data, f"{self.base}{export_id}/{form}")
         assert last is not None
         raise last
+
+    async def _post_bounds(self, path: str, start_at: datetime | date, end_at: datetime | date,
+                           as_dates: bool) -> Any:
+        body = {"start_at": _bound(start_at, as_dates), "end_at": _bound(end_at, as_dates)}
+        return await self._c.request("POST", path, json_body=body)
 
     def _backfill_result(self, data: Any, path: str) -> BackfillResult:
         if isinstance(data, Mapping):

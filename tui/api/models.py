@@ -466,6 +466,10 @@ class BatchExport(ReadModel):
     native_query: str | None = None
     hogql_query: str | None = None
     schema_: JsonObject = Field(default=None, alias="schema")
+    # Day and week boundaries: the export's IANA timezone, weekday (0 = Sunday) and hour.
+    timezone: str | None = None
+    offset_day: int | None = None
+    offset_hour: int | None = None
 
     @property
     def query(self) -> str | None:
@@ -572,6 +576,35 @@ class Project(ReadModel):
     organization: str | None = None
     name: str = ""
     timezone: str | None = None
+
+
+class ApiKeyInfo(ReadModel):
+    """``personal_api_keys/@current/``: the key's own label and scopes (``["*"]`` is every scope)."""
+
+    id: str | None = None
+    label: str | None = None
+    mask_value: str | None = None
+    scopes: list[str] = Field(default_factory=list)
+    scoped_teams: list[int] | None = None
+    scoped_organizations: list[str] | None = None
+    created_at: Timestamp = None
+    last_used_at: Timestamp = None
+
+
+class SurveyStats(ReadModel):
+    """``surveys/:id/stats/``: counts per survey event ("survey shown", "survey dismissed", "survey sent") and rates."""
+
+    stats: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    rates: dict[str, float | int | None] = Field(default_factory=dict)
+
+    def count(self, event: str) -> int | None:
+        value = self.stats.get(event, {}).get("total_count")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @property
+    def response_rate(self) -> float | None:
+        value = self.rates.get("response_rate")
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 class ResponseSummary(ReadModel):
