@@ -53,7 +53,7 @@ async def test_a_server_ignoring_after_and_limit_is_read_once(ignoring_sandbox: 
         await settle(pilot)
         key = select_export(app, "Events to S3 data lake")
         screen: Any = app.screen
-        export_id = next(w.export.id for w in screen._snapshot.exports if w.key == key)
+        export_id = next(w.export.id for w in screen.board.snapshot.exports if w.key == key)
         total = _add_logs(ignoring_sandbox, export_id, EXTRA)
         await pilot.press("L")
         await settle(pilot)
