@@ -79,13 +79,17 @@ def test_healthy_exit_0_with_json_fields(sandbox: SandboxHandle) -> None:
 
 
 def test_failing_exit_1(sandbox: SandboxHandle) -> None:
+    export = healthy_hourly(sandbox)
+    newest = max(export.latest_runs, key=lambda r: r.created_at or datetime.min.replace(tzinfo=UTC))
+    with sandbox.state.db.transaction() as c:  # the seed's statuses depend on the hour: make one fail for sure
+        c.execute("UPDATE runs SET status = 'FailedBilling', latest_error = 'quota' WHERE id = ?", (newest.id,))
     code, out, _ = status(sandbox, "--json")
     data = json.loads(out)
-    states = {e["state"] for e in data["exports"]}
-    assert "failing" in states, "the seed has an export whose latest run failed"
+    rows = {e["id"]: e for e in data["exports"]}
     assert code == 1 == data["exit_code"]
-    failing = next(e for e in data["exports"] if e["state"] == "failing")
-    assert failing["latest_run"]["status"] in ("Failed", "FailedRetryable", "FailedBilling")
+    assert rows[export.id]["state"] == "failing" and not rows[export.id]["healthy"]
+    assert rows[export.id]["latest_run"]["status"] == "FailedBilling"
+    assert rows[export.id]["problem"] == "latest run FailedBilling: quota"
 
 
 def test_overdue_exit_1_after_a_day_of_server_time_ended_and_paused_excluded(sandbox: SandboxHandle) -> None:
