@@ -114,7 +114,7 @@ async def test_hostile_text_through_every_screen(sandbox: SandboxHandle) -> None
         await settle(pilot)
         monitor: Any = app.screen
         table = monitor.query_one("#exports", LiveTable)
-        key = next(w.key for w in monitor._snapshot.exports if w.export.id == export_id)
+        key = next(w.key for w in monitor.board.snapshot.exports if w.export.id == export_id)
         table.move_cursor(row=table.get_row_index(key), animate=False)
         await settle(pilot)
         _assert_safe(app, "monitor")

@@ -28,6 +28,7 @@ from tui.config import (
     NeedsSetup,
     Overrides,
     Settings,
+    check_cache_url,
     env_default,
     resolve_settings,
     state_dir,
@@ -91,6 +92,13 @@ def _grace_seconds(text: str) -> float:
     return value
 
 
+def _cache_url(text: str) -> str:
+    try:
+        return check_cache_url(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def _add_connection_flags(parser: argparse.ArgumentParser, *, in_subcommand: bool = False,
                           dashboard: bool = True) -> None:
     """The flags that say what to connect to; on a subcommand too, so both word orders work.
@@ -114,6 +122,11 @@ def _add_connection_flags(parser: argparse.ArgumentParser, *, in_subcommand: boo
                            help="hide every key that changes anything")
     group.add_argument("--allow-insecure-http", action="store_true", default=default,
                        help="send the API key over plain http to a host that is not this machine")
+    group.add_argument("--cache-url", metavar="URL", type=_cache_url, default=default,
+                       help="share answers with other hosts' viewers through Redis (redis://host:6379/0); "
+                            "default: a SQLite file in the user cache dir, shared on this host")
+    group.add_argument("--no-cache", action="store_true", default=default,
+                       help="ask the server for every read (no shared answers)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -179,6 +192,8 @@ def overrides_from(args: argparse.Namespace) -> Overrides:
         poll=getattr(args, "poll", None),
         read_only=bool(getattr(args, "read_only", False)),
         allow_insecure_http=bool(getattr(args, "allow_insecure_http", False)),
+        cache_url=getattr(args, "cache_url", None),
+        no_cache=bool(getattr(args, "no_cache", False)),
     )
 
 
@@ -267,8 +282,21 @@ def _run_web(args: argparse.Namespace, argv: Sequence[str] | None, env: Mapping[
 
 
 def start_first_poll(settings: Settings) -> dict[str, Prefetch]:
-    """Ask for the exports now, on a thread, so the answer arrives while Textual loads (tui.api.prefetch)."""
+    """Ask for the exports now, on a thread, so the answer arrives while Textual loads (tui.api.prefetch).
+
+    Not while other viewers share the cache (or where that cannot be told cheaply: Redis): the prefetch's
+    stack cannot look in the store, so it would ask for what another viewer's fresh answer already says.
+    """
     from tui.api.prefetch import prefetch_export_lists
+
+    if settings.cache:
+        if settings.cache_url:
+            return {}
+        from tui.api.cache_context import others_watching
+        from tui.paths import cache_dir
+
+        if others_watching(cache_dir(), settings.base_url, settings.api_key.get_secret_value()):
+            return {}
 
     return prefetch_export_lists(settings.base_url, settings.api_key.get_secret_value(), settings.project_ids)
 
@@ -340,7 +368,8 @@ def _run_demo(args: argparse.Namespace) -> int:
     from tui.sandbox.runner import SandboxOptions, start_sandbox
 
     try:
-        handle = start_sandbox(SandboxOptions())
+        # The demo opens on a destination outage already under way, so failures show in the first minute.
+        handle = start_sandbox(SandboxOptions(scenario="outage"))
     except OSError as err:
         return _fail(f"cannot start the sandbox: {err}")
     with handle:

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import PurePath
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
@@ -32,7 +32,11 @@ from tui.safe_app import SafeApp
 from tui.screens.base import AppHandle
 from tui.screens.key_guide import guide_for
 from tui.state.server_time import ServerClock
+from tui.state.shared import SharedViewers
 from tui.status_look import use_no_color
+
+if TYPE_CHECKING:
+    from tui.api.cache import SharedCache
 
 _startup_frozen = False
 FREEZE_AFTER_SECONDS = 1.0
@@ -79,6 +83,9 @@ class WatchdeckApp(SafeApp[int]):
         self._start_mode = start_mode
         # The first poll's answers, asked for before this module was even imported (tui.api.prefetch).
         self._prefetched = dict(prefetched or {})
+        # Answers shared with the other viewers of this key (tui.api.cache); hishel is imported only when on.
+        self.shared_cache = self._open_cache(settings)
+        self.shared = SharedViewers(self.shared_cache, settings.base_url, settings.api_key.get_secret_value())
         # Injectable for deterministic snapshots: the pollers' notion of elapsed time and jitter.
         self.monotonic: Callable[[], float] = time.monotonic
         self.jitter: Callable[[], float] = random.random
@@ -92,7 +99,7 @@ class WatchdeckApp(SafeApp[int]):
         client = self._clients.get(project_id)
         if client is None:
             client = ApiClient(self.settings.base_url, self.settings.api_key.get_secret_value(), project_id,
-                               prefetch=self._prefetched.pop(project_id, None))
+                               prefetch=self._prefetched.pop(project_id, None), cache=self.shared_cache)
             client.on_server_date = self.server_clock.record
             self._clients[project_id] = client
         return client
@@ -104,6 +111,19 @@ class WatchdeckApp(SafeApp[int]):
     async def on_unmount(self) -> None:
         for client in self._clients.values():
             await client.aclose()
+        await self.shared.leave()
+        if self.shared_cache is not None:
+            await self.shared_cache.aclose()
+
+    @staticmethod
+    def _open_cache(settings: Settings) -> SharedCache | None:
+        if not settings.cache:
+            return None
+        from tui.api.cache import open_shared_cache
+
+        cache = open_shared_cache(settings.cache_url)
+        cache.poll_interval_is(settings.poll_seconds)
+        return cache
 
     # ------------------------------------------------------------------ modes
 

@@ -80,6 +80,13 @@ def check_base_url(url: str) -> str:
     return url.strip().rstrip("/")
 
 
+def check_cache_url(url: str) -> str:
+    """Only a Redis URL: ``redis://host:6379/0``, ``rediss://`` (TLS) or ``unix://`` (a socket)."""
+    if urlsplit(url).scheme not in ("redis", "rediss", "unix"):
+        raise ValueError("cache_url must be a redis:// (or rediss://, unix://) URL")
+    return url
+
+
 def is_insecure_url(url: str) -> bool:
     """True for ``http://`` to anything but this machine: the key would travel in clear text."""
     return urlsplit(url).scheme == "http" and not is_loopback_url(url)
@@ -115,6 +122,12 @@ class Settings(BaseModel):
     # Where the key came from ("environment", "key_command", "keyring", "config file"), never the key.
     key_source: str = "environment"
     config_path: str | None = None
+    # A program run for each new and resolved alert, the alert as JSON on stdin (no shell: a list of arguments).
+    on_alert: list[str] = Field(default_factory=list)
+    # Share GET answers with the other viewers of this key (tui.api.cache): SQLite, or Redis at cache_url.
+    # Off unless the command line turns it on: tests and the demo build Settings directly.
+    cache: bool = False
+    cache_url: str | None = None
 
     @property
     def project_id(self) -> str:
@@ -169,6 +182,13 @@ class Profile(BaseModel):
     bell: bool | None = None
     lag_alert_intervals: float | None = None
     allow_insecure_http: bool = False
+    on_alert: list[str] | None = None
+    cache_url: str | None = None
+
+    @field_validator("cache_url")
+    @classmethod
+    def _cache_url(cls, value: str | None) -> str | None:
+        return check_cache_url(value) if value is not None else None
 
     @field_validator("base_url")
     @classmethod
@@ -215,6 +235,13 @@ class Profile(BaseModel):
     def _command(cls, value: str | list[str] | None) -> str | list[str] | None:
         if value is not None and not (value.strip() if isinstance(value, str) else value):
             raise ValueError("key_command is empty")
+        return value
+
+    @field_validator("on_alert")
+    @classmethod
+    def _hook(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and (not value or not value[0].strip()):
+            raise ValueError('on_alert needs a program: on_alert = ["program", "arg", ...]')
         return value
 
     @model_validator(mode="after")
@@ -481,6 +508,8 @@ class Overrides:
     poll: float | None = None
     read_only: bool = False
     allow_insecure_http: bool = False
+    cache_url: str | None = None
+    no_cache: bool = False
 
 
 def choose_profile(
@@ -577,6 +606,9 @@ def resolve_settings(
             keymap=dict(config.keymap) if config else {},
             key_source=source,
             config_path=str(path) if config is not None else None,
+            on_alert=list(prof.on_alert or []),
+            cache=not overrides.no_cache,
+            cache_url=overrides.cache_url or prof.cache_url,
         )
     except ValidationError as err:
         first = err.errors()[0]

@@ -44,3 +44,8 @@ def data_dir() -> Path:
 
 def state_dir() -> Path:
     return _override("WATCHDECK_STATE_DIR", platformdirs.user_state_dir(APP_NAME))
+
+
+def cache_dir() -> Path:
+    """The shared response cache's folder (tui.api.cache); ``WATCHDECK_CACHE_DIR`` overrides it."""
+    return _override("WATCHDECK_CACHE_DIR", platformdirs.user_cache_dir(APP_NAME))

@@ -42,6 +42,7 @@ from tui.api.errors import (
     names_missing_project,
 )
 from tui.api.models import BatchExport, BatchExportRun
+from tui.api.scopes import KeyReport, fetch_key_report
 from tui.clock import Clock, SystemClock
 from tui.config import Settings
 from tui.redaction import mask_url_password
@@ -111,6 +112,7 @@ class Report:
     checked_at: datetime  # server time
     exports: list[ExportStatus] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    key: KeyReport | None = None  # the key's scopes, asked after the exports
     clock_skew_seconds: float = 0.0  # server minus this machine, from the Date header of the answers
 
     @property
@@ -167,6 +169,7 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
     key = settings.api_key.get_secret_value()
     still_missing = set(wanted)
     lag_intervals = settings.lag_alert_intervals
+    unreachable = False
     for project_id in settings.project_ids:
         async with ApiClient(settings.base_url, key, project_id, timeout=timeout, max_retries=1,
                              max_retry_wait=5.0) as client:
@@ -196,6 +199,7 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
                     report.exports.append(ExportStatus(project_id, export, verdict))
             except NetworkError as err:
                 report.errors.append(describe_connection_error(err, settings.base_url))
+                unreachable = True
                 break  # the same server for every project: one message is enough
             except ProjectNotFound as err:
                 report.errors.append(str(err))
@@ -203,6 +207,12 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
                 report.errors.append(f"project {project_id}: {describe_connection_error(err, settings.base_url)}")
             except ApiError as err:
                 report.errors.append(f"project {project_id}: {err}")
+    if not unreachable:
+        async with ApiClient(settings.base_url, key, "@current", timeout=timeout, max_retries=0) as client:
+            report.key = await fetch_key_report(client)
+    if report.key is not None and report.errors:
+        # a check that failed may have failed for want of a scope: say what the key has and lacks
+        report.errors.extend(f"key: {line}" for line in report.key.lines())
     if still_missing and not report.errors:
         ids = ", ".join(sorted(still_missing))
         projects = ", ".join(settings.project_ids)
@@ -345,6 +355,7 @@ def to_json(report: Report, settings: Settings) -> dict[str, Any]:
         "clock_skew_seconds": round(report.clock_skew_seconds, 1),
         "errors": list(report.errors),
         "exports": exports,
+        "key": report.key.to_json() if report.key else None,
     }
 
 

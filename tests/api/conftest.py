@@ -35,6 +35,25 @@ def sandbox(sandbox_session: Sandbox) -> Sandbox:
     return sandbox_session
 
 
+@pytest.fixture(scope="session")
+def older_session() -> Iterator[Sandbox]:
+    """The sandbox answering as an older real service (``backfill/``, datetime bounds, workflow-id ids)."""
+    options = SandboxOptions(seed=7, simulate=False, clock=FrozenClock(NOW), summary_delay=(0.0, 0.0),
+                             generation="older")
+    with start_sandbox(options) as handle:
+        box = Sandbox(handle)
+        yield box
+        box.close()
+
+
+@pytest.fixture
+def older(older_session: Sandbox) -> Sandbox:
+    with httpx.Client(base_url=older_session.base_url, timeout=10) as admin:
+        assert admin.post("/_sandbox/reset/").status_code == 200
+    older_session.clean()
+    return older_session
+
+
 @pytest.fixture
 def wire() -> Wire:
     return Wire()

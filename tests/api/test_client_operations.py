@@ -7,7 +7,7 @@ there is a body), and the model the client returned.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
@@ -248,15 +248,60 @@ async def test_runs_with_window_and_cursor(api: ApiClient, sandbox: Sandbox, wir
         assert not {r.id for r in second.results} & {r.id for r in page.results}
 
 
-async def test_backfill_spec_path(api: ApiClient, fresh: Sandbox, wire: Wire) -> None:
-    export = await _an_export(api)
-    fresh.clean()
-    start, end = NOW - timedelta(hours=3), NOW - timedelta(hours=1)
-    result = await api.batch_exports.backfill(export.id, start, end)
-    received(fresh, wire, "POST", f"/api/environments/1/batch_exports/{export.id}/backfill/",
+async def test_backfill_spec_path(older: Sandbox, wire: Wire) -> None:
+    """An older server still has the spec's ``backfill/``: one request, datetimes, its workflow-id backfill id."""
+    async with ApiClient(older.base_url, older.api_key, older.project_id, transport=wire) as api:
+        export = await _an_export(api)
+        older.clean()
+        start, end = NOW - timedelta(hours=3), NOW - timedelta(hours=1)
+        result = await api.batch_exports.backfill(export.id, start, end)
+    received(older, wire, "POST", f"/api/environments/1/batch_exports/{export.id}/backfill/",
              body={"start_at": start.isoformat(), "end_at": end.isoformat()})
-    assert result.backfill_id
-    assert len(fresh.requests()) == 1
+    assert result.backfill_id == f"{export.id}-Backfill-{start.isoformat()}-{end.isoformat()}"
+    assert len(older.requests()) == 1
+
+
+async def _daily_export(api: ApiClient) -> BatchExport:
+    page = await api.batch_exports.list()
+    return next(e for e in page.results if e.interval == "day" and not e.paused and e.end_at is None)
+
+
+async def test_backfill_of_a_daily_export_sends_dates_to_the_newest(api: ApiClient, sandbox: Sandbox) -> None:
+    """Newest: ``backfill/`` is gone (404) and ``backfills/`` takes a day export's bounds as dates (201)."""
+    export = await _daily_export(api)
+    sandbox.clean()
+    result = await api.batch_exports.backfill(export.id, date(2026, 2, 10), date(2026, 2, 12))
+    base = f"/api/environments/1/batch_exports/{export.id}/"
+    assert [(r["path"], r["status"]) for r in sandbox.requests()] == [(base + "backfill/", 404),
+                                                                     (base + "backfills/", 201)]
+    assert sandbox.requests()[-1]["body"] == {"start_at": "2026-02-10", "end_at": "2026-02-12"}
+    assert result.backfill_id and len(result.backfill_id) == 36
+
+
+async def test_backfill_of_a_daily_export_sends_datetimes_to_an_older_server(older: Sandbox) -> None:
+    """Older: ``backfill/`` wants datetimes with an offset for every interval; a bare date is "naive"."""
+    async with ApiClient(older.base_url, older.api_key, older.project_id) as api:
+        export = await _daily_export(api)
+        older.clean()
+        result = await api.batch_exports.backfill(export.id, date(2026, 2, 10), date(2026, 2, 12))
+    sent = older.requests()
+    assert [(r["path"].rsplit("/", 2)[-2], r["status"]) for r in sent] == [("backfill", 200)]
+    assert sent[0]["body"] == {"start_at": "2026-02-10T00:00:00+00:00", "end_at": "2026-02-12T00:00:00+00:00"}
+    assert result.backfill_id == f"{export.id}-Backfill-2026-02-10T00:00:00+00:00-2026-02-12T00:00:00+00:00"
+
+
+async def test_backfill_dates_fall_back_to_datetimes_where_backfills_calls_them_naive(older: Sandbox) -> None:
+    """An older server whose ``backfill/`` is refused: its ``backfills/`` says a date is naive, so datetimes."""
+    async with ApiClient(older.base_url, older.api_key, older.project_id) as api:
+        export = await _daily_export(api)
+        older.clean()
+        older.fault(kind="status", status=404, path=r"/backfill/$")
+        first = await api.batch_exports.backfill(export.id, date(2026, 2, 10), date(2026, 2, 12))
+        second = await api.batch_exports.backfill(export.id, date(2026, 2, 12), date(2026, 2, 14))
+    got = [(r["path"].rsplit("/", 2)[-2], r["status"], r["body"]["start_at"]) for r in older.requests()]
+    assert got == [("backfill", 404, "2026-02-10T00:00:00+00:00"), ("backfills", 400, "2026-02-10"),
+                   ("backfills", 200, "2026-02-10T00:00:00+00:00"), ("backfills", 200, "2026-02-12T00:00:00+00:00")]
+    assert first.backfill_id and second.backfill_id
 
 
 @pytest.mark.parametrize("status", [404, 405])

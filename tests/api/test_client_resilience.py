@@ -214,11 +214,14 @@ async def test_missing_scope_is_named(sandbox: Sandbox) -> None:
 
 
 async def test_server_validation_names_the_field(api: ApiClient, sandbox: Sandbox) -> None:
-    """Checks the client cannot make (a duplicate name) come back as ValidationFailed with ``attr``."""
+    """Checks the client cannot make (a duplicate name) come back as ValidationFailed naming the field.
+
+    The real service sends that one from its whole-object validation (``attr`` null, code ``unique``); the
+    error still says it is the name."""
     taken = (await api.surveys.list(limit=1)).results[0]
     with pytest.raises(ValidationFailed) as caught:
         await api.surveys.create({"name": taken.name, "type": "popover", "questions": []})
-    assert caught.value.status == 400 and caught.value.attr == "name"
+    assert caught.value.status == 400 and caught.value.attr is None and caught.value.field == "name"
     assert "name" in str(caught.value)
 
 

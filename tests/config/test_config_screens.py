@@ -129,6 +129,34 @@ async def test_form_says_403_with_the_scope(env: dict[str, str], sandbox: Sandbo
         assert _text(app, "#form-result").startswith("403: the key lacks the scope project:read.")
 
 
+async def test_form_names_the_keys_scopes_and_what_the_missing_ones_disable(
+        env: dict[str, str], sandbox: SandboxHandle, limited_key: str) -> None:
+    """The key's own scopes (personal_api_keys/@current/) and, per missing scope, the watchdeck keys it disables."""
+    app = WelcomeApp(env=env, path=Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_form(pilot)
+        _fill(app, url=sandbox.base_url, project="1", key=limited_key)
+        await pilot.press("ctrl+t")
+        await _settle(pilot)
+        text = _text(app, "#form-result")
+        assert text.startswith("403: the key lacks the scope project:read.")
+        assert "the key's scopes: survey:read" in text
+        assert "batch_export:write missing: monitor p pause, u unpause, b backfill" in text
+        assert limited_key not in text
+    assert any(r["path"] == "/api/personal_api_keys/@current/" for r in sandbox.requests())
+
+
+async def test_form_with_a_full_key_says_it_has_every_scope(env: dict[str, str], sandbox: SandboxHandle) -> None:
+    app = WelcomeApp(env=env, path=Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_form(pilot)
+        _fill(app, url=sandbox.base_url, project="1", key=sandbox.api_key)
+        await pilot.press("ctrl+t")
+        await _settle(pilot)
+        text = _text(app, "#form-result")
+        assert "the key has every scope (*) (owner: Ada Okafor)" in text and "missing" not in text
+
+
 async def test_form_checks_fields_before_sending(env: dict[str, str], sandbox: SandboxHandle) -> None:
     app = WelcomeApp(env=env, path=Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml")
     before = len(sandbox.requests())
@@ -172,7 +200,9 @@ async def test_form_tests_picks_a_project_and_saves_without_the_key(env: dict[st
         await _settle(pilot)
         assert isinstance(app.screen, ProfileFormScreen)
         assert app.screen.query_one("#project", Input).value == "2"
-        assert _text(app, "#form-result") == f"Connected to {sandbox.base_url.split('//')[1]}: the key sees 3 projects."
+        host = sandbox.base_url.split("//")[1]
+        assert _text(app, "#form-result") == (f"Connected to {host}: the key sees 3 projects."
+                                              "\nthe key has every scope (*) (owner: Ada Okafor)")
         await pilot.press("ctrl+s")
         await _settle(pilot)
         assert isinstance(app.screen, KeyStorageScreen)  # a pasted key: where to keep it?

@@ -133,8 +133,10 @@ def test_json_shape(run_env: dict[str, str], sandbox: SandboxHandle, clock: Froz
     assert err == ""
     data = json.loads(out)
     assert set(data) == {"checked_at", "base_url", "profile", "project_ids", "exit_code", "healthy", "errors",
-                         "exports", "clock_skew_seconds"}
+                         "exports", "key", "clock_skew_seconds"}
     assert data["clock_skew_seconds"] == 0.0
+    # the key's own scopes, from personal_api_keys/@current/ (the demo key has them all)
+    assert data["key"]["scopes"] == ["*"] and data["key"]["missing"] == {}
     assert data["exit_code"] == code and data["project_ids"] == ["1", "2"] and data["errors"] == []
     assert data["checked_at"] == "2026-03-02T12:00:00Z"
     assert {e["project_id"] for e in data["exports"]} == {"1", "2"}
@@ -160,6 +162,10 @@ def test_missing_scope_exits_2_naming_it(run_env: dict[str, str], clock: FrozenC
     out, err = capsys.readouterr()
     assert "batch_export:read" in err and limited_key not in err + out
     assert json.loads(out)["exit_code"] == 2
+    # the key's scopes and what each missing one disables
+    key = json.loads(out)["key"]
+    assert "batch_export:read" in key["missing"] and "monitor" in key["missing"]["batch_export:read"]
+    assert "key: batch_export:write missing: monitor p pause" in err
 
 
 def test_stopped_server_exits_2(run_env: dict[str, str], free_port: int, clock: FrozenClock,

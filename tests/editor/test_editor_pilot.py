@@ -257,7 +257,8 @@ async def test_moving_questions_keeps_branch_targets(sandbox: Any) -> None:
         {"type": "open", "question": "First", "branching": {"type": "specific_question", "index": 2}},
         {"type": "rating", "question": "Second", "display": "number", "scale": 5,
          "branching": {"type": "response_based", "responseValues": {"1": 2, "5": "end"}}},
-        {"type": "open", "question": "Third"},
+        # Third ends the survey: moved above First, which jumps back to it, it would otherwise loop forever
+        {"type": "open", "question": "Third", "branching": {"type": "end"}},
     ]})
     ids = [q.id for q in survey.questions or []]
     app = make_app(sandbox)
@@ -283,7 +284,8 @@ async def test_round_trip_keeps_every_field_watchdeck_does_not_edit(sandbox: Any
     created = await create_survey(sandbox, {
         "name": "Full of unknowns", "type": "popover", "schedule": "recurring",
         "future_survey_field": {"nested": [1, {"deep": True}]},
-        "appearance": {"backgroundColor": "#123456", "shuffleQuestions": True, "newAppearanceKey": {"x": [1, 2]}},
+        # no shuffleQuestions: the real service refuses it together with branching
+        "appearance": {"backgroundColor": "#123456", "newAppearanceKey": {"x": [1, 2]}},
         "conditions": {"url": "https://example.com", "unknownCondition": {"a": 1}},
         "questions": [
             {"type": "open", "question": "Keep me", "translations": {"fr": {"question": "Gardez-moi"}},

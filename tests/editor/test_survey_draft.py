@@ -14,6 +14,7 @@ from tui.api.models import Survey
 from tui.screens.survey_preview import next_step
 from tui.state.survey_draft import (
     END,
+    BranchDraft,
     DraftStore,
     SurveyDraft,
     question_path,
@@ -103,6 +104,21 @@ def test_a_question_cannot_branch_to_itself_and_server_out_of_range_index_is_fla
     assert draft.blocking_problems() == {}
     draft.questions[2].branch.target = draft.questions[2].key  # type: ignore[union-attr]
     assert draft.problems()["questions[2].branching.index"] == "a question cannot branch to itself"
+
+
+def test_a_branching_loop_is_refused_before_saving() -> None:
+    """The real service's own editor refuses a survey whose branching can go round forever ("endless cycle")."""
+    raw = copy.deepcopy(RAW)
+    draft = load(raw)
+    assert not any("endless cycle" in m for m in draft.problems().values())
+    last = draft.questions[-1]
+    last.branch = BranchDraft(type="specific_question", target=draft.questions[0].key)
+    problems = draft.problems()
+    looping = [p for p, m in problems.items() if "endless cycle" in m]
+    assert looping == [f"questions[{len(draft.questions) - 1}].branching.index"]
+    assert looping[0] in draft.blocking_problems()
+    last.branch = BranchDraft(type="end")
+    assert not any("endless cycle" in m for m in draft.problems().values())
 
 
 def test_duplicate_drops_the_id_and_keeps_the_rest() -> None:

@@ -83,8 +83,8 @@ async def test_more_than_a_thousand_runs_need_the_count_typed(sandbox: SandboxHa
         await pilot.press(*str(runs))
         await pilot.press("enter")
         await settle(pilot)
-        sent = requests(sandbox, "POST", "/backfill")
-        assert len(sent) == 1
+        sent = requests(sandbox, "POST", "/backfills/")  # the newest service: backfill/ is 404, backfills/ takes it
+        assert len(sent) == 1 and sent[0]["status"] == 201
         assert sent[0]["body"] == {"start_at": "2026-09-01T00:00:00+00:00", "end_at": "2026-11-01T00:00:00+00:00"}
 
 

@@ -108,9 +108,35 @@ async def test_backfill_validates_then_sends_the_interval(sandbox: SandboxHandle
         await pilot.pause()
         await pilot.press("ctrl+s")
         await settle(pilot)
-        sent = requests(sandbox, "POST", "/backfill")
-        assert len(sent) == 1
+        # the newest service has no backfill/ (404); the client then sends the same bounds to backfills/
+        sent = requests(sandbox, "POST", "/backfills/")
+        assert len(sent) == 1 and sent[0]["status"] == 201
         assert sent[0]["body"] == {"start_at": "2026-11-21T00:00:00+00:00", "end_at": "2026-11-21T03:00:00+00:00"}
+
+
+async def test_backfill_of_a_daily_export_offers_and_sends_dates(sandbox: SandboxHandle) -> None:
+    """The newest service takes a day export's bounds as dates only; a time there is a 400."""
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "BigQuery analytics (daily)")
+        await pilot.pause()
+        await pilot.press("b")
+        assert isinstance(app.screen, BackfillScreen)
+        start = app.screen.query_one("#backfill-start", Input)
+        end = app.screen.query_one("#backfill-end", Input)
+        assert len(start.value) == len("2026-11-21") and len(end.value) == len("2026-11-21")
+        start.value = "2026-11-18 00:00"
+        await pilot.pause()
+        assert "YYYY-MM-DD" in str(app.screen.query_one("#backfill-start-error", Static).render())
+        start.value, end.value = "2026-11-18", "2026-11-20"
+        await pilot.pause()
+        assert "2 runs" in str(app.screen.query_one("#backfill-summary", Static).render())
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        sent = requests(sandbox, "POST", "/backfills/")
+        assert len(sent) == 1 and sent[0]["status"] == 201, sent
+        assert sent[0]["body"] == {"start_at": "2026-11-18", "end_at": "2026-11-20"}
 
 
 async def test_retry_of_a_completed_run_asks_twice(sandbox: SandboxHandle) -> None:
@@ -288,7 +314,7 @@ async def test_many_projects_stretch_the_interval_and_say_so(sandbox: SandboxHan
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         screen: Any = app.screen
-        assert exports_table(app).row_count == 16
+        assert exports_table(app).row_count == 16 + 3  # and a section row naming each project
         assert screen.poller.interval > 2.0
         assert "rate limit" in status_line(app)
         assert "project" in [c.value for c in exports_table(app).columns], "several projects: a project column"

@@ -107,8 +107,7 @@ def test_backfill_creates_runs_later(fresh: Factory, authed: Clients, now: datet
     body = {"start_at": start.isoformat(), "end_at": (start + timedelta(hours=3)).isoformat()}
     r = c.post(f"{E}{e['id']}/backfills/", json=body)
     assert r.status_code == 201 and set(r.json()) == {"backfill_id"}
-    r2 = c.post(f"{E}{e['id']}/backfill/", json=body)
-    assert r2.status_code == 200 and r2.json()["backfill_id"] != r.json()["backfill_id"]
+    assert c.post(f"{E}{e['id']}/backfill/", json=body).status_code == 404  # gone from the newest service
     window = {"after": (start - timedelta(days=1)).isoformat(), "before": (now + timedelta(days=1)).isoformat(),
               "ordering": "data_interval_start", "start": (start - timedelta(hours=1)).isoformat(),
               "end": (start + timedelta(hours=4)).isoformat()}
@@ -128,19 +127,20 @@ def test_backfill_creates_runs_later(fresh: Factory, authed: Clients, now: datet
     assert all(x["status"] not in ("Running", "Starting") for x in runs)
 
 
-@pytest.mark.parametrize(("body", "attr", "fragment"), [
-    ({"start_at": "2025-05-01T00:00:00", "end_at": "2025-05-02T00:00:00+00:00"}, "start_at", "naive"),
-    ({"start_at": "2025-05-02T00:00:00Z", "end_at": "2025-05-01T00:00:00Z"}, "start_at", "after"),
-    ({"start_at": "2025-05-02T00:00:00Z", "end_at": "2030-01-01T00:00:00Z"}, "end_at", "future"),
-    ({"start_at": "yesterday", "end_at": "2025-05-01T00:00:00Z"}, "start_at", "format"),
-    ({"end_at": "2025-05-01T00:00:00Z"}, "start_at", "required"),
+@pytest.mark.parametrize(("body", "fragment"), [
+    ({"start_at": "2025-05-01T00:00:00", "end_at": "2025-05-02T00:00:00+00:00"}, "naive"),
+    ({"start_at": "2025-05-02T00:00:00Z", "end_at": "2025-05-01T00:00:00Z"}, "must be before"),
+    ({"start_at": "2025-05-02T00:00:00Z", "end_at": "2030-01-01T00:00:00Z"}, "future"),
+    ({"start_at": "yesterday", "end_at": "2025-05-01T00:00:00Z"}, "not a valid iso formatted datetime"),
+    ({"end_at": "2025-05-01T00:00:00Z"}, "beginning of time"),
 ])
-def test_backfill_validation(client: httpx.Client, body: dict[str, Any], attr: str, fragment: str) -> None:
+def test_backfill_validation(client: httpx.Client, body: dict[str, Any], fragment: str) -> None:
+    """Raised from the real view, not a serializer field: ``attr`` is null."""
     e = _by_name(client, "S3 data lake")
     r = client.post(f"{E}{e['id']}/backfills/", json=body)
     assert r.status_code == 400
     err = r.json()
-    assert err["attr"] == attr and fragment in err["detail"].lower() and err["type"] == "validation_error"
+    assert err["attr"] is None and fragment in err["detail"].lower() and err["type"] == "validation_error"
 
 
 def test_retry_makes_a_new_run_and_leaves_the_old_one(fresh: Factory, authed: Clients, now: datetime) -> None:
@@ -151,7 +151,7 @@ def test_retry_makes_a_new_run_and_leaves_the_old_one(fresh: Factory, authed: Cl
     old = next(r for r in c.get(f"{E}{e['id']}/runs/").json()["results"] if r["status"] == "Failed"
                or r["status"] == "FailedRetryable")
     r = c.post(f"{E}{e['id']}/runs/{old['id']}/retry/")
-    assert r.status_code == 200 and "backfill_id" in r.json()
+    assert r.status_code == 201 and "backfill_id" in r.json()
     clock.advance(timedelta(minutes=30))
     h.state.simulator.tick()
     runs = c.get(f"{E}{e['id']}/runs/").json()["results"]

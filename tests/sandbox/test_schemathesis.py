@@ -61,7 +61,11 @@ def _real_ids(state: SandboxState) -> dict[str, str]:
         run = c.execute(
             "SELECT r.id, r.export_id FROM runs r JOIN exports e ON e.id = r.export_id "
             "WHERE e.project_id = 1 AND e.deleted = 0 ORDER BY r.created_at DESC LIMIT 1").fetchone()
-    return {"project_id": "1", "survey": survey["id"], "export": run["export_id"], "run": run["id"]}
+        backfill = c.execute(
+            "SELECT b.id, b.export_id FROM backfills b JOIN exports e ON e.id = b.export_id "
+            "WHERE e.project_id = 1 AND e.deleted = 0 ORDER BY b.created_at DESC LIMIT 1").fetchone()
+    return {"project_id": "1", "survey": survey["id"], "export": run["export_id"], "run": run["id"],
+            "backfill": backfill["id"], "backfill_export": backfill["export_id"]}
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +83,9 @@ def _use_real_ids(case: Any, ids: dict[str, str]) -> None:
     path = case.operation.path
     params = dict(case.path_parameters or {})
     params["project_id"] = ids["project_id"]
-    if "/surveys/{id}" in path:
+    if "{backfill_id}" in path:  # a backfill of its own export
+        params["id"], params["backfill_id"] = ids["backfill_export"], ids["backfill"]
+    elif "/surveys/{id}" in path:
         params["id"] = ids["survey"]
     elif "{batch_export_id}" in path:
         params["batch_export_id"] = ids["export"]

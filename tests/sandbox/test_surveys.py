@@ -119,7 +119,8 @@ def test_update_delete_and_activity(client: httpx.Client) -> None:
 def test_unique_name(client: httpx.Client) -> None:
     s = _new(client)
     r = client.post(S, json={"name": s["name"], "type": "popover"})
-    assert r.status_code == 400 and r.json()["code"] == "unique" and r.json()["attr"] == "name"
+    # raised by the serializer's whole-object validation: no field in attr
+    assert r.status_code == 400 and r.json()["code"] == "unique" and r.json()["attr"] is None
     other = _new(client)
     r = client.patch(f"{S}{other['id']}/", json={"name": s["name"]})
     assert r.status_code == 400 and r.json()["code"] == "unique"
@@ -129,22 +130,17 @@ def _q(**kw: Any) -> list[dict[str, Any]]:
     return [{"type": "open", "question": "Q1"}, {"type": "open", "question": "Q2"}, kw]
 
 
-BAD = [
+# What the real service refuses; structure it does not check (branching targets, a choice question
+# without choices, a rating's display) is accepted, and only the editor warns.
+BAD: list[tuple[dict[str, Any], str | None]] = [
     ({"questions": "nope"}, "questions"),
     ({"questions": [1, 2]}, "questions"),
     ({"questions": [{"type": "open", "question": ""}]}, "questions"),
-    ({"questions": [{"type": "single_choice", "question": "Pick"}]}, "questions"),
     ({"questions": [{"type": "single_choice", "question": "Pick", "choices": ["a", " "]}]}, "questions"),
     ({"questions": [{"type": "multiple_choice", "question": "Pick", "choices": ["a", 3]}]}, "questions"),
     ({"questions": [{"type": "link", "question": "Go", "link": "http://example.com"}]}, "questions"),
     ({"questions": [{"type": "link", "question": "Go", "link": "javascript:alert(1)"}]}, "questions"),
     ({"questions": [{"type": "open", "question": "Q", "descriptionContentType": "markdown"}]}, "questions"),
-    ({"questions": [{"type": "rating", "question": "Q", "display": "stars"}]}, "questions"),
-    ({"questions": _q(type="open", question="Q3", branching={"type": "response_based",
-                                                              "responseValues": {"a": 1}})}, "questions"),
-    ({"questions": _q(type="open", question="Q3", branching={"type": "specific_question", "index": 3})},
-     "questions"),
-    ({"questions": _q(type="open", question="Q3", branching={"type": "teleport"})}, "questions"),
     ({"responses_limit": 2147483648}, "responses_limit"),
     ({"iteration_count": 501}, "iteration_count"),
     ({"iteration_frequency_days": "soon"}, "iteration_frequency_days"),
@@ -153,14 +149,13 @@ BAD = [
     ({"type": "carousel"}, "type"),
     ({"schedule": "sometimes"}, "schedule"),
     ({"appearance": "pink"}, "appearance"),
-    ({"linked_flag_id": 99999}, "linked_flag_id"),
-    ({"targeting_flag_filters": {"groups": [{"properties": [], "rollout_percentage": 100}]}},
-     "targeting_flag_filters"),
+    ({"linked_flag_id": 99999}, None),
+    ({"targeting_flag_filters": {"groups": [{"properties": [], "rollout_percentage": 100}]}}, None),
 ]
 
 
 @pytest.mark.parametrize(("fields", "attr"), BAD)
-def test_validation_400_with_attr(client: httpx.Client, fields: dict[str, Any], attr: str) -> None:
+def test_validation_400_with_attr(client: httpx.Client, fields: dict[str, Any], attr: str | None) -> None:
     body = {"name": f"Bad {uuid.uuid4().hex[:8]}", "type": "popover", **fields}
     r = client.post(S, json=body)
     assert r.status_code == 400, r.text

@@ -543,3 +543,22 @@ async def test_server_down_shows_the_error(clock: FrozenClock) -> None:
         assert "Cannot load surveys" in message and ("refused" in message or "Cannot connect" in message)
         assert "ctrl+r" in message
         assert app.is_running
+
+
+async def test_full_detail_shows_the_surveys_stats(sandbox: Any, clock: FrozenClock) -> None:
+    """``surveys/:id/stats/``: asked once the full-screen detail is open (never while scrolling the list)."""
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        index = await select_status(pilot, SurveyStatus.RUNNING)
+        survey_id = screen.table.key_at(index)
+        await pilot.pause(0.5)
+        assert requests_to(sandbox, "GET", "/stats/") == []
+        await pilot.press("enter")
+        await pilot.pause(0.5)
+        await settle(pilot)
+        asked = requests_to(sandbox, "GET", f"/surveys/{survey_id}/stats/")
+        assert len(asked) == 1 and asked[0]["status"] == 200
+        text = static_text(app, "#survey-detail-fields")
+        assert "stats" in text and "shown" in text and "sent" in text and "% responded" in text

@@ -26,8 +26,8 @@ import re
 import socket
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from datetime import datetime
-from typing import Any, TypeVar
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -50,15 +50,20 @@ from tui.api.errors import (
 )
 from tui.api.models import (
     ActivityEntry,
+    ApiKeyInfo,
     BackfillResult,
     BatchExport,
+    BatchExportBackfill,
     BatchExportRun,
+    CancelResult,
     LogEntry,
     Page,
     PauseResult,
     Project,
     ResponseSummary,
     Survey,
+    SurveyStats,
+    User,
     describe_validation_error,
     parse_items,
     parse_page,
@@ -67,6 +72,9 @@ from tui.api.prefetch import Prefetch
 from tui.api.retry_budget import may_retry
 from tui.api.urls import EXPORT_LIST_PAGE_SIZE, Params, batch_exports_path, follow_next
 from tui.api.writes import check_export_write, check_survey_write, iso
+
+if TYPE_CHECKING:
+    from tui.api.cache import SharedCache
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -180,6 +188,19 @@ def _network_error(exc: httpx.HTTPError, host: str, method: str, path: str, time
     return NetworkError(f"Network error talking to {host}.", kind="network", **common)
 
 
+def _is_date_input(value: datetime | date) -> bool:
+    return not isinstance(value, datetime)
+
+
+def _bound(value: datetime | date, as_dates: bool) -> str:
+    """A backfill bound on the wire: ``YYYY-MM-DD`` where dates are wanted, else an ISO datetime with offset."""
+    if isinstance(value, datetime):
+        return iso(value)
+    if as_dates:
+        return value.isoformat()
+    return iso(datetime(value.year, value.month, value.day, tzinfo=UTC))
+
+
 def _tls_for(base_url: str) -> ssl.SSLContext | bool:
     """Certificate checks for https; for a plain-http base URL a context that trusts nothing.
 
@@ -207,6 +228,7 @@ class ApiClient:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         prefetch: Prefetch | None = None,
+        cache: SharedCache | None = None,
     ) -> None:
         # A key that cannot go in a header is never put in one: httpx/h11 would quote the header value,
         # key included, in their error. Such a client answers every request with Unauthorized instead
@@ -226,7 +248,8 @@ class ApiClient:
         self._prefetch = prefetch if prefetch is not None and prefetch.base_url == self.base_url else None
         self._host = _display_host(self.base_url)
         self._gate = asyncio.Semaphore(max_in_flight)
-        self._http = httpx.AsyncClient(
+        self._cache = cache  # shared answers for reads (tui.api.cache); None: every read asks the server
+        self._http = (cache.http_client if cache is not None else httpx.AsyncClient)(
             base_url=self.base_url,
             headers={
                 "User-Agent": f"watchdeck/{__version__}",
@@ -262,7 +285,8 @@ class ApiClient:
         """A client for another project sharing this one's settings (not its pool)."""
         auth = self._http.headers.get("Authorization", "").removeprefix("Bearer ")
         return ApiClient(self.base_url, auth, project_id, timeout=self.timeout, max_retries=self.max_retries,
-                         max_in_flight=self.max_in_flight, max_retry_wait=self.max_retry_wait, sleep=self._sleep)
+                         max_in_flight=self.max_in_flight, max_retry_wait=self.max_retry_wait, sleep=self._sleep,
+                         cache=self._cache)
 
     # ------------------------------------------------------------------ transport
 
@@ -318,19 +342,28 @@ class ApiClient:
         data = self._prefetch.fresh(answer) if self._prefetch is not None else None
         if data is not None:
             self.requests_sent += 1
+            if self._cache is not None:
+                self._cache.answered_early()
         return data
 
     async def _send_once(self, method: str, path: str, params: Params, json_body: Any) -> Any:
         if self._key_problem:
             raise Unauthorized(self._key_problem, method=method, path=path)
+        cached = await self._cache_settings(method, path, params)
         async with self._gate:
             self.requests_sent += 1
+            response: httpx.Response | None = None
             try:
                 response = await self._http.request(
-                    method, path, params=params, json=json_body if json_body is not None else None
+                    method, path, params=params, json=json_body if json_body is not None else None, extensions=cached
                 )
             except httpx.HTTPError as exc:
                 raise _network_error(exc, self._host, method, path, self.timeout) from None
+            finally:
+                if self._cache is not None:
+                    await self._cache.answered(cached["caching"]["key"] if cached else None, response)
+                    if method != "GET":
+                        await self._cache.after_write(self.base_url, path)
         date = response.headers.get("date")
         if date and self.on_server_date is not None:
             self.on_server_date(date)
@@ -355,6 +388,13 @@ class ApiClient:
                 f"{self._host} sent a malformed or truncated answer to {method} {path}.",
                 status=response.status_code, method=method, path=path,
             ) from None
+
+    async def _cache_settings(self, method: str, path: str, params: Params) -> dict[str, Any] | None:
+        """The shared cache's key and TTL for a GET (the key is hashed with the API key: answers never cross keys)."""
+        if self._cache is None or method != "GET":
+            return None
+        key = self._http.headers.get("Authorization", "")
+        return await self._cache.extensions(self.base_url, key, path, params)
 
     def _follow(self, next_url: str) -> tuple[str, list[tuple[str, str]]]:
         return follow_next(self.base_url, next_url)
@@ -396,6 +436,16 @@ class ApiClient:
 class ProjectsApi:
     def __init__(self, client: ApiClient) -> None:
         self._c = client
+
+    async def me(self) -> User:
+        """``GET /api/users/@me/`` (needs ``user:read``): who the key belongs to."""
+        data = await self._c.request("GET", "/api/users/@me/")
+        return self._c._one(data, User, "GET", "/api/users/@me/")
+
+    async def current_key(self) -> ApiKeyInfo:
+        """``GET /api/personal_api_keys/@current/`` (no scope needed): the key's own scopes."""
+        path = "/api/personal_api_keys/@current/"
+        return self._c._one(await self._c.request("GET", path), ApiKeyInfo, "GET", path)
 
     async def list(self) -> builtins.list[Project]:
         projects: builtins.list[Project] = []
@@ -472,6 +522,11 @@ class SurveysApi:
             return ResponseSummary(content=None if data is None else str(data))
         return self._c._one(data, ResponseSummary, "POST", path)
 
+    async def stats(self, survey_id: str) -> SurveyStats:
+        """Shown, dismissed and sent counts and rates (not every server has this endpoint: 404 there)."""
+        path = f"{self.base}{survey_id}/stats/"
+        return self._c._one(await self._c.request("GET", path), SurveyStats, "GET", path)
+
     async def responses_count(self) -> dict[str, int]:
         """Survey id -> count; a survey absent from the map has none."""
         data = await self._c.request("GET", f"{self.base}responses_count/")
@@ -484,6 +539,7 @@ class BatchExportsApi:
     def __init__(self, client: ApiClient) -> None:
         self._c = client
         self._backfill_path: str | None = None  # remembered once one form worked
+        self._dates_accepted = True  # backfills/ takes a day/week export's bounds as dates (newest servers)
         self.logs_refused: LogsUnavailable | None = None  # logs refused to this key: not asked again
 
     @property
@@ -526,21 +582,36 @@ class BatchExportsApi:
             params["ordering"] = ordering
         return await self._c.get_page(f"{self.base}{export_id}/runs/", BatchExportRun, params or None)
 
-    async def backfill(self, export_id: str, start_at: datetime, end_at: datetime) -> BackfillResult:
-        """Spec's ``backfill/`` first; on 404/405 the real ``backfills/``; the form that worked is kept."""
-        body = {"start_at": iso(start_at), "end_at": iso(end_at)}
+    async def backfill(self, export_id: str, start_at: datetime | date, end_at: datetime | date) -> BackfillResult:
+        """Spec's ``backfill/`` first; on 404/405 the real ``backfills/``; the form that worked is kept.
+
+        Dates (a day or week export's bounds) are what the newest service's ``backfills/`` takes, as
+        ``YYYY-MM-DD``; ``backfill/`` (older servers only) wants datetimes with an offset, so there a date
+        goes as midnight UTC, and so it does on ``backfills/`` once a server has called a date naive.
+        """
         forms = [self._backfill_path] if self._backfill_path else ["backfill/", "backfills/"]
         last: ApiError | None = None
         for form in forms:
+            as_dates = form == "backfills/" and self._dates_accepted
             try:
-                data = await self._c.request("POST", f"{self.base}{export_id}/{form}", json_body=body)
+                data = await self._post_bounds(f"{self.base}{export_id}/{form}", start_at, end_at, as_dates)
             except (NotFound, MethodNotAllowed) as err:
                 last = err
                 continue
+            except ValidationFailed as err:
+                if not (as_dates and _is_date_input(start_at) and "naive" in (err.detail or "")):
+                    raise
+                self._dates_accepted = False  # an older server: its backfills/ wants datetimes too
+                data = await self._post_bounds(f"{self.base}{export_id}/{form}", start_at, end_at, False)
             self._backfill_path = form
             return self._backfill_result(data, f"{self.base}{export_id}/{form}")
         assert last is not None
         raise last
+
+    async def _post_bounds(self, path: str, start_at: datetime | date, end_at: datetime | date,
+                           as_dates: bool) -> Any:
+        body = {"start_at": _bound(start_at, as_dates), "end_at": _bound(end_at, as_dates)}
+        return await self._c.request("POST", path, json_body=body)
 
     def _backfill_result(self, data: Any, path: str) -> BackfillResult:
         if isinstance(data, Mapping):
@@ -563,6 +634,22 @@ class BatchExportsApi:
     async def retry_run(self, export_id: str, run_id: str) -> BackfillResult:
         path = f"{self.base}{export_id}/runs/{run_id}/retry/"
         return self._backfill_result(await self._c.request("POST", path, json_body={}), path)
+
+    async def backfills(self, export_id: str, *, next_url: str | None = None) -> Page[BatchExportBackfill]:
+        """One page of the export's backfills, newest first (the real service's list; the spec has none)."""
+        if next_url:
+            path, query = self._c._follow(next_url)
+            return await self._c.get_page(path, BatchExportBackfill, query)
+        return await self._c.get_page(f"{self.base}{export_id}/backfills/", BatchExportBackfill)
+
+    async def cancel_backfill(self, export_id: str, backfill_id: str) -> CancelResult:
+        data = await self._c.request("POST", f"{self.base}{export_id}/backfills/{backfill_id}/cancel/", json_body={})
+        return CancelResult.model_validate(data) if isinstance(data, Mapping) else CancelResult(cancelled=True)
+
+    async def cancel_run(self, export_id: str, run_id: str) -> CancelResult:
+        """Cancel a Running or Starting run (the real service answers 400 for any other status)."""
+        data = await self._c.request("POST", f"{self.base}{export_id}/runs/{run_id}/cancel/", json_body={})
+        return CancelResult.model_validate(data) if isinstance(data, Mapping) else CancelResult(cancelled=True)
 
     @staticmethod
     def _log_params(level: str | Iterable[str] | None, search: str | None, after: datetime | str | None,

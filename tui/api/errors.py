@@ -55,6 +55,17 @@ class ValidationFailed(ApiError):
     """400: the server refused the input; ``attr`` names the field when it said so."""
 
     @property
+    def field(self) -> str | None:
+        """The field to show the refusal at: ``attr``, else the name for a taken name.
+
+        The real service finds a taken survey name in its whole-object validation, so that error
+        carries ``attr: null``; its code ``unique`` still says which field it is about.
+        """
+        if self.attr:
+            return self.attr
+        return "name" if self.code == "unique" else None
+
+    @property
     def field_messages(self) -> dict[str, str]:
         return {self.attr or "": self.detail or self.message}
 

@@ -466,6 +466,10 @@ class BatchExport(ReadModel):
     native_query: str | None = None
     hogql_query: str | None = None
     schema_: JsonObject = Field(default=None, alias="schema")
+    # Day and week boundaries: the export's IANA timezone, weekday (0 = Sunday) and hour.
+    timezone: str | None = None
+    offset_day: int | None = None
+    offset_hour: int | None = None
 
     @property
     def query(self) -> str | None:
@@ -489,6 +493,43 @@ class BackfillResult(ReadModel):
     """What backfill and retry answer: the real service sends ``{"backfill_id": ...}``; the spec no body."""
 
     backfill_id: str | None = None
+
+
+class BackfillProgress(ReadModel):
+    total_runs: int | None = None
+    finished_runs: int | None = None
+    progress: float | None = None
+
+
+def _backfill_progress(value: Any) -> Any:
+    """The real service sends ``{total_runs, finished_runs, progress}`` while running, ``1.0`` when done, else null."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return {"progress": float(value)}
+    return value if isinstance(value, Mapping) else None
+
+
+class BatchExportBackfill(ReadModel):
+    id: str
+    batch_export: str | None = None
+    status: str = ""
+    start_at: Timestamp = None
+    end_at: Timestamp = None
+    adjusted_start_at: Timestamp = None
+    created_at: Timestamp = None
+    finished_at: Timestamp = None
+    last_updated_at: Timestamp = None
+    total_records_count: int | None = None
+    progress: Annotated[BackfillProgress | None, BeforeValidator(_backfill_progress)] = None
+
+    @property
+    def is_in_progress(self) -> bool:
+        return self.status in IN_PROGRESS_STATUSES
+
+
+class CancelResult(ReadModel):
+    cancelled: bool | None = None
 
 
 class PauseResult(ReadModel):
@@ -535,6 +576,35 @@ class Project(ReadModel):
     organization: str | None = None
     name: str = ""
     timezone: str | None = None
+
+
+class ApiKeyInfo(ReadModel):
+    """``personal_api_keys/@current/``: the key's own label and scopes (``["*"]`` is every scope)."""
+
+    id: str | None = None
+    label: str | None = None
+    mask_value: str | None = None
+    scopes: list[str] = Field(default_factory=list)
+    scoped_teams: list[int] | None = None
+    scoped_organizations: list[str] | None = None
+    created_at: Timestamp = None
+    last_used_at: Timestamp = None
+
+
+class SurveyStats(ReadModel):
+    """``surveys/:id/stats/``: counts per survey event ("survey shown", "survey dismissed", "survey sent") and rates."""
+
+    stats: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    rates: dict[str, float | int | None] = Field(default_factory=dict)
+
+    def count(self, event: str) -> int | None:
+        value = self.stats.get(event, {}).get("total_count")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @property
+    def response_rate(self) -> float | None:
+        value = self.rates.get("response_rate")
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 class ResponseSummary(ReadModel):

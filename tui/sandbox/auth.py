@@ -19,6 +19,7 @@ SCOPES = (
     "batch_export:read",
     "batch_export:write",
     "project:read",
+    "user:read",
 )
 
 
@@ -28,6 +29,16 @@ class ApiKey:
     key_id: str
     scopes: frozenset[str] = field(default_factory=frozenset)
     user_id: int = 1
+    label: str = "Sandbox demo key"
+
+    @property
+    def mask_value(self) -> str:
+        """The real service's mask: the first and last four characters (never the whole key)."""
+        return f"{self.key[:4]}...{self.key[-4:]}"
+
+    @property
+    def scope_list(self) -> list[str]:
+        return sorted(self.scopes)
 
     def allows(self, scope: str) -> bool:
         """``*`` grants everything; ``X:write`` also grants ``X:read``."""
@@ -47,7 +58,7 @@ def parse_key_spec(spec: str, index: int) -> ApiKey:
     unknown = [s for s in scopes if s != "*" and s not in SCOPES]
     if unknown:
         raise ValueError(f"unknown scope(s) {', '.join(sorted(unknown))} in key spec {spec!r}")
-    return ApiKey(key=key, key_id=f"key-{index}", scopes=scopes, user_id=1 + index % 3)
+    return ApiKey(key=key, key_id=f"key-{index}", scopes=scopes, user_id=1 + index % 3, label=f"Sandbox key {index}")
 
 
 class KeyStore:

@@ -8,6 +8,7 @@ import threading
 
 from tui.sandbox.auth import parse_key_spec
 from tui.sandbox.faults import parse_fault_spec
+from tui.sandbox.options import GENERATIONS, SCENARIOS
 from tui.sandbox.runner import SandboxOptions, start_sandbox
 
 
@@ -23,6 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="extra API key, e.g. ro-key:survey:read,batch_export:read (repeatable)")
     parser.add_argument("--logs-forbidden", action="store_true",
                         help="answer 403 on logs endpoints, as the real cloud does for personal keys")
+    parser.add_argument("--generation", choices=GENERATIONS, default="newest",
+                        help="answer as the newest real service (default) or an older one: backfill/ and its "
+                             "datetime bounds, workflow-id backfill ids, 200 on create, paginated logs")
+    parser.add_argument("--scenario", choices=SCENARIOS, default=None,
+                        help="outage: seed a recent outage of one destination type (failing runs in several "
+                             "exports); start more with POST /_sandbox/outages")
     parser.add_argument("--logs-ignore-paging", action="store_true",
                         help="answer every log entry, ignoring after/before/limit, as some servers do")
     parser.add_argument("--faults", action="append", default=[], metavar="KIND[:k=v,...]",
@@ -33,6 +40,7 @@ def options_from_args(args: argparse.Namespace) -> SandboxOptions:
     return SandboxOptions(
         seed=args.seed, speed=args.speed, db_path=args.db, surveys=args.surveys, exports=args.exports,
         keys=list(args.key), logs_forbidden=args.logs_forbidden, faults=list(args.faults),
+        generation=args.generation, scenario=args.scenario,
         logs_ignore_paging=args.logs_ignore_paging,
     )
 
@@ -60,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"Sandbox listening on {handle.base_url}")
     print(f"  project id: {handle.project_id}")
     print(f"  API key:    {handle.api_key}")
+    print(f"  answers as: the {options.generation} real service"
+          + (f"   scenario: {options.scenario}" if options.scenario else ""))
     print(f"  speed:      {options.speed:g}x   seed: {options.seed}   db: {options.db_path or '(in memory)'}")
     print("Press Ctrl-C to stop.", flush=True)
     try:

@@ -55,6 +55,9 @@ CREATE INDEX IF NOT EXISTS pending_created ON pending_runs(created_at);
 CREATE TABLE IF NOT EXISTS backfills(
     id TEXT PRIMARY KEY, export_id TEXT NOT NULL, start_at TEXT, end_at TEXT, created_at TEXT NOT NULL,
     total_runs INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS outages(
+    id INTEGER PRIMARY KEY AUTOINCREMENT, destination TEXT NOT NULL, start_at TEXT NOT NULL, end_at TEXT,
+    error TEXT);
 CREATE TABLE IF NOT EXISTS logs(
     seq INTEGER PRIMARY KEY AUTOINCREMENT, export_id TEXT NOT NULL, run_id TEXT NOT NULL,
     instance_id TEXT NOT NULL, timestamp TEXT NOT NULL, level TEXT NOT NULL, message TEXT NOT NULL);
@@ -83,6 +86,14 @@ class Database:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(SCHEMA)
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """Columns added after the first release, so a database saved by an older sandbox still opens."""
+        have = {r["name"] for r in self.conn.execute("PRAGMA table_info(backfills)")}
+        for name in ("cancelled_at",):
+            if name not in have:
+                self.conn.execute(f"ALTER TABLE backfills ADD COLUMN {name} TEXT")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

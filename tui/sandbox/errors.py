@@ -1,7 +1,8 @@
 """The real service's error envelope (drf-exceptions-hog), so clients parse sandbox errors like real ones.
 
-Every failure the sandbox reports goes through :class:`ApiError`; the body is always
-``{"type", "code", "detail", "attr"}`` as in api-facts.md 2.2/2.3.
+Every failure the sandbox reports goes through :class:`ServiceError` (named apart from the client's
+``ApiError``, which parses these bodies on the other side); the body is always
+``{"type", "code", "detail", "attr"}``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 from starlette.responses import JSONResponse
 
 
-class ApiError(Exception):
+class ServiceError(Exception):
     """A failure to answer with the drf-exceptions-hog envelope."""
 
     def __init__(
@@ -38,17 +39,17 @@ class ApiError(Exception):
         return JSONResponse(self.body(), status_code=self.status, headers=self.headers)
 
 
-def validation_error(detail: str, attr: str | None, code: str = "invalid_input") -> ApiError:
+def validation_error(detail: str, attr: str | None, code: str = "invalid_input") -> ServiceError:
     """400 validation error; DRF's plain ``invalid`` code is rewritten to ``invalid_input`` by the real handler."""
-    return ApiError(400, "validation_error", code, detail, attr)
+    return ServiceError(400, "validation_error", code, detail, attr)
 
 
-def not_found(detail: str = "Not found.") -> ApiError:
-    return ApiError(404, "invalid_request", "not_found", detail)
+def not_found(detail: str = "Not found.") -> ServiceError:
+    return ServiceError(404, "invalid_request", "not_found", detail)
 
 
-def not_authenticated() -> ApiError:
-    return ApiError(
+def not_authenticated() -> ServiceError:
+    return ServiceError(
         401,
         "authentication_error",
         "not_authenticated",
@@ -57,8 +58,8 @@ def not_authenticated() -> ApiError:
     )
 
 
-def authentication_failed() -> ApiError:
-    return ApiError(
+def authentication_failed() -> ServiceError:
+    return ServiceError(
         401,
         "authentication_error",
         "authentication_failed",
@@ -67,17 +68,17 @@ def authentication_failed() -> ApiError:
     )
 
 
-def permission_denied(detail: str) -> ApiError:
-    return ApiError(403, "authentication_error", "permission_denied", detail)
+def permission_denied(detail: str) -> ServiceError:
+    return ServiceError(403, "authentication_error", "permission_denied", detail)
 
 
-def method_not_allowed(method: str) -> ApiError:
-    return ApiError(405, "invalid_request", "method_not_allowed", f'Method "{method}" not allowed.')
+def method_not_allowed(method: str) -> ServiceError:
+    return ServiceError(405, "invalid_request", "method_not_allowed", f'Method "{method}" not allowed.')
 
 
-def parse_error(detail: str) -> ApiError:
-    return ApiError(400, "invalid_request", "parse_error", f"JSON parse error - {detail}")
+def parse_error(detail: str) -> ServiceError:
+    return ServiceError(400, "invalid_request", "parse_error", f"JSON parse error - {detail}")
 
 
-def server_error() -> ApiError:
-    return ApiError(500, "server_error", "error", "A server error occurred.")
+def server_error() -> ServiceError:
+    return ServiceError(500, "server_error", "error", "A server error occurred.")

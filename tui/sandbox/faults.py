@@ -204,16 +204,26 @@ class SandboxMiddleware:
             parsed = None
         query = scope.get("query_string", b"").decode("latin-1")
         fault = self.faults.pick(scope["path"])
-        self.log.add({
+        entry: dict[str, Any] = {
             "time": time.time(), "method": scope["method"], "path": scope["path"], "query": query,
             "query_params": {k: v for k, v in parse_qs(query, keep_blank_values=True).items()},
             "body": parsed, "key_id": self.key_id(headers.get("authorization")),
-            "fault": fault.kind if fault else None,
-        })
+            "fault": fault.kind if fault else None, "status": None,
+        }
+        self.log.add(entry)
+
+        async def send_noting_status(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                entry["status"] = message["status"]  # what the client got, for tests of fallbacks
+            await send(message)
+
         if fault is None:
-            await self.app(scope, replay, send)
+            await self.app(scope, replay, send_noting_status)
             return
-        await self._apply(fault, scope, replay, send)
+        if fault.kind == "drop":
+            await self._apply(fault, scope, replay, send)  # hanging up needs uvicorn's own send
+            return
+        await self._apply(fault, scope, replay, send_noting_status)
 
     async def _apply(self, fault: Fault, scope: Scope, receive: Receive, send: Send) -> None:
         if fault.kind == "latency":

@@ -73,6 +73,7 @@ def _components() -> dict[str, Any]:
         "paused": BOOL, "created_at": DT, "last_updated_at": DT, "last_paused_at": NDT, "start_at": NDT,
         "end_at": NDT, "latest_runs": {"type": "array", "items": _ref("BatchExportRun")}, "hogql_query": STR,
         "native_query": STR, "schema": {"type": "object", "nullable": True}, "timezone": NSTR,
+        "offset_day": NINT, "offset_hour": NINT,
     }, ["id", "team_id", "name", "destination", "interval", "created_at", "last_updated_at", "latest_runs",
         "schema"])
 
@@ -83,7 +84,7 @@ def _components() -> dict[str, Any]:
 
     return {
         "MinimalFeatureFlag": flag, "UserBasic": user, "Survey": survey, "PaginatedSurveyList": page("Survey"),
-        # Create/PATCH answers omit feature_flag_keys and user_access_level (api-facts.md).
+        # Create/PATCH answers omit feature_flag_keys and user_access_level (the create/update serializer).
         "SurveyWrite": survey_write,
         "BatchExportRun": run, "BatchExport": export, "PaginatedBatchExportList": page("BatchExport"),
         "PaginatedBatchExportRunList": _obj({"next": NSTR, "previous": NSTR,
@@ -98,6 +99,29 @@ def _components() -> dict[str, Any]:
         "ActivityLogPage": _obj({"results": {"type": "array", "items": {"type": "object"}}, "next": NSTR,
                                  "previous": NSTR, "total_count": INT}, ["results", "total_count"]),
         "Paused": _obj({"paused": BOOL}, ["paused"]),
+        "Cancelled": _obj({"cancelled": BOOL}, ["cancelled"]),
+        "BatchExportBackfill": _obj({
+            "id": STR, "batch_export": STR, "team": INT, "start_at": NDT, "end_at": NDT,
+            "status": {"type": "string", "enum": [s for s in status_enum if s != "FailedBilling"]},
+            "created_at": DT, "finished_at": NDT, "last_updated_at": DT, "adjusted_start_at": NDT,
+            "total_records_count": NINT,
+            "progress": {"type": "object", "nullable": True, "properties": {
+                "total_runs": NINT, "finished_runs": NINT, "progress": {"type": "number", "nullable": True}}},
+        }, ["id", "batch_export", "status", "created_at", "progress"]),
+        "PaginatedBatchExportBackfillList": _obj({"next": NSTR, "previous": NSTR, "results": {
+            "type": "array", "items": _ref("BatchExportBackfill")}}, ["results"]),
+        "SurveyStats": _obj({"stats": {"type": "object", "additionalProperties": _obj({
+            "total_count": INT, "unique_persons": INT, "first_seen": NDT, "last_seen": NDT,
+            "unique_persons_only_seen": INT, "total_count_only_seen": INT})},
+            "rates": {"type": "object", "additionalProperties": {"type": "number"}}}, ["stats", "rates"]),
+        "PersonalAPIKey": _obj({"id": STR, "label": STR, "value": NSTR, "mask_value": NSTR, "created_at": DT,
+                                "last_used_at": NDT, "user_id": INT, "scopes": {"type": "array", "items": STR},
+                                "scoped_teams": {"type": "array", "items": INT, "nullable": True},
+                                "scoped_organizations": {"type": "array", "items": STR, "nullable": True}},
+                               ["id", "scopes"]),
+        "CurrentUser": _obj({"id": INT, "uuid": STR, "email": STR, "first_name": STR, "last_name": STR,
+                             "team": {"type": "object", "nullable": True},
+                             "organization": {"type": "object", "nullable": True}}, ["id", "email"]),
         "BackfillId": _obj({"backfill_id": STR}, ["backfill_id"]),
         "Summary": _obj({"content": STR, "question_index": NINT, "responses_sampled": INT}, ["content"]),
         "ResponsesCount": {"type": "object", "additionalProperties": INT},
@@ -136,11 +160,14 @@ def _request_bodies() -> dict[str, Any]:
         "PatchedBatchExport": _obj({
             "name": {"type": "string", "minLength": 1}, "model": {"type": "string", "enum": ["events", "persons"]},
             "interval": {"type": "string", "enum": ["hour", "day", "week", "every 5 minutes", "every 15 minutes"]},
-            "paused": BOOL, "start_at": NDT, "end_at": NDT, "hogql_query": STR,
+            "paused": BOOL, "start_at": NDT, "end_at": NDT, "hogql_query": STR, "timezone": NSTR,
+            "offset_day": {"type": "integer", "minimum": 0, "maximum": 6, "nullable": True},
+            "offset_hour": {"type": "integer", "minimum": 0, "maximum": 23, "nullable": True},
             "destination": _obj({"type": STR, "config": {"type": "object", "nullable": True},
                                  "integration_id": NINT}),
         }),
-        "BackfillRequest": _obj({"start_at": DT, "end_at": NDT}, ["start_at"]),
+        # a date (YYYY-MM-DD) for day and week exports on the newest backfills/, else a datetime with offset
+        "BackfillRequest": _obj({"start_at": STR, "end_at": NSTR}, ["start_at"]),
         "UnpauseRequest": _obj({"backfill": BOOL}),
         "Empty": {"type": "object"},
     }
@@ -187,8 +214,12 @@ def _p(name: str, where: str = "path", schema: dict[str, Any] | None = None) -> 
     return {"name": name, "in": where, "required": where == "path", "schema": schema or STR}
 
 
-def build_schema(base_url: str) -> dict[str, Any]:
+def build_schema(base_url: str, generation: str = "newest") -> dict[str, Any]:
+    """The document for the generation served: the newest answers 201 to backfill and retry (and 404 to the
+    removed ``backfill/``), older servers 200."""
+    created = 201 if generation == "newest" else 200
     pid, sid, eid, rid = _p("project_id"), _p("id"), _p("id"), _p("id")
+    bfid = _p("backfill_id")
     bid = _p("batch_export_id")
     lim, off = _p("limit", "query", INT), _p("offset", "query", INT)
     log_params = [_p("level", "query"), _p("search", "query"), _p("after", "query"), _p("before", "query"),
@@ -196,7 +227,15 @@ def build_schema(base_url: str) -> dict[str, Any]:
     act = [_p("page", "query", {"type": "integer", "minimum": 1}),
            _p("limit", "query", {"type": "integer", "minimum": 1, "maximum": 1000})]
     s = "/api/projects/{project_id}/surveys/"
+    stat_dates = [_p("date_from", "query"), _p("date_to", "query")]
     paths: dict[str, Any] = {
+        "/api/users/@me/": {"get": _op("users_me", "CurrentUser", scope="user:read", missing=False)},
+        "/api/personal_api_keys/@current/": {"get": _op("personal_api_keys_current", "PersonalAPIKey",
+                                                        missing=False)},
+        s + "stats/": {"get": _op("surveys_stats", "SurveyStats", scope="survey:read", params=[pid, *stat_dates],
+                                  bad_input=True)},
+        s + "{id}/stats/": {"get": _op("surveys_stats_retrieve", "SurveyStats", scope="survey:read",
+                                       params=[pid, sid, *stat_dates], bad_input=True)},
         "/api/projects/": {"get": _op("projects_list", "PaginatedProjectList", scope="project:read",
                                       params=[lim, off, _p("search", "query")], missing=False)},
         "/api/projects/{project_id}/": {"get": _op("projects_retrieve", "Project", scope="project:read",
@@ -238,8 +277,17 @@ def build_schema(base_url: str) -> dict[str, Any]:
         paths[b + "{id}/backfill/"] = {"post": _op(f"{tag}batch_exports_backfill", "BackfillId",
                                                    scope="batch_export:write", params=[pid, eid],
                                                    body="BackfillRequest")}
-        paths[b + "{id}/backfills/"] = {"post": _op(f"{tag}batch_exports_backfills_create", "BackfillId", 201,
-                                                    "batch_export:write", [pid, eid], "BackfillRequest")}
+        paths[b + "{id}/backfills/"] = {
+            "post": _op(f"{tag}batch_exports_backfills_create", "BackfillId", created, "batch_export:write",
+                        [pid, eid], "BackfillRequest"),
+            "get": _op(f"{tag}batch_exports_backfills_list", "PaginatedBatchExportBackfillList",
+                       scope="batch_export:read", params=[pid, eid, _p("cursor", "query"), _p("ordering", "query")])}
+        paths[b + "{id}/backfills/{backfill_id}/"] = {"get": _op(
+            f"{tag}batch_exports_backfills_retrieve", "BatchExportBackfill", scope="batch_export:read",
+            params=[pid, eid, bfid])}
+        paths[b + "{id}/backfills/{backfill_id}/cancel/"] = {"post": _op(
+            f"{tag}batch_exports_backfills_cancel", "Cancelled", scope="batch_export:write",
+            params=[pid, eid, bfid], body="Empty")}
         paths[b + "{id}/logs/"] = {"get": _op(f"{tag}batch_exports_logs", "LogEntryList",
                                               scope="batch_export:read", params=[pid, eid, *log_params],
                                               bad_input=True)}
@@ -255,7 +303,10 @@ def build_schema(base_url: str) -> dict[str, Any]:
             f"{tag}batch_exports_runs_logs", "LogEntryList", scope="batch_export:read",
             params=[pid, bid, rid, *log_params], bad_input=True)}
         paths[b + "{batch_export_id}/runs/{id}/retry/"] = {"post": _op(
-            f"{tag}batch_exports_runs_retry", "BackfillId", scope="batch_export:write", params=[pid, bid, rid],
+            f"{tag}batch_exports_runs_retry", "BackfillId", created, scope="batch_export:write",
+            params=[pid, bid, rid], body="Empty")}
+        paths[b + "{batch_export_id}/runs/{id}/cancel/"] = {"post": _op(
+            f"{tag}batch_exports_runs_cancel", "Cancelled", scope="batch_export:write", params=[pid, bid, rid],
             body="Empty")}
     return {
         "openapi": "3.0.3",

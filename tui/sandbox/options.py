@@ -22,3 +22,12 @@ class SandboxOptions:
     clock: Clock | None = None  # inject a FrozenClock for deterministic tests/screenshots
     # Real seconds summarize_responses waits (uniform in the range) so a spinner can show.
     summary_delay: tuple[float, float] = (0.5, 1.5)
+    # Which real service to answer as: "newest" (backfills/ only, date-only day/week bounds, UUID backfill
+    # ids, logs as {"results"}) or "older" (also backfill/, datetime bounds, workflow-id backfill ids,
+    # logs through the limit/offset paginator).
+    generation: str = "newest"
+    scenario: str | None = None  # "outage": the seed holds a recent outage of one destination type
+
+
+GENERATIONS = ("newest", "older")
+SCENARIOS = ("outage",)

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tui.sandbox.db import Database, dumps, set_meta
+from tui.sandbox.outages import DEMO_DESTINATION, DEMO_LASTS, DEMO_STARTED, add_outage
 from tui.sandbox.simulator import Simulator, derived_uuid, make_plan
 from tui.sandbox.timeutil import INTERVALS, floor_interval, iso
 
@@ -358,8 +359,13 @@ def export_row(
 
 def seed_database(
     db: Database, sim: Simulator, now: datetime, seed: int, surveys: int | None = None, exports: int | None = None,
+    scenario: str | None = None,
 ) -> None:
-    """Fill an empty database; ticks the simulator to produce history up to ``now``."""
+    """Fill an empty database; ticks the simulator to produce history up to ``now``.
+
+    The ``outage`` scenario adds one destination outage that began a little before ``now`` and is
+    still going on, so failures across several exports of that destination show at once.
+    """
     rng = random.Random(seed)
     flags = _FlagAlloc()
     survey_rows: list[tuple[Any, ...]] = []
@@ -428,6 +434,10 @@ def seed_database(
                       activity_rows)
         c.executemany("INSERT INTO exports(id, project_id, created_at, deleted, paused, interval, start_at, end_at, "
                       "next_end, profile, data) VALUES(?,?,?,?,?,?,?,?,?,?,?)", export_rows)
+
+    if scenario == "outage":
+        with db.transaction() as c:
+            add_outage(c, DEMO_DESTINATION, now - DEMO_STARTED, now - DEMO_STARTED + DEMO_LASTS)
 
     # Force every terminal status to appear in the main project's last week.
     p1 = [r for r in export_rows if r[1] == 1]

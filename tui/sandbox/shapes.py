@@ -32,7 +32,7 @@ SURVEY_DEFAULTS: dict[str, Any] = {
     "conditions": None, "appearance": None, "start_date": None, "end_date": None, "archived": False,
     "responses_limit": None, "iteration_count": None, "iteration_frequency_days": None,
     "iteration_start_dates": [], "current_iteration": None, "current_iteration_start_date": None,
-    "response_sampling_start_date": None, "response_sampling_interval_type": None,
+    "response_sampling_start_date": None, "response_sampling_interval_type": "week",
     "response_sampling_interval": None, "response_sampling_limit": None, "response_sampling_daily_limits": None,
     "enable_partial_responses": False, "enable_iframe_embedding": False, "translations": None,
     "form_content": None,
@@ -176,5 +176,25 @@ def export(c: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
         "latest_runs": [run(r) for r in runs], "hogql_query": query, "native_query": query,
         "schema": {"fields": [], "values": {}, "hogql_query": query} if query else None,
         "filters": doc.get("filters"), "timezone": doc.get("timezone") or "UTC",
-        "offset_day": doc.get("offset_day"), "offset_hour": doc.get("offset_hour"),
+        **offsets(row["interval"], interval_offset(doc)),
     }
+
+
+def interval_offset(doc: dict[str, Any]) -> int | None:
+    """Seconds into the day or week at which a day/week export's interval starts (the real model's field).
+
+    Documents written before the field existed carry ``offset_day``/``offset_hour`` instead.
+    """
+    if "interval_offset" in doc:
+        value = doc["interval_offset"]
+        return None if value is None else int(value)
+    if doc.get("offset_day") is None and doc.get("offset_hour") is None:
+        return None
+    return int(doc.get("offset_day") or 0) * 86400 + int(doc.get("offset_hour") or 0) * 3600
+
+
+def offsets(interval: str, offset: int | None) -> dict[str, int | None]:
+    """``offset_day`` (weekly only) and ``offset_hour`` (daily and weekly) read back from the offset."""
+    if offset is None or interval not in ("day", "week"):
+        return {"offset_day": None, "offset_hour": None}
+    return {"offset_day": offset // 86400 if interval == "week" else None, "offset_hour": offset % 86400 // 3600}

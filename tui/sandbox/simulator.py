@@ -26,6 +26,7 @@ from typing import Any
 
 from tui.clock import Clock
 from tui.sandbox.db import Database, dumps, loads, set_meta
+from tui.sandbox.outages import failure_for
 from tui.sandbox.timeutil import INTERVALS, floor_interval, iso, parse_iso
 
 TERMINAL = frozenset(
@@ -225,6 +226,15 @@ def make_plan(
     }
 
 
+def fail_plan(plan: dict[str, Any], error: str) -> dict[str, Any]:
+    """The same run, failing early with ``error`` (a destination outage)."""
+    end = round(plan["start_delay"] + min(plan["duration"], 20.0), 3)
+    events = [e for e in plan["events"] if e[0] <= plan["start_delay"] and e[1] != "ERROR"]
+    events.append([end, "ERROR", f"Batch export failed: {error}"])
+    return {**plan, "outcome": "Failed", "duration": end - plan["start_delay"], "fraction": 0.0, "error": error,
+            "events": events}
+
+
 def state_at(plan: dict[str, Any], created_at: datetime, now: datetime) -> dict[str, Any]:
     """The run's fields at ``now`` according to its plan."""
     elapsed = (now - created_at).total_seconds()
@@ -403,7 +413,10 @@ class Simulator:
         backfill_id: str | None,
         now: datetime,
     ) -> None:
-        """Create a run and bring it straight to its state at ``now``."""
+        """Create a run and bring it straight to its state at ``now`` (failing if its destination is down)."""
+        outage = failure_for(c, export_id, created)
+        if outage is not None:
+            plan = fail_plan(plan, outage)
         instance_id = derived_uuid(self.seed, run_id, "instance")
         c.execute(
             "INSERT INTO runs(id, export_id, status, active, created_at, data_interval_start, data_interval_end, "

@@ -1,28 +1,34 @@
-"""Request validation as the real service does it (api-facts.md 3.4, 4.2, 4.7).
+"""Request validation as the real service does it (its survey and batch-export serializers).
 
-Each check raises :class:`~tui.sandbox.errors.ApiError` with the real envelope and the
-offending field in ``attr``. Only the first problem is reported, as drf-exceptions-hog does.
+Each check raises :class:`~tui.sandbox.errors.ServiceError` with the real envelope and the
+offending field in ``attr`` (``None`` for the serializers' whole-object checks). Only the first
+problem is reported, as drf-exceptions-hog does.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Any
+from urllib.parse import urlparse
+from zoneinfo import available_timezones
 
-from tui.sandbox.errors import ApiError, validation_error
-from tui.sandbox.timeutil import INTERVALS, NaiveDatetime, iso, parse_input_datetime
+from tui.sandbox.errors import ServiceError, validation_error
+from tui.sandbox.html_clean import clean_html
+from tui.sandbox.timeutil import INTERVALS, iso, parse_input_datetime
 
 INT32_MAX = 2_147_483_647
 SURVEY_TYPES = ("popover", "widget", "external_survey", "api")
 SCHEDULES = ("once", "recurring", "always")
 MODELS = ("events", "persons")
-BRANCHING_TYPES = ("next_question", "end", "response_based", "specific_question")
 DATETIME_FORMAT_ERROR = (
     "Datetime has wrong format. Use one of these formats instead: "
     "YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]."
 )
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+# Raised by the real serializer's whole-object validation, hence no field in ``attr``.
+FULL_ROLLOUT = ("Invalid operation: User targeting rolls out to everyone. If you want to roll out to everyone, "
+                "delete this targeting")
+SHUFFLE_AND_BRANCHING = ("Question shuffling and question branching cannot be used together. "
+                         "Please disable one of these features.")
 
 # Keys a client may write that are not stored as survey fields.
 SURVEY_WRITE_ONLY = ("linked_flag_id", "targeting_flag_id", "targeting_flag_filters", "remove_targeting_flag")
@@ -32,7 +38,7 @@ SURVEY_READ_ONLY = (
 )
 
 
-def _invalid_choice(value: Any, attr: str) -> ApiError:
+def _invalid_choice(value: Any, attr: str) -> ServiceError:
     return validation_error(f'"{value}" is not a valid choice.', attr, code="invalid_choice")
 
 
@@ -67,73 +73,75 @@ def check_bool(value: Any, attr: str, *, nullable: bool = False) -> None:
         raise validation_error("Must be a valid boolean.", attr)
 
 
+def _text_field(q: dict[str, Any], key: str, message: str) -> None:
+    """A question's optional text: a string when set, cleaned when it holds HTML (in place)."""
+    value = q.get(key)
+    if value:
+        if not isinstance(value, str):
+            raise validation_error(message, "questions")
+        q[key] = clean_html(value)
+
+
 def check_questions(questions: Any) -> list[dict[str, Any]] | None:
-    """Validate questions as the real serializer does, plus branching structure."""
+    """Validate and clean questions as the real serializer does; returns the cleaned list.
+
+    Branching is not validated by the real service (an open question may carry ``response_based``
+    branching, a ``specific_question`` index may point past the end); only the editor warns.
+    """
     if questions is None:
         return None
     if not isinstance(questions, list) or not all(isinstance(q, dict) for q in questions):
         raise validation_error("Questions must be a list of objects", "questions")
-    for q in questions:
+    cleaned: list[dict[str, Any]] = []
+    for index, raw in enumerate(questions):
+        q = dict(raw)
         text = q.get("question")
-        if not isinstance(text, str) or not text.strip():
+        if not text:
             raise validation_error("Question text is required", "questions")
-        qtype = q.get("type")
-        if "choices" in q or qtype in ("single_choice", "multiple_choice"):
-            choices = q.get("choices")
-            if not isinstance(choices, list) or not all(isinstance(c, str) for c in choices):
+        if not isinstance(text, str):
+            raise validation_error("Question text must be a string", "questions")
+        q["question"] = clean_html(text)
+        _text_field(q, "description", "Question description must be a string")
+        for key in ("buttonText", "lowerBoundLabel", "upperBoundLabel"):
+            _text_field(q, key, f"Question {key} must be a string")
+        choices = q.get("choices")
+        if choices:
+            if not isinstance(choices, list):
                 raise validation_error("Question choices must be a list of strings", "questions")
-            if not choices or any(not c.strip() for c in choices):
-                raise validation_error("Question choices cannot be empty", "questions")
-        if "link" in q and q["link"] not in (None, ""):
-            _check_link(q["link"])
-        if "descriptionContentType" in q and q["descriptionContentType"] not in ("text", "html", None):
+            out = []
+            for choice in choices:
+                if not isinstance(choice, str):
+                    raise validation_error("Question choices must be strings", "questions")
+                if not choice.strip():
+                    raise validation_error("Question choices cannot be empty", "questions")
+                out.append(clean_html(choice))
+            q["choices"] = out
+        content_type = q.get("descriptionContentType")
+        if content_type and content_type not in ("text", "html"):
             raise validation_error("Question descriptionContentType must be one of ['text', 'html']", "questions")
-        if qtype == "rating" and q.get("display") not in (None, "number", "emoji"):
-            raise validation_error("Rating question display must be one of ['number', 'emoji']", "questions")
-        if qtype == "rating" and "scale" in q and (isinstance(q["scale"], bool)
-                                                   or not isinstance(q["scale"], int | float)):
-            raise validation_error("Rating question scale must be a number", "questions")
-        if q.get("branching") is not None:
-            _check_branching(q["branching"], qtype, len(questions))
-    return questions
+        link = q.get("link")
+        if link:
+            if not isinstance(link, str):
+                raise validation_error(f"Question {index + 1}: link must be a string", "questions")
+            q["link"] = _check_link(link)
+        cleaned.append(q)
+    return cleaned
 
 
-def _check_link(link: Any) -> None:
-    message = "Link must be a URL with one of these schemes: [https, mailto]"
-    if not isinstance(link, str):
-        raise validation_error(message, "questions")
-    scheme, sep, rest = link.partition(":")
-    if not sep or scheme.lower() not in ("https", "mailto"):
-        raise validation_error(message, "questions")
-    if scheme.lower() == "https" and not re.match(r"^//[^/\s]+", rest):
-        raise validation_error(message, "questions")
-    if scheme.lower() == "mailto" and not _EMAIL.match(rest.split("?", 1)[0]):
-        raise validation_error(message, "questions")
+_MAILTO = re.compile(r"^mailto:[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$")
 
 
-def _check_branching(branching: Any, qtype: Any, count: int) -> None:
-    if not isinstance(branching, dict):
-        raise validation_error("Question branching must be an object", "questions")
-    btype = branching.get("type")
-    if btype not in BRANCHING_TYPES:
-        raise validation_error(f"Question branching type '{btype}' is not valid", "questions")
-    if btype == "response_based":
-        if qtype not in ("rating", "single_choice"):
-            raise validation_error(
-                "Response-based branching is only available for rating and single choice questions", "questions"
-            )
-        values = branching.get("responseValues")
-        if not isinstance(values, dict):
-            raise validation_error("Response-based branching must have responseValues", "questions")
-        for target in values.values():
-            if target != "end" and (isinstance(target, bool) or not isinstance(target, int)
-                                    or not 0 <= target < count):
-                raise validation_error("Response-based branching targets must be question indexes or 'end'",
-                                       "questions")
-    if btype == "specific_question":
-        index = branching.get("index")
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
-            raise validation_error("The branching question index must be a valid question index", "questions")
+def _check_link(link: str) -> str:
+    """https with a host, or a single well-formed mailto address; the real service's messages."""
+    parsed = urlparse(link)
+    if parsed.scheme not in ("https", "mailto"):
+        raise validation_error("Link must be a URL with one of these schemes: [https, mailto]", "questions")
+    if parsed.scheme == "mailto" and not _MAILTO.match(link):
+        raise validation_error(
+            "Invalid mailto link. Please enter a valid mailto link (e.g., mailto:example@domain.com).", "questions")
+    if parsed.scheme == "https" and not parsed.netloc:
+        raise validation_error("Invalid HTTPS URL. Please enter a valid HTTPS link.", "questions")
+    return clean_html(link)
 
 
 def survey_payload(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
@@ -162,15 +170,25 @@ def survey_payload(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
     if "schedule" in body and body["schedule"] is not None and body["schedule"] not in SCHEDULES:
         raise validation_error("Schedule must be one of: once, recurring, always", "schedule")
     if "questions" in body:
-        check_questions(body["questions"])
+        out["questions"] = check_questions(body["questions"])
     for obj_field in ("appearance", "conditions"):
         if obj_field in body and body[obj_field] is not None and not isinstance(body[obj_field], dict):
             raise validation_error(f"{obj_field.capitalize()} must be an object", obj_field)
     appearance = body.get("appearance")
-    if isinstance(appearance, dict) and "surveyPopupDelaySeconds" in appearance:
-        delay = appearance["surveyPopupDelaySeconds"]
-        if delay is not None and (isinstance(delay, bool) or not isinstance(delay, int | float) or delay < 0):
-            raise validation_error("Survey popup delay seconds must be a positive integer.", "appearance")
+    if isinstance(appearance, dict):
+        out["appearance"] = appearance = dict(appearance)
+        for key in ("thankYouMessageHeader", "thankYouMessageDescription", "thankYouMessageCloseButtonText"):
+            if isinstance(appearance.get(key), str) and appearance[key]:
+                appearance[key] = clean_html(appearance[key])
+        content_type = appearance.get("thankYouMessageDescriptionContentType")
+        if content_type and content_type not in ("text", "html"):
+            raise validation_error("thankYouMessageDescriptionContentType must be one of ['text', 'html']",
+                                   "appearance")
+        delay = appearance.get("surveyPopupDelaySeconds")
+        if delay is not None and (isinstance(delay, bool) or not isinstance(delay, int | float)):
+            raise validation_error("A valid integer is required.", "appearance")
+        if delay and delay < 0:
+            raise validation_error("Survey popup delay seconds must be a positive integer", "appearance")
     for int_field in ("responses_limit", "iteration_frequency_days", "current_iteration",
                       "response_sampling_interval", "response_sampling_limit"):
         if int_field in body:
@@ -199,16 +217,12 @@ def survey_payload(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
     if tff is not None:
         if not isinstance(tff, dict):
             raise validation_error("Targeting flag filters must be an object", "targeting_flag_filters")
-        groups = tff.get("groups")
-        if isinstance(groups, list) and groups and all(
+        groups = tff.get("groups") or []
+        if isinstance(groups, list) and any(
             isinstance(g, dict) and not g.get("properties") and g.get("rollout_percentage") in (None, 100)
             for g in groups
         ):
-            raise validation_error(
-                "Invalid operation: User targeting rolls out to everyone. If you want all users to see the "
-                "survey, please remove the targeting flag.",
-                "targeting_flag_filters",
-            )
+            raise validation_error(FULL_ROLLOUT, None)
     return out
 
 
@@ -224,9 +238,12 @@ def export_patch(body: dict[str, Any], current: dict[str, Any]) -> dict[str, Any
             raise _invalid_choice(body["model"], "model")
         out["model"] = body["model"]
     if "interval" in body:
+        if body["interval"] is None:
+            raise validation_error("This field may not be null.", "interval", code="null")
         if body["interval"] not in INTERVALS:
             raise _invalid_choice(body["interval"], "interval")
         out["interval"] = body["interval"]
+    _check_timing(body, current, out)
     if "paused" in body:
         check_bool(body["paused"], "paused")
         out["paused"] = body["paused"]
@@ -242,15 +259,18 @@ def export_patch(body: dict[str, Any], current: dict[str, Any]) -> dict[str, Any
             q = body[query_field]
             if not isinstance(q, str):
                 raise validation_error("Not a valid string.", query_field)
-            if q.strip() and not re.match(r"(?is)^\s*select\b", q):
-                raise validation_error("Only SELECT queries are supported.", query_field)
+            if q.strip():
+                check_export_query(q, query_field)
             out["hogql_query"] = q
     if "destination" in body:
         dest = body["destination"]
         if not isinstance(dest, dict):
             raise validation_error('Invalid data. Expected a dictionary, but got str.', "destination")
-        if "type" in dest and dest["type"] != current["destination"]["type"]:
-            raise validation_error("The destination type of a batch export cannot be changed.", "destination")
+        old_type = current["destination"]["type"]
+        if "type" in dest and dest["type"] != old_type:
+            raise validation_error(
+                f"Cannot change destination type from '{old_type}' to '{dest['type']}'. Delete this batch export "
+                "and create a new one with the new destination type.", "destination")
         config = dest.get("config")
         if config is not None and not isinstance(config, dict):
             raise validation_error("Configuration must be an object.", "destination__config")
@@ -258,28 +278,74 @@ def export_patch(body: dict[str, Any], current: dict[str, Any]) -> dict[str, Any
     return out
 
 
-def backfill_bounds(body: dict[str, Any], now: datetime, *, require_end: bool) -> tuple[datetime, datetime]:
-    """``start_at``/``end_at`` of a backfill request, validated as the older real service does."""
-    bounds: dict[str, datetime] = {}
-    for field in ("start_at", "end_at"):
-        value = body.get(field)
-        if value is None:
-            if field == "end_at" and not require_end:
-                bounds[field] = now
-                continue
-            raise validation_error("This field is required.", field, code="required")
-        try:
-            bounds[field] = parse_input_datetime(value, allow_naive=False)
-        except NaiveDatetime as exc:
-            raise validation_error(f"Input {value} is naive.", field) from exc
-        except (ValueError, TypeError) as exc:
-            raise validation_error(DATETIME_FORMAT_ERROR, field) from exc
-    start, end = bounds["start_at"], bounds["end_at"]
-    if start >= end:
-        raise validation_error(
-            f"The initial backfill datetime 'start_at' happens after 'end_at' ({iso(start)} >= {iso(end)})",
-            "start_at",
-        )
-    if end > now:
-        raise validation_error(f"The provided 'end_at' ({iso(end)}) is in the future", "end_at")
-    return start, end
+TIMEZONES = frozenset(available_timezones()) | {"UTC"}
+
+
+def _check_offset(body: dict[str, Any], field: str, maximum: int) -> int | None:
+    value = body.get(field)
+    if value is None:
+        return None
+    check_int(value, field, minimum=0, maximum=maximum)
+    return int(value)
+
+
+def _check_timing(body: dict[str, Any], current: dict[str, Any], out: dict[str, Any]) -> None:
+    """``timezone``, ``offset_day`` (0-6, weekly) and ``offset_hour`` (0-23, daily/weekly), kept as the real
+    model keeps them: one ``interval_offset`` in seconds, reset when the interval changes to one without."""
+    if "timezone" in body:
+        tz = body["timezone"]
+        if tz is not None and tz not in TIMEZONES:
+            raise _invalid_choice(tz, "timezone")
+        out["timezone"] = tz or "UTC"
+    day = _check_offset(body, "offset_day", 6)
+    hour = _check_offset(body, "offset_hour", 23)
+    interval = out.get("interval", current.get("interval"))
+    if day is not None and interval != "week":
+        raise validation_error("offset_day is not applicable for non-weekly intervals", "offset_day")
+    if hour is not None and interval not in ("day", "week"):
+        raise validation_error("offset_hour is not applicable for non-daily/weekly intervals", "offset_hour")
+    if "interval" not in out:
+        if "offset_day" in body or "offset_hour" in body:
+            old = current.get("interval_offset") or 0
+            day = day if "offset_day" in body else (old // 86400 if interval == "week" else 0)
+            hour = hour if "offset_hour" in body else old % 86400 // 3600
+            out["interval_offset"] = ((day or 0) * 86400 if interval == "week" else 0) + (hour or 0) * 3600
+        return
+    if interval == "day":
+        if "offset_hour" in body:
+            out["interval_offset"] = None if hour is None else hour * 3600
+    elif interval == "week":
+        if "offset_day" in body or "offset_hour" in body:
+            out["interval_offset"] = (day or 0) * 86400 + (hour or 0) * 3600
+    else:
+        out["interval_offset"] = None
+
+
+# Functions a batch-export query may call (a sample of HogQL's; anything else is refused as unsupported).
+QUERY_FUNCTIONS = frozenset({
+    "tostring", "toint", "tofloat", "todate", "todatetime", "tounixtimestamp", "tostartofhour", "tostartofday",
+    "lower", "upper", "trim", "length", "substring", "concat", "coalesce", "if", "ifnull", "replaceall",
+    "jsonextractstring", "jsonextractint", "jsonextractraw", "jsonextract", "now", "round", "floor", "ceil",
+    "abs", "md5", "sha256", "tojsonstring", "splitbychar", "arrayjoin", "nullif", "isnull", "isnotnull",
+})
+_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+def check_export_query(query: str, attr: str) -> None:
+    """A single ``SELECT ... FROM events`` with known functions, refused as the real HogQL parser refuses."""
+    text = re.sub(r"'(?:[^'\\]|\\.)*'", "''", query)
+    if not re.match(r"(?is)^\s*select\b", text):
+        raise validation_error("Failed to parse query", attr)
+    if re.search(r"(?i)\bunion\b", text):
+        raise validation_error("UNIONs are not supported", attr)
+    if re.search(r"(?i)\bjoin\b", text):
+        raise validation_error("JOINs are not supported", attr)
+    source = re.search(r"(?is)\bfrom\s+([A-Za-z_][A-Za-z0-9_.]*|\()", text)
+    if source is None:
+        raise validation_error("Query must SELECT FROM events", attr)
+    if source.group(1) not in ("events", "persons"):
+        raise validation_error("Query must only SELECT FROM events", attr)
+    for name in _CALL.findall(text):
+        if name.lower() not in QUERY_FUNCTIONS and name.lower() not in ("select", "from", "where", "in", "and",
+                                                                       "or", "not"):
+            raise validation_error(f"Invalid HogQL query: Unsupported function call '{name}(...)'", attr)

@@ -19,6 +19,7 @@ from tui.api.client import ApiClient
 from tui.clock import Clock
 from tui.config import Settings
 from tui.state.server_time import ServerClock
+from tui.state.shared import SharedViewers
 
 ResultT = TypeVar("ResultT")
 
@@ -31,6 +32,7 @@ class AppHandle(Protocol):
     server_clock: ServerClock  # the server's time, from the Date header of its answers
     monotonic: Callable[[], float]
     jitter: Callable[[], float]
+    shared: SharedViewers  # the other viewers of this key, through the shared answer cache
 
     @property
     def project_id(self) -> str: ...

@@ -436,7 +436,7 @@ class SurveyEditorScreen(Screen[Survey | None]):
             self.server_problems = {}
             self.refused = f"Not saved: {err}"
         except ValidationFailed as err:
-            self.server_problems = {err.attr or "": err.detail or str(err)}
+            self.server_problems = {err.field or "": err.detail or str(err)}
             self.last_error = str(err)
         except ApiError as err:
             self.last_error = str(err)

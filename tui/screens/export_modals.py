@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -32,6 +32,8 @@ from tui.status_look import error_text_style, status_text
 from tui.widgets.cleaned_note import CleanedNote
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"
+DAY_FORMAT = "%Y-%m-%d"
+WEEKDAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
 TYPED_CONFIRM_ABOVE = 1000  # runs: a larger backfill is confirmed by typing its count
 
 
@@ -51,14 +53,37 @@ def parse_operator_time(text: str) -> datetime | None:
         return parse_datetime(text.replace(" ", "T", 1) if "T" not in text else text)
 
 
+def parse_operator_date(text: str) -> datetime | None:
+    """``2026-01-31`` as midnight UTC; None when unreadable or when a time is added."""
+    try:
+        return datetime.strptime(text.strip(), DAY_FORMAT).replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def takes_dates(export: BatchExport) -> bool:
+    """Day and week exports are backfilled by whole dates (the newest service refuses a time there)."""
+    return export.interval in ("day", "week")
+
+
 @dataclass(frozen=True)
 class BackfillRequest:
     start_at: datetime
     end_at: datetime
+    dates: bool = False  # the bounds are dates: send them as dates
+
+    def bounds(self) -> tuple[datetime | date, datetime | date]:
+        if self.dates:
+            return self.start_at.date(), self.end_at.date()
+        return self.start_at, self.end_at
 
 
 class BackfillScreen(ModalScreen[BackfillRequest | None]):
-    """Start and end (UTC), default the last 24 h, with the number of runs it will create."""
+    """Start and end (UTC), default the last 24 h, with the number of runs it will create.
+
+    A day or week export takes dates instead (a week export's on its own weekday), the last day or
+    week by default.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
@@ -69,18 +94,27 @@ class BackfillScreen(ModalScreen[BackfillRequest | None]):
         super().__init__(classes="backfill-modal")
         self.export = export
         self.now = now
+        self._dates = takes_dates(export)
+        self._format = DAY_FORMAT if self._dates else DATE_FORMAT
         step = export.interval_seconds or 3600
-        self._end_default = _floor(now, step)
-        self._start_default = self._end_default - timedelta(hours=24)
+        if self._dates:
+            end = _floor(now, 86400)
+            if export.interval == "week":
+                end -= timedelta(days=(end.isoweekday() % 7 - (export.offset_day or 0)) % 7)
+            self._end_default, self._start_default = end, end - timedelta(seconds=step)
+        else:
+            self._end_default = _floor(now, step)
+            self._start_default = self._end_default - timedelta(hours=24)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="backfill-dialog"):
             yield Static(Text.assemble(("Backfill ", "bold"), plain(self.export.name, "bold")), classes="dialog-title")
-            yield Label("Start (UTC, YYYY-MM-DD HH:MM)")
-            yield Input(self._start_default.strftime(DATE_FORMAT), id="backfill-start")
+            shape = "date, YYYY-MM-DD" if self._dates else "UTC, YYYY-MM-DD HH:MM"
+            yield Label(f"Start ({shape})")
+            yield Input(self._start_default.strftime(self._format), id="backfill-start")
             yield Static("", id="backfill-start-error", classes="field-error")
-            yield Label("End (UTC, YYYY-MM-DD HH:MM)")
-            yield Input(self._end_default.strftime(DATE_FORMAT), id="backfill-end")
+            yield Label(f"End ({shape})")
+            yield Input(self._end_default.strftime(self._format), id="backfill-end")
             yield Static("", id="backfill-end-error", classes="field-error")
             yield Static("", id="backfill-summary")
             with Horizontal(classes="dialog-buttons"):
@@ -98,15 +132,21 @@ class BackfillScreen(ModalScreen[BackfillRequest | None]):
     def _validate(self) -> BackfillRequest | None:
         start_text = self.query_one("#backfill-start", Input).value
         end_text = self.query_one("#backfill-end", Input).value
-        start, end = parse_operator_time(start_text), parse_operator_time(end_text)
-        errors = {"start": "" if start else "not a date-time: use YYYY-MM-DD HH:MM",
-                  "end": "" if end else "not a date-time: use YYYY-MM-DD HH:MM"}
+        parse = parse_operator_date if self._dates else parse_operator_time
+        start, end = parse(start_text), parse(end_text)
+        wrong = "not a date: use YYYY-MM-DD" if self._dates else "not a date-time: use YYYY-MM-DD HH:MM"
+        errors = {"start": "" if start else wrong, "end": "" if end else wrong}
+        if self.export.interval == "week":
+            weekday = WEEKDAYS[(self.export.offset_day or 0) % 7]
+            for key, value in (("start", start), ("end", end)):
+                if value is not None and WEEKDAYS[value.isoweekday() % 7] != weekday:
+                    errors[key] = f"must be a {weekday}: this export runs weekly on {weekday}s"
         request = None
-        if start and end:
+        if start and end and not errors["start"] and not errors["end"]:
             try:
                 check_backfill(start, end, now=self.now, export_end_at=self.export.end_at,
                                interval_seconds=self.export.interval_seconds)
-                request = BackfillRequest(start, end)
+                request = BackfillRequest(start, end, dates=self._dates)
             except WriteValidationError as err:
                 errors["start"] = err.problems.get("start_at", "")
                 errors["end"] = err.problems.get("end_at", "" if errors["start"] else str(err))

@@ -71,7 +71,7 @@ def format_entry(entry: LogEntry) -> str:
 
 def kept_summary(total: int, kept: int) -> str:
     """``1,234 lines``, or ``last 5,000 of 100,000`` once the view keeps fewer than it was given."""
-    return f"last {kept:,} of {total:,}" if total > kept else f"{total:,} lines"
+    return f"last {kept:,} of {total:,}" if total > kept else f"{total} lines"
 
 
 def level_filter(level: str) -> list[str] | None:

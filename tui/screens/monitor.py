@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import ClassVar
 
@@ -28,14 +29,19 @@ from textual.widgets import DataTable, Input, Sparkline, Static, TabbedContent, 
 from textual.worker import Worker, WorkerError
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
+from tui.api.models import BatchExportRun
 from tui.render import clean, plain
 from tui.screens.monitor_actions import BoardChanged, ExportActions, PollWanted
+from tui.screens.monitor_incident import INCIDENT_ACTIONS, IncidentKeys
 from tui.state.alerts import Alert
 from tui.state.budget import effective_poll_seconds
 from tui.state.export_board import ExportBoard
-from tui.state.exports import ExportsSnapshot, ExportsSource
+from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport
+from tui.state.health import Verdict
 from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
+from tui.state.project_names import fetch_project_label
+from tui.state.run_list import RunPages
 from tui.status_look import Tone, tone_style
 from tui.widgets.export_cells import (
     EXPORT_COLUMNS,
@@ -45,12 +51,12 @@ from tui.widgets.export_cells import (
     duration_series,
     export_cells,
     records_series,
-    run_cells,
     time_cells,
 )
 from tui.widgets.export_details import export_details_text
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.live_table import LiveTable
+from tui.widgets.run_rows import RunsView, run_rows
 
 MUTATING_ACTIONS = frozenset({"pause", "unpause", "backfill", "retry", "edit", "delete"})
 POLL_STEPS = (2.0, 3.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0)
@@ -58,6 +64,7 @@ NARROW_WIDTH = 120
 RUNS_SETTLE_SECONDS = 0.15
 FIRST_FRAME_WAIT_SECONDS = 0.5
 NARROW_NAME_WIDTH = 24
+SECTION_PREFIX = "section:"
 FRESHNESS_STYLE = {
     Freshness.CONNECTING: ("◌", "bold"),
     Freshness.LIVE: ("●", "bold green"),
@@ -66,7 +73,7 @@ FRESHNESS_STYLE = {
 }
 
 
-class MonitorScreen(ExportActions):
+class MonitorScreen(ExportActions, IncidentKeys):
     """Exports table on top; the selected export's runs, charts and details below."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -103,6 +110,10 @@ class MonitorScreen(ExportActions):
         self._narrow: bool | None = None
         self._runs_table_owner: str | None = None
         self.last_apply_seconds = 0.0
+        self._project_labels: dict[str, str] = {}
+        self._project_labels_asked = False
+        self._runs_view = RunsView()
+        self._run_pages: dict[str, RunPages] = {}
 
     # ------------------------------------------------------------------ setup
 
@@ -131,6 +142,9 @@ class MonitorScreen(ExportActions):
         self._stretch_note: str | None = None
         self._watch_projects(self._watched_project_ids())
         self.journal = ActionJournal.for_session(demo=settings.demo)
+        self.incident_setup(client_for=self.wd.api_for, clock=self.wd.server_clock, monotonic=self.wd.monotonic,
+                            profile=settings.profile, read_only=settings.read_only, on_alert=settings.on_alert,
+                            secret=settings.api_key.get_secret_value(), journal=self.journal)
         self.watch(self.app, "project_id", self._project_switched, init=False)
         table = self.query_one("#exports", LiveTable)
         self._narrow = self.size.width < NARROW_WIDTH
@@ -158,9 +172,11 @@ class MonitorScreen(ExportActions):
         clients = [self.wd.api_for(pid) for pid in project_ids]
         self.source = ExportsSource(clients, self.wd.settings.export_ids, monotonic=self.wd.monotonic)
         self.poller: Poller[ExportsSnapshot] = Poller(
-            self.source.fetch, self._asked_interval, monotonic=self.wd.monotonic, jitter=self.wd.jitter
+            self.source.fetch, self._asked_interval, monotonic=self.wd.monotonic, jitter=self.wd.jitter,
+            age_of=lambda snapshot: snapshot.answer_age,
         )
         self.board = ExportBoard(lag_intervals=self.wd.settings.lag_alert_intervals)
+        self.board.pause_listeners.append(self._paused_here)
 
     def now(self) -> datetime:
         """The server's time (this machine's clock corrected by the answers' Date header): what health is judged on."""
@@ -184,6 +200,8 @@ class MonitorScreen(ExportActions):
         """Stretch the interval when exports x projects would exceed the rate limit (api-facts.md 6)."""
         per_cycle = self.source.requests_per_cycle + 1  # + the selected export's runs
         seconds, stretched = effective_poll_seconds(self._asked_interval, per_cycle)
+        seconds = self.wd.shared.interval(self._asked_interval, seconds)  # with the other viewers of this key
+        stretched = seconds > self._asked_interval
         self.poller.interval = seconds
         self._stretch_note = f"stretched from {self._asked_interval:g} s for the rate limit" if stretched else None
 
@@ -199,6 +217,7 @@ class MonitorScreen(ExportActions):
     async def _poll(self) -> None:
         try:
             outcome = await self.poller.run_once()
+            await self.wd.shared.sync(self.poller.interval)
             if outcome.value is not None:
                 self._apply_budget()
                 self._on_snapshot(outcome.value)
@@ -215,24 +234,36 @@ class MonitorScreen(ExportActions):
         if alerts:
             self._raise_alerts(alerts)
         self._announce_started_retries()
-        self._update_title()
         if not self.frozen:
             self._render_exports(now)
+        self.incident_poll(self.board.visible(), self._verdicts(now), now)
+        if not self._project_labels_asked:  # after the first poll: the exports come first
+            self._project_labels_asked = True
+            self._load_project_labels()
+        self._update_title()
 
     def _raise_alerts(self, alerts: list[Alert]) -> None:
-        for alert in alerts[:5]:
-            detail = f": {alert.detail}" if alert.detail else ""
-            self.notify(clean(f"{alert.export_name} {alert.kind}{detail}", limit=300), title="Alert",
-                        severity="error", markup=False, timeout=10)
-        if len(alerts) > 5:
-            self.notify(f"{len(alerts) - 5} more alerts", severity="error", markup=False)
-        if self.wd.settings.bell:
+        """The bell for what changed for the worse; the toasts are the alert book's (new alerts only, one per
+        export a minute, never over a dialog: :meth:`IncidentKeys.incident_poll`)."""
+        if alerts and self.wd.settings.bell:
             self.app.bell()
 
+    def _verdicts(self, now: datetime) -> dict[str, Verdict]:
+        """The board's verdict of each shown export (judged now where the rows were not drawn: a frozen view)."""
+        verdicts: dict[str, Verdict] = {}
+        for watched in self.board.visible():
+            facts = self.board.facts(watched.key)
+            verdicts[watched.key] = facts.verdict if facts is not None else self.board.judge(watched, now)
+        return verdicts
+
+    def _paused_here(self, key: str, paused: bool) -> None:
+        """The operator paused or unpaused from this screen: not an alert when the poll shows it."""
+        self.incident.desk.book.expect_pause_change(key, paused)
+
     def _update_title(self) -> None:
-        failing = self.board.failing_count
-        title = f"watchdeck: {failing} failing" if failing else "watchdeck"
-        self.sub_title = f"{failing} failing" if failing else ""
+        alerts = self.alerts_words()
+        title = f"watchdeck: {alerts}" if alerts else "watchdeck"
+        self.sub_title = alerts
         if title != self._last_title:
             self._last_title = title
             driver = self.app._driver
@@ -249,8 +280,18 @@ class MonitorScreen(ExportActions):
         rows: list[tuple[str, dict[str, Text]]] = []
         changed: dict[str, list[str]] = {}
         fresh: dict[str, dict[str, Text]] = {}
+        sections = len(self.wd.settings.project_ids) > 1
+        section_of: str | None = None
         for facts in diff.rows:
             key = facts.key
+            if sections and facts.watched.project_id != section_of:
+                section_of = facts.watched.project_id
+                section_key, section_cells = self._section_row(section_of)
+                old_section = self._cells.get(section_key)
+                if old_section is not None and old_section != section_cells:
+                    changed[section_key] = ["name"]
+                rows.append((section_key, section_cells))
+                fresh[section_key] = section_cells
             old = self._cells.get(key)
             if old is None or key in diff.rebuilt:
                 cells = export_cells(facts)
@@ -273,6 +314,11 @@ class MonitorScreen(ExportActions):
             self._select_row(table)
         self._render_selected(now)
         self.last_apply_seconds = time.perf_counter() - started
+
+    def _section_row(self, project_id: str) -> tuple[str, dict[str, Text]]:
+        """With several projects, a row naming each project above its exports (no export: no keys act on it)."""
+        label = self._project_labels.get(project_id) or f"project {project_id}"
+        return f"{SECTION_PREFIX}{project_id}", {"name": Text(f"▾ {clean(label, limit=60)}", style="bold")}
 
     def _show_empty_state(self, shown: int) -> None:
         empty = self.query_one("#exports-empty", Static)
@@ -315,6 +361,43 @@ class MonitorScreen(ExportActions):
     @on(DataTable.RowHighlighted, "#runs")
     def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.board.selected_run_id = event.row_key.value if event.row_key is not None else None
+        # Past the last run: the next page of older runs, where the server pages them.
+        table = self.query_one("#runs", LiveTable)
+        watched = self.board.selected()
+        if watched is None or event.cursor_row < table.row_count - 1:
+            return
+        pages = self._run_pages.get(watched.key)
+        if pages is not None and pages.can_load_more:
+            pages.loading = True
+            self._load_older_runs(watched, pages)
+
+    @work(group="monitor-older-runs", exit_on_error=False)
+    async def _load_older_runs(self, watched: WatchedExport, pages: RunPages) -> None:
+        try:
+            if pages.next_url is None or not self.incident.budget.try_take():
+                return
+            page = await self.wd.api_for(watched.project_id).batch_exports.runs(watched.export.id,
+                                                                               next_url=pages.next_url)
+        except ApiError as err:
+            self.notify(clean(f"Older runs: {err}", limit=200), severity="warning", markup=False, timeout=5)
+            return
+        finally:
+            pages.loading = False
+        added = pages.add_page(page.results, page.next)
+        self.incident.desk.add_runs(watched.key, page.results)
+        self.notify(f"{added} older runs loaded" + ("" if page.next else "; that is all of them."), markup=False,
+                    timeout=3)
+        if watched.key == self.board.selected_key:
+            self._render_selected(self.now())
+
+    def _runs_shown(self, key: str) -> list[BatchExportRun]:
+        """The board's runs of the export, then the older pages loaded by scrolling past the last one."""
+        runs = self.board.runs_for(key)
+        pages = self._run_pages.get(key)
+        if pages is None or not pages.runs:
+            return runs
+        known = {run.id for run in runs}
+        return runs + [run for run in pages.runs if run.id not in known]
 
     @property
     def runs_load_pending(self) -> bool:
@@ -344,7 +427,8 @@ class MonitorScreen(ExportActions):
         if watched is None or not board.runs_supported:
             return
         client = self.wd.api_for(watched.project_id)
-        after = self.now() - timedelta(days=7)
+        # Whole hours: every viewer then asks the same URL, which the shared cache can answer once for all.
+        after = (self.now() - timedelta(days=7)).replace(minute=0, second=0, microsecond=0)
         try:
             page = await client.batch_exports.runs(watched.export.id, after=after)
         except (NotFound, MethodNotAllowed):
@@ -353,6 +437,10 @@ class MonitorScreen(ExportActions):
         except ApiError:
             return
         board.store_runs(watched.key, page.results)
+        pages = self._run_pages.setdefault(watched.key, RunPages())
+        if not pages.runs:
+            pages.first_page([], page.next)
+        self.incident.desk.add_runs(watched.key, page.results, covered_since=after if page.next is None else None)
         if not self.frozen and watched.key == board.selected_key:
             self._render_selected(self.now())
 
@@ -365,8 +453,8 @@ class MonitorScreen(ExportActions):
             self._details_text = None
             details.update(Text("No export selected.", style="dim"))
             return
-        runs = self.board.selected_runs()
-        rows = [(run.id, run_cells(run, now)) for run in runs]
+        runs = self._runs_shown(watched.key)
+        rows = run_rows(runs, self._runs_view, now)
         keys = [key for key, _ in rows]
         old_keys = [k.value for k in runs_table.rows]
         if keys != old_keys:
@@ -422,6 +510,9 @@ class MonitorScreen(ExportActions):
         symbol, style = FRESHNESS_STYLE[state]
         age = poller.age()
         parts: list[tuple[str, str] | str] = [(f" {symbol} {state.value} ", style)]
+        label = self.project_title()
+        if label:
+            parts.append((f" {clean(label, limit=60)} ", "bold"))
         if self.frozen:
             parts.append((" FROZEN ", "bold black on cyan"))
         if self.wd.settings.read_only:
@@ -449,6 +540,9 @@ class MonitorScreen(ExportActions):
             parts.append(f" · {shown}{total} export{'s' if total != 1 else ''}")
             if failing:
                 parts.append((f" · {failing} failing", tone_style(Tone.FAILURE)))
+            alerts = self.alerts_words() if hasattr(self, "incident") else ""
+            if alerts:
+                parts.append((f" · {alerts}", tone_style(Tone.FAILURE)))
             for note in snapshot.notes[:1]:
                 parts.append((f" · {clean(note, limit=80)}", "yellow"))
             if snapshot.item_errors:
@@ -458,6 +552,9 @@ class MonitorScreen(ExportActions):
                 parts.append((f" · {count} export answer{'s' if count > 1 else ''} incomplete", "yellow"))
         if self.board.filter:
             parts.append((f" · filter: {clean(self.board.filter, limit=30)}", "cyan"))
+        if self.board.key_filter is not None:
+            parts.append((f" · group: {clean(self.board.key_filter[1], limit=40)} (esc shows all)", "cyan"))
+        parts.extend(self.wd.shared.status_parts())
         with contextlib.suppress(NoMatches):
             # The height is fixed in monitor.tcss: skip the whole-screen layout update() does by default,
             # which every second cost more CPU than the polls themselves (measured 1.37 % -> 0.79 % idle).
@@ -496,6 +593,8 @@ class MonitorScreen(ExportActions):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in MUTATING_ACTIONS and self.wd.settings.read_only:
             return False
+        if action in INCIDENT_ACTIONS:
+            return self.incident_check(action, self.wd.settings.read_only)
         watched = self.board.selected()
         if action in ("pause", "unpause"):
             if watched is None:
@@ -506,7 +605,8 @@ class MonitorScreen(ExportActions):
             return None
         if watched is not None and self.board.is_pending(action, watched.key):
             return None
-        if action == "acknowledge" and watched is not None and not self.board.alerts.is_marked(watched.key):
+        if (action == "acknowledge" and watched is not None and not self.board.alerts.is_marked(watched.key)
+                and not self.incident.desk.book.open_for(watched.key)):
             return None
         return True
 
@@ -524,6 +624,7 @@ class MonitorScreen(ExportActions):
     def action_refresh(self) -> None:
         """Poll now, and ask the export list route again where it was found missing."""
         self.source.look_again()
+        self.source.bypass_next = True  # asks the server, and refreshes the shared cache for the other viewers
         self._start_poll()
 
     @on(BoardChanged)
@@ -561,6 +662,10 @@ class MonitorScreen(ExportActions):
         box.focus()
 
     def action_clear_filter(self) -> None:
+        if self.board.key_filter is not None:
+            self.board.key_filter = None
+            self._redraw_filtered()
+            return
         box = self.query_one("#monitor-filter", Input)
         if self.board.filter or not box.has_class("hidden"):
             box.value = ""
@@ -589,7 +694,76 @@ class MonitorScreen(ExportActions):
         watched = self.board.selected()
         if watched is None:
             return
-        if self.board.acknowledge(watched.key):
+        acknowledged = self.incident.desk.book.acknowledge_export(watched.key, self.wd.clock.now())
+        if self.board.acknowledge(watched.key) or acknowledged:
             self.notify("Alert acknowledged.", markup=False, timeout=3)
             self._render_exports(self.now())
             self.refresh_bindings()
+
+    # ------------------------------------------------------------------ incident views (tui.screens.monitor_incident)
+
+    def _redraw_filtered(self) -> None:
+        """The rows shown changed (a filter): draw the table afresh."""
+        self.query_one("#exports", LiveTable).clear()
+        self._cells = {}
+        self.board.selected_key = None
+        self._render_exports(self.now())
+        self._tick_status()
+
+    def show_export(self, key: str) -> None:
+        table = self.query_one("#exports", LiveTable)
+        if key not in table.rows and (self.board.filter or self.board.key_filter is not None):
+            self.board.key_filter = None
+            box = self.query_one("#monitor-filter", Input)
+            box.value = ""
+            box.add_class("hidden")
+            self.board.set_filter("")
+            self._redraw_filtered()
+        with contextlib.suppress(Exception):
+            table.move_cursor(row=table.get_row_index(key), animate=False)
+        table.focus()
+
+    def show_only(self, keys: Sequence[str], label: str) -> None:
+        self.board.key_filter = (tuple(keys), label)
+        self._redraw_filtered()
+        self.query_one("#exports", LiveTable).focus()
+
+    def show_run(self, key: str, run_id: str) -> None:
+        from tui.screens.export_modals import RunErrorScreen
+
+        self.show_export(key)
+        item = self.incident.desk.exports.get(key)
+        run = next((r for r in item.runs if r.id == run_id), None) if item is not None else None
+        if run is None:
+            return
+        self.call_after_refresh(self._highlight_run, run.id)
+        if run.latest_error:
+            self.app.push_screen(RunErrorScreen(run))
+        else:
+            self.notify(f"Run {clean(run.id, limit=40)}: {clean(run.status, limit=20)}, no error.", markup=False,
+                        timeout=4)
+
+    def lacks_runs_list(self, project_id: str) -> bool:
+        return self.source.list_missing(project_id)
+
+    def project_title(self) -> str:
+        """``Acme · production``, or the labels of every watched project."""
+        return " | ".join(self._project_labels[p] for p in self._watched_project_ids() if p in self._project_labels)
+
+    @work(group="project-labels", exit_on_error=False)
+    async def _load_project_labels(self) -> None:
+        organization: str | None = None
+        for project_id in self._watched_project_ids():
+            label, organization = await fetch_project_label(self.wd.api_for(project_id), organization)
+            self._project_labels[project_id] = label
+        self._tick_status()
+        if len(self.wd.settings.project_ids) > 1:
+            self._render_exports(self.now())
+
+    def runs_view_changed(self, view: RunsView) -> None:
+        self._runs_view = view
+        self.query_one("#runs", LiveTable).clear()
+        self._run_cells = {}
+        with contextlib.suppress(Exception):
+            self.query_one(TabbedContent).get_tab("tab-runs").label = Text(f"Runs · {view.label}")
+        self._render_selected(self.now())

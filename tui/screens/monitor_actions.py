@@ -11,7 +11,7 @@ screen hears of changes through :class:`BoardChanged` and :class:`PollWanted`.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, TypeVar
 
 from rich.text import Text
@@ -144,12 +144,12 @@ class ExportActions(WatchdeckScreen[None]):
 
         def answered(request: BackfillRequest | None) -> None:
             if request is not None:
-                self._backfill(watched, request.start_at, request.end_at)
+                self._backfill(watched, *request.bounds())
 
         self.app.push_screen(BackfillScreen(watched.export, self.wd.clock.now()), answered)
 
     @work(group="monitor-actions", exit_on_error=False)
-    async def _backfill(self, watched: WatchedExport, start_at: datetime, end_at: datetime) -> None:
+    async def _backfill(self, watched: WatchedExport, start_at: datetime | date, end_at: datetime | date) -> None:
         ok, result = await self._perform("backfill", watched,
                                          lambda api: api.backfill(watched.export.id, start_at, end_at))
         if ok:

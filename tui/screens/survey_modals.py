@@ -425,7 +425,7 @@ class SurveyFormScreen(ModalScreen[Survey | None]):
             else:
                 saved = await api.surveys.update(self.survey.id, payload)
         except ValidationFailed as err:
-            field = (err.attr or "").split("__")[0] or None
+            field = (err.field or "").split("__")[0] or None
             self.show_error(field, err.detail or str(err))
         except WriteValidationError as err:
             for field, message in err.problems.items():

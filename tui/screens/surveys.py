@@ -22,6 +22,7 @@ can usually answer with the search first.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import datetime
 from time import monotonic
@@ -36,8 +37,8 @@ from textual.timer import Timer
 from textual.widgets import Header, Input, Static
 from textual.worker import Worker, WorkerState
 
-from tui.api.errors import ApiError, WriteValidationError
-from tui.api.models import Survey, SurveyStatus
+from tui.api.errors import ApiError, MethodNotAllowed, NotFound, WriteValidationError
+from tui.api.models import Survey, SurveyStats, SurveyStatus
 from tui.api.writes import iso
 from tui.paths import stylesheets
 from tui.render import clean, plain, when_text
@@ -68,6 +69,8 @@ SEARCH_DEBOUNCE = 0.3
 FOOTER_QUIET = 0.5  # a footer change shows at once when nothing moved for this long ...
 FOOTER_SETTLE = 0.25  # ... else once the cursor has rested this long (see _update_bindings)
 COUNTS_TICK = 15.0
+STATS_SETTLE = 0.3  # the detail's stats are asked once the cursor rests this long
+STATS_MAX_AGE = 60.0  # and at most once a minute per survey (a live query on the real service)
 _JOURNAL_ACTIONS = {"Archived": "archive", "Unarchived": "unarchive", "Launched": "launch", "Stopped": "stop",
                     "Saved": "edit as file"}
 
@@ -121,6 +124,8 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self.detail_max = False
         self._search_timer: Timer | None = None
         self._shown_id: str | None = None
+        self._stats: dict[str, tuple[float, SurveyStats]] = {}  # survey id -> (monotonic time, stats)
+        self._stats_unavailable = False  # the server has no stats endpoint: not asked again
         self._bindings_state: tuple[Any, ...] | None = None
         self._footer_timer: Timer | None = None
         self._footer_state: tuple[Any, ...] | None = None  # what the footer shows
@@ -323,7 +328,27 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._shown_id = row.id if row else None
         counts = self._counts_map()
         responses = None if row is None or counts is None else counts.get(row.id, 0)
-        self.query_one(SurveyDetail).show(row.survey() if row else None, self.now, responses)
+        cached = self._stats.get(row.id) if row else None
+        self.query_one(SurveyDetail).show(row.survey() if row else None, self.now, responses,
+                                          cached[1] if cached else None)
+        if row is not None and self.detail_max and not self._stats_unavailable and (
+                cached is None or monotonic() - cached[0] > STATS_MAX_AGE):
+            self._fetch_stats(row.id)  # only for the full-screen detail: a live query on the real service
+
+    @work(exclusive=True, group="survey-stats", exit_on_error=False)
+    async def _fetch_stats(self, survey_id: str) -> None:
+        """The shown survey's shown/dismissed/sent counts, once the cursor rests (a live query upstream)."""
+        await asyncio.sleep(STATS_SETTLE)
+        try:
+            stats = await self.app.api.surveys.stats(survey_id)  # type: ignore[attr-defined]
+        except (NotFound, MethodNotAllowed):
+            self._stats_unavailable = True  # an older server: the detail simply goes without
+            return
+        except ApiError:
+            return
+        self._stats[survey_id] = (monotonic(), stats)
+        if self._shown_id == survey_id:
+            self._show_detail(force=True)
 
     @on(VirtualTable.RowSelected, "#survey-table")
     def _selected(self, event: VirtualTable.RowSelected) -> None:
@@ -335,6 +360,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self.set_class(self.detail_max, "-detail-max")
         if self.detail_max:
             self.query_one(SurveyDetail).focus()
+            self._show_detail(force=True)
         else:
             self.table.focus()
 

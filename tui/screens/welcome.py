@@ -28,6 +28,7 @@ from textual.widgets.option_list import Option
 from tui.api.client import ApiClient
 from tui.api.errors import ApiError, Forbidden
 from tui.api.models import Project
+from tui.api.scopes import KeyReport, fetch_key_report
 from tui.config import (
     PRESET_BASE_URLS,
     PROFILE_NAME_RE,
@@ -68,6 +69,12 @@ async def test_connection(base_url: str, api_key: str) -> list[Project]:
     """``GET /api/projects/`` once, no retries: a form wants the first answer, fast."""
     async with ApiClient(base_url, api_key, "@current", timeout=TEST_TIMEOUT, max_retries=0) as client:
         return await client.projects.list()
+
+
+async def test_key(base_url: str, api_key: str) -> KeyReport | None:
+    """The key's own scopes (``personal_api_keys/@current/``) and owner, as real clients ask first."""
+    async with ApiClient(base_url, api_key, "@current", timeout=TEST_TIMEOUT, max_retries=0) as client:
+        return await fetch_key_report(client)
 
 
 # --------------------------------------------------------------------------- the three ways in
@@ -382,19 +389,24 @@ class ProfileFormScreen(Screen[Settings | None]):
         if not key:
             return
         forbidden = False
+        forbidden_err: Forbidden | None = None
         try:
             self._projects = await test_connection(values.base_url, key)
         except Forbidden as err:
             # Authenticated (else 401) but without project:read: usable when the project id is known.
-            forbidden = True
+            forbidden, forbidden_err = True, err
             self._result(describe_connection_error(err, values.base_url), ok=False)
             if not values.project:
                 return
         except ApiError as err:
             self._result(describe_connection_error(err, values.base_url), ok=False)
             return
+        report = await test_key(values.base_url, key)
+        scope_lines = "\n".join(report.lines()) if report else ""
         if not forbidden:
-            self._result(self._connected_message(values), ok=True)
+            self._result("\n".join(filter(None, [self._connected_message(values), scope_lines])), ok=True)
+        elif scope_lines and forbidden_err is not None:
+            self._result(describe_connection_error(forbidden_err, values.base_url) + "\n" + scope_lines, ok=False)
         if not values.project and self._projects:
             self._pick(values, save)
             return

@@ -44,3 +44,17 @@ def stretch_note(poll_seconds: float, requests_per_cycle: int) -> str | None:
     if not stretched:
         return None
     return f"poll {seconds:g} s (stretched from {poll_seconds:g} s: {requests_per_cycle} requests a cycle, rate limit)"
+
+
+def shared_stretch(current: float, combined_last_minute: int, *, share: float = BUDGET_SHARE) -> float:
+    """How much every viewer of one key stretches its interval so that together they stay inside the limits.
+
+    ``combined_last_minute`` is what all of them sent (the shared count), while
+    stretched by ``current``: unstretched they would send ``current`` times as
+    much. 1.0 while that fits in ``share`` of both limits (the hour's is the
+    tighter: 80 a minute); else the factor that brings it back inside. Every
+    viewer reads the same count, so they stretch together.
+    """
+    per_minute_budget = min(PER_MINUTE_LIMIT, PER_HOUR_LIMIT / 60.0) * share
+    demand = combined_last_minute * max(current, 1.0) / per_minute_budget
+    return 1.0 if demand <= 1.0 else round(demand, 2)

@@ -11,6 +11,7 @@ cells, the alerts and ``watchdeck status`` agree.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -78,6 +79,8 @@ class ExportBoard:
         self.alerts = AlertTracker(lag_threshold_intervals=lag_intervals, grace_seconds=grace_seconds)
         self.snapshot: ExportsSnapshot | None = None
         self.filter = ""
+        self.key_filter: tuple[tuple[str, ...], str] | None = None  # a failure group's exports, and its name
+        self.pause_listeners: list[Callable[[str, bool], None]] = []  # told of each pause asked from this screen
         self.selected_key: str | None = None
         self.selected_run_id: str | None = None
         self.runs_supported = True
@@ -160,6 +163,9 @@ class ExportBoard:
         """The exports the filter lets through: by name, latest run status, verdict state or ``paused``."""
         if self.snapshot is None:
             return []
+        if self.key_filter is not None:
+            keys = set(self.key_filter[0])
+            return [w for w in self.snapshot.exports if w.key in keys]
         if not self.filter:
             return self.snapshot.exports
         needle = self.filter.lower()
@@ -273,6 +279,8 @@ class ExportBoard:
         """The server accepted a pause or unpause: show it now, and do not alert when the poll confirms it."""
         self.alerts.expect_pause_change(key, paused)
         self._optimistic_paused[key] = paused
+        for listener in self.pause_listeners:
+            listener(key, paused)
 
     def await_retry(self, key: str, run: BatchExportRun) -> None:
         self._awaited_retries[key] = AwaitedRetry(run.data_interval_start, run.data_interval_end,

@@ -9,10 +9,12 @@ healthy is not decided here but in :mod:`tui.state.health`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from tui.api.cache_context import bypass_cache, collect_answer_times
 from tui.api.client import ApiClient
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, ProjectNotFound, names_missing_project
 from tui.api.models import BatchExport, BatchExportRun, ItemError
@@ -42,6 +44,8 @@ class ExportsSnapshot:
     item_errors: list[ItemError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)  # why an export answer was not shown (its last good was)
+    # Seconds the oldest answer in it had already aged when the poll ended (answers shared through the cache).
+    answer_age: float = 0.0
 
     def by_key(self) -> dict[str, WatchedExport]:
         return {w.key: w for w in self.exports}
@@ -68,6 +72,7 @@ class ExportsSource:
         self._no_list_since: dict[str, float] = {}
         self._last_good: dict[str, ExportsSnapshot] = {}
         self._last_complete: dict[str, BatchExport] = {}
+        self.bypass_next = False  # the next poll asks the server, not the shared cache (ctrl+r)
 
     def look_again(self) -> None:
         """Ask the list route again at the next poll, wherever it was found missing (ctrl+r)."""
@@ -98,7 +103,9 @@ class ExportsSource:
     async def fetch(self) -> ExportsSnapshot:
         """One poll of every project. One project failing does not blank the others: its last good
         exports stay, with a note saying why they are old; only when every project fails does the poll fail."""
-        results = await asyncio.gather(*(self._fetch_project(c) for c in self.clients), return_exceptions=True)
+        bypass, self.bypass_next = self.bypass_next, False
+        with collect_answer_times() as answered, bypass_cache() if bypass else contextlib.nullcontext():
+            results = await asyncio.gather(*(self._fetch_project(c) for c in self.clients), return_exceptions=True)
         failures = [r for r in results if isinstance(r, BaseException)]
         for failure in failures:
             if not isinstance(failure, Exception):  # cancellation and the like are not ours to absorb
@@ -120,6 +127,7 @@ class ExportsSource:
             snapshot.incomplete.extend(part.incomplete)
             snapshot.notes.extend(part.notes)
         snapshot.exports.sort(key=lambda w: (w.project_id, w.export.name.lower(), w.export.id))
+        snapshot.answer_age = time.time() - min(answered) if answered else 0.0
         return snapshot
 
     async def _fetch_project(self, client: ApiClient) -> ExportsSnapshot:

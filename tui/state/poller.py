@@ -65,8 +65,12 @@ class Poller(Generic[T]):
         monotonic: Callable[[], float] = time.monotonic,
         jitter: Callable[[], float] = random.random,
         max_backoff: float = MAX_BACKOFF_SECONDS,
+        age_of: Callable[[T], float] | None = None,
     ) -> None:
         self._fetch = fetch
+        # How old a value already was when it arrived (an answer another viewer fetched: tui.api.cache).
+        self._age_of = age_of
+        self.answer_age = 0.0
         self.interval = interval
         self._monotonic = monotonic
         self._jitter = jitter
@@ -97,7 +101,8 @@ class Poller(Generic[T]):
             self.failures = 0
             self.last_error = None
             self.last_good = value
-            self.last_success = self._monotonic()
+            self.answer_age = min(max(0.0, self._age_of(value)), self.interval) if self._age_of else 0.0
+            self.last_success = self._monotonic() - self.answer_age
             outcome = PollOutcome(value=value)
         finally:
             self.in_flight = False
@@ -112,7 +117,9 @@ class Poller(Generic[T]):
         Auth failures (401/403) and a missing project back off to the cap quickly: they do not heal by retrying.
         """
         if self.failures == 0:
-            return self.interval
+            # Due one interval after the answer was fetched, not after it was read: viewers sharing a cache
+            # then poll together and the first one's answer serves the rest.
+            return max(0.5, self.interval - self.answer_age)
         error = self.last_error
         if isinstance(error, Unauthorized | Forbidden | ProjectNotFound):
             base = min(self.max_backoff, self.interval * 2 ** (self.failures + 2))
@@ -129,7 +136,7 @@ class Poller(Generic[T]):
         return max(0.0, self.next_at - self._monotonic())
 
     def age(self) -> float | None:
-        """Seconds since the last successful poll."""
+        """Seconds since the last successful poll's answer was fetched (by this process or a viewer it shares with)."""
         return None if self.last_success is None else self._monotonic() - self.last_success
 
     def freshness(self) -> Freshness:

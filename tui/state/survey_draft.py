@@ -35,6 +35,7 @@ from tui.private_files import write_private
 
 DRAFT_VERSION = 1
 END = "end"
+BRANCHING_LOOP = "Your survey contains an endless cycle. Please revisit your branching rules."
 DELETED = "!deleted:"  # a branch target whose question was deleted; the rest is the question's text
 MISSING = "!missing:"  # a branch target the server sent that points at no question; the rest is its JSON
 
@@ -540,7 +541,49 @@ class SurveyDraft:
                     message = self._target_problem(v, q.key, allow_end=True)
                     if message:
                         problems[f"{path}.branching.responseValues.{k}"] = message
+        for path, message in self._loop_problems().items():
+            problems.setdefault(path, message)
         return problems
+
+    def _branch_edges(self, i: int) -> list[tuple[int, str]]:
+        """Where question ``i`` can lead: (question index, problem path) pairs; the end is no edge."""
+        q, n = self.questions[i], len(self.questions)
+        index = {other.key: k for k, other in enumerate(self.questions)}
+        path = f"questions[{i}].branching"
+        nxt = [(i + 1, f"{path}.type")] if i + 1 < n else []
+        b = q.branch
+        if b is None or b.type == "next_question":
+            return nxt
+        if b.type == "end":
+            return []
+        if b.type == "specific_question":
+            return [(index[b.target], f"{path}.index")] if b.target in index else []
+        if b.type == "response_based":  # only the answers' own targets, as the real editor's check counts them
+            return [(index[v], f"{path}.responseValues.{k}") for k, v in b.responses.items() if v in index]
+        return nxt
+
+    def _loop_problems(self) -> dict[str, str]:
+        """Branching that can go round forever; refused as the real service's own editor refuses it.
+
+        The edges are those of its check: a specific question, the targets of response-based answers, and
+        the next question where a question has no branching; a cycle anywhere counts.
+        """
+        state: dict[int, int] = {}  # 1 on the path being walked, 2 done
+        found: dict[str, str] = {}
+
+        def walk(i: int) -> None:
+            state[i] = 1
+            for target, path in self._branch_edges(i):
+                if state.get(target) == 1:
+                    found.setdefault(path, BRANCHING_LOOP)
+                elif target not in state:
+                    walk(target)
+            state[i] = 2
+
+        for start in range(len(self.questions)):
+            if start not in state:
+                walk(start)
+        return found
 
     def _target_problem(self, target: str, own_key: str, *, allow_end: bool = False) -> str | None:
         if allow_end and target == END:

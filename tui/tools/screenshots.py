@@ -100,6 +100,8 @@ async def make_all(out: Path) -> None:
         await _shoot(app(), out / "run-logs.svg",
                      [_select_export("Snowflake warehouse (hourly)"), _press("l"), _wait, _press("f")])
         await _shoot(app(), out / "backfill.svg", [_select_export("Events to S3 data lake"), _press("b")])
+        await _shoot(app(), out / "timeline.svg", [_press("t"), _wait, _press("down", "left", "left")])
+        await _shoot(app(), out / "groups.svg", [_press("g"), _wait])
         await _shoot(app("surveys"), out / "survey-list.svg", [])
         await _shoot(app("surveys"), out / "survey-detail.svg", [_press("down", "down"), _press("enter")])
         await _shoot(app("surveys"), out / "question-editor.svg", [_press("down", "down"), _press("e"), _wait])

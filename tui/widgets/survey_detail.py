@@ -30,6 +30,7 @@ from tui.api.models import (
     ResponseBasedBranching,
     SpecificQuestionBranching,
     Survey,
+    SurveyStats,
 )
 from tui.render import ago, clean, plain
 from tui.widgets.survey_table import STATUS_STYLES
@@ -199,7 +200,20 @@ def _indent(block: str, spaces: int) -> str:
     return "\n".join(pad + line for line in block.splitlines())
 
 
-def survey_text(survey: Survey, now: datetime, responses: int | None) -> Text:
+def stats_line(stats: SurveyStats) -> str | None:
+    """``shown 1,204 · dismissed 310 · sent 402 · 33.4 % responded``; None when the server sent no counts."""
+    parts = [f"{label} {n:,}" for label, n in (("shown", stats.count("survey shown")),
+                                                  ("dismissed", stats.count("survey dismissed")),
+                                                  ("sent", stats.count("survey sent"))) if n is not None]
+    if not parts:
+        return None
+    rate = stats.response_rate
+    if rate is not None:
+        parts.append(f"{rate:g} % responded")
+    return " · ".join(parts)
+
+
+def survey_text(survey: Survey, now: datetime, responses: int | None, stats: SurveyStats | None = None) -> Text:
     """The survey's identity and schedule (the questions and settings follow in their own widgets)."""
     text = Text(end="")
     status = survey.status_at(now)
@@ -215,6 +229,8 @@ def survey_text(survey: Survey, now: datetime, responses: int | None) -> Text:
     _field(text, "type", survey.type)
     _field(text, "questions", len(survey.questions or []))
     _field(text, "responses", "—" if responses is None else f"{responses:,}")
+    if stats is not None:
+        _field(text, "stats", stats_line(stats))
     _field(text, "created", _when(survey.created_at, now))
     _field(text, "created by", f"{survey.created_by.display_name} <{survey.created_by.email or '—'}>"
            if survey.created_by else None)
@@ -296,7 +312,8 @@ class SurveyDetail(VerticalScroll):
         yield tree
         yield Static("", id="survey-detail-settings")
 
-    def show(self, survey: Survey | None, now: datetime, responses: int | None) -> None:
+    def show(self, survey: Survey | None, now: datetime, responses: int | None,
+             stats: SurveyStats | None = None) -> None:
         fields = self.query_one("#survey-detail-fields", Static)
         tree = self.query_one("#survey-detail-questions", Tree)
         settings = self.query_one("#survey-detail-settings", Static)
@@ -306,7 +323,7 @@ class SurveyDetail(VerticalScroll):
             tree.clear()
             tree.display = False
             return
-        fields.update(survey_text(survey, now, responses))
+        fields.update(survey_text(survey, now, responses, stats))
         fill_question_tree(tree, survey)
         tree.display = True
         settings.update(survey_settings_text(survey))

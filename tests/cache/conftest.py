@@ -1,0 +1,106 @@
+"""The sandbox over loopback, a private cache folder per test, and a real Redis server when one is installed."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tui.clock import FrozenClock
+from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
+
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+OTHER_KEY = "other-viewer-key"  # a second full key: key-1 in the sandbox's request log
+READER_KEY = "read-only-viewer-key"  # key-2
+REDIS_SERVER = "redis-server"
+
+
+@pytest.fixture(scope="session")
+def sandbox_session() -> Iterator[SandboxHandle]:
+    options = SandboxOptions(seed=7, simulate=False, clock=FrozenClock(NOW), summary_delay=(0.0, 0.0),
+                             keys=[OTHER_KEY, f"{READER_KEY}:batch_export:read,survey:read"])
+    with start_sandbox(options) as handle:
+        yield handle
+
+
+@pytest.fixture
+def sandbox(sandbox_session: SandboxHandle) -> SandboxHandle:
+    """The seeded world again and an empty request log, so test order never matters."""
+    with httpx.Client(base_url=sandbox_session.base_url, timeout=10) as admin:
+        assert admin.post("/_sandbox/reset/").status_code == 200
+        admin.delete("/_sandbox/requests/")
+    return sandbox_session
+
+
+@pytest.fixture(autouse=True)
+def user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("DATA", "STATE", "CONFIG", "CACHE"):
+        monkeypatch.setenv(f"WATCHDECK_{name}_DIR", str(tmp_path / name.lower()))
+    return tmp_path
+
+
+def sent(handle: SandboxHandle, *, key_id: str | None = None, method: str = "GET",
+         contains: str = "") -> list[dict[str, Any]]:
+    """The requests the sandbox received (the admin endpoints are not recorded)."""
+    return [r for r in handle.requests() if r["method"] == method and contains in r["path"]
+            and (key_id is None or r["key_id"] == key_id)]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class RedisServer:
+    """A throwaway redis-server on a free loopback port, no persistence, its files in a tmp folder."""
+
+    def __init__(self, folder: Path) -> None:
+        binary = shutil.which(REDIS_SERVER) or ("/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists()
+                                                else None)
+        if binary is None:
+            pytest.skip(f"SKIP: {REDIS_SERVER} is not installed (Debian package redis-server; .ci/run installs it)")
+        self._binary = binary
+        self._folder = folder
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self._process: subprocess.Popen[bytes] | None = None
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def start(self) -> RedisServer:
+        self._process = subprocess.Popen(
+            [self._binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", str(self._folder), "--protected-mode", "yes"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            self._process.terminate()
+            self._process.wait(timeout=10)
+        self._process = None
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path / "redis").start()
+    try:
+        yield server
+    finally:
+        server.stop()

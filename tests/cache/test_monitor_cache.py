@@ -1,0 +1,82 @@
+"""The monitor on the shared cache, through Pilot: ctrl+r asks the server, and the status line tells the story."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Static
+
+from tests.cache.conftest import sent
+from tui.api.cache import open_shared_cache
+from tui.api.cache_context import CACHE_FILE_NAME
+from tui.app import WatchdeckApp
+from tui.clock import SystemClock
+from tui.config import Settings
+from tui.sandbox.runner import SandboxHandle
+from tui.screens.monitor import MonitorScreen
+from tui.state.shared import SharedViewers
+from tui.tools.screenshots import settle
+
+
+def make_app(handle: SandboxHandle) -> WatchdeckApp:
+    settings = Settings(base_url=handle.base_url, api_key=handle.api_key, project_ids=[handle.project_id],
+                        poll_seconds=60.0, bell=False, cache=True)
+    return WatchdeckApp(settings, clock=SystemClock())
+
+
+def status_line(app: Any) -> str:
+    return str(app.screen.query_one("#monitor-status", Static).render())
+
+
+def list_requests(handle: SandboxHandle) -> int:
+    return len([r for r in sent(handle) if r["path"].endswith("/batch_exports/")])
+
+
+async def test_ctrl_r_asks_the_server_while_a_plain_poll_reads_the_shared_answer(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert list_requests(sandbox) == 1
+        screen = app.screen
+        assert isinstance(screen, MonitorScreen)
+        screen._start_poll()  # what the timer does: the answer is 30 s fresh in the store
+        await settle(pilot)
+        assert list_requests(sandbox) == 1
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert list_requests(sandbox) == 2
+        assert "LIVE" in status_line(app)
+
+
+async def test_the_status_line_counts_the_viewers_sharing_the_cache(sandbox: SandboxHandle) -> None:
+    other_cache = open_shared_cache()
+    other = SharedViewers(other_cache, sandbox.base_url, sandbox.api_key)
+    stranger = SharedViewers(other_cache, sandbox.base_url, "a-key-of-someone-else")
+    try:
+        await other.sync(60.0)
+        await stranger.sync(60.0)
+        app = make_app(sandbox)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            assert "shared cache: 2 viewers" in status_line(app)
+            await other.leave()
+            await pilot.press("ctrl+r")
+            await settle(pilot)
+            assert "shared cache" not in status_line(app)
+    finally:
+        await other_cache.aclose()
+
+
+async def test_a_corrupt_cache_file_is_said_once_in_the_status_line_and_the_data_still_comes(
+        sandbox: SandboxHandle, user_dirs: Path) -> None:
+    folder = user_dirs / "cache"
+    folder.mkdir(parents=True)
+    (folder / CACHE_FILE_NAME).write_bytes(b"\x00garbage" * 500)
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        line = status_line(app)
+        assert "cache off (cache file unreadable): asking the server" in line
+        assert line.count("cache off") == 1
+        assert "12 exports" in line

@@ -1,0 +1,50 @@
+"""The shared cache through a real Redis server (started on a free loopback port, no persistence)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from tests.cache.conftest import OTHER_KEY, RedisServer, sent
+from tests.cache.test_shared_answers import Viewer, cache_of, viewer  # noqa: F401 (the fixture)
+from tui.api import cache as cache_module
+from tui.sandbox.runner import SandboxHandle
+
+
+async def test_viewers_share_answers_through_redis_and_never_across_keys(
+        sandbox: SandboxHandle, viewer: Viewer, redis_server: RedisServer) -> None:  # noqa: F811
+    clients = [viewer(sandbox, cache_url=redis_server.url) for _ in range(3)]
+    other = viewer(sandbox, key=OTHER_KEY, cache_url=redis_server.url)
+    await asyncio.gather(*(c.batch_exports.list() for c in clients))
+    await clients[0].batch_exports.list()
+    await other.batch_exports.list()
+    assert [r["key_id"] for r in sent(sandbox, contains="/batch_exports/")] in (["demo", "key-1"], ["key-1", "demo"])
+    assert all(cache_of(c).problem is None for c in clients)
+
+
+async def test_a_redis_that_goes_away_mid_run_falls_back_to_the_server_then_comes_back(
+        sandbox: SandboxHandle, viewer: Viewer, redis_server: RedisServer,  # noqa: F811
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache_module, "RETRY_BROKEN_SECONDS", 1.0)
+    first, second = viewer(sandbox, cache_url=redis_server.url), viewer(sandbox, cache_url=redis_server.url)
+    await first.batch_exports.list()
+    await second.batch_exports.list()
+    assert len(sent(sandbox, contains="/batch_exports/")) == 1
+
+    redis_server.stop()
+    started = time.monotonic()
+    page = await second.batch_exports.list()
+    again = await second.batch_exports.list()
+    assert page.results and len(again.results) == len(page.results)
+    assert time.monotonic() - started < 5.0  # no hanging on a dead store
+    assert len(sent(sandbox, contains="/batch_exports/")) == 3
+    assert cache_of(second).problem == "Redis unreachable"
+
+    redis_server.start()
+    await asyncio.sleep(1.1)
+    await first.batch_exports.list()
+    await second.batch_exports.list()
+    assert len(sent(sandbox, contains="/batch_exports/")) == 4  # shared again
+    assert cache_of(second).problem is None

@@ -1,0 +1,82 @@
+"""The alert book: open, acknowledge, resolve, history journaled, toasts rate-limited."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+from tui.state.alert_book import AlertBook, AlertKind, Observation
+from tui.state.journal import ActionJournal
+
+from .runs import NOW
+
+
+def seen(key: str, state: str, reason: str = "", streak: int = 0) -> Observation:
+    return Observation(key, "1", key, f"export {key}", state, reason, failure_streak=streak)
+
+
+def test_what_is_broken_at_first_look_is_open_but_not_new() -> None:
+    book = AlertBook()
+    changes = book.observe([seen("a", "failing", "latest run Failed", 1), seen("b", "ok")], NOW)
+    assert [a.kind for a in changes.opened] == [AlertKind.FAILING]
+    assert book.open_count == 1
+    assert book.toasts(changes.opened, NOW) == []  # no toast (nor hook) for history at start
+
+
+def test_open_ack_resolve_and_history(tmp_path: Path) -> None:
+    journal = ActionJournal(tmp_path / "journal.jsonl")
+    book = AlertBook(journal, profile="prod")
+    book.observe([seen("a", "ok"), seen("b", "ok")], NOW)
+    later = NOW + timedelta(minutes=1)
+    changes = book.observe([seen("a", "failing", "x", 3), seen("b", "overdue",
+                                                                "no completed data for 4h10m, allowed 2h")], later)
+    assert {a.kind: a.detail for a in changes.opened} == {
+        AlertKind.FAILING: "3 failed runs in a row",
+        AlertKind.LAGGING: "no completed data for 4h10m, allowed 2h",
+    }
+    assert all(a.new for a in changes.opened)
+    failing = next(a for a in changes.opened if a.kind is AlertKind.FAILING)
+    assert book.acknowledge(failing.id, later) is failing
+    assert book.open_count == 1 and book.history == [failing]
+    # still failing: acknowledged, so not opened again
+    assert book.observe([seen("a", "failing", "x", 4), seen("b", "overdue", "y")], later).opened == []
+    resolved = book.observe([seen("a", "ok"), seen("b", "ok")], later + timedelta(minutes=5)).resolved
+    assert {a.kind for a in resolved} == {AlertKind.FAILING, AlertKind.LAGGING}
+    assert book.open_count == 0 and len(book.history) == 2
+    lines = [json.loads(line) for line in (tmp_path / "journal.jsonl").read_text().splitlines()]
+    assert [line["action"] for line in lines] == ["alert acknowledged", "alert resolved", "alert resolved"]
+    assert lines[0]["profile"] == "prod" and lines[0]["detail"]["kind"] == "failing"
+
+
+def test_pauses_alert_only_when_nobody_here_asked() -> None:
+    book = AlertBook()
+    book.observe([seen("a", "ok"), seen("b", "ok")], NOW)
+    book.expect_pause_change("a", True)
+    changes = book.observe([seen("a", "paused", "paused for 1m"), seen("b", "paused", "paused for 1m")], NOW)
+    assert [(a.key, a.kind) for a in changes.opened] == [("b", AlertKind.AUTO_PAUSED)]
+    assert book.observe([seen("a", "paused"), seen("b", "paused")], NOW).resolved == []
+    assert [a.kind for a in book.observe([seen("a", "ok"), seen("b", "ended")], NOW).opened] == [AlertKind.STOPPED]
+
+
+def test_one_toast_per_export_per_minute() -> None:
+    book = AlertBook()
+    book.observe([seen("a", "ok")], NOW)
+    first = book.observe([seen("a", "failing", "x", 1)], NOW).opened
+    assert book.toasts(first, NOW) == first
+    book.observe([seen("a", "ok")], NOW)
+    again = book.observe([seen("a", "failing", "x", 1)], NOW + timedelta(seconds=30)).opened
+    assert again and book.toasts(again, NOW + timedelta(seconds=30)) == []
+    book.observe([seen("a", "ok")], NOW)
+    third = book.observe([seen("a", "failing", "x", 1)], NOW + timedelta(seconds=61)).opened
+    assert book.toasts(third, NOW + timedelta(seconds=61)) == third
+
+
+def test_hook_object_has_no_secret_fields() -> None:
+    book = AlertBook()
+    book.observe([seen("a", "ok")], NOW)
+    alert = book.observe([seen("a", "failing", "x", 2)], NOW).opened[0]
+    body = alert.to_json("opened")
+    assert body["event"] == "opened" and body["kind"] == "failing" and body["export"] == "export a"
+    assert set(body) == {"event", "kind", "state", "project", "export_id", "export", "detail", "since", "opened_at",
+                         "resolved_at"}

@@ -1,0 +1,61 @@
+"""Snapshots of the incident views over a fixed S3 outage at 80x24 and 160x48."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tui.screens.alerts import AlertsScreen
+from tui.screens.failure_groups import FailureGroupsScreen
+from tui.screens.repair import RepairScreen
+from tui.screens.timeline import TimelineScreen
+
+from .outage import Host, context, outage_desk
+
+SnapCompare = Callable[..., bool]
+SIZES = [(80, 24), (160, 48)]
+
+
+def host(view: str) -> Host:
+    desk = outage_desk()
+    ctx = context(desk)
+    makers: dict[str, Callable[[Any], Any]] = {
+        "alerts": lambda _app: AlertsScreen(ctx),
+        "groups": lambda _app: FailureGroupsScreen(ctx),
+        "timeline": lambda _app: TimelineScreen(ctx),
+        "repair": lambda _app: RepairScreen.for_group(ctx, desk.groups()[0]),
+    }
+    return Host(makers[view])
+
+
+async def settle(pilot: Any) -> None:
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_alerts_pane(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    assert snap_compare(host("alerts"), terminal_size=size, run_before=settle)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_groups_view(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    assert snap_compare(host("groups"), terminal_size=size, run_before=settle)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_timeline(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    async def on_the_outage(pilot: Any) -> None:
+        await settle(pilot)
+        await pilot.press("down", *["left"] * 5)
+        await settle(pilot)
+
+    assert snap_compare(host("timeline"), terminal_size=size, run_before=on_the_outage)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_repair_preview(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    assert snap_compare(host("repair"), terminal_size=size, run_before=settle)

@@ -1,0 +1,546 @@
+"""The shared response cache for reads: hishel on httpx, stored in SQLite (one host) or Redis (several).
+
+Every watchdeck process that talks to the same base URL with the same key
+finds the others' fresh GET answers here instead of asking the server again.
+hishel does the caching (its ``AsyncCacheTransport`` under the client's httpx
+client, its SQLite and Redis storages); this module adds what is particular to
+watchdeck, around hishel's storage:
+
+* **Keys.** Each GET carries its own cache key: a SHA-256 of (base URL, API
+  key, the project's write generation, path, query). Answers never cross keys,
+  and the key itself is never stored: the ``Authorization`` header is taken off
+  the request before hishel writes it.
+* **Writes.** A write bumps its project's *generation*, a counter in the same
+  store that is part of every key of that project: the answers it made stale
+  can no longer be found by any process sharing the store, and expire within
+  their TTL (most of the poll interval).
+* **One request for many viewers.** On a miss, the first process takes a short
+  lease on the key; the others wait (briefly) for its answer instead of asking
+  the server at the same moment.
+* **Age.** The time the answer arrived is stored with it, so a screen shows the
+  age of the answer, not the age of the cache read.
+* **Broken stores.** A store that fails (Redis down, SQLite locked, a corrupt
+  file) is skipped for ``RETRY_BROKEN_SECONDS`` and every request goes to the
+  server; :attr:`SharedCache.problem` says why, for the status line.
+
+The same store also holds what the processes share to plan their polling: the
+key's request count (per 10-second bucket) and who is watching (``viewers``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import urlsplit
+
+import httpx
+from hishel import AsyncBaseStorage, AsyncRedisStorage, AsyncSqliteStorage, Entry, Headers, Request, Response
+from hishel.httpx import AsyncCacheClient
+
+from tui.api.cache_context import CACHE_FILE_NAME, bypassing, digest, note_answer_time
+from tui.api.urls import Params, query_key
+from tui.paths import cache_dir
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+#: hishel evicts the least recently used entries beyond this.
+MAX_CACHE_BYTES = 32 * 1024 * 1024
+#: A store that failed is not tried again for this long: every request goes to the server meanwhile. Short, since
+#: a failure can be a moment's stall (a start-up holding the event loop past the timeout below), and a store that
+#: is really gone costs one failed attempt per period, not one per request.
+RETRY_BROKEN_SECONDS = 10.0
+#: Longest a store operation may take before the request goes to the server instead.
+STORE_TIMEOUT_SECONDS = 5.0
+#: How long a process that missed may hold the key while it asks the server; the others wait at most this long.
+LEASE_SECONDS = 5.0
+LEASE_POLL_SECONDS = 0.05
+#: The request count is kept in buckets of this many seconds, for one hour.
+BUCKET_SECONDS = 10
+COUNT_KEEP_SECONDS = 3600
+RECEIVED_AT_HEADER = "x-watchdeck-received-at"
+#: An answer serves other viewers until it is this share of the poll interval old. Viewers poll one interval
+#: after the answer they showed was fetched, so they fall in step with the first one; with half an interval,
+#: viewers half an interval apart found the answer just expired as often as not and stayed apart (measured:
+#: five viewers cost 1.4 times one). A viewer never reads its own last answer: it polls a whole interval on.
+ANSWER_SHARE_OF_INTERVAL = 0.9
+PRIVATE_REQUEST_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization"})
+
+_log = logging.getLogger("hishel")
+
+
+def project_scope(base_url: str, path: str) -> str:
+    """What a write to ``path`` makes stale: everything of its project (or, outside a project, everything)."""
+    parts = [p for p in path.split("/") if p]
+    project = parts[2] if len(parts) > 2 and parts[0] == "api" and parts[1] in ("projects", "environments") else "*"
+    return digest("scope", base_url.rstrip("/"), project)[:32]
+
+
+class Coordinator(Protocol):
+    """What the processes sharing a store share besides the answers themselves."""
+
+    async def generation(self, scope: str) -> int: ...
+    async def bump_generation(self, scope: str) -> None: ...
+    async def take_lease(self, name: str, seconds: float) -> bool: ...
+    async def lease_held(self, name: str) -> bool: ...
+    async def release_lease(self, name: str) -> None: ...
+    async def add_requests(self, owner: str, count: int, now: float) -> None: ...
+    async def requests_since(self, owner: str, since: float) -> int: ...
+    async def heartbeat(self, owner: str, viewer: str, until: float, now: float) -> int: ...
+    async def leave(self, owner: str, viewer: str) -> None: ...
+    async def close(self) -> None: ...
+
+
+class SqliteCoordinator:
+    """The shared counters in tables of the cache's own SQLite file, on a worker thread (never the event loop)."""
+
+    SCHEMA = (
+        "CREATE TABLE IF NOT EXISTS watchdeck_generations (scope TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS watchdeck_leases (name TEXT PRIMARY KEY, until REAL NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS watchdeck_requests (owner TEXT NOT NULL, bucket INTEGER NOT NULL, "
+        "count INTEGER NOT NULL, PRIMARY KEY (owner, bucket))",
+        "CREATE TABLE IF NOT EXISTS watchdeck_viewers (owner TEXT NOT NULL, viewer TEXT NOT NULL, "
+        "until REAL NOT NULL, PRIMARY KEY (owner, viewer))",
+    )
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._lock = threading.Lock()
+        self._connection: sqlite3.Connection | None = None
+
+    def _db(self) -> sqlite3.Connection:
+        if self._connection is None:
+            connection = sqlite3.connect(self._path, timeout=STORE_TIMEOUT_SECONDS, isolation_level=None,
+                                         check_same_thread=False)
+            try:
+                for statement in self.SCHEMA:
+                    connection.execute(statement)
+            except sqlite3.Error:
+                connection.close()
+                raise
+            self._connection = connection
+        return self._connection
+
+    async def _run(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
+        def locked() -> Any:
+            with self._lock:
+                return work(self._db())
+
+        return await asyncio.to_thread(locked)
+
+    async def generation(self, scope: str) -> int:
+        def read(db: sqlite3.Connection) -> int:
+            row = db.execute("SELECT value FROM watchdeck_generations WHERE scope = ?", (scope,)).fetchone()
+            return int(row[0]) if row else 0
+
+        result: int = await self._run(read)
+        return result
+
+    async def bump_generation(self, scope: str) -> None:
+        await self._run(lambda db: db.execute(
+            "INSERT INTO watchdeck_generations VALUES (?, 1) ON CONFLICT(scope) DO UPDATE SET value = value + 1",
+            (scope,)))
+
+    async def take_lease(self, name: str, seconds: float) -> bool:
+        def take(db: sqlite3.Connection) -> bool:
+            now = time.time()
+            db.execute("DELETE FROM watchdeck_leases WHERE until < ?", (now,))
+            cursor = db.execute("INSERT OR IGNORE INTO watchdeck_leases VALUES (?, ?)", (name, now + seconds))
+            return cursor.rowcount == 1
+
+        taken: bool = await self._run(take)
+        return taken
+
+    async def lease_held(self, name: str) -> bool:
+        held = await self._run(lambda db: db.execute(
+            "SELECT 1 FROM watchdeck_leases WHERE name = ? AND until >= ?", (name, time.time())).fetchone())
+        return held is not None
+
+    async def release_lease(self, name: str) -> None:
+        await self._run(lambda db: db.execute("DELETE FROM watchdeck_leases WHERE name = ?", (name,)))
+
+    async def add_requests(self, owner: str, count: int, now: float) -> None:
+        bucket = int(now // BUCKET_SECONDS)
+
+        def add(db: sqlite3.Connection) -> None:
+            db.execute("INSERT INTO watchdeck_requests VALUES (?, ?, ?) ON CONFLICT(owner, bucket) "
+                       "DO UPDATE SET count = count + excluded.count", (owner, bucket, count))
+            db.execute("DELETE FROM watchdeck_requests WHERE bucket < ?",
+                       (int((now - COUNT_KEEP_SECONDS) // BUCKET_SECONDS),))
+
+        await self._run(add)
+
+    async def requests_since(self, owner: str, since: float) -> int:
+        row = await self._run(lambda db: db.execute(
+            "SELECT COALESCE(SUM(count), 0) FROM watchdeck_requests WHERE owner = ? AND bucket >= ?",
+            (owner, int(since // BUCKET_SECONDS))).fetchone())
+        return int(row[0])
+
+    async def heartbeat(self, owner: str, viewer: str, until: float, now: float) -> int:
+        def beat(db: sqlite3.Connection) -> int:
+            db.execute("DELETE FROM watchdeck_viewers WHERE until < ?", (now,))
+            db.execute("INSERT OR REPLACE INTO watchdeck_viewers VALUES (?, ?, ?)", (owner, viewer, until))
+            row = db.execute("SELECT COUNT(*) FROM watchdeck_viewers WHERE owner = ?", (owner,)).fetchone()
+            return int(row[0])
+
+        count: int = await self._run(beat)
+        return count
+
+    async def leave(self, owner: str, viewer: str) -> None:
+        await self._run(lambda db: db.execute(
+            "DELETE FROM watchdeck_viewers WHERE owner = ? AND viewer = ?", (owner, viewer)))
+
+    async def close(self) -> None:
+        def close() -> None:
+            with self._lock:
+                if self._connection is not None:
+                    self._connection.close()
+                    self._connection = None
+
+        await asyncio.to_thread(close)
+
+
+class RedisCoordinator:
+    """The shared counters as Redis keys beside hishel's, under one prefix."""
+
+    def __init__(self, client: Redis, prefix: str) -> None:
+        self._r = client
+        self._prefix = prefix
+
+    def _k(self, *parts: str) -> str:
+        return ":".join((self._prefix, *parts))
+
+    async def generation(self, scope: str) -> int:
+        value = await self._r.get(self._k("gen", scope))
+        return int(value) if value is not None else 0
+
+    async def bump_generation(self, scope: str) -> None:
+        await self._r.incr(self._k("gen", scope))
+
+    async def take_lease(self, name: str, seconds: float) -> bool:
+        return bool(await self._r.set(self._k("lease", name), b"1", nx=True, px=int(seconds * 1000)))
+
+    async def lease_held(self, name: str) -> bool:
+        return bool(await self._r.exists(self._k("lease", name)))
+
+    async def release_lease(self, name: str) -> None:
+        await self._r.delete(self._k("lease", name))
+
+    async def add_requests(self, owner: str, count: int, now: float) -> None:
+        key = self._k("requests", owner, str(int(now // BUCKET_SECONDS)))
+        async with self._r.pipeline(transaction=False) as pipe:
+            pipe.incrby(key, count)
+            pipe.expire(key, COUNT_KEEP_SECONDS + BUCKET_SECONDS)
+            await pipe.execute()
+
+    async def requests_since(self, owner: str, since: float) -> int:
+        first, last = int(since // BUCKET_SECONDS), int(time.time() // BUCKET_SECONDS)
+        keys = [self._k("requests", owner, str(b)) for b in range(first, last + 1)]
+        values = await self._r.mget(keys) if keys else []
+        return sum(int(v) for v in values if v is not None)
+
+    async def heartbeat(self, owner: str, viewer: str, until: float, now: float) -> int:
+        key = self._k("viewers", owner)
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.zremrangebyscore(key, "-inf", now)
+            pipe.zadd(key, {viewer: until})
+            pipe.expire(key, max(60, int(until - now) + 60))
+            pipe.zcard(key)
+            results = await pipe.execute()
+        return int(results[-1])
+
+    async def leave(self, owner: str, viewer: str) -> None:
+        await self._r.zrem(self._k("viewers", owner), viewer)
+
+    async def close(self) -> None:
+        await self._r.aclose()
+
+
+class _StoreFailureLog(logging.Handler):
+    """hishel logs a failing storage and carries on; this tells the cache, so the status line can say so."""
+
+    def __init__(self, cache: SharedCache) -> None:
+        super().__init__(logging.ERROR)
+        self._cache = cache
+
+    def emit(self, record: logging.LogRecord) -> None:
+        error = record.exc_info[1] if record.exc_info else None
+        self._cache.failed(error if isinstance(error, BaseException) else RuntimeError(record.getMessage()))
+
+
+def describe_store_failure(error: BaseException, kind: str) -> str:
+    """A few words on why the store cannot be used (never a URL: it may hold a password)."""
+    text = str(error).lower()
+    if kind == "redis":
+        if "timeout" in text or isinstance(error, TimeoutError):
+            return "Redis does not answer"
+        return "Redis unreachable" if "connect" in text or "refused" in text or "closed" in text else "Redis failed"
+    if "not a database" in text or "malformed" in text or "can't use" in text or "1.x" in text:
+        return "cache file unreadable"
+    if "locked" in text or "busy" in text or isinstance(error, TimeoutError):
+        return "cache file locked"
+    return "cache file failed"
+
+
+class GuardedStorage(AsyncBaseStorage):
+    """hishel's storage, with the key kept out, the arrival time kept in, one asker per miss, and a breaker."""
+
+    def __init__(self, inner: AsyncBaseStorage, cache: SharedCache) -> None:
+        super().__init__()
+        self._inner = inner
+        self._cache = cache
+
+    async def create_entry(self, request: Request, response: Response, key: str, *,
+                           ttl: float | None = None, tti: float | None = None) -> Entry:
+        public = Headers({k: v for k, v in request.headers._headers.items() if k not in PRIVATE_REQUEST_HEADERS})
+        stamped = Headers(dict(response.headers._headers))
+        stamped[RECEIVED_AT_HEADER] = f"{time.time():.3f}"
+        response = replace(response, headers=stamped)
+        if not self._cache.usable:
+            return Entry(id=uuid.uuid4(), request=request, response=response)
+        try:
+            return await asyncio.wait_for(
+                self._inner.create_entry(replace(request, headers=public), response, key, ttl=ttl, tti=tti),
+                STORE_TIMEOUT_SECONDS)
+        except Exception as error:
+            self._cache.failed(error)
+            return Entry(id=uuid.uuid4(), request=request, response=response)
+
+    async def get_entries(self, key: str) -> list[Entry]:
+        if not self._cache.usable:
+            return []
+        try:
+            entries = await self._lookup(key)
+        except Exception as error:
+            self._cache.failed(error)
+            return []
+        self._cache.worked()
+        return entries
+
+    async def _lookup(self, key: str) -> list[Entry]:
+        entries = await self._newest_first(key)
+        if bypassing():
+            for entry in entries:
+                await self._inner.remove_entry(entry.id)
+            return []
+        if entries:
+            return entries
+        coordinator = self._cache.coordinator
+        if await asyncio.wait_for(coordinator.take_lease(key, LEASE_SECONDS), STORE_TIMEOUT_SECONDS):
+            self._cache.leases.add(key)
+            return []  # ours to ask; the others wait for the answer
+        deadline = time.monotonic() + LEASE_SECONDS
+        while time.monotonic() < deadline:
+            await asyncio.sleep(LEASE_POLL_SECONDS)
+            entries = await self._newest_first(key)
+            if entries or not await coordinator.lease_held(key):
+                return entries
+        return []
+
+    async def _newest_first(self, key: str) -> list[Entry]:
+        """The entries young enough for this viewer, newest first (another viewer may poll less often)."""
+        entries = await asyncio.wait_for(self._inner.get_entries(key), STORE_TIMEOUT_SECONDS)
+        oldest = time.time() - self._cache.ttl
+        dated = [(received_at(e.response.headers.get(RECEIVED_AT_HEADER)) or 0.0, e) for e in entries]
+        return [e for when, e in sorted(dated, key=lambda d: d[0], reverse=True) if when >= oldest]
+
+    async def update_headers(self, id: uuid.UUID, headers: Headers) -> None:
+        if self._cache.usable:
+            await self._inner.update_headers(id, headers)
+
+    async def remove_entry(self, id: uuid.UUID) -> None:
+        if self._cache.usable:
+            await self._inner.remove_entry(id)
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+def received_at(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+class SharedCache:
+    """One store shared by the processes of this host (SQLite) or of several hosts (Redis)."""
+
+    def __init__(self, storage: AsyncBaseStorage, coordinator: Coordinator, kind: str, where: str, *,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.kind = kind  # "sqlite" or "redis"
+        self.where = where  # the file, or the Redis host:port (never its password)
+        self.coordinator = coordinator
+        self.storage = GuardedStorage(storage, self)
+        self.ttl = 10.0 * ANSWER_SHARE_OF_INTERVAL
+        self.problem: str | None = None
+        self.leases: set[str] = set()
+        self._clock = clock
+        self._broken_until = 0.0
+        self._unsent = 0
+        self._failure_log = _StoreFailureLog(self)
+        _log.addHandler(self._failure_log)
+        _log.propagate = False  # hishel's tracebacks never reach the terminal
+
+    def __repr__(self) -> str:
+        return f"SharedCache({self.kind}, {self.where!r})"
+
+    # ------------------------------------------------------------------ health
+
+    @property
+    def usable(self) -> bool:
+        return self._clock() >= self._broken_until
+
+    def failed(self, error: BaseException) -> None:
+        """The store failed: ask the server for ``RETRY_BROKEN_SECONDS``, then try the store again."""
+        self.problem = describe_store_failure(error, self.kind)
+        self._broken_until = self._clock() + RETRY_BROKEN_SECONDS
+
+    def worked(self) -> None:
+        """A store operation went through (hishel logs and swallows its own failures: those mark it broken first)."""
+        if self.usable:
+            self.problem = None
+
+    async def guarded(self, operation: Any, default: Any = None) -> Any:
+        """Run one coordinator call; a failure marks the store broken and returns ``default``."""
+        if not self.usable:
+            operation.close()
+            return default
+        try:
+            result = await asyncio.wait_for(operation, STORE_TIMEOUT_SECONDS)
+        except Exception as error:
+            self.failed(error)
+            return default
+        self.worked()
+        return result
+
+    # ------------------------------------------------------------------ the client's side
+
+    def http_client(self, **options: Any) -> httpx.AsyncClient:
+        """An httpx client whose transport answers GETs from this store (hishel's client)."""
+        return AsyncCacheClient(storage=self.storage, **options)
+
+    async def extensions(self, base_url: str, api_key: str, path: str, params: Params) -> dict[str, Any]:
+        """The per-request cache settings of one GET: its key (never the API key itself) and TTL."""
+        generation = await self.guarded(self.coordinator.generation(project_scope(base_url, path)), 0)
+        query = "&".join(f"{k}={v}" for k, v in query_key(params))
+        key = digest("answer", base_url.rstrip("/"), api_key, str(generation), path, query)
+        return {"caching": {"key": key, "ttl": self.ttl}}
+
+    async def answered(self, request_key: str | None, response: httpx.Response | None) -> None:
+        """After a request: count it if the server saw it, note its answer's age, let waiting viewers in."""
+        status = response.extensions.get("caching") if response is not None else None
+        from_cache = bool(status and status.get("from_cache"))
+        if not from_cache:
+            self._unsent += 1
+        stamp = received_at(response.headers.get(RECEIVED_AT_HEADER)) if response is not None else None
+        note_answer_time(stamp if from_cache and stamp is not None else time.time())
+        if request_key is not None and request_key in self.leases:
+            self.leases.discard(request_key)
+            await self.guarded(self.coordinator.release_lease(request_key))
+
+    async def after_write(self, base_url: str, path: str) -> None:
+        """A write went out: every process's answers about its project are stale from now on."""
+        await self.guarded(self.coordinator.bump_generation(project_scope(base_url, path)))
+
+    def poll_interval_is(self, seconds: float) -> None:
+        """Answers stored from now on serve others (and are accepted from others) for most of this interval."""
+        self.ttl = seconds * ANSWER_SHARE_OF_INTERVAL
+
+    def answered_early(self) -> None:
+        """The start-up prefetch's answer was used: one request the server saw, just now."""
+        self._unsent += 1
+        note_answer_time(time.time())
+
+    def take_sent(self) -> int:
+        """Requests this process sent to the server since the last call (for the shared count)."""
+        sent, self._unsent = self._unsent, 0
+        return sent
+
+    async def aclose(self) -> None:
+        _log.removeHandler(self._failure_log)
+        with contextlib.suppress(Exception):
+            await self.storage.close()
+        with contextlib.suppress(Exception):
+            await self.coordinator.close()
+
+
+def _private_file(path: Path) -> None:
+    """The store holds answers only this user may read: its folder 0700, the file 0600, made so before use."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.chmod(path, 0o600)
+
+
+def _prepare_sqlite(path: Path, patience: float = 10.0) -> None:
+    """Switch a new file to WAL and make the tables, once, before any request waits on it.
+
+    Several dashboards started together would otherwise all do it on their first
+    request and fight over the lock it needs (SQLite does not wait for that one),
+    each giving up on the cache. A file that is corrupt raises here: the caller
+    then starts with the store marked broken.
+    """
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            with contextlib.closing(sqlite3.connect(path, timeout=patience, isolation_level=None)) as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                for statement in SqliteCoordinator.SCHEMA:
+                    db.execute(statement)
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def open_sqlite_cache(directory: Path | None = None) -> SharedCache:
+    path = (directory or cache_dir()) / CACHE_FILE_NAME
+    storage: AsyncBaseStorage
+    storage = AsyncSqliteStorage(database_path=path, max_size=MAX_CACHE_BYTES, soft_delete_ttl=60)
+    cache = SharedCache(storage, SqliteCoordinator(path), "sqlite", str(path))
+    try:
+        _private_file(path)
+        _prepare_sqlite(path)
+    except (OSError, sqlite3.Error) as error:
+        cache.failed(error)
+    return cache
+
+
+def redis_location(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.hostname or 'localhost'}:{parts.port or 6379}"
+
+
+def open_redis_cache(url: str) -> SharedCache:
+    from redis.asyncio import Redis
+    from redis.asyncio.retry import Retry
+    from redis.backoff import NoBackoff
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    # One quick retry: a pooled connection to a server that restarted fails once before a new one is made.
+    client: Redis = Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=STORE_TIMEOUT_SECONDS,
+                                   retry=Retry(NoBackoff(), 1), retry_on_error=[RedisConnectionError])
+    storage = AsyncRedisStorage(client, key_prefix="watchdeck:answers", default_ttl=60, soft_delete_ttl=60)
+    return SharedCache(storage, RedisCoordinator(client, "watchdeck"), "redis", redis_location(url))
+
+
+def open_shared_cache(url: str | None = None, directory: Path | None = None) -> SharedCache:
+    """SQLite in the user cache dir, or Redis when ``url`` says ``redis://`` (``rediss://`` for TLS)."""
+    if url:
+        return open_redis_cache(url)
+    return open_sqlite_cache(directory)

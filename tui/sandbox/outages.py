@@ -1,0 +1,104 @@
+"""Destination outages: every run of every export of one destination type fails between two times.
+
+An outage is stored (so the simulator thread and a saved database see it) as a destination type, a
+start, an optional end (open until ended) and optionally the error to report. Runs are judged when
+they are created: a run created inside the window ends ``Failed`` with an error naming the export's
+own bucket, host or dataset, as the real destination would; runs created after the end are normal
+again, so retries succeed once the outage is over.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timedelta
+from typing import Any
+
+from tui.sandbox.db import loads
+from tui.sandbox.timeutil import iso, parse_iso
+
+DESTINATIONS = ("S3", "AwsS3", "S3Compatible", "Snowflake", "Postgres", "Redshift", "BigQuery", "HTTP",
+                "Databricks", "AzureBlob")
+# The demo's outage: the destination with the most frequent exports in the seed, so failures show at once.
+DEMO_DESTINATION = "Postgres"
+DEMO_STARTED = timedelta(minutes=45)  # before the seed time
+DEMO_LASTS = timedelta(minutes=75)  # in total, so it is still going on when the demo opens
+
+
+def outage_error(destination: str, config: dict[str, Any]) -> str:
+    """What the destination itself says while it is down, naming the export's own target."""
+    if destination in ("S3", "AwsS3", "S3Compatible"):
+        bucket = config.get("bucket_name") or "the bucket"
+        return (f"ClientError: An error occurred (AccessDenied) when calling the PutObject operation: "
+                f"Access Denied (bucket '{bucket}')")
+    if destination == "Snowflake":
+        return (f"OperationalError: 250001: Could not connect to Snowflake backend after 2 attempt(s). "
+                f"Aborting (account '{config.get('account', '?')}')")
+    if destination in ("Postgres", "Redshift"):
+        host, port = config.get("host") or "?", config.get("port") or (5432 if destination == "Postgres" else 5439)
+        return (f'OperationalError: connection to server at "{host}", port {port} failed: Connection refused. '
+                "Is the server running on that host and accepting TCP/IP connections?")
+    if destination == "BigQuery":
+        table = f"{config.get('project_id', '?')}:{config.get('dataset_id', '?')}.{config.get('table_id', 'events')}"
+        return f"Forbidden: 403 Access Denied: Table {table}: Permission bigquery.tables.updateData denied"
+    if destination == "HTTP":
+        return f"RetryableResponseError: 503 Service Unavailable from {config.get('url', 'the endpoint')}"
+    if destination == "Databricks":
+        return f"DatabricksConnectionError: Failed to connect to SQL warehouse {config.get('http_path', '?')}"
+    return f"{destination} destination unavailable"
+
+
+def add_outage(c: sqlite3.Connection, destination: str, start: datetime, end: datetime | None,
+               error: str | None = None) -> dict[str, Any]:
+    cur = c.execute("INSERT INTO outages(destination, start_at, end_at, error) VALUES(?,?,?,?)",
+                    (destination, iso(start), iso(end) if end else None, error))
+    return {"id": int(cur.lastrowid or 0), "destination": destination, "start_at": iso(start),
+            "end_at": iso(end) if end else None, "error": error}
+
+
+def list_outages(c: sqlite3.Connection) -> list[dict[str, Any]]:
+    rows = c.execute("SELECT id, destination, start_at, end_at, error FROM outages ORDER BY id").fetchall()
+    return [dict(r) for r in rows]
+
+
+def end_outages(c: sqlite3.Connection, now: datetime) -> int:
+    """End every outage still going on at ``now`` (and drop those not yet started)."""
+    c.execute("DELETE FROM outages WHERE start_at > ?", (iso(now),))
+    cur = c.execute("UPDATE outages SET end_at = ? WHERE end_at IS NULL OR end_at > ?", (iso(now), iso(now)))
+    return cur.rowcount
+
+
+def failure_for(c: sqlite3.Connection, export_id: str, created: datetime) -> str | None:
+    """The error a run of this export created at ``created`` fails with, or None outside every outage."""
+    at = iso(created)
+    down = c.execute("SELECT destination, error FROM outages WHERE start_at <= ? AND (end_at IS NULL OR end_at > ?) "
+                     "ORDER BY id DESC", (at, at)).fetchall()
+    if not down:  # the usual case, decided without reading the export
+        return None
+    row = c.execute("SELECT data FROM exports WHERE id = ?", (export_id,)).fetchone()
+    if row is None:
+        return None
+    doc = loads(row["data"])
+    dest = doc["destination"]["type"]
+    hit = next((d for d in down if d["destination"] == dest), None)
+    if hit is None:
+        return None
+    return str(hit["error"] or outage_error(dest, doc["destination"].get("config") or {}))
+
+
+def parse_outage(data: dict[str, Any], now: datetime) -> tuple[str, datetime, datetime | None, str | None]:
+    """The JSON body of ``POST /_sandbox/outages``; raises ``ValueError`` with a readable message."""
+    dest = data.get("destination")
+    if dest not in DESTINATIONS:
+        raise ValueError(f"destination must be one of {', '.join(DESTINATIONS)}")
+    start = parse_iso(str(data["start"])) if data.get("start") else now
+    end: datetime | None = None
+    if data.get("end"):
+        end = parse_iso(str(data["end"]))
+    elif data.get("minutes") is not None:
+        end = start + timedelta(minutes=float(data["minutes"]))
+    if end is not None and end <= start:
+        raise ValueError("end must be after start")
+    error = data.get("error")
+    if error is not None and not isinstance(error, str):
+        raise ValueError("error must be a string")
+    return str(dest), start, end, error

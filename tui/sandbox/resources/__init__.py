@@ -1,0 +1,1 @@
+"""The sandbox's HTTP handlers, one module per resource; each module's ``routes()`` lists its paths."""

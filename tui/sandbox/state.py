@@ -1,0 +1,55 @@
+"""The state one sandbox app holds: options, clock, keys, faults, the store and the simulator."""
+
+from __future__ import annotations
+
+import random
+
+from tui.clock import Clock
+from tui.sandbox.auth import KeyStore
+from tui.sandbox.db import Database
+from tui.sandbox.faults import FaultRegistry, RequestLog, parse_fault_spec
+from tui.sandbox.options import SandboxOptions
+from tui.sandbox.seed import seed_database
+from tui.sandbox.simulator import Simulator
+from tui.sandbox.timeutil import iso, parse_iso
+
+
+class SandboxState:
+    """Everything a request handler needs; one per app."""
+
+    def __init__(self, options: SandboxOptions, clock: Clock) -> None:
+        self.options = options
+        self.clock = clock
+        self.keys = KeyStore(options.keys)
+        self.faults = FaultRegistry(options.seed)
+        for spec in options.faults:
+            self.faults.add(parse_fault_spec(spec))
+        self.requests = RequestLog()
+        self.db = Database(options.db_path)
+        self.simulator = Simulator(self.db, clock, options.seed)
+        self.rng = random.Random(options.seed)
+        if self.db.get_meta("seeded") is None:
+            self.seed_now()
+        else:
+            saved = self.db.get_meta("sim_now")
+            jump = getattr(clock, "jump_to", None)
+            if saved and callable(jump) and clock.now() < parse_iso(saved):
+                jump(parse_iso(saved))
+        self.seeded_at = parse_iso(self.db.get_meta("seeded_at") or iso(clock.now()))
+
+    def seed_now(self) -> None:
+        now = self.clock.now()
+        seed_database(self.db, self.simulator, now, self.options.seed, self.options.surveys, self.options.exports,
+                      self.options.scenario)
+        self.seeded_at = now
+
+    def reset(self) -> None:
+        """Wipe and reseed at the current simulated time (holds the lock so the simulator waits)."""
+        with self.db.lock:
+            with self.db.transaction() as c:
+                for table in ("meta", "projects", "users", "flags", "surveys", "activity", "exports", "runs",
+                              "pending_runs", "backfills", "logs", "outages"):
+                    c.execute(f"DELETE FROM {table}")
+                c.execute("DELETE FROM sqlite_sequence")
+            self.seed_now()
+

@@ -1,0 +1,165 @@
+"""The alerts pane (``!``): open alerts, what they are about in numbers, and the session's history.
+
+``enter`` jumps to the export in the monitor, ``a`` acknowledges; acknowledged
+and resolved alerts move to the history below (and the journal).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
+from textual.widgets import DataTable, Static
+
+from tui.paths import stylesheets
+from tui.render import plain
+from tui.screens.incident_base import WHEN_WIDTH, IncidentContext, IncidentScreen, set_columns, when
+from tui.state.alert_book import Alert, AlertKind
+from tui.widgets.footer import LeakFreeFooter
+
+KIND_STYLE: dict[str, str] = {
+    AlertKind.FAILING: "bold red",
+    AlertKind.LAGGING: "bold yellow",
+    AlertKind.AUTO_PAUSED: "bold magenta",
+    AlertKind.STOPPED: "bold",
+}
+
+
+@dataclass(frozen=True)
+class JumpTo:
+    """The operator chose an alert: show its export in the monitor."""
+
+    key: str
+
+
+class AlertsScreen(IncidentScreen[JumpTo | None]):
+    CSS_PATH = stylesheets("incident.tcss")  # loaded when first shown: not part of the monitor\'s start
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "jump", "Go to export", id="alerts.jump"),
+        Binding("a", "acknowledge", "Acknowledge", id="alerts.ack"),
+        Binding("exclamation_mark,escape", "close", "Close", id="alerts.close"),
+    ]
+
+    def __init__(self, context: IncidentContext) -> None:
+        super().__init__(context, id="alerts-screen", classes="incident-screen")
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="alerts-title", classes="incident-title")
+        table: DataTable[Text] = DataTable(id="alerts-open", cursor_type="row", zebra_stripes=False)
+        yield table
+        yield Static(id="alerts-history-title", classes="incident-subtitle")
+        history: DataTable[Text] = DataTable(id="alerts-history", cursor_type="none", zebra_stripes=False)
+        yield history
+        yield LeakFreeFooter()
+
+    def on_mount(self) -> None:
+        self._build_columns()
+        super().on_mount()
+        self.query_one("#alerts-open", DataTable).focus()
+
+    def on_resize(self) -> None:
+        self._build_columns()
+        self.redraw()
+
+    def _build_columns(self) -> None:
+        width = self.size.width or 80
+        name = 20 if width < 120 else 32
+        projects = {item.watched.project_id for item in self.desk.exports.values()}
+        project = [("project", "Project", 7)] if len(projects) > 1 else []
+        set_columns(self.query_one("#alerts-open", DataTable),
+                    [("kind", "Kind", 11), ("export", "Export", name), *project,
+                     ("since", "Since", WHEN_WIDTH), ("detail", "How much", None)], width)
+        set_columns(self.query_one("#alerts-history", DataTable),
+                    [("state", "State", 8), ("kind", "Kind", 11), ("export", "Export", name),
+                     ("at", "At", WHEN_WIDTH), ("detail", "How much", None)], width)
+
+    def redraw(self) -> None:
+        book = self.desk.book
+        now = self.context.now()
+        open_alerts = book.open_alerts
+        count = len(open_alerts)
+        title = Text.assemble(("Alerts", "bold"), f" · {count} open" if count else " · none open",
+                              ("   enter: go to the export", "dim"))
+        self.query_one("#alerts-title", Static).update(title)
+        # A few dozen rows at most: rebuilt whole, the cursor kept on the same alert where it still is open.
+        table = self.query_one("#alerts-open", DataTable)
+        current = self._highlighted()
+        cursor = table.cursor_row
+        table.clear()
+        with_project = len(table.columns) == 5
+        for alert in open_alerts:
+            cells = self._open_cells(alert, now)
+            if not with_project:
+                del cells[2]
+            table.add_row(*cells, key=str(alert.id))
+        ids = [a.id for a in open_alerts]
+        if current is not None and current.id in ids:
+            table.move_cursor(row=ids.index(current.id), animate=False)
+        elif table.row_count:
+            table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
+        if not open_alerts:
+            table.add_row(Text("none", style="dim"), *[Text("")] * (len(table.columns) - 1), key="none")
+        history = self.query_one("#alerts-history", DataTable)
+        history.clear()
+        self.query_one("#alerts-history-title", Static).update(
+            Text.assemble(("History", "bold"), f" · {len(book.history)} this session", ("  (journaled)", "dim")))
+        for alert in book.history[:200]:
+            moment = alert.resolved_at or alert.acknowledged_at
+            history.add_row(Text("resolved" if alert.resolved_at else "acked", style="green" if alert.resolved_at
+                                 else "dim"),
+                            Text(str(alert.kind), style=KIND_STYLE.get(alert.kind, "")),
+                            plain(alert.export_name, limit=60), when(moment, now), plain(alert.detail, limit=200))
+        self.refresh_bindings()
+
+    @staticmethod
+    def _open_cells(alert: Alert, now: datetime) -> list[Text]:
+        return [Text(str(alert.kind), style=KIND_STYLE.get(alert.kind, "")), plain(alert.export_name, limit=60),
+                plain(alert.project_id, "dim"), when(alert.since, now), plain(alert.detail, limit=200)]
+
+    def _highlighted(self) -> Alert | None:
+        try:
+            table = self.query_one("#alerts-open", DataTable)
+        except NoMatches:  # asked (check_action) while the screen closes
+            return None
+        if not table.row_count:
+            return None
+        try:
+            row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        except Exception:
+            return None
+        if row_key.value is None or not row_key.value.isdigit():
+            return None
+        return self.desk.book.get(int(row_key.value))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("jump", "acknowledge"):
+            alert = self._highlighted()
+            return True if alert is not None and alert.is_open else None
+        return True
+
+    @on(DataTable.RowSelected, "#alerts-open")
+    def _chosen(self) -> None:
+        """Enter on a row (the table keeps enter for itself)."""
+        self.action_jump()
+
+    def action_jump(self) -> None:
+        alert = self._highlighted()
+        if alert is not None:
+            self.dismiss(JumpTo(alert.key))
+
+    def action_acknowledge(self) -> None:
+        alert = self._highlighted()
+        if alert is None:
+            return
+        self.desk.book.acknowledge(alert.id, self.context.clock.now())
+        self.notify(f"Acknowledged: {alert.kind}.", markup=False, timeout=3)
+        self.redraw()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

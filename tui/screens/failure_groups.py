@@ -1,0 +1,152 @@
+"""The failure groups view (``g``): the failing runs of every watched export, grouped by cause.
+
+One line a group ("AccessDenied on bucket … — 12 runs in 3 exports, first
+09:10, last 11:40"), one sample error and the exports under it. ``enter``
+filters the monitor's table to those exports; ``R`` repairs the whole group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
+from textual.widgets import DataTable, Static
+
+from tui.paths import stylesheets
+from tui.render import plain
+from tui.screens.incident_base import IncidentContext, IncidentScreen, set_columns
+from tui.state.failure_groups import FailureGroup, clock_time
+from tui.widgets.footer import LeakFreeFooter
+
+
+@dataclass(frozen=True)
+class FilterTo:
+    """Show only these exports in the monitor's table."""
+
+    keys: tuple[str, ...]
+    label: str
+
+
+class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
+    CSS_PATH = stylesheets("incident.tcss")  # loaded when first shown: not part of the monitor\'s start
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "filter", "Show these exports", id="groups.filter"),
+        Binding("R", "repair", "Repair group", id="groups.repair"),
+        Binding("g,escape", "close", "Close", id="groups.close"),
+    ]
+
+    def __init__(self, context: IncidentContext) -> None:
+        super().__init__(context, id="groups-screen", classes="incident-screen")
+        self._groups: list[FailureGroup] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="groups-title", classes="incident-title")
+        table: DataTable[Text] = DataTable(id="groups-table", cursor_type="row", zebra_stripes=False)
+        yield table
+        with VerticalScroll(id="groups-detail-box"):
+            yield Static(id="groups-detail")
+        yield LeakFreeFooter()
+
+    def on_mount(self) -> None:
+        self._build_columns()
+        super().on_mount()
+        self.query_one("#groups-table", DataTable).focus()
+
+    def on_resize(self) -> None:
+        self._build_columns()
+        self.redraw()
+
+    def _build_columns(self) -> None:
+        set_columns(self.query_one("#groups-table", DataTable),
+                    [("runs", "Runs", 5), ("exports", "Exports", 7), ("first", "First", 11), ("last", "Last", 11),
+                     ("signature", "Error (numbers, ids, times and quoted values as …)", None)],
+                    self.size.width or 80)
+
+    def redraw(self) -> None:
+        groups = self.desk.groups()
+        today = self.context.now().date()
+        current = self.highlighted()
+        self._groups = groups
+        runs = sum(g.run_count for g in groups)
+        title = Text.assemble(("Failure groups", "bold"),
+                              f" · {len(groups)} group{'s' if len(groups) != 1 else ''}, {runs} failed runs"
+                              if groups else " · no failing runs",
+                              ("   enter: show these exports in the table", "dim"))
+        self.query_one("#groups-title", Static).update(title)
+        table = self.query_one("#groups-table", DataTable)
+        table.clear()
+        for group in groups:
+            table.add_row(Text(str(group.run_count), style="bold red"), Text(str(group.export_count)),
+                          Text(clock_time(group.first, today) if group.first else "—"),
+                          Text(clock_time(group.last, today) if group.last else "—"),
+                          plain(group.signature, limit=200), key=group.signature)
+        signatures = [g.signature for g in groups]
+        if current is not None and current.signature in signatures:
+            table.move_cursor(row=signatures.index(current.signature), animate=False)
+        self._show_detail()
+        self.refresh_bindings()
+
+    def highlighted(self) -> FailureGroup | None:
+        if not self._groups:
+            return None
+        try:
+            table = self.query_one("#groups-table", DataTable)
+        except NoMatches:  # asked (check_action) while the screen closes
+            return None
+        row = table.cursor_row
+        return self._groups[row] if 0 <= row < len(self._groups) else None
+
+    @on(DataTable.RowHighlighted, "#groups-table")
+    def _moved(self) -> None:
+        self._show_detail()
+
+    @on(DataTable.RowSelected, "#groups-table")
+    def _chosen(self) -> None:
+        self.action_filter()
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#groups-detail", Static)
+        group = self.highlighted()
+        if group is None:
+            detail.update(Text("Nothing is failing: every interval's latest attempt completed, runs, or was "
+                               "cancelled.", style="dim"))
+            return
+        names = [self.desk.name_of(key) for key in group.export_keys]
+        lines = Text.assemble((group.summary(self.context.now().date()), "bold"), "\n", ("Sample error: ", "bold"),
+                              plain(group.sample_error, "red", oneline=False, limit=600), "\n", ("Exports: ", "bold"))
+        for index, name in enumerate(names[:20]):
+            if index:
+                lines.append(", ")
+            lines.append_text(plain(name, limit=60))
+        if len(names) > 20:
+            lines.append(f" and {len(names) - 20} more")
+        detail.update(lines)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "repair" and self.context.read_only:
+            return False
+        if action in ("filter", "repair"):
+            return True if self.highlighted() is not None else None
+        return True
+
+    def action_filter(self) -> None:
+        group = self.highlighted()
+        if group is not None:
+            self.dismiss(FilterTo(tuple(group.export_keys), group.signature))
+
+    def action_repair(self) -> None:
+        from tui.screens.repair import RepairScreen
+
+        group = self.highlighted()
+        if group is None:
+            return
+        self.app.push_screen(RepairScreen.for_group(self.context, group))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

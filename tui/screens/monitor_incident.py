@@ -1,0 +1,253 @@
+"""The monitor's incident keys: alerts (``!``), failure groups (``g``), timeline (``t``), repair (``R``),
+backfills (``B``) and cancelling a run (``c``); and what each poll does for them.
+
+A base of :class:`~tui.screens.monitor.MonitorScreen`, kept apart so the
+monitor's module stays about showing exports. After each poll the screen
+calls :meth:`IncidentKeys.incident_poll`: the desk takes the exports in the
+table's order with their health verdicts, the alert book opens and resolves
+alerts, new ones get a toast (never over a dialog or the editor, one per
+export per minute) and every new and resolved one goes to the ``on_alert`` hook.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen, Screen
+
+from tui.api.errors import ApiError, MethodNotAllowed, NotFound
+from tui.api.models import BatchExportRun
+from tui.render import clean, plain
+from tui.screens.alerts import AlertsScreen, JumpTo
+from tui.screens.backfills import NO_BACKFILLS_LIST, NO_RUN_CANCEL, BackfillsScreen
+from tui.screens.failure_groups import FailureGroupsScreen, FilterTo
+from tui.screens.incident_base import IncidentContext
+from tui.screens.repair import RepairScreen
+from tui.screens.timeline import OpenRun, TimelineScreen
+from tui.state.action_budget import ActionBudget
+from tui.state.alert_book import Alert, AlertBook
+from tui.state.alert_hooks import AlertHook
+from tui.state.exports import WatchedExport
+from tui.state.incident import IncidentDesk, VerdictLike
+from tui.state.journal import ActionJournal, JournalEntry
+from tui.state.run_list import next_filter
+from tui.state.timeline import TimelineModel
+from tui.widgets.confirm import ConfirmScreen
+from tui.widgets.run_rows import RunsView
+
+INCIDENT_ACTIONS = frozenset({"alerts", "groups", "timeline", "repair", "backfills", "cancel_run"})
+MUTATING_INCIDENT_ACTIONS = frozenset({"repair", "cancel_run"})
+TOASTS_PER_POLL = 5
+
+
+class IncidentKeys(Screen[None]):
+    """Provides the incident keys; the monitor provides the exports, the verdicts and the way to show a row."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("exclamation_mark", "alerts", "Alerts", id="monitor.alerts"),
+        Binding("g", "groups", "Groups", id="monitor.groups"),
+        Binding("t", "timeline", "Timeline", id="monitor.timeline"),
+        Binding("R", "repair", "Repair", id="monitor.repair"),
+        Binding("B", "backfills", "Backfills", id="monitor.backfills", show=False),
+        Binding("c", "cancel_run", "Cancel run", id="monitor.cancel_run", show=False),
+        Binding("i", "runs_by_interval", "Runs by interval", id="monitor.runs_by_interval", show=False),
+        Binding("f", "runs_filter", "Runs filter", id="monitor.runs_filter", show=False),
+    ]
+
+    incident: IncidentContext
+    hook: AlertHook | None = None
+    _timeline_model: TimelineModel | None = None
+
+    # ------------------------------------------------------------------ what the monitor provides
+
+    def selected(self) -> WatchedExport | None:
+        raise NotImplementedError
+
+    def selected_run(self) -> BatchExportRun | None:
+        raise NotImplementedError
+
+    def show_export(self, key: str) -> None:
+        """Put the table's cursor on this export (clearing a filter that hides it)."""
+        raise NotImplementedError
+
+    def show_only(self, keys: Sequence[str], label: str) -> None:
+        """Filter the table to these exports."""
+        raise NotImplementedError
+
+    def show_run(self, key: str, run_id: str) -> None:
+        """Select this export and open this run."""
+        raise NotImplementedError
+
+    def runs_view_changed(self, view: RunsView) -> None:
+        """Show the selected export's runs this way."""
+        raise NotImplementedError
+
+    def lacks_runs_list(self, project_id: str) -> bool:
+        """Whether this server has the interface's own shape (no export list: no backfills list, no run cancel)."""
+        return False
+
+    # ------------------------------------------------------------------ setup and each poll
+
+    def incident_setup(self, *, client_for: Any, clock: Any, monotonic: Any, profile: str | None,
+                       read_only: bool, on_alert: Sequence[str], secret: str, journal: ActionJournal) -> None:
+        book = AlertBook(journal, profile=profile)
+        self.incident = IncidentContext(desk=IncidentDesk(book), client_for=client_for,
+                                        budget=ActionBudget(monotonic), journal=journal, clock=clock,
+                                        profile=profile, read_only=read_only)
+        self.hook = AlertHook(on_alert, secret) if on_alert else None
+
+    def incident_poll(self, exports: Sequence[WatchedExport], verdicts: Mapping[str, VerdictLike],
+                      now: datetime) -> None:
+        changes = self.incident.desk.observe(exports, verdicts, now)
+        book = self.incident.desk.book
+        if changes.opened and self._may_toast():
+            chosen = book.toasts(changes.opened, now)
+            for alert in chosen[:TOASTS_PER_POLL]:
+                self.notify(clean(f"{alert.export_name}: {alert.kind}, {alert.detail}", limit=300),
+                            title="Alert", severity="error", markup=False, timeout=10)
+            if len(chosen) > TOASTS_PER_POLL:
+                self.notify(f"{len(chosen) - TOASTS_PER_POLL} more new alerts: ! lists them", severity="error",
+                            markup=False)
+        elif changes.opened:
+            book.toasts(changes.opened, now)  # counted as shown: no burst when the dialog closes
+        if self.hook is not None:
+            events = [("opened", a) for a in changes.opened if a.new] + [("resolved", a) for a in changes.resolved]
+            if events:
+                self._send_hooks(events)
+
+    def _may_toast(self) -> bool:
+        """Not over an open dialog or the editor: only when the monitor or one of its incident views is on top."""
+        top = self.app.screen
+        return not isinstance(top, ModalScreen) and (top is self or isinstance(top, AlertsScreen | FailureGroupsScreen
+                                                                               | TimelineScreen | BackfillsScreen))
+
+    @work(group="alert-hook", exit_on_error=False)
+    async def _send_hooks(self, events: list[tuple[str, Alert]]) -> None:
+        assert self.hook is not None
+        for event, alert in events:
+            result = await self.hook.send(alert.to_json(event))
+            if not result.ok:
+                self.notify(clean(f"on_alert hook: {result.message}", limit=300), severity="warning",
+                            markup=False, timeout=8)
+
+    @property
+    def open_alerts(self) -> int:
+        return self.incident.desk.book.open_count
+
+    def alerts_words(self) -> str:
+        count = self.open_alerts
+        return f"{count} alert{'s' if count != 1 else ''}" if count else ""
+
+    # ------------------------------------------------------------------ keys
+
+    def incident_check(self, action: str, read_only: bool) -> bool | None:
+        """``check_action`` for the incident keys: None greys a key out, False hides it."""
+        if action in MUTATING_INCIDENT_ACTIONS and read_only:
+            return False
+        if action == "repair" and self.selected() is None:
+            return None
+        if action == "backfills" and self.selected() is None:
+            return None
+        if action == "cancel_run":
+            run = self.selected_run()
+            return True if run is not None and run.is_in_progress else None
+        return True
+
+    _runs_view: RunsView = RunsView()
+
+    def action_runs_by_interval(self) -> None:
+        """All attempts, or one row per data interval with its number of attempts."""
+        view = replace(self._runs_view, by_interval=not self._runs_view.by_interval)
+        self.runs_view_changed(view)
+
+    def action_runs_filter(self) -> None:
+        """All, failed, running, completed, cancelled (the service's own status groups)."""
+        view = replace(self._runs_view, filter_index=next_filter(self._runs_view.filter_index))
+        self.runs_view_changed(view)
+        self.notify(f"Runs: {view.label}", markup=False, timeout=2)
+
+    def action_alerts(self) -> None:
+        def chosen(result: JumpTo | None) -> None:
+            if result is not None:
+                self.show_export(result.key)
+
+        self.app.push_screen(AlertsScreen(self.incident), chosen)
+
+    def action_groups(self) -> None:
+        def chosen(result: FilterTo | None) -> None:
+            if result is not None:
+                self.show_only(result.keys, result.label)
+
+        self.app.push_screen(FailureGroupsScreen(self.incident), chosen)
+
+    def action_timeline(self) -> None:
+        if self._timeline_model is None:
+            self._timeline_model = TimelineModel()
+
+        def chosen(result: OpenRun | None) -> None:
+            if result is not None:
+                self.show_run(result.key, result.run_id)
+
+        self.app.push_screen(TimelineScreen(self.incident, self._timeline_model), chosen)
+
+    def action_repair(self) -> None:
+        watched = self.selected()
+        if watched is None or watched.key not in self.incident.desk.exports:
+            return
+        self.app.push_screen(RepairScreen.for_export(self.incident, watched.key))
+
+    def _unsupported(self, feature: str, project_id: str) -> bool:
+        return (feature, project_id) in self.incident.unsupported or self.lacks_runs_list(project_id)
+
+    def action_backfills(self) -> None:
+        watched = self.selected()
+        if watched is None:
+            return
+        if self._unsupported("backfills", watched.project_id):
+            self.notify(NO_BACKFILLS_LIST, markup=False, timeout=6)
+            return
+        ref = self.incident.desk.exports[watched.key].ref if watched.key in self.incident.desk.exports else None
+        if ref is not None:
+            self.app.push_screen(BackfillsScreen(self.incident, ref))
+
+    def action_cancel_run(self) -> None:
+        watched, run = self.selected(), self.selected_run()
+        if watched is None or run is None or not run.is_in_progress:
+            return
+        if self._unsupported("cancel", watched.project_id):
+            self.notify(NO_RUN_CANCEL, markup=False, timeout=6)
+            return
+        question = Text.assemble("Cancel the ", (run.status, "bold"), " run of ", plain(watched.export.name, "bold"),
+                                 "? Its interval stays unexported until retried.")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._cancel_run(watched, run)
+
+        self.app.push_screen(ConfirmScreen("Cancel run", question, yes_label="Cancel run", danger=True), answered)
+
+    @work(group="cancel-run", exit_on_error=False)
+    async def _cancel_run(self, watched: WatchedExport, run: BatchExportRun) -> None:
+        api = self.incident.client_for(watched.project_id).batch_exports
+        try:
+            await api.cancel_run(watched.export.id, run.id)
+        except (NotFound, MethodNotAllowed):
+            self.incident.unsupported.add(("cancel", watched.project_id))
+            self.notify(NO_RUN_CANCEL.replace("nothing was sent", "nothing was changed"), markup=False, timeout=6)
+            result = "not supported"
+        except ApiError as err:
+            self.notify(clean(str(err), limit=400), title="Cancel failed", severity="error", markup=False,
+                        timeout=12)
+            result = f"failed: {err}"
+        else:
+            self.notify("Run cancelled.", markup=False, timeout=4)
+            result = "ok"
+        self.incident.journal.append(JournalEntry(
+            time=self.incident.clock.now(), action="cancel run", result=result, profile=self.incident.profile,
+            project=watched.project_id, export=watched.export.id, run=run.id))

@@ -1,0 +1,208 @@
+"""The incident timeline (``t``): every watched export on one time axis.
+
+Rows are the monitor's exports in the table's order and filter; columns are
+time buckets of the last 6 h, 24 h or 7 d (``+``/``-``). The cursor names the
+runs under its cell; ``enter`` opens the worst of them in the monitor. Older
+runs are fetched for the rows on screen only, one request at a time and only
+when the operator's share of the rate budget has room.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Static
+
+from tui.api.errors import ApiError, MethodNotAllowed, NotFound
+from tui.api.models import BatchExportRun
+from tui.paths import stylesheets
+from tui.render import plain
+from tui.screens.incident_base import IncidentContext, IncidentScreen
+from tui.state.timeline import TimelineModel
+from tui.status_look import status_text
+from tui.widgets.footer import LeakFreeFooter
+from tui.widgets.timeline_view import TimelineView, axis_ruler
+
+HISTORY_PAGES = 3  # per export and fetch: a week of hourly runs fits in two of the service's pages
+
+
+@dataclass(frozen=True)
+class OpenRun:
+    """The operator chose a cell: show this export's run in the monitor."""
+
+    key: str
+    run_id: str
+
+
+class TimelineScreen(IncidentScreen[OpenRun | None]):
+    CSS_PATH = stylesheets("incident.tcss")  # loaded when first shown: not part of the monitor\'s start
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("plus,equals_sign", "zoom(-1)", "Zoom in", id="timeline.zoom_in"),
+        Binding("minus", "zoom(1)", "Zoom out", id="timeline.zoom_out"),
+        Binding("t,escape", "close", "Close", id="timeline.close"),
+    ]
+
+    def __init__(self, context: IncidentContext, model: TimelineModel | None = None) -> None:
+        super().__init__(context, id="timeline-screen", classes="incident-screen")
+        self.model = model or TimelineModel()
+        self._fetching = False
+        self.history_requests = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="timeline-title", classes="incident-title")
+        yield Static(id="timeline-ruler")
+        yield TimelineView(self.model, id="timeline-grid")
+        yield Static(id="timeline-cell", classes="incident-detail")
+        yield LeakFreeFooter()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one(TimelineView).focus()
+
+    def redraw(self) -> None:
+        self.update_from_desk(full=False)
+
+    def update_from_desk(self, *, full: bool) -> set[str]:
+        """Bring the model up to the desk; repaint the rows that changed. Returns their keys."""
+        desk = self.desk
+        now = self.context.now()
+        axis_before = self.model.axis
+        changed = self.model.update(desk.order, desk.runs_by_export(), now, desk.fingerprints())
+        view = self.query_one(TimelineView)
+        labels = {key: desk.name_of(key) for key in desk.order}
+        moved = full or axis_before != self.model.axis
+        view.update_rows(labels, None if moved else changed)
+        self._draw_title()
+        self._draw_cell()
+        self._fetch_older()
+        return changed
+
+    def _draw_title(self) -> None:
+        zoom = self.model.zoom
+        axis = self.model.axis
+        assert axis is not None
+        worst = max(self.model.failed_columns, default=0)
+        minutes = int(axis.bucket // 60)
+        cell = f"{minutes} min" if minutes < 60 else f"{minutes // 60} h"
+        title = Text.assemble(("Timeline", "bold"), f" · last {zoom.label}, one cell {cell} · "
+                              f"{len(self.model.order)} exports")
+        if worst:
+            title.append(f" · up to {worst} failing in one column", "bold red")
+        title.append("   enter: open the run under the cursor", "dim")
+        self.query_one("#timeline-title", Static).update(title)
+        view = self.query_one(TimelineView)
+        self.query_one("#timeline-ruler", Static).update(axis_ruler(axis, view.name_column))
+
+    @on(TimelineView.Relaid)
+    def _relaid(self) -> None:
+        self._draw_title()
+
+    @on(TimelineView.CursorMoved)
+    def _cursor_moved(self) -> None:
+        self._draw_cell()
+
+    def _draw_cell(self) -> None:
+        view = self.query_one(TimelineView)
+        axis = self.model.axis
+        box = self.query_one("#timeline-cell", Static)
+        row = self.model.row_at(view.cursor_row)
+        if axis is None or row is None:
+            box.update(Text("No exports to show.", style="dim"))
+            return
+        column = view.cursor_col
+        start = axis.bucket_start(column)
+        end = axis.bucket_start(column + 1)
+        runs = self.model.runs_at(view.cursor_row, column)
+        line = Text.assemble(plain(self.desk.name_of(row.key), "bold", limit=60),
+                             f"  {start:%m-%d %H:%M}–{end:%H:%M} UTC  ")
+        if not runs:
+            line.append("no run covers this time", "dim")
+        for index, run in enumerate(runs[:3]):
+            line.append("\n" if index else "")
+            line.append_text(self._run_words(run))
+        if len(runs) > 3:
+            line.append(f"\n… and {len(runs) - 3} more runs")
+        box.update(line)
+
+    @staticmethod
+    def _run_words(run: BatchExportRun) -> Text:
+        words = Text.assemble(status_text(run.status), " ")
+        if run.data_interval_start and run.data_interval_end:
+            words.append(f"{run.data_interval_start:%H:%M}→{run.data_interval_end:%H:%M} ")
+        words.append_text(plain(run.id, "dim", limit=40))
+        if run.latest_error:
+            words.append(" ")
+            words.append_text(plain(run.latest_error.splitlines()[0], "red", limit=120))
+        return words
+
+    @on(TimelineView.CellChosen)
+    def _chosen(self, event: TimelineView.CellChosen) -> None:
+        row = self.model.row_at(event.row)
+        runs = self.model.runs_at(event.row, event.column)
+        if row is None or not runs:
+            self.notify("No run covers this cell.", markup=False, timeout=3)
+            return
+        self.dismiss(OpenRun(row.key, runs[0].id))
+
+    def action_zoom(self, step: int) -> None:
+        if self.model.set_zoom(self.model.zoom_index + step):
+            self.update_from_desk(full=True)
+            view = self.query_one(TimelineView)
+            assert self.model.axis is not None
+            view.cursor_col = self.model.axis.count - 1
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    # ------------------------------------------------------------------ older runs, for the rows on screen
+
+    def _fetch_older(self) -> None:
+        if self._fetching or self.model.axis is None:
+            return
+        self._fetching = True
+        self._fetch_history()
+
+    @work(group="timeline-history", exclusive=True, exit_on_error=False)
+    async def _fetch_history(self) -> None:
+        try:
+            await self._fetch_visible()
+        finally:
+            self._fetching = False
+
+    async def _fetch_visible(self) -> None:
+        axis = self.model.axis
+        if axis is None:
+            return
+        since = axis.start
+        for key in self.query_one(TimelineView).visible_keys():
+            item = self.desk.exports.get(key)
+            if item is None or not self.desk.needs_history(key, since):
+                continue
+            project = item.watched.project_id
+            if ("runs", project) in self.context.unsupported:
+                continue
+            if not self.context.budget.try_take():
+                return  # no room in the operator's share now: the next poll's redraw tries again
+            api = self.context.client_for(project).batch_exports
+            self.history_requests += 1
+            try:
+                page = await api.runs(item.watched.export.id, after=since)
+                runs = list(page.results)
+                pages = 1
+                while page.next and pages < HISTORY_PAGES and self.context.budget.try_take():
+                    self.history_requests += 1
+                    page = await api.runs(item.watched.export.id, next_url=page.next)
+                    runs.extend(page.results)
+                    pages += 1
+            except (NotFound, MethodNotAllowed):
+                self.context.unsupported.add(("runs", project))
+                continue
+            except ApiError:
+                return
+            # Marked as covered even when pages were left: those are the newest, already in latest_runs.
+            self.desk.add_runs(key, runs, covered_since=since)
