@@ -67,7 +67,7 @@ def _select_export(name: str) -> Step:
 
         screen: Any = pilot.app.screen
         table = screen.query_one("#exports", LiveTable)
-        for watched in screen._snapshot.exports:
+        for watched in screen.board.visible():
             if watched.export.name == name:
                 table.move_cursor(row=table.get_row_index(watched.key), animate=False)
 
