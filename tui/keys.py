@@ -12,6 +12,7 @@ The key itself never appears in a message: errors name the source, not the value
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import unicodedata
@@ -73,7 +74,8 @@ def run_key_command(command: str | list[str], *, timeout: float = KEY_COMMAND_TI
         raise KeyError_(f"key_command {shown!r} printed nothing")
     if "\n" in key:
         key = key.splitlines()[0].strip()  # `pass show` prints the secret on the first line
-    return SecretStr(check_key(key, f"key_command {shown!r}"))
+    # Only the program's name: the rest of the command line may hold the key itself (``echo phx_…``).
+    return SecretStr(check_key(key, f"key_command ({os.path.basename(argv[0])})"))
 
 
 def key_problem(key: str) -> str | None:

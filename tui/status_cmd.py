@@ -210,7 +210,7 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
     if not unreachable:
         async with ApiClient(settings.base_url, key, "@current", timeout=timeout, max_retries=0) as client:
             report.key = await fetch_key_report(client)
-    if report.key is not None and report.errors:
+    if report.key is not None and report.key.missing and report.errors:
         # a check that failed may have failed for want of a scope: say what the key has and lacks
         report.errors.extend(f"key: {line}" for line in report.key.lines())
     if still_missing and not report.errors:

@@ -15,7 +15,9 @@ from tui.config import Settings
 @pytest.mark.parametrize("flag", ["--poll", "--grace"])
 def test_the_command_line_refuses_non_finite_seconds(env: dict[str, str], capsys: pytest.CaptureFixture[str],
                                                      flag: str, value: str) -> None:
-    argv = ["status", "--base-url", "http://127.0.0.1:9", "--project", "1", f"{flag}={value}"]
+    # --poll belongs to the dashboard, --grace to `status`: both read the number before connecting anywhere.
+    command = ["status"] if flag == "--grace" else []
+    argv = [*command, "--base-url", "http://127.0.0.1:9", "--project", "1", f"{flag}={value}"]
     assert main(argv, env={**env, "WATCHDECK_API_KEY": "phx_k"}) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and "not a finite number of seconds" in lines[0] and value in lines[0]
