@@ -59,8 +59,8 @@ async def _plant(handle: SandboxHandle) -> tuple[str, str]:
     async with ApiClient(handle.base_url, handle.api_key, handle.project_id) as client:
         exports = (await client.batch_exports.list()).results
         target = next(e for e in exports if e.name == "Events to S3 data lake")
-        await client.batch_exports.update(target.id, {"name": HOSTILE, "native_query": f"SELECT 1 -- {HOSTILE}\n"
-                                                                                       f"{LONG}"})
+        query = f"SELECT event FROM events -- {HOSTILE}\n--{LONG}"  # the sandbox checks queries as the real one
+        await client.batch_exports.update(target.id, {"name": HOSTILE, "native_query": query})
         survey = await client.surveys.create({
             "name": HOSTILE, "description": HOSTILE + LONG, "type": "popover",
             "questions": [
