@@ -28,12 +28,18 @@ PURPOSES: dict[str, str] = {
     "edit": "Act on the export", "delete": "Act on the export", "ack": "Act on the export",
     "retry": "Runs and logs", "run_logs": "Runs and logs", "export_logs": "Runs and logs",
     "run_error": "Runs and logs", "follow": "Runs and logs", "level": "Runs and logs",
+    "runs_by_interval": "Runs and logs", "runs_filter": "Runs and logs", "cancel_run": "Runs and logs",
+    "alerts": "In an incident", "groups": "In an incident", "timeline": "In an incident", "repair": "In an incident",
+    "backfills": "In an incident",
     "refresh": "View", "filter": "View", "freeze": "View", "slower": "View", "faster": "View",
     "search": "View", "reload": "View", "status_filter": "View", "sort": "View",
     "surveys": "Navigate", "monitor": "Navigate", "quit": "Navigate", "help": "Navigate", "back": "Navigate",
     "palette": "Navigate", "projects": "Navigate", "pick_project": "Navigate", "suspend": "Navigate",
 }
-GROUP_ORDER = ("Act on the export", "Act on a survey", "Edit the survey", "Runs and logs", "View", "Navigate", "Other")
+GROUP_ORDER = (
+    "Act on the export", "In an incident", "Act on a survey", "Edit the survey", "Runs and logs", "View", "Navigate",
+    "Other",
+)
 
 
 def _purpose(binding: Binding) -> str:

@@ -43,6 +43,17 @@ GUIDE: dict[str, KeyGuide] = {
     "monitor.slower": KeyGuide("Poll less often", "Wait longer between two polls of the server."),
     "monitor.faster": KeyGuide("Poll more often", "Wait less between two polls of the server."),
     "monitor.surveys": KeyGuide("Go to surveys", "Show the survey list; exports keep being watched."),
+    # monitor, in an incident
+    "monitor.alerts": KeyGuide("Alerts", "Show or hide the open alerts and the ones handled this session."),
+    "monitor.groups": KeyGuide("Failure groups", "Group the failing runs of every export by the cause in their error."),
+    "monitor.timeline": KeyGuide("Incident timeline", "Every watched export on one time axis, worst run per period."),
+    "monitor.repair": KeyGuide("Repair in bulk",
+                               "Retry every failed interval of the selected export, and backfill its gaps."),
+    "monitor.backfills": KeyGuide("Backfills", "List the selected export's backfills and their progress."),
+    "monitor.cancel_run": KeyGuide("Cancel run", "Cancel the selected run while it is starting or running."),
+    "monitor.runs_by_interval": KeyGuide("Runs by interval",
+                                         "Show one row per data interval with its attempts, or every attempt."),
+    "monitor.runs_filter": KeyGuide("Filter runs by status", "Show all runs, failed, running, completed or cancelled."),
     # surveys
     "surveys.filter": KeyGuide("Filter surveys", "Show only the surveys whose name contains what you type."),
     "surveys.status_filter": KeyGuide("Filter by status", "Show draft, running, finished or archived surveys."),

@@ -33,6 +33,8 @@ class LeakFreeFooter(Footer):
     _rebuild_queued = False
     _fit_tries = 0
     _shown_keys: Hashable = None
+    ALWAYS_SHOWN: frozenset[str] = frozenset({"question_mark", "q"})
+    """Keys never dropped for width: help (which lists the rest) and quit."""
     rebuilds = 0
     """How many times the keys were rebuilt (tests and benchmarks read it)."""
 
@@ -78,7 +80,9 @@ class LeakFreeFooter(Footer):
     def _fit_keys(self) -> None:
         """Keys that do not fit whole are not shown at all: a cut key read ``q Qu`` or ``? He``.
 
-        They are dropped from the end; every key stays in ``?`` help and the command palette.
+        Help and Quit stay whatever the width (help lists every key, so a new operator can always
+        find the rest); the others are kept in order while they fit and dropped from the first one
+        that does not. Every key stays in ``?`` help and the command palette.
         """
         if not self.is_attached:
             return
@@ -93,11 +97,17 @@ class LeakFreeFooter(Footer):
         docked = [child for child in self.children if child.has_class("-command-palette")]
         for child in docked:
             right = min(right, child.region.x)
+        keys = [child for child in self.children if child not in docked and child.display]
+        # A key's last cell is padding: it may sit under the palette key's border.
+        room = right - self.region.x + 1
+        anchored = [key for key in keys if getattr(key, "key", None) in self.ALWAYS_SHOWN]
+        room -= sum(key.region.width for key in anchored)
         dropping = False
-        for child in self.children:
-            if child in docked or not child.display:
+        for key in keys:
+            if key in anchored:
                 continue
-            # A key's last cell is padding: it may sit under the palette key's border.
-            if dropping or child.region.right - 1 > right:
+            if dropping or key.region.width > room:
                 dropping = True
-                child.display = False
+                key.display = False
+            else:
+                room -= key.region.width
