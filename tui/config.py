@@ -39,7 +39,7 @@ CONFIG_FILE_NAME = "config.toml"
 STATE_FILE_NAME = "projects.json"
 PROFILE_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
-# Where the well-known services live (api-facts.md 1); offered by the welcome form.
+# Where the well-known cloud services live (US and EU); offered by the welcome form.
 PRESET_BASE_URLS: dict[str, str] = {
     "us": "https://us.posthog.com",
     "eu": "https://eu.posthog.com",

@@ -22,7 +22,7 @@ EXPORTS_FILE = "posthog-batch-exports-api-openapi.yml"
 # Keys that only document, or that hypothesis-jsonschema does not know: dropped.
 _DROP = {"description", "example", "readOnly", "title", "deprecated", "externalDocs", "discriminator", "xml"}
 # The published schema marks these as required objects, but the real service sends null when no
-# flag is set (noted in issue 3); generate both.
+# flag is set (the published schema is ambiguous there); generate both.
 _SCALAR = {"type": ["string", "integer", "boolean", "null"]}
 _REALLY_NULLABLE = {"linked_flag", "targeting_flag", "internal_targeting_flag"}
 

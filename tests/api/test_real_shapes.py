@@ -60,7 +60,7 @@ def test_real_batch_export_parses(raw: dict[str, Any]) -> None:
     assert export.id == raw["id"]
     assert export.interval == raw["interval"]  # an interval we do not know stays its raw string
     assert len(export.latest_runs) == len(raw["latest_runs"])
-    # the real name of the query field is hogql_query (api-facts.md 5)
+    # the real name of the query field is hogql_query on the real service
     if raw.get("hogql_query"):
         assert export.query == raw["hogql_query"]
     _unchanged_extras(export.extra_fields, raw)
@@ -103,7 +103,7 @@ def test_real_run_page_parses(raw: dict[str, Any]) -> None:
 
 
 def test_real_field_names_are_read() -> None:
-    """The shapes api-facts.md describes where the spec is silent, one by one."""
+    """The shapes the real service answers with where the spec is silent, one by one."""
     older = BatchExport.model_validate({"id": "e", "schema": {"fields": [], "hogql_query": "SELECT 1 FROM events"}})
     assert older.query == "SELECT 1 FROM events"
     newest = BatchExport.model_validate({"id": "e", "hogql_query": "SELECT 2 FROM events", "schema": None})

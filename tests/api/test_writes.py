@@ -1,4 +1,4 @@
-"""Strict checks before anything is sent: each rule of issue 2 section 2, with the field path it names."""
+"""Strict checks before anything is sent: each rule, with the field path it names."""
 
 from __future__ import annotations
 

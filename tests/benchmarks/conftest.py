@@ -1,7 +1,7 @@
 """Fixtures of the benchmarks: a 200-export sandbox and a temporary user directory.
 
 Benchmarks print figures and ratios to baselines measured in the same run (the machine is
-noisy: shared/design/measured-floor.md); they assert only gross functional facts.
+noisy from run to run); they assert only gross functional facts.
 Run them with ``make bench`` (``pytest -q -s tests/benchmarks`` with the default addopts
 overridden, since those ignore this directory).
 """

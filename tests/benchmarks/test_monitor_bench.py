@@ -1,4 +1,4 @@
-"""Monitor benchmarks (issue 4, "Performance"): figures and ratios to baselines of the same run.
+"""Monitor benchmarks : figures and ratios to baselines of the same run.
 
 Each test prints a table; asserts are functional only (200 rows shown, 5,000 lines kept...).
 """

@@ -1,4 +1,4 @@
-"""Soak (issue 8): the monitor against a fast, faulty sandbox for N poll cycles; memory, tasks and workers stay flat.
+"""Soak: the monitor against a fast, faulty sandbox for N poll cycles; memory, tasks and workers stay flat.
 
 Short by default (30 cycles at the 2 s minimum interval, about a minute and a half); for hours:
 ``make bench`` with ``WATCHDECK_SOAK_CYCLES=5000`` or ``pytest -s tests/benchmarks/test_soak.py --soak-cycles 5000``.

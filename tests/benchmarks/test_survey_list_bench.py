@@ -1,8 +1,8 @@
 """Benchmark of the survey browser with 10,000 surveys: first page, paging stalls, memory.
 
-Targets (issue 5): first page visible < 1 s after the screen opens; paging to the end without a
+Targets: first page visible < 1 s after the screen opens; paging to the end without a
 UI-thread stall over 50 ms; RSS < 150 MB. Figures are printed with ratios to a baseline measured
-in the same run (a bare Textual app with a 100-row DataTable, measured-floor.md), and only gross
+in the same run (a bare Textual app with a 100-row DataTable), and only gross
 functional facts are asserted: the machine is too noisy for timed assertions.
 
 Each app runs in a fresh interpreter so its RSS is its own (the sandbox, with its SQLite database

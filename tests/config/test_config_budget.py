@@ -1,4 +1,4 @@
-"""The rate-limit budget (api-facts.md 6): 480/minute and 4800/hour per key, 80 % used at most."""
+"""The rate-limit budget : 480/minute and 4800/hour per key, 80 % used at most."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The survey browser's modals and the editor it opens, at 80x24 and 160x48 (issue 9: every screen, both sizes)."""
+"""The survey browser's modals and the editor it opens, at 80x24 and 160x48 (every screen, both sizes)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Knows nothing of Textual. One ``httpx.AsyncClient`` per ``ApiClient`` (keep-alive,
 bearer header, ``watchdeck/<version>`` user agent), at most ``max_in_flight``
-requests at once, and the retry rules of issue 2:
+requests at once, and these retry rules:
 
 * GETs are retried on connect errors, 502/503/504 and 429, with capped
   exponential backoff and full jitter, honouring ``Retry-After``; a wait longer
@@ -11,7 +11,7 @@ requests at once, and the retry rules of issue 2:
 * POST/PATCH/DELETE are retried only when the connection failed before the
   request was sent (nothing can have happened on the server).
 
-Where the spec and the real service differ (api-facts.md 5) the spec's form is
+Where the spec and the real service differ (backfill route, query field name) the spec's form is
 tried first and the fallback that worked is remembered for this client.
 """
 
@@ -658,7 +658,7 @@ class BatchExportsApi:
         levels = [level] if isinstance(level, str) else builtins.list(level or [])
         for name in levels:
             params.append(("level", name.upper()))
-            if name.upper() == "WARN":  # Python writers emit WARNING (api-facts.md 4.9)
+            if name.upper() == "WARN":  # Python writers emit WARNING
                 params.append(("level", "WARNING"))
         if search:
             params.append(("search", search))

@@ -1,8 +1,8 @@
 """One small hierarchy of errors that an operator can act on.
 
 ``str(err)`` is always one sentence for the screen; the structured fields
-(status, code, detail, attr) are there for code that wants to branch, as
-api-facts.md advises, on ``code`` rather than on the status alone. No error
+(status, code, detail, attr) are there for code that wants to branch on
+``code`` rather than on the status alone (the real service reuses statuses). No error
 ever carries the API key: the client never passes headers into them.
 """
 
@@ -91,7 +91,7 @@ class Forbidden(ApiError):
 
 
 class LogsUnavailable(Forbidden):
-    """403 "does not support personal API key access" on a logs endpoint (api-facts.md 4.9).
+    """403 "does not support personal API key access" on a logs endpoint (the real service refuses them).
 
     A distinct type so that a log pane can say so once and stop asking, instead
     of failing every poll.

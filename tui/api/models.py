@@ -473,7 +473,7 @@ class BatchExport(ReadModel):
 
     @property
     def query(self) -> str | None:
-        """The export's query under any of the names the service has used (api-facts.md 5)."""
+        """The export's query under any name the service has used: native_query, hogql_query, schema.hogql_query."""
         if self.native_query:
             return self.native_query
         if self.hogql_query:

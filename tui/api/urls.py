@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-#: The real service's default page size for limit/offset lists (api-facts.md 2.1); also ours.
+#: The real service's default page size for limit/offset lists (100); also ours.
 EXPORT_LIST_PAGE_SIZE = 100
 
 Params = Mapping[str, Any] | list[tuple[str, Any]] | None

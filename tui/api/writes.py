@@ -1,6 +1,6 @@
 """Strict checks of what watchdeck sends, done before anything leaves the machine.
 
-The server's own validation is thin (api-facts.md 3.4: it does not check a
+The server's own validation is thin (it does not check a
 question's type, branching or rating scale), so a bad edit would be stored and
 break the survey for respondents. These functions refuse it first and name the
 field path (``questions[2].branching.index``) so the form can show the message

@@ -7,7 +7,7 @@ it arrives. Colour comes from a highlighter applied only to visible lines.
 Memory is bounded to the newest :data:`MAX_LINES` lines.
 
 Follow mode asks only for entries newer than the newest one shown. Where the
-server has no usable per-run logs (api-facts.md 4.9) the run's view falls back
+server has no usable per-run logs (older servers filter by export only) the run's view falls back
 to the export's logs inside the run's time window; where logs are refused to
 personal API keys the pane says so once and stops asking.
 """

@@ -197,7 +197,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._start_poll()
 
     def _apply_budget(self) -> None:
-        """Stretch the interval when exports x projects would exceed the rate limit (api-facts.md 6)."""
+        """Stretch the interval when exports x projects would exceed the per-key rate limit (480/min, 4,800/h)."""
         per_cycle = self.source.requests_per_cycle + 1  # + the selected export's runs
         seconds, stretched = effective_poll_seconds(self._asked_interval, per_cycle)
         seconds = self.wd.shared.interval(self._asked_interval, seconds)  # with the other viewers of this key

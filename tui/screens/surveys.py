@@ -284,7 +284,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
 
     @work(exclusive=True, group="survey-counts", exit_on_error=False)
     async def _refresh_counts(self) -> None:
-        """At most once a minute: the endpoint is a live query on the real service (api-facts.md 3.7)."""
+        """At most once a minute: the endpoint is a live query on the real service, with no server cache."""
         counts = self.counts
         if counts is None or not counts.due():
             return
@@ -567,7 +567,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     # ------------------------------------------------------------------ actions: create and edit
 
     def _open_editor(self, survey: Survey | None) -> None:
-        """The question editor (issue 6) when it is installed, else the form of the survey's own fields."""
+        """The question editor when it is installed, else the form of the survey's own fields."""
         screen: Any = None
         if self.prefer_editor:
             try:

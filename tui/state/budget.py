@@ -1,7 +1,7 @@
 """The rate-limit budget: stretch the poll interval so one key stays inside the server's limits.
 
 The real service allows 480 requests a minute and 4800 an hour per personal
-API key (api-facts.md 6). A wall screen watching many projects' exports for
+API key. A wall screen watching many projects' exports for
 days would hit the hourly limit long before the minute one, and a 429 storm
 is worse than a slower refresh; so the interval is stretched until one key's
 steady rate uses at most ``BUDGET_SHARE`` of both limits, which leaves room

@@ -1,4 +1,4 @@
-"""Masking of destination secrets (api-facts.md 4.3) for the screen and the journal.
+"""Masking of destination secrets (keys, passwords, tokens in ``destination.config``) for the screen and the journal.
 
 The real service removes secret keys from responses already; masking again here
 covers older servers, the sandbox in odd modes, and what the operator types.

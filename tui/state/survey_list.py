@@ -250,7 +250,7 @@ class ResponsesCounts:
     """The responses_count map, fetched at most once a minute.
 
     The real endpoint is a live ClickHouse query on every call with no server
-    cache (api-facts.md 3.7), so the browser must not ask for it per page or
+    cache, so the browser must not ask for it per page or
     per key press.
     """
 

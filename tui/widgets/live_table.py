@@ -1,6 +1,6 @@
 """A DataTable that updates rows in place and repaints only the rows that changed.
 
-Measured on this machine (shared/design/measured-floor.md §3): any stock
+Measured on a 2-core machine with Textual 8: any stock
 ``update_cell`` bumps the table's update counter, which invalidates every render
 cache, so the next frame re-renders every visible cell: about 45 ms per poll
 whether 10 or 200 cells changed. A wall screen polling 200 exports cannot
