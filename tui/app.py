@@ -17,16 +17,13 @@ from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.reactive import var
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
 
 from tui.api.client import ApiClient
 from tui.api.prefetch import Prefetch
 from tui.clock import Clock, SystemClock
 from tui.config import Settings, remember_project
-from tui.crashlog import record_exception
 from tui.paths import state_dir, stylesheets
 from tui.private_files import write_private
-from tui.redaction import mask_secrets_in
 from tui.render import clean
 from tui.safe_app import SafeApp
 from tui.screens.base import AppHandle
@@ -90,7 +87,6 @@ class WatchdeckApp(SafeApp[int]):
         self.monotonic: Callable[[], float] = time.monotonic
         self.jitter: Callable[[], float] = random.random
         self._ui_state_loaded = False
-        self._watch_worker_failures()
 
     # ------------------------------------------------------------------ clients
 
@@ -241,34 +237,9 @@ class WatchdeckApp(SafeApp[int]):
 
     # ------------------------------------------------------------------ crash safety
 
-    def _watch_worker_failures(self) -> None:
-        """Every worker that dies of an unexpected exception is logged and shown; the app keeps running.
-
-        Workers run with ``exit_on_error=False`` and handle expected failures
-        (``ApiError``) where they happen, so what arrives here is a bug. Worker
-        state messages do not bubble to the app, so the hook is the worker
-        manager's removal of finished workers, which sees every worker of every
-        screen, on the event loop.
-        """
-        manager = self.workers
-        remove = manager._remove_worker
-
-        def removed(worker: Worker[Any]) -> None:
-            remove(worker)
-            if worker.state is WorkerState.ERROR and worker.error is not None:
-                self.report_bug(worker.error, f"worker {worker.name or worker.group}")
-
-        manager._remove_worker = removed  # type: ignore[method-assign]
-
     def crash_secrets(self) -> tuple[str, ...]:
         return (self.settings.api_key.get_secret_value(),)
 
-    def report_bug(self, error: BaseException, context: str) -> None:
-        """Log an unexpected exception to the crash log and say so in a toast, never as a traceback."""
-        path = record_exception(error, context=context, secrets=self.crash_secrets())
-        where = f" Details in {path}." if path else ""
-        text = mask_secrets_in(f"Something went wrong in the background: {error!r}.{where}", self.crash_secrets())
-        self.notify(clean(text, limit=400), title="Internal error", severity="error", markup=False, timeout=15)
 
 
 def _provides_the_screens_handle(app: WatchdeckApp) -> AppHandle:

@@ -12,6 +12,8 @@ from typing import TypeVar
 from textual.app import App
 
 from tui.crashlog import UnexpectedError, one_line, record_exception
+from tui.redaction import mask_secrets_in
+from tui.render import clean
 
 ReturnT = TypeVar("ReturnT")
 
@@ -25,6 +27,16 @@ class SafeApp(App[ReturnT]):
     def crash_secrets(self) -> tuple[str, ...]:
         """What to blank out of the crash line and the log (the API key, once there is one)."""
         return ()
+
+    def report_bug(self, error: BaseException, context: str) -> None:
+        """Log an unexpected exception to the crash log and say so in a toast, never as a traceback.
+
+        For failures the app survives (a worker that died): the screen stays, the operator is told.
+        """
+        path = record_exception(error, context=context, secrets=self.crash_secrets())
+        where = f" Details in {path}." if path else ""
+        text = mask_secrets_in(f"Something went wrong in the background: {error!r}.{where}", self.crash_secrets())
+        self.notify(clean(text, limit=400), title="Internal error", severity="error", markup=False, timeout=15)
 
     def _handle_exception(self, error: Exception) -> None:
         """Log the traceback, hand Textual the one line (an exception that renders itself is shown as just that).

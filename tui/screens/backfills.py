@@ -14,13 +14,13 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
-from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportBackfill
 from tui.paths import stylesheets
 from tui.render import ago, plain, progress_bar
+from tui.screens.base import WatchdeckScreen
 from tui.screens.incident_base import IncidentContext
 from tui.state.journal import JournalEntry
 from tui.state.repair import ExportRef
@@ -45,7 +45,7 @@ def progress_cells(backfill: BatchExportBackfill) -> Text:
     return Text("—", style="dim")
 
 
-class BackfillsScreen(Screen[None]):
+class BackfillsScreen(WatchdeckScreen[None]):
     CSS_PATH = stylesheets("incident.tcss")  # loaded when first shown: not part of the monitor\'s start
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "cancel_backfill", "Cancel backfill", id="backfills.cancel"),

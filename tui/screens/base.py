@@ -14,6 +14,7 @@ from typing import Protocol, TypeVar, cast
 
 from textual.app import App
 from textual.screen import ModalScreen, Screen
+from textual.worker import Worker, WorkerState
 
 from tui.api.client import ApiClient
 from tui.clock import Clock
@@ -52,17 +53,40 @@ def app_handle(app: App[object] | App[int]) -> AppHandle:
     return cast(AppHandle, app)
 
 
+class BugReporter(Protocol):
+    def report_bug(self, error: BaseException, context: str) -> None: ...
+
+
+def report_failed_worker(app: App[object] | App[int], event: Worker.StateChanged) -> None:
+    """A worker that died of an unexpected exception: logged and shown, and the app keeps running.
+
+    Workers run with ``exit_on_error=False`` and handle expected failures
+    (``ApiError``) where they happen, so what arrives here is a bug. Worker
+    state messages do not bubble, so every screen that runs workers hands
+    them here (through :class:`WatchdeckScreen` and :class:`WatchdeckModal`).
+    """
+    worker = event.worker
+    if event.state is WorkerState.ERROR and worker.error is not None and hasattr(app, "report_bug"):
+        cast(BugReporter, app).report_bug(worker.error, f"worker {worker.name or worker.group}")
+
+
 class WatchdeckScreen(Screen[ResultT]):
-    """A screen of watchdeck: reaches the application through the typed ``wd``."""
+    """A screen of watchdeck: reaches the application through the typed ``wd``; its failed workers are reported."""
 
     @property
     def wd(self) -> AppHandle:
         return app_handle(self.app)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        report_failed_worker(self.app, event)
 
 
 class WatchdeckModal(ModalScreen[ResultT]):
-    """A modal of watchdeck: reaches the application through the typed ``wd``."""
+    """A modal of watchdeck: reaches the application through the typed ``wd``; its failed workers are reported."""
 
     @property
     def wd(self) -> AppHandle:
         return app_handle(self.app)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        report_failed_worker(self.app, event)

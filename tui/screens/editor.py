@@ -22,7 +22,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, OptionList, Static
@@ -33,7 +32,7 @@ from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
 from tui.api.models import Survey
 from tui.paths import data_dir, stylesheets
 from tui.render import ago, clean, plain
-from tui.screens.base import app_handle
+from tui.screens.base import WatchdeckScreen, app_handle
 from tui.state.survey_draft import (
     DraftStore,
     StoredDraft,
@@ -83,7 +82,7 @@ def _mouse_button(label: str, button_id: str, tooltip: str, variant: ButtonVaria
     return button
 
 
-class SurveyEditorScreen(Screen[Survey | None]):
+class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
     """Edit (or create, when ``survey`` is None) one survey; dismissed with the saved Survey or None."""
 
     CSS_PATH = stylesheets("editor.tcss")  # loaded when first shown: not part of the monitor's start

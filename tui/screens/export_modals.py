@@ -17,7 +17,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, Switch, TextArea
 
 from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
@@ -78,7 +77,7 @@ class BackfillRequest:
         return self.start_at, self.end_at
 
 
-class BackfillScreen(ModalScreen[BackfillRequest | None]):
+class BackfillScreen(WatchdeckModal[BackfillRequest | None]):
     """Start and end (UTC), default the last 24 h, with the number of runs it will create.
 
     A day or week export takes dates instead (a week export's on its own weekday), the last day or
@@ -199,7 +198,7 @@ class BackfillScreen(ModalScreen[BackfillRequest | None]):
         self.dismiss(None)
 
 
-class TypedCountConfirmScreen(ModalScreen[bool]):
+class TypedCountConfirmScreen(WatchdeckModal[bool]):
     """A big backfill is confirmed by typing its number of runs: one stray key cannot start 20,000 runs."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
@@ -250,7 +249,7 @@ class TypedCountConfirmScreen(ModalScreen[bool]):
         self.dismiss(False)
 
 
-class DeleteExportScreen(ModalScreen[bool]):
+class DeleteExportScreen(WatchdeckModal[bool]):
     """Deleting an export cannot be undone: the operator types its name."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
@@ -295,7 +294,7 @@ class DeleteExportScreen(ModalScreen[bool]):
         self.dismiss(False)
 
 
-class RunErrorScreen(ModalScreen[None]):
+class RunErrorScreen(WatchdeckModal[None]):
     """A run's latest_error in full (tables show the first line only)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter,q", "close", "Close")]

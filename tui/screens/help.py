@@ -16,9 +16,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Static
 
+from tui.screens.base import WatchdeckModal
 from tui.screens.key_guide import KeyGuide, guide_for
 from tui.status_look import legend
 
@@ -101,7 +102,7 @@ def status_legend_table() -> Table:
     return table
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(WatchdeckModal[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q", "close", "Close")]
 
     def __init__(self, screen: Screen[object]) -> None:

@@ -13,12 +13,12 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from rich.text import Text
-from textual.screen import Screen
 from textual.widgets import DataTable
 
 from tui.api.client import ApiClient
 from tui.clock import Clock
 from tui.render import coarse_duration
+from tui.screens.base import WatchdeckScreen
 from tui.state.action_budget import ActionBudget
 from tui.state.incident import IncidentDesk
 from tui.state.journal import ActionJournal
@@ -65,7 +65,7 @@ def set_columns(table: DataTable[Any], columns: Sequence[tuple[str, str, int | N
         table.add_column(label, key=key, width=width if width is not None else rest)
 
 
-class IncidentScreen(Screen[R]):
+class IncidentScreen(WatchdeckScreen[R]):
     """A screen that redraws from the desk after every poll while it is shown."""
 
     def __init__(self, context: IncidentContext, **kwargs: Any) -> None:

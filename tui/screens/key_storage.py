@@ -16,11 +16,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from tui.config import profile_block
 from tui.render import plain
+from tui.screens.base import WatchdeckModal
 
 STORE_KEYRING = "keyring"
 STORE_FILE = "file"
@@ -34,7 +34,7 @@ def key_command_hint(profile: str, path: Path | None) -> str:
     return f"To give the key from a password manager, add to [profiles.{profile}]{where}:\n\n{block.splitlines()[-1]}"
 
 
-class KeyStorageScreen(ModalScreen[str | None]):
+class KeyStorageScreen(WatchdeckModal[str | None]):
     """Dismisses with where to keep the key (``STORE_*``), or None when the operator goes back to the form.
 
     Nothing is focused at first, so a stray Enter chooses nothing: the choice is a letter or a click.

@@ -19,13 +19,14 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import work
 from textual.binding import Binding, BindingType
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportRun
 from tui.render import clean, plain
 from tui.screens.alerts import AlertsScreen, JumpTo
 from tui.screens.backfills import NO_BACKFILLS_LIST, NO_RUN_CANCEL, BackfillsScreen
+from tui.screens.base import WatchdeckScreen
 from tui.screens.failure_groups import FailureGroupsScreen, FilterTo
 from tui.screens.incident_base import IncidentContext
 from tui.screens.repair import RepairScreen
@@ -46,7 +47,7 @@ MUTATING_INCIDENT_ACTIONS = frozenset({"repair", "cancel_run"})
 TOASTS_PER_POLL = 5
 
 
-class IncidentKeys(Screen[None]):
+class IncidentKeys(WatchdeckScreen[None]):
     """Provides the incident keys; the monitor provides the exports, the verdicts and the way to show a row."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -12,7 +12,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -21,6 +20,7 @@ from tui.api.errors import ApiError
 from tui.api.models import Project
 from tui.paths import stylesheets
 from tui.render import clean, plain
+from tui.screens.base import WatchdeckModal
 
 
 def project_prompt(project: Project, current: str | None) -> Text:
@@ -32,7 +32,7 @@ def project_prompt(project: Project, current: str | None) -> Text:
     return text
 
 
-class ProjectPickerScreen(ModalScreen[str | None]):
+class ProjectPickerScreen(WatchdeckModal[str | None]):
     """Projects by name and id; type to filter, enter to choose, escape to keep the current one."""
 
     CSS_PATH = stylesheets("welcome.tcss")  # loaded when first shown: not part of the monitor's start

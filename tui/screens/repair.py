@@ -18,13 +18,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, ProgressBar, Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportRun
 from tui.paths import stylesheets
 from tui.render import plain
+from tui.screens.base import WatchdeckModal
 from tui.screens.export_modals import DATE_FORMAT, parse_operator_time
 from tui.screens.incident_base import IncidentContext
 from tui.state.failure_groups import FailureGroup
@@ -52,7 +52,7 @@ def _span(start: datetime | None, end: datetime) -> str:
     return f"{start:%m-%d %H:%M}→{end:%H:%M}" if start is not None else f"…→{end:%m-%d %H:%M}"
 
 
-class RepairScreen(ModalScreen[RepairProgress | None]):
+class RepairScreen(WatchdeckModal[RepairProgress | None]):
     CSS_PATH = stylesheets("incident.tcss")  # loaded when first shown: not part of the monitor\'s start
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "stop_or_close", "Cancel / stop", id="repair.stop"),

@@ -20,10 +20,10 @@ from rich.text import Text
 from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from tui.render import clean, plain
+from tui.screens.base import WatchdeckModal
 from tui.state.survey_file import yaml_available
 
 FORMAT_VARIABLE = "WATCHDECK_SURVEY_FORMAT"
@@ -65,7 +65,7 @@ def edit_text(app: App[object], text: str, suffix: str) -> str | None:
         path.unlink(missing_ok=True)
 
 
-class SurveyDiffScreen(ModalScreen[bool]):
+class SurveyDiffScreen(WatchdeckModal[bool]):
     """The diff of the edited file against the server's survey; ``a`` sends it, escape does not."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -25,7 +25,7 @@ from tui.api.models import ActivityEntry, ResponseSummary, Survey, SurveyType
 from tui.api.writes import check_survey_write, iso, parse_datetime
 from tui.paths import stylesheets
 from tui.render import ago, clean, date_text, editable, plain
-from tui.screens.base import app_handle
+from tui.screens.base import WatchdeckModal, app_handle
 from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.survey_detail import pretty_json
 
@@ -68,7 +68,7 @@ def change_lines(entry: ActivityEntry) -> Text:
     return lines
 
 
-class ActivityScreen(ModalScreen[None]):
+class ActivityScreen(WatchdeckModal[None]):
     """Who did what to one survey (``survey_id``) or to every survey of the project (None)."""
 
     CSS_PATH = stylesheets("surveys.tcss")  # loaded when first shown: not part of the monitor's start
@@ -183,7 +183,7 @@ def summary_text(summary: ResponseSummary) -> Text:
     return text
 
 
-class SummaryScreen(ModalScreen[None]):
+class SummaryScreen(WatchdeckModal[None]):
     """Asks the server to summarize a survey's responses; a spinner while it works (it can take a while)."""
 
     CSS_PATH = stylesheets("surveys.tcss")  # loaded when first shown: not part of the monitor's start
@@ -241,7 +241,7 @@ def _date_text(value: datetime | None) -> str:
     return iso(value) if value else ""
 
 
-class SurveyFormScreen(ModalScreen[Survey | None]):
+class SurveyFormScreen(WatchdeckModal[Survey | None]):
     """Create a survey, or edit its own fields (not its questions: that is the question editor's job).
 
     An edit PATCHes only the fields whose widget differs from what it first

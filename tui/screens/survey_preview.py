@@ -15,13 +15,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
 from tui.paths import stylesheets
 from tui.render import clean, plain
+from tui.screens.base import WatchdeckScreen
 from tui.state.survey_draft import END, QUESTION_KINDS, rating_range_key, rating_values
 
 Target = int | str  # a question index or "end"
@@ -66,7 +66,7 @@ def _checked(target: Any, questions: Sequence[Mapping[str, Any]]) -> Target:
     return f"question {target!r}, which does not exist"
 
 
-class SurveyPreviewScreen(Screen[None]):
+class SurveyPreviewScreen(WatchdeckScreen[None]):
     """Shows one question at a time; answers pick the path; escape closes."""
 
     AUTO_FOCUS: ClassVar[str | None] = ""  # each step focuses its own answer widget

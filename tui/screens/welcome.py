@@ -21,7 +21,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
@@ -50,6 +49,7 @@ from tui.paths import stylesheets
 from tui.redaction import mask_url_password
 from tui.render import clean, plain
 from tui.safe_app import SafeApp
+from tui.screens.base import WatchdeckScreen
 from tui.screens.key_storage import STORE_FILE, STORE_KEYRING, STORE_NOWHERE, KeyStorageScreen, key_command_hint
 from tui.screens.project_picker import ProjectPickerScreen
 from tui.status_cmd import TEST_TIMEOUT, describe_connection_error
@@ -80,7 +80,7 @@ async def test_key(base_url: str, api_key: str) -> KeyReport | None:
 # --------------------------------------------------------------------------- the three ways in
 
 
-class WelcomeScreen(Screen[Settings | str | None]):
+class WelcomeScreen(WatchdeckScreen[Settings | str | None]):
     """The demo, each profile of config.toml, and "new profile", in one list."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -190,7 +190,7 @@ class FormValues:
     command: str
 
 
-class ProfileFormScreen(Screen[Settings | None]):
+class ProfileFormScreen(WatchdeckScreen[Settings | None]):
     """Name, server, project, key source; "Test" asks the server, "Save" tests and writes config.toml (no key)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -10,11 +10,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tui.screens.base import WatchdeckModal
 
-class ConfirmScreen(ModalScreen[bool]):
+
+class ConfirmScreen(WatchdeckModal[bool]):
     """Dismisses with True on ``y``/Yes and False on ``n``/No/escape."""
 
     BINDINGS = [

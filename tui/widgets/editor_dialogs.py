@@ -7,15 +7,15 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.paths import stylesheets
+from tui.screens.base import WatchdeckModal
 from tui.state.survey_draft import QUESTION_KINDS
 
 
-class KindPickerScreen(ModalScreen[str | None]):
+class KindPickerScreen(WatchdeckModal[str | None]):
     """Dismisses with a question kind (``open``, ``rating`` ...) or None."""
 
     CSS_PATH = stylesheets("editor.tcss")  # loaded when first shown: not part of the monitor's start
@@ -40,7 +40,7 @@ class KindPickerScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class LeaveScreen(ModalScreen[str]):
+class LeaveScreen(WatchdeckModal[str]):
     """Unsaved edits on leaving: ``keep`` (as a draft), ``discard``, or ``cancel`` (stay)."""
 
     CSS_PATH = stylesheets("editor.tcss")  # loaded when first shown: not part of the monitor's start

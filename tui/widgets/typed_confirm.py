@@ -13,13 +13,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from tui.render import clean, plain
+from tui.screens.base import WatchdeckModal
 
 
-class TypedNameConfirmScreen(ModalScreen[bool]):
+class TypedNameConfirmScreen(WatchdeckModal[bool]):
     """Dismisses with True once the exact name is typed and Enter (or Delete) pressed; escape says no."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="typed_confirm.cancel")]
