@@ -57,6 +57,7 @@ from tui.widgets.export_details import export_details_text
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.live_table import LiveTable
 from tui.widgets.run_rows import RunsView, run_rows
+from tui.widgets.textual_private import write_terminal_title
 
 MUTATING_ACTIONS = frozenset({"pause", "unpause", "backfill", "retry", "edit", "delete"})
 POLL_STEPS = (2.0, 3.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0)
@@ -266,9 +267,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self.sub_title = alerts
         if title != self._last_title:
             self._last_title = title
-            driver = self.app._driver
-            if driver is not None and not self.app.is_headless:
-                driver.write(f"\x1b]2;{title}\x07")
+            write_terminal_title(self.app, title)
 
     def _render_exports(self, now: datetime) -> None:
         """Draw the board's rows: only the rows it says changed are rebuilt, only changed cells handed over."""

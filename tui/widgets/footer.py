@@ -8,6 +8,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 
+from tui.widgets.textual_private import forget_rendered_lines
+
 
 class LeakFreeFooter(Footer):
     """The footer, coalescing rebuilds and without the leak of its old keys.
@@ -68,7 +70,7 @@ class LeakFreeFooter(Footer):
         self.mutate_reactive(Footer.compact)
         for widget in old:
             for node in widget.walk_children(Widget, with_self=True):
-                node._styles_cache.clear()
+                forget_rendered_lines(node)
         self.call_after_refresh(self._fit_keys)
 
     def on_resize(self) -> None:

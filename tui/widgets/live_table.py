@@ -24,8 +24,9 @@ from rich.style import Style
 from rich.text import Text
 from textual.geometry import Size
 from textual.widgets import DataTable
-from textual.widgets._data_table import SegmentLines
 from textual.widgets.data_table import CellDoesNotExist, ColumnKey, RowKey
+
+from tui.widgets.textual_private import SegmentLines
 
 Cells = Mapping[str, Text | str]
 
