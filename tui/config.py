@@ -26,11 +26,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import tomlkit
+import tomlkit.exceptions
+import tomlkit.items
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 # Defined below both this module and tui.keys (which this one asks for the key); still importable from here.
 from tui.config_errors import ConfigError as ConfigError
 from tui.config_errors import env_default as env_default
+from tui.paths import config_dir as config_dir
+from tui.paths import state_dir as state_dir
 from tui.private_files import write_private
 
 MIN_POLL_SECONDS = 2.0
@@ -276,23 +281,6 @@ class ConfigFile(BaseModel):
         return any(p.key is not None for p in self.profiles.values())
 
 
-def config_dir(env: Mapping[str, str] | None = None) -> Path:
-    """The user config dir; ``WATCHDECK_CONFIG_DIR`` (in ``env`` when given) overrides it."""
-    if env is not None and env.get("WATCHDECK_CONFIG_DIR"):
-        return Path(env["WATCHDECK_CONFIG_DIR"])
-    from tui import paths
-
-    return paths.config_dir()
-
-
-def state_dir(env: Mapping[str, str] | None = None) -> Path:
-    if env is not None and env.get("WATCHDECK_STATE_DIR"):
-        return Path(env["WATCHDECK_STATE_DIR"])
-    from tui import paths
-
-    return paths.state_dir()
-
-
 def config_path(env: Mapping[str, str] | None = None) -> Path:
     return config_dir(env) / CONFIG_FILE_NAME
 
@@ -411,54 +399,63 @@ def permission_warning(path: Path, config: ConfigFile) -> str | None:
 # --------------------------------------------------------------------------- writing a profile
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    raise TypeError(f"cannot write {type(value).__name__} to TOML")
-
-
 def profile_block(name: str, values: Mapping[str, Any], *, with_key: bool = False) -> str:
-    lines = [f"[profiles.{name}]"]
+    """The TOML text of one profile, to show an operator the lines to add by hand."""
+    doc = tomlkit.document()
+    doc.add("profiles", tomlkit.table(is_super_table=True))
+    doc["profiles"][name] = _profile_table(values, with_key=with_key)
+    return tomlkit.dumps(doc).strip() + "\n"
+
+
+def _profile_table(values: Mapping[str, Any], *, with_key: bool) -> tomlkit.items.Table:
+    table = tomlkit.table()
     for key, value in values.items():
-        if value is None or (key == "key" and not with_key):
-            continue  # the key is written only when the operator chose the file for it
-        lines.append(f"{key} = {_toml_value(value)}")
-    return "\n".join(lines) + "\n"
+        if value is not None and (key != "key" or with_key):
+            table[key] = value
+    return table
+
+
+def _set_keeping_comment(table: Any, key: str, value: Any) -> None:
+    """Replace a value, keeping the comment the operator wrote after it on the same line."""
+    old = table.get(key)
+    item = tomlkit.item(value)
+    if old is not None and hasattr(old, "trivia") and old.trivia.comment:
+        item.comment(old.trivia.comment.lstrip("# ").rstrip())
+    table[key] = item
 
 
 def save_profile(path: Path, name: str, values: Mapping[str, Any], *, make_default: bool = False,
                  with_key: bool = False) -> None:
-    """Add (or replace) ``[profiles.NAME]`` in the config file, keeping the rest of the text and its comments.
+    """Add or update ``[profiles.NAME]`` in the config file with tomlkit, which keeps the operator's comments,
+    layout and the settings this form does not know (``on_alert``, ``bell``, a hand-written ``key``).
 
-    The result is parsed again before it replaces the file, so a save can never
-    leave a file that the next start would refuse.
+    A value given as None is removed. The result is parsed again before it replaces the file, so a save can
+    never leave a file that the next start would refuse.
     """
     if not PROFILE_NAME_RE.match(name):
         raise ConfigError("profile name: use letters, digits, - and _ (at most 40)")
     text = path.read_text(encoding="utf-8") if path.exists() else ""
-    block = profile_block(name, values, with_key=with_key)
-    lines = text.splitlines(keepends=True)
-    header = re.compile(rf'^\s*\[\s*profiles\s*\.\s*"?{re.escape(name)}"?\s*\]')
-    start = next((i for i, line in enumerate(lines) if header.match(line)), None)
-    if start is None:
-        if text and not text.endswith("\n"):
-            text += "\n"
-        text = text + ("\n" if text else "") + block
+    try:
+        doc = tomlkit.parse(text)
+    except tomlkit.exceptions.TOMLKitError as err:
+        raise ConfigError(f"{path}: cannot update a file that does not parse ({err})") from err
+    if "profiles" not in doc:
+        doc.add("profiles", tomlkit.table(is_super_table=True))
+    profiles: Any = doc["profiles"]
+    if name not in profiles:
+        profiles[name] = _profile_table(values, with_key=with_key)
     else:
-        end = next((j for j in range(start + 1, len(lines)) if lines[j].lstrip().startswith("[")), len(lines))
-        text = "".join(lines[:start]) + block + ("\n" if end < len(lines) else "") + "".join(lines[end:])
+        table = profiles[name]
+        for key, value in values.items():
+            if key == "key" and not with_key:
+                continue  # the key is written only when the operator chose the file for it
+            if value is None:
+                table.pop(key, None)
+            else:
+                _set_keeping_comment(table, key, value)
     if make_default:
-        default_line = f"default_profile = {_toml_value(name)}\n"
-        if re.search(r"(?m)^\s*default_profile\s*=", text):
-            text = re.sub(r"(?m)^\s*default_profile\s*=.*$\n?", default_line, text, count=1)
-        else:
-            text = default_line + ("\n" if text and not text.startswith("\n") else "") + text
+        _set_keeping_comment(doc, "default_profile", name)  # tomlkit puts a new one above the first table
+    text = tomlkit.dumps(doc)
     parse_config(text, path)
     write_private(path, text)
 

@@ -8,6 +8,7 @@ the installed copy wins and a checkout falls back to the repository's folder.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path, PurePath
 
 import platformdirs
@@ -29,21 +30,22 @@ def stylesheets(*names: str) -> list[str | PurePath]:
     return [base / name for name in names]
 
 
-def _override(var: str, default: str) -> Path:
-    value = os.environ.get(var)
+def _override(var: str, default: str, env: Mapping[str, str] | None = None) -> Path:
+    value = (os.environ if env is None else env).get(var)
     return Path(value) if value else Path(default)
 
 
-def config_dir() -> Path:
-    return _override("WATCHDECK_CONFIG_DIR", platformdirs.user_config_dir(APP_NAME))
+def config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The user config dir; ``WATCHDECK_CONFIG_DIR`` (in ``env`` when given, else the process's) overrides it."""
+    return _override("WATCHDECK_CONFIG_DIR", platformdirs.user_config_dir(APP_NAME), env)
 
 
 def data_dir() -> Path:
     return _override("WATCHDECK_DATA_DIR", platformdirs.user_data_dir(APP_NAME))
 
 
-def state_dir() -> Path:
-    return _override("WATCHDECK_STATE_DIR", platformdirs.user_state_dir(APP_NAME))
+def state_dir(env: Mapping[str, str] | None = None) -> Path:
+    return _override("WATCHDECK_STATE_DIR", platformdirs.user_state_dir(APP_NAME), env)
 
 
 def cache_dir() -> Path:

@@ -253,3 +253,22 @@ def test_remembered_project_per_profile(env: dict[str, str], write_config: Calla
     assert resolve_settings(Overrides(projects=["5"]), env).project_ids == ["5"]
     Path(env["WATCHDECK_STATE_DIR"], "projects.json").write_text("not json")
     assert remembered_project("one", env) is None
+
+
+def test_save_profile_keeps_comments_inside_the_profile_and_its_unknown_settings(tmp_path: Path) -> None:
+    """A save updates only the values the form has: comments on and between lines, and hand-written settings stay."""
+    path = tmp_path / "config.toml"
+    original = ('# watchdeck settings\n\n[profiles.eu]\n# the production project\nbase_url = "https://eu.example.com"\n'
+                'project = "1"  # acme prod\npoll = 30\non_alert = ["notify-send", "watchdeck"]\n\n'
+                '[keymap]\n"monitor.pause" = "f6"  # my key\n')
+    path.write_text(original)
+    save_profile(path, "eu", {"base_url": "https://eu.example.com", "project": "2", "poll": None},
+                 make_default=True)
+    text = path.read_text()
+    assert "# the production project\n" in text and '"f6"  # my key' in text
+    assert 'project = "2"' in text and "# acme prod" in text  # the value changed, its comment stayed
+    assert "poll" not in text
+    config = load_config(path)
+    assert config is not None and config.default_profile == "eu"
+    assert config.profiles["eu"].project_ids == ["2"] and config.profiles["eu"].on_alert == ["notify-send", "watchdeck"]
+    assert text.index("default_profile") < text.index("[profiles.eu]")
