@@ -37,7 +37,7 @@ KEY_COMMAND_TIMEOUT = 10.0
 KEYRING_SERVICE = "watchdeck"
 
 
-class KeyError_(ConfigError):
+class KeySourceError(ConfigError):
     """No usable key; the message says which source failed and why, in one line."""
 
 
@@ -55,23 +55,23 @@ def run_key_command(command: str | list[str], *, timeout: float = KEY_COMMAND_TI
     argv = shlex.split(command) if isinstance(command, str) else list(command)
     shown = _command_text(command)
     if not argv:
-        raise KeyError_("key_command is empty")
+        raise KeySourceError("key_command is empty")
     try:
         done = subprocess.run(argv, capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL)
     except FileNotFoundError:
-        raise KeyError_(f"key_command {shown!r}: program {argv[0]!r} not found") from None
+        raise KeySourceError(f"key_command {shown!r}: program {argv[0]!r} not found") from None
     except PermissionError:
-        raise KeyError_(f"key_command {shown!r}: {argv[0]!r} is not executable") from None
+        raise KeySourceError(f"key_command {shown!r}: {argv[0]!r} is not executable") from None
     except subprocess.TimeoutExpired:
-        raise KeyError_(f"key_command {shown!r} did not finish within {timeout:g} s") from None
+        raise KeySourceError(f"key_command {shown!r} did not finish within {timeout:g} s") from None
     except OSError as err:
-        raise KeyError_(f"key_command {shown!r} could not run: {err.strerror or err}") from None
+        raise KeySourceError(f"key_command {shown!r} could not run: {err.strerror or err}") from None
     if done.returncode != 0:
         # Not its stderr: a password manager may print the secret, or the vault's path and the account, there.
-        raise KeyError_(f"key_command {shown!r} failed (exit {done.returncode}); run it yourself to see why")
+        raise KeySourceError(f"key_command {shown!r} failed (exit {done.returncode}); run it yourself to see why")
     key = done.stdout.decode("utf-8", "replace").strip()
     if not key:
-        raise KeyError_(f"key_command {shown!r} printed nothing")
+        raise KeySourceError(f"key_command {shown!r} printed nothing")
     if "\n" in key:
         key = key.splitlines()[0].strip()  # `pass show` prints the secret on the first line
     # Only the program's name: the rest of the command line may hold the key itself (``echo phx_…``).
@@ -98,7 +98,7 @@ def key_problem(key: str) -> str | None:
 def check_key(key: str, source: str) -> str:
     """``key`` unchanged, or a one-line error naming the source and what is wrong (never the key)."""
     if (problem := key_problem(key)) is not None:
-        raise KeyError_(f"the key from {source} {problem}: nothing was sent; check what it prints")
+        raise KeySourceError(f"the key from {source} {problem}: nothing was sent; check what it prints")
     return key
 
 
@@ -150,4 +150,4 @@ def resolve_key(env: Mapping[str, str], profile_name: str | None, profile: KeySo
         return SecretStr(check_key(stored.get_secret_value().strip(), "the keyring")), "keyring"
     where = f" or key_command in [profiles.{profile_name}]" if profile_name else ""
     ring = " or store it in the OS keyring" if keyring_available() and profile_name else ""
-    raise KeyError_(f"no API key: set WATCHDECK_API_KEY to a personal API key{where}{ring}")
+    raise KeySourceError(f"no API key: set WATCHDECK_API_KEY to a personal API key{where}{ring}")

@@ -9,7 +9,7 @@ import pytest
 
 from tui import keys
 from tui.config import ConfigError, Profile
-from tui.keys import KeyError_, resolve_key, run_key_command
+from tui.keys import KeySourceError, resolve_key, run_key_command
 
 PY = sys.executable
 
@@ -39,18 +39,18 @@ def test_key_command_first_line_only() -> None:
     ],
 )
 def test_key_command_failures_are_one_line(argv: list[str], expected: str) -> None:
-    with pytest.raises(KeyError_, match=expected) as caught:
+    with pytest.raises(KeySourceError, match=expected) as caught:
         run_key_command(argv)
     assert "\n" not in str(caught.value) and isinstance(caught.value, ConfigError)
 
 
 def test_key_command_timeout() -> None:
-    with pytest.raises(KeyError_, match=r"did not finish within 0.5 s"):
+    with pytest.raises(KeySourceError, match=r"did not finish within 0.5 s"):
         run_key_command([PY, "-c", "import time; time.sleep(5)"], timeout=0.5)
 
 
 def test_failing_command_never_shows_its_output() -> None:
-    with pytest.raises(KeyError_) as caught:
+    with pytest.raises(KeySourceError) as caught:
         run_key_command([PY, "-c", "print('phx_' + 'secret_value'); raise SystemExit(1)"])
     assert "phx_secret_value" not in str(caught.value)
 
@@ -85,5 +85,5 @@ def test_keyring_used_when_present(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_no_keyring_no_key_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(keys, "_keyring", lambda: None)
     assert not keys.store_in_keyring("eu", "x")
-    with pytest.raises(KeyError_, match=r"no API key: set WATCHDECK_API_KEY .* key_command in \[profiles.eu\]"):
+    with pytest.raises(KeySourceError, match=r"no API key: set WATCHDECK_API_KEY .* key_command in \[profiles.eu\]"):
         resolve_key({}, "eu", Profile())

@@ -10,7 +10,7 @@ import pytest
 
 from tui.__main__ import main
 from tui.crashlog import record_exception
-from tui.keys import KeyError_, run_key_command
+from tui.keys import KeySourceError, run_key_command
 from tui.redaction import mask_url_password
 from tui.sandbox.runner import SandboxHandle
 
@@ -59,7 +59,7 @@ def test_mask_url_password(text: str, masked: str) -> None:
 
 def test_a_failing_key_command_says_only_its_exit_code() -> None:
     leaky = [PY, "-c", "import sys; sys.stderr.write('decrypted: phx_leaked_in_stderr\\n'); sys.exit(4)"]
-    with pytest.raises(KeyError_) as caught:
+    with pytest.raises(KeySourceError) as caught:
         run_key_command(leaky)
     message = str(caught.value)
     assert "failed (exit 4)" in message
