@@ -7,6 +7,7 @@ server text is shown through :func:`tui.render.plain`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from datetime import datetime
 from typing import Any, ClassVar
@@ -42,9 +43,12 @@ def _now(screen: ModalScreen[Any]) -> datetime:
 
 
 def _short(value: Any) -> str:
-    """A before/after value in one short line."""
+    """A before/after value in one short line, as a person reads it: dates as dates, nothing as "none"."""
     if value is None:
-        return "∅"
+        return "none"
+    if isinstance(value, str) and len(value) >= 16 and value[4:5] == "-" and value[10:11] == "T":
+        with contextlib.suppress(ValueError):
+            return date_text(datetime.fromisoformat(value))
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
     return clean(text, limit=60)
 
