@@ -61,6 +61,32 @@ def one_line_cell(console: Console, text: Text, width: int, padding: int, pre_st
     return list(Segment.apply_style(segments, pre_style, post_style))
 
 
+def fit_columns(columns: Sequence[tuple[str, str, int | None]], priority: Sequence[str], available: int,
+                padding: int = 1, grow: tuple[str, int] | None = None) -> list[tuple[str, str, int | None]]:
+    """The columns to draw in ``available`` cells: whole ones, the most important first, in their own order.
+
+    Columns are taken in ``priority`` order while they fit (a narrower, less important one may still fit
+    where a wider one did not; a column not named in ``priority`` is never drawn); the others are dropped
+    whole rather than drawn cut off at the screen's edge behind a scroll bar. ``grow`` names a column that
+    takes the width left over, up to a most: a long name or error shows more where there is room.
+    """
+    drawn_width = {key: (width or 0) + 2 * padding for key, _, width in columns}
+    kept: set[str] = set()
+    used = 0
+    for key in priority:
+        if key in drawn_width and key not in kept and used + drawn_width[key] <= available:
+            kept.add(key)
+            used += drawn_width[key]
+    fitted: list[tuple[str, str, int | None]] = []
+    for key, label, width in columns:
+        if key not in kept:
+            continue
+        if grow is not None and key == grow[0] and width is not None:
+            width = max(width, min(grow[1], width + available - used))
+        fitted.append((key, label, width))
+    return fitted
+
+
 def with_ellipsis(cell: Text | str) -> Text | str:
     """The cell, cut with ``…`` where its column is too narrow (never silently mid-word).
 
