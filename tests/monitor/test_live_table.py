@@ -15,7 +15,7 @@ from textual.app import App, ComposeResult
 from textual.renderables.styled import Styled
 from textual.widgets import DataTable
 
-from tui.widgets.live_table import LiveTable, one_line_cell
+from tui.widgets.live_table import LiveTable, one_line_cell, with_ellipsis
 
 COLUMNS = [("name", "Name", 10), ("status", "Status", 10), ("n", "N", 6)]
 
@@ -86,7 +86,8 @@ STYLES = st.sampled_from(["", "bold", "dim", "red", "bold red reverse", "on blue
 
 @st.composite
 def cell_texts(draw: st.DrawFn) -> Text:
-    text = Text(draw(CELL_TEXT), style=draw(STYLES), end=draw(st.sampled_from(["", "\n"])))
+    text = Text(draw(CELL_TEXT), style=draw(STYLES), end=draw(st.sampled_from(["", "\n"])),
+                overflow=draw(st.sampled_from([None, "crop", "fold", "ellipsis"])))
     for _ in range(draw(st.integers(0, 3))):
         start = draw(st.integers(0, max(0, len(text.plain))))
         text.stylize(draw(STYLES.filter(bool)), start, start + draw(st.integers(0, 10)))
@@ -136,15 +137,20 @@ class StockVsLive(App[None]):
 
 
 async def test_live_table_lines_equal_a_stock_datatable() -> None:
-    """Whole rows (cursor, hover, zebra-free default styles, truncation, wide characters) match stock."""
-    cells = [Text("export 界界界 with a long name", style="bold"), Text.assemble(("▶", "green"), " active"),
-             Text("😀x"), Text(""), Text("12345678901", style="on red"), Text("—", style="dim")]
+    """Whole rows (cursor, hover, zebra-free default styles, truncation, wide characters) match stock.
+
+    Both tables get the same cells, set (as LiveTable sets its own) to end with ``…`` when cut.
+    """
+    cells = [with_ellipsis(cell) for cell in (
+        Text("export 界界界 with a long name", style="bold"), Text.assemble(("▶", "green"), " active"),
+        Text("😀x"), Text(""), Text("12345678901", style="on red"), Text("—", style="dim"))]
+    cells.append(Text("cut silently, as the caller asked", overflow="crop"))
     app = StockVsLive()
     async with app.run_test(size=(80, 30)) as pilot:
         live = app.query_one("#live", LiveTable)
         stock = app.query_one("#stock", DataTable)
         for i in range(12):
-            row = (cells[i % 6], cells[(i + 1) % 6], cells[(i + 2) % 6])
+            row = (cells[i % 7], cells[(i + 1) % 7], cells[(i + 2) % 7])
             live.add_row(*row, key=f"r{i}")
             stock.add_row(*row, key=f"r{i}")
         for table in (live, stock):
@@ -159,3 +165,21 @@ async def test_live_table_lines_equal_a_stock_datatable() -> None:
         await pilot.pause()
         for y in range(live.size.height):
             assert drawn(live.render_line(y)) == drawn(stock.render_line(y)), y
+
+
+async def test_cut_text_ends_with_an_ellipsis() -> None:
+    """A cell longer than its column ends with ``…`` (whichever path draws it); one that fits is left whole."""
+    app = TableApp()
+    async with app.run_test(size=(60, 40)) as pilot:
+        live = app.query_one("#live", LiveTable)
+        live.apply([("a", {"name": Text("Postgres replica - product events"), "status": Text("Completed"),
+                           "n": Text("12")})])
+        await pilot.pause()
+        first = live.render_line(1).text
+        assert " Postgres …" in first and " Completed " in first
+        live.apply([("a", {"name": Text("short"), "status": Text("terminated by a signal"), "n": Text("12")})],
+                   {"a": ["name", "status"]})
+        await pilot.pause()
+        assert live.fast_path_used == 1
+        updated = live.render_line(1).text
+        assert " short " in updated and " terminate… " in updated

@@ -45,8 +45,11 @@ from tui.state.run_list import RunPages
 from tui.status_look import Tone, tone_style
 from tui.widgets.export_cells import (
     EXPORT_COLUMNS,
+    EXPORT_GROW,
+    EXPORT_PRIORITY,
     RUN_COLUMNS,
-    SECONDARY_COLUMNS,
+    RUN_GROW,
+    RUN_PRIORITY,
     TIME_COLUMNS,
     duration_series,
     export_cells,
@@ -55,13 +58,14 @@ from tui.widgets.export_cells import (
 )
 from tui.widgets.export_details import export_details_text
 from tui.widgets.footer import LeakFreeFooter
-from tui.widgets.live_table import LiveTable
+from tui.widgets.live_table import LiveTable, fit_columns
 from tui.widgets.run_rows import RunsView, run_rows
 from tui.widgets.textual_private import write_terminal_title
 
 MUTATING_ACTIONS = frozenset({"pause", "unpause", "backfill", "retry", "edit", "delete"})
 POLL_STEPS = (2.0, 3.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0)
 NARROW_WIDTH = 120
+SHORT_HEIGHT = 30
 RUNS_SETTLE_SECONDS = 0.15
 FIRST_FRAME_WAIT_SECONDS = 0.5
 NARROW_NAME_WIDTH = 24
@@ -72,6 +76,40 @@ FRESHNESS_STYLE = {
     Freshness.STALE: ("▲", "bold black on yellow"),
     Freshness.OFFLINE: ("✖", "bold white on red"),
 }
+
+# What the status line drops first when it does not fit (fit_status): the counts, failures, alerts and
+# the poll's trouble (0) stay; then the filter, the data's age, notes, the project, the poll interval.
+STATUS_FILTER = 1
+STATUS_AGE = 2
+STATUS_NOTE = 3
+STATUS_PROJECT = 4
+STATUS_POLL = 5
+STATUS_REFRESHING = 6
+
+
+def fit_status(badges: Sequence[tuple[int, str, str]], phrases: Sequence[tuple[int, str, str]], width: int) -> Text:
+    """The status line in ``width`` cells: badges, then phrases joined by `` · ``; what does not fit is dropped
+    whole, the least needed first (the highest number; the last of equals), and what must stay yet still does
+    not fit ends with ``…`` rather than stop mid-word."""
+    items = [(priority, index, text, style) for index, (priority, text, style) in enumerate([*badges, *phrases])]
+
+    def assemble(kept: Sequence[tuple[int, int, str, str]]) -> Text:
+        shown_badges = [(text, style) for _, index, text, style in kept if index < len(badges)]
+        shown_phrases = [(text, style) for _, index, text, style in kept if index >= len(badges)]
+        pieces: list[tuple[str, str] | str] = [*shown_badges]
+        for number, phrase in enumerate(shown_phrases):
+            pieces.append("  " if number == 0 else " · ")
+            pieces.append(phrase)
+        return Text.assemble(*pieces, no_wrap=True, overflow="ellipsis")
+
+    kept = list(items)
+    line = assemble(kept)
+    for dropped in sorted((item for item in items if item[0] > 0), key=lambda item: (-item[0], -item[1])):
+        if line.cell_len <= width:
+            break
+        kept.remove(dropped)
+        line = assemble(kept)
+    return line
 
 
 class MonitorScreen(ExportActions, IncidentKeys):
@@ -108,7 +146,8 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._last_title = ""
         self._run_cells: dict[str, dict[str, Text]] = {}
         self._details_text: Text | None = None
-        self._narrow: bool | None = None
+        self._export_columns: list[tuple[str, str, int | None]] = []
+        self._run_columns: list[tuple[str, str, int | None]] = []
         self._runs_table_owner: str | None = None
         self.last_apply_seconds = 0.0
         self._project_labels: dict[str, str] = {}
@@ -148,9 +187,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
                             secret=settings.api_key.get_secret_value(), journal=self.journal)
         self.watch(self.app, "project_id", self._project_switched, init=False)
         table = self.query_one("#exports", LiveTable)
-        self._narrow = self.size.width < NARROW_WIDTH
-        self._build_columns()
-        self.query_one("#runs", LiveTable).set_columns(RUN_COLUMNS)
+        self.on_resize()
         self.set_interval(1.0, self._tick_status)
         self._tick_status()
         answers_waiting = self.source.answers_waiting()
@@ -508,56 +545,62 @@ class MonitorScreen(ExportActions, IncidentKeys):
         state = poller.freshness()
         symbol, style = FRESHNESS_STYLE[state]
         age = poller.age()
-        parts: list[tuple[str, str] | str] = [(f" {symbol} {state.value} ", style)]
+        # (priority, text, style): the lower the number, the longer it stays on a narrow line (fit_status).
+        badges: list[tuple[int, str, str]] = [(0, f" {symbol} {state.value} ", style)]
         label = self.project_title()
         if label:
-            parts.append((f" {clean(label, limit=60)} ", "bold"))
+            badges.append((STATUS_PROJECT, f" {clean(label, limit=60)} ", "bold"))
         if self.frozen:
-            parts.append((" FROZEN ", "bold black on cyan"))
+            badges.append((0, " FROZEN ", "bold black on cyan"))
         if self.wd.settings.read_only:
-            parts.append((" READ-ONLY ", "bold black on white"))
-        parts.append("  ")
-        parts.append(f"updated {age:.0f} s ago" if age is not None else "no data yet")
-        parts.append(f" · every {poller.interval:g} s")
-        if self._stretch_note:
-            parts.append((f" ({self._stretch_note})", "yellow"))
+            badges.append((0, " READ-ONLY ", "bold black on white"))
+        phrases: list[tuple[int, str, str]] = [
+            (STATUS_AGE, f"updated {age:.0f} s ago" if age is not None else "no data yet", ""),
+        ]
+        if self._stretch_note:  # a warning: why the interval is not the one asked for; kept as long as the notes
+            phrases.append((STATUS_NOTE, f"every {poller.interval:g} s ({self._stretch_note})", "yellow"))
+        else:
+            phrases.append((STATUS_POLL, f"every {poller.interval:g} s", ""))
         if poller.failures:
             reason = poller.reason()
             wait = poller.seconds_until_next()
             retry = f", retry in {wait:.0f} s" if wait is not None and not poller.in_flight else ""
-            parts.append((f" · {reason}{retry}", "bold red"))
+            phrases.append((0, f"{reason}{retry}", "bold red"))
         if poller.in_flight:
-            parts.append((" · ⟳ refreshing", "dim"))
+            phrases.append((STATUS_REFRESHING, "⟳ refreshing", "dim"))
         skew = self.wd.server_clock.skew_words()
         if skew:
-            parts.append((f" · {skew}", "bold yellow"))
+            phrases.append((STATUS_NOTE, skew, "bold yellow"))
         snapshot = self.board.snapshot
         if snapshot is not None:
             failing = self.board.failing_count
             total = len(snapshot.exports)
             shown = f"{len(self.board.visible())} of " if self.board.filter else ""
-            parts.append(f" · {shown}{total} export{'s' if total != 1 else ''}")
+            phrases.append((0, f"{shown}{total} export{'s' if total != 1 else ''}", ""))
             if failing:
-                parts.append((f" · {failing} failing", tone_style(Tone.FAILURE)))
+                phrases.append((0, f"{failing} failing", tone_style(Tone.FAILURE)))
             alerts = self.alerts_words() if hasattr(self, "incident") else ""
             if alerts:
-                parts.append((f" · {alerts}", tone_style(Tone.FAILURE)))
+                phrases.append((0, alerts, tone_style(Tone.FAILURE)))
             for note in snapshot.notes[:1]:
-                parts.append((f" · {clean(note, limit=80)}", "yellow"))
+                phrases.append((STATUS_NOTE, clean(note, limit=80), "yellow"))
             if snapshot.item_errors:
-                parts.append((f" · {len(snapshot.item_errors)} unreadable", "yellow"))
+                phrases.append((STATUS_NOTE, f"{len(snapshot.item_errors)} unreadable", "yellow"))
             if snapshot.incomplete:
                 count = len(snapshot.incomplete)
-                parts.append((f" · {count} export answer{'s' if count > 1 else ''} incomplete", "yellow"))
+                phrases.append((STATUS_NOTE, f"{count} export answer{'s' if count > 1 else ''} incomplete", "yellow"))
         if self.board.filter:
-            parts.append((f" · filter: {clean(self.board.filter, limit=30)}", "cyan"))
+            phrases.append((STATUS_FILTER, f"filter: {clean(self.board.filter, limit=30)}", "cyan"))
         if self.board.key_filter is not None:
-            parts.append((f" · group: {clean(self.board.key_filter[1], limit=40)} (esc shows all)", "cyan"))
-        parts.extend(self.wd.shared.status_parts())
+            phrases.append((STATUS_FILTER, f"group: {clean(self.board.key_filter[1], limit=40)} (esc shows all)",
+                            "cyan"))
+        for text, look in self.wd.shared.status_parts():
+            phrases.append((STATUS_NOTE, text.removeprefix(" · "), look))
+        line = fit_status(badges, phrases, self.size.width)
         with contextlib.suppress(NoMatches):
             # The height is fixed in monitor.tcss: skip the whole-screen layout update() does by default,
             # which every second cost more CPU than the polls themselves (measured 1.37 % -> 0.79 % idle).
-            self.query_one("#monitor-status", Static).update(Text.assemble(*parts), layout=False)
+            self.query_one("#monitor-status", Static).update(line, layout=False)
         self.set_class(state in (Freshness.STALE, Freshness.OFFLINE), "-stale")
 
     def watch_frozen(self, frozen: bool) -> None:
@@ -566,25 +609,45 @@ class MonitorScreen(ExportActions, IncidentKeys):
             self._render_exports(self.now())
 
     def on_resize(self) -> None:
-        """Narrow terminals drop secondary columns rather than wrap or cut the ones on-call needs."""
-        narrow = self.size.width < NARROW_WIDTH
-        if narrow != self._narrow:
-            self._narrow = narrow
-            self._build_columns()
+        """Fit both tables' columns to the width, and give a short terminal's rows to the runs, not the charts."""
+        self.set_class(self.size.height < SHORT_HEIGHT, "-short")
+        self._build_columns()
+
+    def _fitted(self, table: LiveTable, columns: Sequence[tuple[str, str, int | None]], priority: Sequence[str],
+                grow: tuple[str, int]) -> list[tuple[str, str, int | None]]:
+        """The columns that fit whole across the screen, room kept for the table's vertical scroll bar."""
+        available = self.size.width - table.styles.scrollbar_size_vertical
+        return fit_columns(columns, priority, available, table.cell_padding, grow)
 
     def _build_columns(self) -> None:
-        """(Re)create the exports table's columns; rows are re-added from the cells already computed."""
-        table = self.query_one("#exports", LiveTable)
+        """(Re)create the tables' columns where the width changed which fit; rows are re-added from their cells.
+
+        Columns drop whole, least needed first (EXPORT_PRIORITY, RUN_PRIORITY): none is drawn cut off at
+        the screen's edge. Below NARROW_WIDTH the name starts narrower, so that the verdict columns fit.
+        """
+        exports = self.query_one("#exports", LiveTable)
         multi = len(self.wd.settings.project_ids) > 1
-        columns = [c for c in EXPORT_COLUMNS if multi or c[0] != "project"]
-        if self._narrow:
-            columns = [(k, label, NARROW_NAME_WIDTH if k == "name" else w) for k, label, w in columns
-                       if k not in SECONDARY_COLUMNS]
+        narrow = self.size.width < NARROW_WIDTH
+        columns = [(k, label, NARROW_NAME_WIDTH if narrow and k == "name" else w) for k, label, w in EXPORT_COLUMNS
+                   if multi or k != "project"]
+        fitted = self._fitted(exports, columns, EXPORT_PRIORITY, EXPORT_GROW)
+        if fitted != self._export_columns:
+            self._export_columns = fitted
+            self._reset_columns(exports, fitted, list(self._cells.items()))
+        runs = self.query_one("#runs", LiveTable)
+        fitted = self._fitted(runs, RUN_COLUMNS, RUN_PRIORITY, RUN_GROW)
+        if fitted != self._run_columns:
+            self._run_columns = fitted
+            self._reset_columns(runs, fitted, list(self._run_cells.items()))
+
+    @staticmethod
+    def _reset_columns(table: LiveTable, columns: list[tuple[str, str, int | None]],
+                       rows: list[tuple[str, dict[str, Text]]]) -> None:
         cursor = table.cursor_row
         table.clear(columns=True)
         table.set_columns(columns)
-        if self._cells:
-            table.apply(list(self._cells.items()))
+        if rows:
+            table.apply(rows)
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
 
     # ------------------------------------------------------------------ bindings

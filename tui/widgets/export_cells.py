@@ -19,7 +19,7 @@ from tui.state.exports import runs_oldest_first
 from tui.state.health import HealthState, Verdict, run_activity_time
 from tui.status_look import Tone, error_text_style, status_strip, status_text, tone_style
 
-# (key, label, width); "secondary" columns are hidden on narrow terminals.
+# (key, label, width), in the order drawn; which of them are drawn is EXPORT_PRIORITY's.
 EXPORT_COLUMNS: list[tuple[str, str, int | None]] = [
     ("mark", " ", 1),
     ("name", "Export", 30),
@@ -35,7 +35,13 @@ EXPORT_COLUMNS: list[tuple[str, str, int | None]] = [
     ("last", "Last run", 14),
     ("due", "Next due", 14),
 ]
-SECONDARY_COLUMNS = ("project", "model", "dest", "interval", "last", "due")
+# What an on-call operator needs first: a column is shown only when every column named before it that fits is
+# shown too, and is dropped whole (tui.widgets.live_table.fit_columns); never cut halfway off the screen.
+# The project column exists only when several projects are watched (their section rows name them too).
+EXPORT_PRIORITY = ("mark", "name", "state", "latest", "lag", "strip", "progress", "due", "last", "project", "interval",
+                   "dest", "model")
+# The column that takes the width the shown columns leave, up to this much.
+EXPORT_GROW = ("name", 40)
 
 RUN_COLUMNS: list[tuple[str, str, int | None]] = [
     ("status", "Status", 18),
@@ -43,9 +49,12 @@ RUN_COLUMNS: list[tuple[str, str, int | None]] = [
     ("records", "Records", 32),
     ("duration", "Took", 7),
     ("finished", "Finished", 14),
-    ("error", "Latest error", 36),
+    ("error", "Latest error", 24),
     ("cursor", "Cursor", 12),
 ]
+# Which run, which data, why it failed, then the figures; the error takes the width left (its text is long).
+RUN_PRIORITY = ("status", "interval", "error", "records", "duration", "finished", "cursor")
+RUN_GROW = ("error", 100)
 
 
 def _interval_label(interval: str) -> Text:

@@ -33,17 +33,22 @@ Cells = Mapping[str, Text | str]
 
 def _is_plain_line(cell: object) -> bool:
     """A Text that Rich would draw as one left-aligned line without tabs (what every monitor cell is)."""
-    return (isinstance(cell, Text) and cell.justify in (None, "default") and cell.overflow in (None, "fold", "crop")
+    return (isinstance(cell, Text) and cell.justify in (None, "default")
+            and cell.overflow in (None, "fold", "crop", "ellipsis")
             and "\n" not in cell.plain and "\t" not in cell.plain and cell.end in ("", "\n"))
 
 
 def one_line_cell(console: Console, text: Text, width: int, padding: int, pre_style: Style,
                   post_style: Style | None) -> list[Segment]:
-    """The segments Rich renders for ``Styled(Padding(text, (0, padding)), pre_style, post_style)`` in one line."""
+    """The segments Rich renders for ``Styled(Padding(text, (0, padding)), pre_style, post_style)`` in one line.
+
+    A text too long for the cell is cut the way its own ``overflow`` says, as Rich cuts it: LiveTable sets
+    ``"ellipsis"`` on its cells, so a cut name or error ends with ``…`` in both renderers alike.
+    """
     inner = max(0, width - 2 * padding)
     if text.cell_len > inner:
         text = text.copy()
-        text.truncate(inner)
+        text.truncate(inner, overflow="crop" if inner == 0 else None)  # Rich draws no "…" in a cell with no room
     blank = Style.null()  # what Rich's Padding pads with
     segments = [Segment(" " * padding, blank)] if padding else []
     drawn = text.render(console, end="")
@@ -57,8 +62,46 @@ def one_line_cell(console: Console, text: Text, width: int, padding: int, pre_st
     return list(Segment.apply_style(segments, pre_style, post_style))
 
 
+def fit_columns(columns: Sequence[tuple[str, str, int | None]], priority: Sequence[str], available: int,
+                padding: int = 1, grow: tuple[str, int] | None = None) -> list[tuple[str, str, int | None]]:
+    """The columns to draw in ``available`` cells: whole ones, the most important first, in their own order.
+
+    Columns are taken in ``priority`` order while they fit (a narrower, less important one may still fit
+    where a wider one did not; a column not named in ``priority`` is never drawn); the others are dropped
+    whole rather than drawn cut off at the screen's edge behind a scroll bar. ``grow`` names a column that
+    takes the width left over, up to a most: a long name or error shows more where there is room.
+    """
+    drawn_width = {key: (width or 0) + 2 * padding for key, _, width in columns}
+    kept: set[str] = set()
+    used = 0
+    for key in priority:
+        if key in drawn_width and key not in kept and used + drawn_width[key] <= available:
+            kept.add(key)
+            used += drawn_width[key]
+    fitted: list[tuple[str, str, int | None]] = []
+    for key, label, width in columns:
+        if key not in kept:
+            continue
+        if grow is not None and key == grow[0] and width is not None:
+            width = max(width, min(grow[1], width + available - used))
+        fitted.append((key, label, width))
+    return fitted
+
+
+def with_ellipsis(cell: Text | str) -> Text | str:
+    """The cell, cut with ``…`` where its column is too narrow (never silently mid-word).
+
+    Set on the Text itself, before any renderer sees it, so the fast path and stock DataTable draw the same
+    thing. A Text that chose its own overflow keeps it. Numbers are not meant to be cut at all: their cells
+    are abbreviated (``tui.render.short_count``) to fit their columns.
+    """
+    if isinstance(cell, Text) and cell.overflow is None:
+        cell.overflow = "ellipsis"
+    return cell
+
+
 class LiveTable(DataTable[Any]):
-    """DataTable keyed by row id with a diffing ``apply``."""
+    """DataTable keyed by row id with a diffing ``apply``; text cut to fit a column ends with ``…``."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -71,6 +114,11 @@ class LiveTable(DataTable[Any]):
         self._column_order = [key for key, _, _ in columns]
         for key, label, width in columns:
             self.add_column(label, key=key, width=width)
+
+    def add_row(self, *cells: Any, height: int | None = 1, key: str | None = None,
+                label: Text | str | None = None) -> RowKey:
+        """Stock ``add_row``, its text cells set to end with ``…`` when cut."""
+        return super().add_row(*(with_ellipsis(cell) for cell in cells), height=height, key=key, label=label)
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         """With every column a fixed width, only the virtual size is needed.
@@ -145,6 +193,7 @@ class LiveTable(DataTable[Any]):
 
     def update_rows(self, updates: Mapping[str, Mapping[str, Text | str]]) -> None:
         """Set cells of existing rows and repaint only those rows."""
+        updates = {row: {col: with_ellipsis(value) for col, value in cells.items()} for row, cells in updates.items()}
         try:
             self._fast_update(updates)
             self.fast_path_used += 1

@@ -1,0 +1,107 @@
+"""At 80x24 and 160x48 the monitor's tables show whole columns only, and text cut to fit ends with ``…``.
+
+Read from what the tables draw (``render_line``), cell by cell, against the full text of each cell.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rich.text import Text
+
+from tests.monitor.conftest import make_app, select_export, settle
+from tui.sandbox.runner import SandboxHandle
+from tui.screens.monitor import STATUS_AGE, STATUS_POLL, STATUS_PROJECT, fit_status
+from tui.widgets.live_table import LiveTable, fit_columns
+
+
+def cut_cells(table: LiveTable) -> list[str]:
+    """Check every drawn cell of ``table`` and return those cut to fit; fails on a cell cut without ``…``."""
+    region = table.scrollable_content_region
+    pad = table.cell_padding
+    assert table.scroll_x == 0
+    assert table.virtual_size.width <= region.width, "columns run past the table's right edge"
+    assert not table.show_horizontal_scrollbar
+    widths = [column.get_render_width(table) for column in table.ordered_columns]
+    cut: list[str] = []
+    top = int(table.scroll_y)  # the first row drawn under the header
+    for y in range(min(table.row_count - top + 1, region.height)):
+        line = table.render_line(y)
+        x = 0
+        for index, column in enumerate(table.ordered_columns):
+            inner = widths[index] - 2 * pad
+            drawn = line.crop(x + pad, x + pad + inner).text.rstrip()  # cells, not characters: wide ones count 2
+            full = str(column.label) if y == 0 else table.get_cell_at((top + y - 1, index))
+            text = full.plain if isinstance(full, Text) else str(full)
+            if y == 0:
+                assert drawn == text.rstrip(), f"header {text!r} drawn as {drawn!r}"
+            elif Text(text).cell_len > inner:
+                assert drawn.endswith("…"), f"{column.key.value}: {text!r} cut without an ellipsis: {drawn!r}"
+                assert text.startswith(drawn[:-1].rstrip()), (text, drawn)
+                cut.append(text)
+            else:
+                assert drawn == text.rstrip(), f"{column.key.value}: {text!r} drawn as {drawn!r}"
+            x += widths[index]
+    return cut
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+async def test_every_column_fits_whole_and_cut_text_ends_with_an_ellipsis(sandbox: SandboxHandle,
+                                                                           size: tuple[int, int]) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        select_export(app, "Snowflake warehouse (hourly)")  # its runs carry long errors
+        await settle(pilot)
+        screen: Any = app.screen
+        exports = screen.query_one("#exports", LiveTable)
+        runs = screen.query_one("#runs", LiveTable)
+        assert exports.row_count and runs.row_count
+        cut = cut_cells(exports) + cut_cells(runs)
+        assert cut, "nothing was long enough to be cut: the test would prove nothing"
+        for key in ("name", "state", "latest", "lag"):
+            assert key in {c.key.value for c in exports.ordered_columns}, f"{key} must show at any width"
+        for key in ("status", "interval", "error"):
+            assert key in {c.key.value for c in runs.ordered_columns}, f"{key} must show at any width"
+        status = screen.query_one("#monitor-status").render_line(0).text
+        assert "12 exports · 1 failing" in status, status
+
+
+async def test_columns_come_back_when_the_terminal_widens(sandbox: SandboxHandle) -> None:
+    """Dropped columns return on a wider screen, with their rows (cells kept, cursor kept)."""
+    app = make_app(sandbox)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        exports = screen.query_one("#exports", LiveTable)
+        exports.move_cursor(row=4, animate=False)
+        narrow = [c.key.value for c in exports.ordered_columns]
+        await pilot.resize_terminal(160, 48)
+        await settle(pilot)
+        wide = [c.key.value for c in exports.ordered_columns]
+        assert set(narrow) < set(wide) and {"progress", "due"} <= set(wide)
+        assert exports.row_count == 12 and exports.cursor_row == 4
+        cut_cells(exports)
+
+
+def test_fit_columns_drops_whole_columns_least_needed_first_and_grows_one() -> None:
+    columns: list[tuple[str, str, int | None]] = [("a", "A", 10), ("b", "B", 20), ("c", "C", 4), ("d", "D", 8)]
+    # Each column is drawn with one cell of padding either side.
+    assert fit_columns(columns, ("a", "b", "c", "d"), 49) == [("a", "A", 10), ("b", "B", 20), ("c", "C", 4)]
+    # b does not fit after a and d; c still does; a takes what is left, up to its most.
+    assert fit_columns(columns, ("a", "d", "b", "c"), 33, grow=("a", 13)) == [("a", "A", 13), ("c", "C", 4),
+                                                                            ("d", "D", 8)]
+    assert fit_columns(columns, ("a",), 5) == []
+
+
+def test_the_status_line_drops_whole_parts_before_the_counts() -> None:
+    badges = [(0, " ● LIVE ", "bold"), (STATUS_PROJECT, " Acme · Demo project ", "bold")]
+    phrases = [(STATUS_AGE, "updated 0 s ago", ""), (STATUS_POLL, "every 30 s", ""), (0, "12 exports", ""),
+               (0, "1 failing", "red")]
+    assert fit_status(badges, phrases, 160).plain == (
+        " ● LIVE  Acme · Demo project   updated 0 s ago · every 30 s · 12 exports · 1 failing")
+    assert fit_status(badges, phrases, 75).plain == (
+        " ● LIVE  Acme · Demo project   updated 0 s ago · 12 exports · 1 failing")
+    assert fit_status(badges, phrases, 50).plain == " ● LIVE   updated 0 s ago · 12 exports · 1 failing"
+    assert fit_status(badges, phrases, 30).plain == " ● LIVE   12 exports · 1 failing"
