@@ -117,7 +117,10 @@ class IncidentKeys(Screen[None]):
         elif changes.opened:
             book.toasts(changes.opened, now)  # counted as shown: no burst when the dialog closes
         if self.hook is not None:
-            events = [("opened", a) for a in changes.opened if a.new] + [("resolved", a) for a in changes.resolved]
+            # Only what was announced ends: an alert already open at the first look was never sent as opened
+            # (``new`` is False), so its end would page someone about a start they never heard of.
+            events = ([("opened", a) for a in changes.opened if a.new]
+                      + [("resolved", a) for a in changes.resolved if a.new])
             if events:
                 self._send_hooks(events)
 
