@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -140,6 +141,9 @@ async def test_repair_key_sends_one_retry_per_failed_interval(sandbox: SandboxHa
         assert sorted(sent) == sorted(expected)
         assert all(f"/batch_exports/{export_id}/runs/" in r["path"] for r in requests(sandbox, "POST", "/retry/"))
         assert key in monitor(app).incident.desk.exports
+        retries = [e for e in monitor(app).incident.journal.tail() if e["action"] == "bulk retry"]
+        assert sorted(e["run"] for e in retries) == sorted(expected)
+        assert all(stamped_now(e, FAILING) for e in retries)
 
 
 async def test_runs_pane_i_groups_by_interval_and_f_filters(sandbox: SandboxHandle) -> None:
@@ -163,6 +167,13 @@ async def test_runs_pane_i_groups_by_interval_and_f_filters(sandbox: SandboxHand
         await pilot.press("i")
         await settle(pilot)
         assert runs.row_count == len(intervals) <= every
+
+
+def stamped_now(entry: dict[str, Any], name: str) -> bool:
+    """A journal entry names the export and its project, carries real time, and the server's frozen one beside it."""
+    real = abs(datetime.fromisoformat(entry["time"]) - datetime.now(UTC)) < timedelta(minutes=5)
+    return (real and entry["server_time"] == FROZEN_AT.isoformat() and entry["name"] == name
+            and entry["project"] == "1")
 
 
 def running_export(screen: MonitorScreen) -> Any:
@@ -217,6 +228,7 @@ async def test_cancel_key_asks_then_cancels_the_running_run_on_the_server(sandbo
         assert run_status(sandbox, run.id) == "Cancelled"
         entry = screen.incident.journal.tail()[-1]
         assert (entry["action"], entry["run"], entry["result"]) == ("cancel run", run.id, "ok")
+        assert stamped_now(entry, running.export.name)
 
 
 async def test_cancel_key_on_the_interfaces_own_server_says_so_and_sends_nothing(sandbox: SandboxHandle) -> None:
@@ -308,6 +320,7 @@ async def test_backfills_key_lists_them_and_c_cancels_one_after_asking(sandbox: 
         entry = screen.incident.journal.tail()[-1]
         assert (entry["action"], entry["result"], entry["detail"]) == ("cancel backfill", "ok",
                                                                        {"backfill": backfill_id})
+        assert stamped_now(entry, name)
 
 
 async def test_several_projects_have_a_section_each_named_by_the_server(sandbox: SandboxHandle) -> None:

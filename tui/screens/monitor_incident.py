@@ -35,7 +35,7 @@ from tui.state.alert_book import Alert, AlertBook
 from tui.state.alert_hooks import AlertHook
 from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk, VerdictLike
-from tui.state.journal import ActionJournal, JournalEntry
+from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 from tui.state.run_list import next_filter
 from tui.state.timeline import TimelineModel
 from tui.widgets.confirm import ConfirmScreen
@@ -252,5 +252,6 @@ class IncidentKeys(Screen[None]):
             self.notify("Run cancelled.", markup=False, timeout=4)
             result = "ok"
         self.incident.journal.append(JournalEntry(
-            time=self.incident.clock.now(), action="cancel run", result=result, profile=self.incident.profile,
-            project=watched.project_id, export=watched.export.id, run=run.id))
+            time=wall_clock(), server_time=self.incident.clock.now(), action="cancel run", result=result,
+            profile=self.incident.profile, project=watched.project_id, export=watched.export.id,
+            name=watched.export.name, run=run.id))
