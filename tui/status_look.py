@@ -34,6 +34,7 @@ class Tone(Enum):
     QUIET = "quiet"
     UNKNOWN = "unknown"
     WARNING = "warning"
+    PAUSED = "paused"  # not a run status: an export the service paused by itself (an alert kind)
 
 
 COLOUR_STYLES: dict[Tone, str] = {
@@ -46,6 +47,7 @@ COLOUR_STYLES: dict[Tone, str] = {
     Tone.QUIET: "dim",
     Tone.UNKNOWN: "bold yellow",
     Tone.WARNING: "bold yellow",
+    Tone.PAUSED: "bold magenta",
 }
 
 #: Attributes only: reverse marks a failure (and nothing else), so it outshines everything else on screen.
@@ -59,6 +61,7 @@ NO_COLOUR_STYLES: dict[Tone, str] = {
     Tone.QUIET: "",
     Tone.UNKNOWN: "bold underline",
     Tone.WARNING: "bold underline",
+    Tone.PAUSED: "bold",
 }
 
 

@@ -23,6 +23,7 @@ from tui.state.alert_book import AlertBook
 from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk
 from tui.state.journal import ActionJournal
+from tui.status_look import use_no_color
 
 from .runs import HOUR, NOW
 
@@ -114,12 +115,16 @@ def outage_desk(tmp_journal: Any = None, *, primed: bool = True) -> IncidentDesk
 
 
 class Host(App[None]):
-    """Pushes one incident screen over an empty base screen, as the monitor would; records what it returned."""
+    """Pushes one incident screen over an empty base screen, as the monitor would; records what it returned.
+
+    Chooses the status looks for ``NO_COLOR`` (set or not) as the real app does when it starts.
+    """
 
     CSS_PATH = stylesheets("app.tcss", "modals.tcss")
 
     def __init__(self, make: Any) -> None:
         super().__init__()
+        use_no_color(self.no_color)
         self.make = make
         self.results: list[Any] = []
         self.notes: list[str] = []

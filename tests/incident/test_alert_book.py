@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from tui.state.alert_book import AlertBook, AlertKind, Observation
@@ -47,6 +47,11 @@ def test_open_ack_resolve_and_history(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in (tmp_path / "journal.jsonl").read_text().splitlines()]
     assert [line["action"] for line in lines] == ["alert acknowledged", "alert resolved", "alert resolved"]
     assert lines[0]["profile"] == "prod" and lines[0]["detail"]["kind"] == "failing"
+    # Named as the operator saw it, stamped with real time and the server's clock beside it (here days apart).
+    assert [(line["name"], line["project"]) for line in lines] == [("export a", "1"), ("export a", "1"),
+                                                                   ("export b", "1")]
+    assert lines[0]["server_time"] == later.isoformat()
+    assert abs(datetime.fromisoformat(lines[0]["time"]) - datetime.now(UTC)) < timedelta(minutes=5)
 
 
 def test_pauses_alert_only_when_nobody_here_asked() -> None:

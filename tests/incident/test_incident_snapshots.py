@@ -11,6 +11,7 @@ from tui.screens.alerts import AlertsScreen
 from tui.screens.failure_groups import FailureGroupsScreen
 from tui.screens.repair import RepairScreen
 from tui.screens.timeline import TimelineScreen
+from tui.status_look import use_no_color
 
 from .outage import Host, context, outage_desk
 
@@ -44,6 +45,17 @@ def test_alerts_pane(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
 @pytest.mark.parametrize("size", SIZES)
 def test_groups_view(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
     assert snap_compare(host("groups"), terminal_size=size, run_before=settle)
+
+
+@pytest.mark.parametrize("view", ["alerts", "groups"])
+def test_without_colour_failures_are_reversed_not_grey(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPatch,
+                                                      view: str) -> None:
+    """NO_COLOR at 80x24: "failing", the failed-run counts are reversed (red would be the faintest grey there)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    try:
+        assert snap_compare(host(view), terminal_size=(80, 24), run_before=settle)
+    finally:
+        use_no_color(False)
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 import pytest
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Input, Static
 
 from tests.monitor.conftest import FROZEN_AT, make_app, requests, select_export, settle
 from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.alerts import AlertsScreen
+from tui.screens.backfills import NO_RUN_CANCEL, BackfillsScreen
 from tui.screens.export_modals import RunErrorScreen
 from tui.screens.failure_groups import FailureGroupsScreen
 from tui.screens.monitor import MonitorScreen
 from tui.screens.repair import RepairScreen
 from tui.screens.timeline import TimelineScreen
+from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.live_table import LiveTable
 from tui.widgets.timeline_view import TimelineView
 
@@ -97,27 +102,48 @@ async def test_timeline_key_and_enter_open_the_run_under_the_cursor(sandbox: San
         assert isinstance(app.screen, RunErrorScreen)
 
 
+FAILED_GROUP = ("Failed", "FailedRetryable", "FailedBilling")  # the real service's "failed" status group
+
+
+def failed_intervals_on_server(handle: SandboxHandle, export_id: str, since: str) -> set[str]:
+    """From the sandbox's own database: the run ids whose interval (starting at or after ``since``) has a failed
+    latest attempt: what a repair from ``since`` must retry, one each."""
+    with handle.state.db.read() as c:
+        rows = c.execute("SELECT id, status, data_interval_start, data_interval_end, created_at FROM runs "
+                         "WHERE export_id = ? ORDER BY created_at", (export_id,)).fetchall()
+    latest = {row["data_interval_end"]: row for row in rows}  # ordered by creation: the last attempt stays
+    return {row["id"] for row in latest.values()
+            if row["status"] in FAILED_GROUP and row["data_interval_start"] >= since}
+
+
 async def test_repair_key_sends_one_retry_per_failed_interval(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         key = select_export(app, FAILING)
+        export_id = monitor(app).incident.desk.exports[key].watched.export.id
         await settle(pilot)
         await pilot.press("R")
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, RepairScreen)
-        expected = {t.run_id for t in screen.plan.targets}
-        assert expected
+        # A window wider than the current streak (the 10:00 interval completed): older failures, some retryable.
+        screen.query_one("#repair-since", Input).value = "2026-11-22 01:30"
+        await settle(pilot)
+        expected = failed_intervals_on_server(sandbox, export_id, "2026-11-22T01:30")
+        assert len(expected) >= 4
         await pilot.press("ctrl+s")
         for _ in range(100):
             await settle(pilot)
-            if screen.progress is not None:
+            if screen.progress is not None and screen.progress.finished:
                 break
-        sent = {r["path"].split("/runs/")[1].split("/")[0] for r in requests(sandbox, "POST", "/retry/")}
-        assert sent == expected
-        assert screen.progress is not None and screen.progress.sent == len(expected)
+        sent = [r["path"].split("/runs/")[1].split("/")[0] for r in requests(sandbox, "POST", "/retry/")]
+        assert sorted(sent) == sorted(expected)
+        assert all(f"/batch_exports/{export_id}/runs/" in r["path"] for r in requests(sandbox, "POST", "/retry/"))
         assert key in monitor(app).incident.desk.exports
+        retries = [e for e in monitor(app).incident.journal.tail() if e["action"] == "bulk retry"]
+        assert sorted(e["run"] for e in retries) == sorted(expected)
+        assert all(stamped_now(e, FAILING) for e in retries)
 
 
 async def test_runs_pane_i_groups_by_interval_and_f_filters(sandbox: SandboxHandle) -> None:
@@ -143,35 +169,158 @@ async def test_runs_pane_i_groups_by_interval_and_f_filters(sandbox: SandboxHand
         assert runs.row_count == len(intervals) <= every
 
 
-async def test_cancel_key_on_a_server_without_run_cancel_says_so(sandbox: SandboxHandle) -> None:
+def stamped_now(entry: dict[str, Any], name: str) -> bool:
+    """A journal entry names the export and its project, carries real time, and the server's frozen one beside it."""
+    real = abs(datetime.fromisoformat(entry["time"]) - datetime.now(UTC)) < timedelta(minutes=5)
+    return (real and entry["server_time"] == FROZEN_AT.isoformat() and entry["name"] == name
+            and entry["project"] == "1")
+
+
+def running_export(screen: MonitorScreen) -> Any:
+    """The watched export whose latest runs include one still running or starting (the seed has one)."""
+    return next(item.watched for item in screen.incident.desk.exports.values()
+                if any(r.is_in_progress for r in item.watched.export.latest_runs))
+
+
+async def put_cursor_on_a_running_run(pilot: Any, screen: MonitorScreen, name: str) -> None:
+    select_export(pilot.app, name)
+    await settle(pilot)
+    runs_table = screen.query_one("#runs", LiveTable)
+    index = next(i for i in range(runs_table.row_count)
+                 if str(runs_table.get_row_at(i)[0]).split()[1] in ("running", "starting"))
+    runs_table.move_cursor(row=index)
+    await settle(pilot)
+    selected = screen.selected_run()
+    assert selected is not None and selected.is_in_progress
+
+
+def notes(app: Any) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+def add_fault(handle: SandboxHandle, **fault: Any) -> None:
+    httpx.post(f"{handle.base_url}/_sandbox/faults", json=fault, timeout=10).raise_for_status()
+
+
+def run_status(handle: SandboxHandle, run_id: str) -> str:
+    with handle.state.db.read() as c:
+        return str(c.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()["status"])
+
+
+async def test_cancel_key_asks_then_cancels_the_running_run_on_the_server(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         screen = monitor(app)
-        running = next(item.watched for item in screen.incident.desk.exports.values()
-                       if any(r.is_in_progress for r in item.watched.export.latest_runs))
-        select_export(app, running.export.name)
+        running = running_export(screen)
+        await put_cursor_on_a_running_run(pilot, screen, running.export.name)
+        run = screen.selected_run()
+        assert run is not None
+        await pilot.press("c")
         await settle(pilot)
-        runs_table = screen.query_one("#runs", LiveTable)
-        index = next(i for i in range(runs_table.row_count)
-                     if str(runs_table.get_row_at(i)[0]).split()[1] in ("running", "starting"))
-        runs_table.move_cursor(row=index)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert requests(sandbox, "POST", "/cancel/") == [], "asks before sending"
+        await pilot.press("y")
         await settle(pilot)
-        assert screen.selected_run() is not None and screen.selected_run().is_in_progress
+        cancels = requests(sandbox, "POST", "/cancel/")
+        assert [r["path"] for r in cancels] == [
+            f"/api/environments/1/batch_exports/{running.export.id}/runs/{run.id}/cancel/"]
+        assert run_status(sandbox, run.id) == "Cancelled"
+        entry = screen.incident.journal.tail()[-1]
+        assert (entry["action"], entry["run"], entry["result"]) == ("cancel run", run.id, "ok")
+        assert stamped_now(entry, running.export.name)
+
+
+async def test_cancel_key_on_the_interfaces_own_server_says_so_and_sends_nothing(sandbox: SandboxHandle) -> None:
+    # The interface's own server has no export list (404): exports are watched by id, and there is no run cancel.
+    add_fault(sandbox, kind="status", status=404, path=r"/batch_exports/$")
+    with sandbox.state.db.read() as c:
+        ids = [str(r["id"]) for r in c.execute("SELECT id FROM exports WHERE project_id = 1").fetchall()]
+    app = make_app(sandbox, export_ids=ids)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = monitor(app)
+        running = running_export(screen)
+        assert screen.lacks_runs_list(running.project_id)
+        await put_cursor_on_a_running_run(pilot, screen, running.export.name)
+        before = len(sandbox.requests())
+        await pilot.press("c")
+        await settle(pilot)
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert notes(app)[-1] == NO_RUN_CANCEL and "\n" not in NO_RUN_CANCEL
+        assert requests(sandbox, "POST") == []
+        assert all(r["method"] == "GET" for r in sandbox.requests()[before:])
+
+
+async def test_cancel_key_where_the_cancel_route_is_missing_learns_it_once(sandbox: SandboxHandle) -> None:
+    add_fault(sandbox, kind="status", status=404, path=r"/runs/[^/]+/cancel/$")
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = monitor(app)
+        running = running_export(screen)
+        await put_cursor_on_a_running_run(pilot, screen, running.export.name)
+        run = screen.selected_run()
+        assert run is not None
         await pilot.press("c")
         await settle(pilot)
         await pilot.press("y")
         await settle(pilot)
         assert len(requests(sandbox, "POST", "/cancel/")) == 1
-        journal = screen.incident.journal.tail()
-        assert journal[-1]["action"] == "cancel run" and journal[-1]["run"]
-        if ("cancel", running.project_id) in screen.incident.unsupported:
-            # a server without runs/:id/cancel/: the key now says so and sends nothing more
-            await pilot.press("c")
-            await settle(pilot)
-            assert len(requests(sandbox, "POST", "/cancel/")) == 1
-        else:
-            assert journal[-1]["result"] == "ok"
+        assert "cannot cancel runs" in notes(app)[-1]
+        assert screen.incident.journal.tail()[-1]["result"] == "not supported"
+        assert run_status(sandbox, run.id) == run.status, "the 404 changed nothing"
+        await pilot.press("c")  # now known: says so at once, no question, nothing sent
+        await settle(pilot)
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert notes(app)[-1] == NO_RUN_CANCEL
+        assert len(requests(sandbox, "POST", "/cancel/")) == 1
+
+
+async def test_backfills_key_lists_them_and_c_cancels_one_after_asking(sandbox: SandboxHandle) -> None:
+    with sandbox.state.db.read() as c:
+        export_id, data = next((str(r["id"]), r["data"]) for r in c.execute(
+            "SELECT id, data FROM exports WHERE project_id = 1 AND interval = 'hour' AND paused = 0 "
+            "AND end_at IS NULL ORDER BY created_at").fetchall())
+    name = json.loads(data)["name"]
+    made = httpx.post(f"{sandbox.base_url}/api/projects/1/batch_exports/{export_id}/backfills/",
+                      headers={"Authorization": f"Bearer {sandbox.api_key}"}, timeout=10,
+                      json={"start_at": "2026-11-20T00:00:00Z", "end_at": "2026-11-20T06:00:00Z"})
+    assert made.status_code == 201, made.text
+    backfill_id = made.json()["backfill_id"]
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = monitor(app)
+        select_export(app, name)
+        await settle(pilot)
+        await pilot.press("B")
+        await settle(pilot)
+        shown = app.screen
+        assert isinstance(shown, BackfillsScreen)
+        table = shown.query_one("#backfills-table", DataTable)
+        rows = [str(k.value) for k in table.rows]
+        assert backfill_id in rows
+        assert len(requests(sandbox, "GET", f"/{export_id}/backfills/")) == 1
+        table.move_cursor(row=rows.index(backfill_id))
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert requests(sandbox, "POST", "/cancel/") == [], "asks before sending"
+        await pilot.press("y")
+        await settle(pilot)
+        cancels = requests(sandbox, "POST", "/cancel/")
+        assert [r["path"] for r in cancels] == [
+            f"/api/environments/1/batch_exports/{export_id}/backfills/{backfill_id}/cancel/"]
+        with sandbox.state.db.read() as c:
+            assert c.execute("SELECT cancelled_at FROM backfills WHERE id = ?",
+                             (backfill_id,)).fetchone()["cancelled_at"]
+        assert app.screen is shown
+        entry = screen.incident.journal.tail()[-1]
+        assert (entry["action"], entry["result"], entry["detail"]) == ("cancel backfill", "ok",
+                                                                       {"backfill": backfill_id})
+        assert stamped_now(entry, name)
 
 
 async def test_several_projects_have_a_section_each_named_by_the_server(sandbox: SandboxHandle) -> None:

@@ -21,14 +21,22 @@ from tui.paths import stylesheets
 from tui.render import plain
 from tui.screens.incident_base import WHEN_WIDTH, IncidentContext, IncidentScreen, set_columns, when
 from tui.state.alert_book import Alert, AlertKind
+from tui.status_look import Tone, tone_style
 from tui.widgets.footer import LeakFreeFooter
 
-KIND_STYLE: dict[str, str] = {
-    AlertKind.FAILING: "bold red",
-    AlertKind.LAGGING: "bold yellow",
-    AlertKind.AUTO_PAUSED: "bold magenta",
-    AlertKind.STOPPED: "bold",
+# The tone of each kind; the style comes from status_look, so "failing" looks like a failed run in both modes
+# (bold red, or reversed under NO_COLOR where red would turn a faint grey).
+KIND_TONE: dict[str, Tone] = {
+    AlertKind.FAILING: Tone.FAILURE,
+    AlertKind.LAGGING: Tone.WARNING,
+    AlertKind.AUTO_PAUSED: Tone.PAUSED,
 }
+
+
+def kind_style(kind: str) -> str:
+    """The style of an alert kind in the current mode (a stopped export is plain bold in both)."""
+    tone = KIND_TONE.get(kind)
+    return tone_style(tone) if tone is not None else "bold"
 
 
 @dataclass(frozen=True)
@@ -113,13 +121,13 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
             moment = alert.resolved_at or alert.acknowledged_at
             history.add_row(Text("resolved" if alert.resolved_at else "acked", style="green" if alert.resolved_at
                                  else "dim"),
-                            Text(str(alert.kind), style=KIND_STYLE.get(alert.kind, "")),
+                            Text(str(alert.kind), style=kind_style(alert.kind)),
                             plain(alert.export_name, limit=60), when(moment, now), plain(alert.detail, limit=200))
         self.refresh_bindings()
 
     @staticmethod
     def _open_cells(alert: Alert, now: datetime) -> list[Text]:
-        return [Text(str(alert.kind), style=KIND_STYLE.get(alert.kind, "")), plain(alert.export_name, limit=60),
+        return [Text(str(alert.kind), style=kind_style(alert.kind)), plain(alert.export_name, limit=60),
                 plain(alert.project_id, "dim"), when(alert.since, now), plain(alert.detail, limit=200)]
 
     def _highlighted(self) -> Alert | None:

@@ -22,7 +22,7 @@ from tui.paths import stylesheets
 from tui.render import ago, plain, progress_bar
 from tui.screens.base import WatchdeckScreen
 from tui.screens.incident_base import IncidentContext
-from tui.state.journal import JournalEntry
+from tui.state.journal import JournalEntry, wall_clock
 from tui.state.repair import ExportRef
 from tui.status_look import status_text
 from tui.widgets.confirm import ConfirmScreen
@@ -171,8 +171,9 @@ class BackfillsScreen(WatchdeckScreen[None]):
             result = "ok"
             self.action_reload()
         self.context.journal.append(JournalEntry(
-            time=self.context.clock.now(), action="cancel backfill", result=result, profile=self.context.profile,
-            project=self.export.project_id, export=self.export.export_id, detail={"backfill": backfill.id}))
+            time=wall_clock(), server_time=self.context.clock.now(), action="cancel backfill", result=result,
+            profile=self.context.profile, project=self.export.project_id, export=self.export.export_id,
+            name=self.export.name, detail={"backfill": backfill.id}))
 
     def action_close(self) -> None:
         self.dismiss(None)

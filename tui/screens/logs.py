@@ -33,6 +33,7 @@ from tui.api.models import BatchExportRun, LogEntry
 from tui.render import clean, plain
 from tui.screens.base import WatchdeckScreen
 from tui.state.exports import WatchedExport
+from tui.status_look import Tone, tone_style
 from tui.widgets.footer import LeakFreeFooter
 
 MAX_LINES = 5000
@@ -46,9 +47,11 @@ class LevelHighlighter(Highlighter):
     """Colours the level word of each line (and nothing from the message itself)."""
 
     _LEVEL = re.compile(r"^\S+ \S+ (DEBUG|INFO|LOG|WARN(?:ING)?|ERROR)\b")
-    _STYLES: ClassVar[dict[str, str]] = {
-        "DEBUG": "dim", "INFO": "cyan", "LOG": "cyan", "WARN": "bold yellow", "WARNING": "bold yellow",
-        "ERROR": "bold red",
+    # Asked of status_look at each line, not fixed at import: NO_COLOR is known only once the app starts, and
+    # there an ERROR in red would be a faint grey (reversed instead) and a WARN in yellow an unremarkable one.
+    _TONES: ClassVar[dict[str, Tone]] = {
+        "INFO": Tone.STARTING, "LOG": Tone.STARTING, "WARN": Tone.WARNING, "WARNING": Tone.WARNING,
+        "ERROR": Tone.FAILURE,
     }
 
     needle = ""
@@ -58,7 +61,8 @@ class LevelHighlighter(Highlighter):
         match = self._LEVEL.match(text.plain)
         if match:
             text.stylize("dim", 0, match.start(1))
-            text.stylize(self._STYLES.get(match.group(1), ""), match.start(1), match.end(1))
+            tone = self._TONES.get(match.group(1))
+            text.stylize(tone_style(tone) if tone is not None else "dim", match.start(1), match.end(1))
         if self.needle:
             text.highlight_regex(re.compile(re.escape(self.needle), re.IGNORECASE), "bold reverse")
 
@@ -211,7 +215,7 @@ class LogsScreen(WatchdeckScreen[None]):
             self._status(f"{err} Logs are shown in the web app; watchdeck stops asking.", "bold yellow")
             return
         except ApiError as err:
-            self._status(clean(str(err), limit=300), "bold red")
+            self._status(clean(str(err), limit=300), tone_style(Tone.FAILURE))
             self._arm()
             return
         self._write(reversed(collected[:MAX_LINES]))  # newest first: the Log would drop the rest anyway
@@ -259,7 +263,7 @@ class LogsScreen(WatchdeckScreen[None]):
             self._status(str(err), "bold yellow")
             return
         except ApiError as err:
-            self._status(f"follow: {clean(str(err), limit=200)}", "bold red")
+            self._status(f"follow: {clean(str(err), limit=200)}", tone_style(Tone.FAILURE))
         else:
             newest = self._newest
             fresh = [e for e in entries if newest is None or (e.timestamp and e.timestamp > newest)]

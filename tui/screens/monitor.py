@@ -182,9 +182,10 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._stretch_note: str | None = None
         self._watch_projects(self._watched_project_ids())
         self.journal = ActionJournal.for_session(demo=settings.demo)
-        self.incident_setup(client_for=self.wd.api_for, clock=self.wd.server_clock, monotonic=self.wd.monotonic,
-                            profile=settings.profile, read_only=settings.read_only, on_alert=settings.on_alert,
-                            secret=settings.api_key.get_secret_value(), journal=self.journal)
+        self.incident_setup(export_table=self, client_for=self.wd.api_for, clock=self.wd.server_clock,
+                            monotonic=self.wd.monotonic, profile=settings.profile, read_only=settings.read_only,
+                            on_alert=settings.on_alert, secret=settings.api_key.get_secret_value(),
+                            journal=self.journal)
         self.watch(self.app, "project_id", self._project_switched, init=False)
         table = self.query_one("#exports", LiveTable)
         self.on_resize()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from rich.text import Text
 from textual import work
@@ -36,7 +36,7 @@ from tui.state.alert_book import Alert, AlertBook
 from tui.state.alert_hooks import AlertHook
 from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk, VerdictLike
-from tui.state.journal import ActionJournal, JournalEntry
+from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 from tui.state.run_list import next_filter
 from tui.state.timeline import TimelineModel
 from tui.widgets.confirm import ConfirmScreen
@@ -45,6 +45,43 @@ from tui.widgets.run_rows import RunsView
 INCIDENT_ACTIONS = frozenset({"alerts", "groups", "timeline", "repair", "backfills", "cancel_run"})
 MUTATING_INCIDENT_ACTIONS = frozenset({"repair", "cancel_run"})
 TOASTS_PER_POLL = 5
+
+
+class ExportTable(Protocol):
+    """What the monitor provides the incident keys: the exports table's cursor, and ways to show a row.
+
+    A protocol rather than methods to override: the monitor passes itself to
+    :meth:`IncidentKeys.incident_setup`, so mypy checks it provides every one, and
+    a missing one cannot surface as an exception on a key press.
+    """
+
+    def selected(self) -> WatchedExport | None:
+        """The export under the table's cursor (None on a section row or an empty table)."""
+        ...
+
+    def selected_run(self) -> BatchExportRun | None:
+        """The run under the runs pane's cursor."""
+        ...
+
+    def show_export(self, key: str) -> None:
+        """Put the table's cursor on this export (clearing a filter that hides it)."""
+        ...
+
+    def show_only(self, keys: Sequence[str], label: str) -> None:
+        """Filter the table to these exports."""
+        ...
+
+    def show_run(self, key: str, run_id: str) -> None:
+        """Select this export and open this run."""
+        ...
+
+    def runs_view_changed(self, view: RunsView) -> None:
+        """Show the selected export's runs this way."""
+        ...
+
+    def lacks_runs_list(self, project_id: str) -> bool:
+        """Whether this server has the interface's own shape (no export list: no backfills list, no run cancel)."""
+        ...
 
 
 class IncidentKeys(WatchdeckScreen[None]):
@@ -62,41 +99,16 @@ class IncidentKeys(WatchdeckScreen[None]):
     ]
 
     incident: IncidentContext
+    _export_table: ExportTable
     hook: AlertHook | None = None
     _timeline_model: TimelineModel | None = None
 
-    # ------------------------------------------------------------------ what the monitor provides
-
-    def selected(self) -> WatchedExport | None:
-        raise NotImplementedError
-
-    def selected_run(self) -> BatchExportRun | None:
-        raise NotImplementedError
-
-    def show_export(self, key: str) -> None:
-        """Put the table's cursor on this export (clearing a filter that hides it)."""
-        raise NotImplementedError
-
-    def show_only(self, keys: Sequence[str], label: str) -> None:
-        """Filter the table to these exports."""
-        raise NotImplementedError
-
-    def show_run(self, key: str, run_id: str) -> None:
-        """Select this export and open this run."""
-        raise NotImplementedError
-
-    def runs_view_changed(self, view: RunsView) -> None:
-        """Show the selected export's runs this way."""
-        raise NotImplementedError
-
-    def lacks_runs_list(self, project_id: str) -> bool:
-        """Whether this server has the interface's own shape (no export list: no backfills list, no run cancel)."""
-        return False
-
     # ------------------------------------------------------------------ setup and each poll
 
-    def incident_setup(self, *, client_for: Any, clock: Any, monotonic: Any, profile: str | None,
-                       read_only: bool, on_alert: Sequence[str], secret: str, journal: ActionJournal) -> None:
+    def incident_setup(self, *, export_table: ExportTable, client_for: Any, clock: Any, monotonic: Any,
+                       profile: str | None, read_only: bool, on_alert: Sequence[str], secret: str,
+                       journal: ActionJournal) -> None:
+        self._export_table = export_table
         book = AlertBook(journal, profile=profile)
         self.incident = IncidentContext(desk=IncidentDesk(book), client_for=client_for,
                                         budget=ActionBudget(monotonic), journal=journal, clock=clock,
@@ -118,7 +130,10 @@ class IncidentKeys(WatchdeckScreen[None]):
         elif changes.opened:
             book.toasts(changes.opened, now)  # counted as shown: no burst when the dialog closes
         if self.hook is not None:
-            events = [("opened", a) for a in changes.opened if a.new] + [("resolved", a) for a in changes.resolved]
+            # Only what was announced ends: an alert already open at the first look was never sent as opened
+            # (``new`` is False), so its end would page someone about a start they never heard of.
+            events = ([("opened", a) for a in changes.opened if a.new]
+                      + [("resolved", a) for a in changes.resolved if a.new])
             if events:
                 self._send_hooks(events)
 
@@ -151,12 +166,12 @@ class IncidentKeys(WatchdeckScreen[None]):
         """``check_action`` for the incident keys: None greys a key out, False hides it."""
         if action in MUTATING_INCIDENT_ACTIONS and read_only:
             return False
-        if action == "repair" and self.selected() is None:
+        if action == "repair" and self._export_table.selected() is None:
             return None
-        if action == "backfills" and self.selected() is None:
+        if action == "backfills" and self._export_table.selected() is None:
             return None
         if action == "cancel_run":
-            run = self.selected_run()
+            run = self._export_table.selected_run()
             return True if run is not None and run.is_in_progress else None
         return True
 
@@ -165,25 +180,25 @@ class IncidentKeys(WatchdeckScreen[None]):
     def action_runs_by_interval(self) -> None:
         """All attempts, or one row per data interval with its number of attempts."""
         view = replace(self._runs_view, by_interval=not self._runs_view.by_interval)
-        self.runs_view_changed(view)
+        self._export_table.runs_view_changed(view)
 
     def action_runs_filter(self) -> None:
         """All, failed, running, completed, cancelled (the service's own status groups)."""
         view = replace(self._runs_view, filter_index=next_filter(self._runs_view.filter_index))
-        self.runs_view_changed(view)
+        self._export_table.runs_view_changed(view)
         self.notify(f"Runs: {view.label}", markup=False, timeout=2)
 
     def action_alerts(self) -> None:
         def chosen(result: JumpTo | None) -> None:
             if result is not None:
-                self.show_export(result.key)
+                self._export_table.show_export(result.key)
 
         self.app.push_screen(AlertsScreen(self.incident), chosen)
 
     def action_groups(self) -> None:
         def chosen(result: FilterTo | None) -> None:
             if result is not None:
-                self.show_only(result.keys, result.label)
+                self._export_table.show_only(result.keys, result.label)
 
         self.app.push_screen(FailureGroupsScreen(self.incident), chosen)
 
@@ -193,21 +208,21 @@ class IncidentKeys(WatchdeckScreen[None]):
 
         def chosen(result: OpenRun | None) -> None:
             if result is not None:
-                self.show_run(result.key, result.run_id)
+                self._export_table.show_run(result.key, result.run_id)
 
         self.app.push_screen(TimelineScreen(self.incident, self._timeline_model), chosen)
 
     def action_repair(self) -> None:
-        watched = self.selected()
+        watched = self._export_table.selected()
         if watched is None or watched.key not in self.incident.desk.exports:
             return
         self.app.push_screen(RepairScreen.for_export(self.incident, watched.key))
 
     def _unsupported(self, feature: str, project_id: str) -> bool:
-        return (feature, project_id) in self.incident.unsupported or self.lacks_runs_list(project_id)
+        return (feature, project_id) in self.incident.unsupported or self._export_table.lacks_runs_list(project_id)
 
     def action_backfills(self) -> None:
-        watched = self.selected()
+        watched = self._export_table.selected()
         if watched is None:
             return
         if self._unsupported("backfills", watched.project_id):
@@ -218,7 +233,7 @@ class IncidentKeys(WatchdeckScreen[None]):
             self.app.push_screen(BackfillsScreen(self.incident, ref))
 
     def action_cancel_run(self) -> None:
-        watched, run = self.selected(), self.selected_run()
+        watched, run = self._export_table.selected(), self._export_table.selected_run()
         if watched is None or run is None or not run.is_in_progress:
             return
         if self._unsupported("cancel", watched.project_id):
@@ -250,5 +265,6 @@ class IncidentKeys(WatchdeckScreen[None]):
             self.notify("Run cancelled.", markup=False, timeout=4)
             result = "ok"
         self.incident.journal.append(JournalEntry(
-            time=self.incident.clock.now(), action="cancel run", result=result, profile=self.incident.profile,
-            project=watched.project_id, export=watched.export.id, run=run.id))
+            time=wall_clock(), server_time=self.incident.clock.now(), action="cancel run", result=result,
+            profile=self.incident.profile, project=watched.project_id, export=watched.export.id,
+            name=watched.export.name, run=run.id))

@@ -28,7 +28,7 @@ from tui.screens.base import WatchdeckModal
 from tui.screens.export_modals import DATE_FORMAT, parse_operator_time
 from tui.screens.incident_base import IncidentContext
 from tui.state.failure_groups import FailureGroup
-from tui.state.journal import JournalEntry
+from tui.state.journal import JournalEntry, wall_clock
 from tui.state.repair import (
     GapRange,
     RepairProgress,
@@ -320,8 +320,9 @@ class RepairScreen(WatchdeckModal[RepairProgress | None]):
     def _journal(self, item: RetryTarget | GapRange, outcome: str) -> None:
         retry = isinstance(item, RetryTarget)
         self.context.journal.append(JournalEntry(
-            time=self.context.clock.now(), action="bulk retry" if retry else "backfill gap", result=outcome,
-            profile=self.context.profile, project=item.export.project_id, export=item.export.export_id,
+            time=wall_clock(), server_time=self.context.clock.now(), action="bulk retry" if retry else "backfill gap",
+            result=outcome, profile=self.context.profile, project=item.export.project_id,
+            export=item.export.export_id, name=item.export.name,
             run=item.run_id if isinstance(item, RetryTarget) else None,
             detail={"start": item.start.isoformat() if item.start else None, "end": item.end.isoformat()}))
 

@@ -20,7 +20,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from tui.state.journal import ActionJournal, JournalEntry
+from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 
 TOAST_EVERY_SECONDS = 60.0
 
@@ -236,7 +236,9 @@ class AlertBook:
     def _journal(self, alert: Alert, action: str, now: datetime) -> None:
         if self.journal is None:
             return
-        self.journal.append(JournalEntry(now, action, alert.state, profile=self.profile, project=alert.project_id,
-                                         export=alert.export_id,
+        # Real time first: ``now`` is the server's (the demo's simulated) clock, kept beside it where it differs.
+        self.journal.append(JournalEntry(wall_clock(), action, alert.state, profile=self.profile,
+                                         project=alert.project_id, export=alert.export_id, name=alert.export_name,
+                                         server_time=now,
                                          detail={"kind": str(alert.kind), "detail": alert.detail,
                                                  "since": alert.since.isoformat()}))
