@@ -142,6 +142,12 @@ def error_from_response(response: httpx.Response, method: str, path: str) -> Api
     return ApiError(f"Unexpected answer HTTP {status} to {method} {path}.", **common)
 
 
+def answered_from_cache(response: httpx.Response) -> bool:
+    """The answer came out of the shared cache (hishel says so in the response's extensions), not off the wire."""
+    status = response.extensions.get("caching")
+    return bool(isinstance(status, Mapping) and status.get("from_cache"))
+
+
 def _display_host(base_url: str) -> str:
     """host[:port] for messages: never the user:password@ part a URL may carry."""
     parts = urlsplit(base_url)
@@ -263,7 +269,8 @@ class ApiClient:
             verify=_tls_for(self.base_url),
         )
         self.requests_sent = 0
-        # Told every answer's Date header: the state layer estimates the server's clock from them.
+        # Told the Date header of every answer fresh from the server (never of a cached one): the state layer
+        # estimates the server's clock from them.
         self.on_server_date: Callable[[str], None] | None = None
         self.projects = ProjectsApi(self)
         self.surveys = SurveysApi(self)
@@ -365,7 +372,10 @@ class ApiClient:
                     if method != "GET":
                         await self._cache.after_write(self.base_url, path)
         date = response.headers.get("date")
-        if date and self.on_server_date is not None:
+        # Only an answer the server has just written dates the server's clock: one served from the shared cache
+        # carries the Date of when another viewer fetched it (up to most of a poll interval ago), which would
+        # read as a server clock running behind.
+        if date and self.on_server_date is not None and not answered_from_cache(response):
             self.on_server_date(date)
         _last_status.set(response.status_code)
         if response.status_code >= 400:
