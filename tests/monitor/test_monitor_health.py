@@ -13,7 +13,7 @@ from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
-from tui.sandbox.runner import SandboxHandle
+from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.state.exports import LIST_RECHECK_SECONDS
 from tui.state.health import HealthState
 
@@ -85,6 +85,20 @@ async def test_a_wrong_project_is_named_and_stale(sandbox: SandboxHandle) -> Non
         assert "STALE" in line and "project 99 not found" in line
         assert "LIVE" not in line and "0 exports" not in line
         assert "project 99 not found" in str(app.screen.query_one("#exports-empty").render())
+
+
+async def test_a_project_the_key_may_not_see_is_named_and_stale() -> None:
+    """The real service answers 403 for a project a project-limited key may not use: named like a missing one."""
+    options = SandboxOptions(seed=7, simulate=False, clock=FrozenClock(FROZEN_AT), keys=["project-one-key:*@1"])
+    with start_sandbox(options) as handle:
+        app = make_app(handle, project_ids=["2"], api_key="project-one-key")
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            line = status_line(app)
+            assert "STALE" in line and "project 2 not found or not visible to this key" in line
+            assert "LIVE" not in line and "0 exports" not in line and "403" not in line
+            empty = str(app.screen.query_one("#exports-empty").render())
+            assert "project 2 not found or not visible to this key" in empty
 
 
 async def test_server_clock_ahead_is_said_and_judged_on(sandbox: SandboxHandle) -> None:

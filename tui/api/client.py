@@ -42,6 +42,7 @@ from tui.api.errors import (
     MethodNotAllowed,
     NetworkError,
     NotFound,
+    ProjectNotFound,
     RateLimited,
     ServerError,
     Unauthorized,
@@ -83,6 +84,15 @@ RETRYABLE_STATUSES = frozenset({429, 502, 503, 504})
 _last_status: contextvars.ContextVar[int | None] = contextvars.ContextVar("watchdeck_last_status", default=None)
 _SCOPE_RE = re.compile(r"scope '([^']+)'")
 _NO_PERSONAL_KEY = "does not support personal api key"
+_NO_PROJECT_ACCESS = "does not have access to the requested project"
+_PROJECT_IN_PATH = re.compile(r"/api/(?:projects|environments)/([^/]+)")
+_PROJECT_IN_DETAIL = re.compile(r"ID (\d+)")
+
+
+def _project_in(path: str, detail: str) -> str:
+    """The project a "no access to the requested project" 403 is about: the path's, else the one the detail names."""
+    match = _PROJECT_IN_PATH.search(path) or _PROJECT_IN_DETAIL.search(detail)
+    return match.group(1) if match else "?"
 
 
 def _retry_after_seconds(response: httpx.Response) -> float | None:
@@ -124,6 +134,8 @@ def error_from_response(response: httpx.Response, method: str, path: str) -> Api
             if path.rstrip("/").endswith("/logs"):
                 return LogsUnavailable("The server does not give these logs to personal API keys (403).", **common)
             return Forbidden(f"The server does not allow {method} {path} with a personal API key (403).", **common)
+        if detail and _NO_PROJECT_ACCESS in detail.lower():
+            return ProjectNotFound(_project_in(path, detail), **common)
         match = _SCOPE_RE.search(detail or "")
         if match:
             return Forbidden(f"The API key lacks the scope {match.group(1)} (403).", scope=match.group(1), **common)
