@@ -54,6 +54,7 @@ from tui.state.health import (
     HealthState,
     Verdict,
     incomplete_reason,
+    incomplete_reason_of_run,
     judge,
     run_activity_time,
 )
@@ -220,11 +221,6 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
     report.checked_at = server.now()
     report.clock_skew_seconds = server.offset_seconds
     return report
-
-
-def incomplete_reason_of_run(run: BatchExportRun) -> str | None:
-    """A run of the runs page without a status cannot be judged: it is left out, not read as a status."""
-    return None if "status" in run.model_fields_set else f"run {run.id} missing status"
 
 
 # --------------------------------------------------------------------------- explaining failures

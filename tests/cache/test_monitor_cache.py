@@ -33,19 +33,24 @@ def list_requests(handle: SandboxHandle) -> int:
     return len([r for r in sent(handle) if r["path"].endswith("/batch_exports/")])
 
 
+def runs_requests(handle: SandboxHandle) -> int:
+    return len([r for r in sent(handle) if r["path"].endswith("/runs/")])
+
+
 async def test_ctrl_r_asks_the_server_while_a_plain_poll_reads_the_shared_answer(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        assert list_requests(sandbox) == 1
+        assert list_requests(sandbox) == 1 and runs_requests(sandbox) == 1
         screen = app.screen
         assert isinstance(screen, MonitorScreen)
         screen._start_poll()  # what the timer does: the answer is 30 s fresh in the store
         await settle(pilot)
-        assert list_requests(sandbox) == 1
+        assert list_requests(sandbox) == 1 and runs_requests(sandbox) == 1
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert list_requests(sandbox) == 2
+        assert runs_requests(sandbox) == 2, "the runs load after ctrl+r asks the server too"
         assert "LIVE" in status_line(app)
 
 
