@@ -19,7 +19,7 @@ from typing import Any
 from tui.api.models import BatchExportRun
 from tui.state.alerts import Alert, AlertTracker
 from tui.state.exports import LIST_RECHECK_SECONDS, ExportsSnapshot, WatchedExport, latest_run, runs_oldest_first
-from tui.state.health import DEFAULT_GRACE_SECONDS, DEFAULT_LAG_INTERVALS, Verdict, judge
+from tui.state.health import DEFAULT_GRACE_SECONDS, DEFAULT_LAG_INTERVALS, Verdict, judge, runs_newest_first
 
 RUNS_KEPT = 100
 
@@ -274,8 +274,7 @@ class ExportBoard:
         self._no_runs_list_since = None
 
     def store_runs(self, key: str, runs: list[BatchExportRun]) -> None:
-        ordered = sorted(runs, key=lambda r: r.created_at.timestamp() if r.created_at else 0.0, reverse=True)
-        self._runs[key] = ordered[:RUNS_KEPT]
+        self._runs[key] = runs_newest_first(runs)[:RUNS_KEPT]  # health's one ordering, as the verdicts use
 
     def known_run_ids(self, key: str) -> frozenset[str]:
         watched = self.watched(key)

@@ -120,7 +120,7 @@ def status_group(status: str) -> str:
     return "unknown"
 
 
-def is_failed(status: str) -> bool:
+def is_failed(status: str | None) -> bool:
     return status in FAILED_GROUP
 
 
