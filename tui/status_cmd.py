@@ -46,7 +46,7 @@ from tui.api.scopes import KeyReport, fetch_key_report
 from tui.clock import Clock, SystemClock
 from tui.config import Settings
 from tui.redaction import mask_url_password
-from tui.render import ago, clean, duration
+from tui.render import clean, duration, past_ago
 from tui.state.exports import confirm_project
 from tui.state.health import (
     DEFAULT_GRACE_SECONDS,
@@ -275,7 +275,7 @@ def _row(status: ExportStatus, now: datetime) -> dict[str, str]:
         "NAME": clean(status.export.name, limit=40),
         "INTERVAL": clean(status.export.interval, limit=18),
         "LATEST": clean(latest.status if latest else "—", limit=16),
-        "AGE": ago(min(when, now), now) if when else "—",
+        "AGE": past_ago(when, now) if when else "—",
         "LAG": duration(lag) if lag is not None else "—",
         "STATE": status.state.upper(),
     }
