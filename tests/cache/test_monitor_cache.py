@@ -103,3 +103,17 @@ async def test_redis_without_its_package_is_one_clear_line_and_the_server_answer
         assert said == ["Shared cache off, asking the server: the redis package is not installed: "
                         "pip install 'watchdeck[redis]'"]
         assert "LIVE" in status_line(app) and list_requests(sandbox) == 1
+
+
+async def test_ctrl_r_on_the_surveys_screen_asks_the_server(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        app.switch_mode("surveys")
+        await settle(pilot)
+        lists = [r for r in sent(sandbox) if r["path"].endswith("/surveys/")]
+        assert len(lists) == 1
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        lists = [r for r in sent(sandbox) if r["path"].endswith("/surveys/")]
+        assert len(lists) == 2, "the reload asked the server, not the answer stored a moment ago"
