@@ -111,13 +111,22 @@ class WatchdeckApp(SafeApp[int]):
         if self.shared_cache is not None:
             await self.shared_cache.aclose()
 
-    @staticmethod
-    def _open_cache(settings: Settings) -> SharedCache | None:
+    def _open_cache(self, settings: Settings) -> SharedCache | None:
+        """The shared store, or None (every read asks the server) when it is off or cannot be opened at all.
+
+        A store this install cannot speak to (Redis without the optional package) is said once, on mount, and
+        the dashboard goes on without it: a missing extra must not keep a wall screen dark.
+        """
+        self.cache_warning: str | None = None
         if not settings.cache:
             return None
-        from tui.api.cache import open_shared_cache
+        from tui.api.cache import CacheUnavailable, open_shared_cache
 
-        cache = open_shared_cache(settings.cache_url)
+        try:
+            cache = open_shared_cache(settings.cache_url)
+        except CacheUnavailable as err:
+            self.cache_warning = f"Shared cache off, asking the server: {err}"
+            return None
         cache.poll_interval_is(settings.poll_seconds)
         return cache
 
@@ -134,6 +143,8 @@ class WatchdeckApp(SafeApp[int]):
             self.set_keymap(self.settings.keymap)
         for warning in self.settings.warnings:
             self.notify(clean(warning, limit=400), title="Settings", severity="warning", markup=False, timeout=20)
+        if self.cache_warning:
+            self.notify(self.cache_warning, title="Shared cache", severity="warning", markup=False, timeout=20)
         self.set_timer(FREEZE_AFTER_SECONDS, self._freeze_startup_objects)
         self.app_resume_signal.subscribe(self, self._repaint_after_resume)
 

@@ -110,6 +110,15 @@ def ago(when: datetime | None, now: datetime, *, coarse: bool = False) -> str:
     return humanize.naturaltime(delta)
 
 
+def past_ago(when: datetime, now: datetime, *, coarse: bool = False) -> str:
+    """:func:`ago` for something that has happened (a run finished, an export was created): never "in …".
+
+    Server stamps are read against an estimate of the server's clock; one a moment ahead of it (or any stamp under
+    skew the estimate has not caught yet) is "just now", not a time in the future.
+    """
+    return ago(min(when, now), now, coarse=coarse)
+
+
 def when_text(when: datetime, now: datetime) -> str:
     """An instant as a person says it: ``now, Tue 24 Nov 04:26 UTC``, ``in 3 days, Fri 27 Nov 09:00 UTC``."""
     relative = "now" if abs((when - now).total_seconds()) < 60 else ago(when, now)

@@ -46,7 +46,7 @@ from tui.api.scopes import KeyReport, fetch_key_report
 from tui.clock import Clock, SystemClock
 from tui.config import Settings
 from tui.redaction import mask_url_password
-from tui.render import ago, clean, duration
+from tui.render import clean, duration, past_ago
 from tui.state.exports import confirm_project
 from tui.state.health import (
     DEFAULT_GRACE_SECONDS,
@@ -54,6 +54,7 @@ from tui.state.health import (
     HealthState,
     Verdict,
     incomplete_reason,
+    incomplete_reason_of_run,
     judge,
     run_activity_time,
 )
@@ -222,11 +223,6 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
     return report
 
 
-def incomplete_reason_of_run(run: BatchExportRun) -> str | None:
-    """A run of the runs page without a status cannot be judged: it is left out, not read as a status."""
-    return None if "status" in run.model_fields_set else f"run {run.id} missing status"
-
-
 # --------------------------------------------------------------------------- explaining failures
 
 
@@ -279,7 +275,7 @@ def _row(status: ExportStatus, now: datetime) -> dict[str, str]:
         "NAME": clean(status.export.name, limit=40),
         "INTERVAL": clean(status.export.interval, limit=18),
         "LATEST": clean(latest.status if latest else "—", limit=16),
-        "AGE": ago(min(when, now), now) if when else "—",
+        "AGE": past_ago(when, now) if when else "—",
         "LAG": duration(lag) if lag is not None else "—",
         "STATE": status.state.upper(),
     }

@@ -12,13 +12,17 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
+from tui.api.cache_context import bypass_cache
 from tui.api.client import ApiClient
 from tui.api.errors import ApiError, WriteValidationError
 from tui.config import Settings
 from tui.render import clean
 from tui.state.survey_file import SurveyFileError, document, dumps, loads, plan, yaml_available
+
+if TYPE_CHECKING:
+    from tui.api.cache import SharedCache
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -29,8 +33,25 @@ def file_format(path: Path, *, yaml: bool = False) -> str:
     return "yaml" if yaml or path.suffix.lower() in (".yaml", ".yml") else "json"
 
 
-def _client(settings: Settings) -> ApiClient:
-    return ApiClient(settings.base_url, settings.api_key.get_secret_value(), settings.project_id)
+def _client(settings: Settings, cache: SharedCache | None = None) -> ApiClient:
+    return ApiClient(settings.base_url, settings.api_key.get_secret_value(), settings.project_id, cache=cache)
+
+
+def _shared_cache(settings: Settings, err: TextIO) -> SharedCache | None:
+    """The dashboards' shared store, so that a write here makes their stored answers stale as theirs do.
+
+    Without it a dashboard would show the survey as it was for most of a poll interval after ``apply``.
+    A store this install cannot open (Redis without its package) is said in one line; the write still goes out.
+    """
+    if not settings.cache:
+        return None
+    from tui.api.cache import CacheUnavailable, open_shared_cache
+
+    try:
+        return open_shared_cache(settings.cache_url)
+    except CacheUnavailable as error:
+        err.write(f"watchdeck: shared cache off, dashboards may show the old survey for a moment: {error}\n")
+        return None
 
 
 def get(settings: Settings, survey_id: str, *, yaml: bool = False, out: TextIO | None = None,
@@ -68,7 +89,18 @@ def apply(settings: Settings, path: Path, *, dry_run: bool = False, out: TextIO 
         return _invalid(path, error, err)
 
     async def run() -> int:
-        async with _client(settings) as client:
+        cache = _shared_cache(settings, err)
+        try:
+            # Reads ask the server (a diff against another viewer's stored answer could undo a newer change);
+            # the write bumps the store's generation for the project, as the dashboard's writes do.
+            with bypass_cache():
+                return await send(_client(settings, cache))
+        finally:
+            if cache is not None:
+                await cache.aclose()
+
+    async def send(api: ApiClient) -> int:
+        async with api as client:
             survey_id = doc.get("id")
             current = await client.surveys.get(survey_id) if isinstance(survey_id, str) and survey_id else None
             todo = plan(doc, current)

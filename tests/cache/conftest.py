@@ -61,14 +61,23 @@ def free_port() -> int:
         return port
 
 
+#: The one reason every Redis test gives when it cannot run (they all live in test_redis.py, skipped as one).
+REDIS_MISSING = f"SKIP: {REDIS_SERVER} is not installed (Debian package redis-server; .ci/run installs it)"
+
+
+def redis_binary() -> str | None:
+    """The redis-server program, or None where it is not installed."""
+    return shutil.which(REDIS_SERVER) or ("/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists()
+                                          else None)
+
+
 class RedisServer:
     """A throwaway redis-server on a free loopback port, no persistence, its files in a tmp folder."""
 
     def __init__(self, folder: Path) -> None:
-        binary = shutil.which(REDIS_SERVER) or ("/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists()
-                                                else None)
+        binary = redis_binary()
         if binary is None:
-            pytest.skip(f"SKIP: {REDIS_SERVER} is not installed (Debian package redis-server; .ci/run installs it)")
+            pytest.skip(REDIS_MISSING)
         self._binary = binary
         self._folder = folder
         self.port = free_port()

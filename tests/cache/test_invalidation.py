@@ -7,17 +7,24 @@ the same reads are answered from the store, so each case can fail.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import io
+import json
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
 from tests.cache.conftest import NOW, sent
 from tests.cache.test_shared_answers import Viewer, viewer  # noqa: F401 (the fixture)
+from tui import surveys_cmd
+from tui.api.cache import open_shared_cache
 from tui.api.client import ApiClient
 from tui.api.errors import NotFound
 from tui.api.models import BatchExport, Survey
+from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle
 
 Write = Callable[[ApiClient, list[BatchExport], list[Survey]], Awaitable[object]]
@@ -104,3 +111,36 @@ async def test_a_write_by_another_viewer_makes_the_readers_answers_stale(
     if name == "survey delete":
         assert surveys[0].id not in {s.id for s in changed_surveys}
     assert before <= after_write
+
+
+def test_surveys_apply_makes_every_viewers_survey_answers_stale(sandbox: SandboxHandle, tmp_path: Path) -> None:
+    """``watchdeck surveys apply`` writes like the dashboard does: the viewers' stored survey list goes stale."""
+    settings = Settings(base_url=sandbox.base_url, api_key=sandbox.api_key, project_ids=[sandbox.project_id],
+                        cache=True)
+
+    async def read_surveys() -> list[Survey]:
+        cache = open_shared_cache()
+        cache.ttl = 60.0
+        try:
+            async with ApiClient(sandbox.base_url, sandbox.api_key, sandbox.project_id, cache=cache) as viewer:
+                return (await viewer.surveys.list()).results
+        finally:
+            await cache.aclose()
+
+    def survey_lists() -> int:
+        return len([r for r in sent(sandbox) if r["path"].endswith("/surveys/")])
+
+    first = asyncio.run(read_surveys())
+    asyncio.run(read_surveys())
+    assert survey_lists() == 1, "control: the second viewer's read is the stored answer"
+    file_text = io.StringIO()
+    assert surveys_cmd.get(settings, first[0].id, out=file_text) == surveys_cmd.EXIT_OK
+    doc = json.loads(file_text.getvalue())
+    doc["name"] = "Renamed in git"
+    (tmp_path / "s.json").write_text(json.dumps(doc), encoding="utf-8")
+    errors = io.StringIO()
+    assert surveys_cmd.apply(settings, tmp_path / "s.json", out=io.StringIO(), err=errors) == surveys_cmd.EXIT_OK
+    assert errors.getvalue() == ""
+    after = asyncio.run(read_surveys())
+    assert survey_lists() == 2, "the viewers' stored list went stale with the write"
+    assert any(s.name == "Renamed in git" for s in after)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,19 +34,24 @@ def list_requests(handle: SandboxHandle) -> int:
     return len([r for r in sent(handle) if r["path"].endswith("/batch_exports/")])
 
 
+def runs_requests(handle: SandboxHandle) -> int:
+    return len([r for r in sent(handle) if r["path"].endswith("/runs/")])
+
+
 async def test_ctrl_r_asks_the_server_while_a_plain_poll_reads_the_shared_answer(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        assert list_requests(sandbox) == 1
+        assert list_requests(sandbox) == 1 and runs_requests(sandbox) == 1
         screen = app.screen
         assert isinstance(screen, MonitorScreen)
         screen._start_poll()  # what the timer does: the answer is 30 s fresh in the store
         await settle(pilot)
-        assert list_requests(sandbox) == 1
+        assert list_requests(sandbox) == 1 and runs_requests(sandbox) == 1
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert list_requests(sandbox) == 2
+        assert runs_requests(sandbox) == 2, "the runs load after ctrl+r asks the server too"
         assert "LIVE" in status_line(app)
 
 
@@ -80,3 +86,34 @@ async def test_a_corrupt_cache_file_is_said_once_in_the_status_line_and_the_data
         assert "cache off (cache file unreadable): asking the server" in line
         assert line.count("cache off") == 1
         assert "12 exports" in line
+
+
+async def test_redis_without_its_package_is_one_clear_line_and_the_server_answers(
+        sandbox: SandboxHandle, monkeypatch: Any) -> None:
+    """``--cache-url redis://…`` on an install without the optional extra: said once, and the data still comes."""
+    for name in ("redis", "redis.asyncio", "redis.asyncio.retry", "redis.backoff", "redis.exceptions"):
+        monkeypatch.setitem(sys.modules, name, None)  # what an install without the package finds: ImportError
+    settings = Settings(base_url=sandbox.base_url, api_key=sandbox.api_key, project_ids=[sandbox.project_id],
+                        poll_seconds=60.0, bell=False, cache=True, cache_url="redis://127.0.0.1:1/0")
+    app = WatchdeckApp(settings, clock=SystemClock())
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert app.shared_cache is None
+        said = [n.message for n in app._notifications if "redis" in n.message]
+        assert said == ["Shared cache off, asking the server: the redis package is not installed: "
+                        "pip install 'watchdeck[redis]'"]
+        assert "LIVE" in status_line(app) and list_requests(sandbox) == 1
+
+
+async def test_ctrl_r_on_the_surveys_screen_asks_the_server(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        app.switch_mode("surveys")
+        await settle(pilot)
+        lists = [r for r in sent(sandbox) if r["path"].endswith("/surveys/")]
+        assert len(lists) == 1
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        lists = [r for r in sent(sandbox) if r["path"].endswith("/surveys/")]
+        assert len(lists) == 2, "the reload asked the server, not the answer stored a moment ago"

@@ -1,14 +1,31 @@
-"""The shared cache through a real Redis server (started on a free loopback port, no persistence)."""
+"""The shared cache through a real Redis server (started on a free loopback port, no persistence).
+
+Every test that needs redis-server is here, so that where it is not installed
+the whole module is skipped with one reason: one SKIP line in ``make test``.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 
 import pytest
 
-from tests.cache.conftest import OTHER_KEY, RedisServer, sent
+from tests.cache.conftest import OTHER_KEY, REDIS_MISSING, RedisServer, redis_binary, sent
+
+if redis_binary() is None:
+    pytest.skip(REDIS_MISSING, allow_module_level=True)
+
 from tests.cache.test_shared_answers import Viewer, cache_of, viewer  # noqa: F401 (the fixture)
+from tests.cache.test_wall_screens import (  # noqa: F401 (live_sandbox: the fixture)
+    GROUPS,
+    POLL_SECONDS,
+    WINDOW_SECONDS,
+    check_counts,
+    live_sandbox,
+)
+from tests.cache.viewers import measure
 from tui.api import cache as cache_module
 from tui.sandbox.runner import SandboxHandle
 
@@ -48,3 +65,11 @@ async def test_a_redis_that_goes_away_mid_run_falls_back_to_the_server_then_come
     await second.batch_exports.list()
     assert len(sent(sandbox, contains="/batch_exports/")) == 4  # shared again
     assert cache_of(second).problem is None
+
+
+@pytest.mark.slow
+def test_five_screens_on_one_redis_cost_one_screens_requests(live_sandbox: SandboxHandle,  # noqa: F811
+                                                            tmp_path: Path, redis_server: RedisServer) -> None:
+    counts = measure(live_sandbox.base_url, live_sandbox.project_id, GROUPS, tmp_path, seconds=WINDOW_SECONDS,
+                     poll=POLL_SECONDS, cache_url=redis_server.url)
+    check_counts(dict(counts))

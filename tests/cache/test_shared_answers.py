@@ -20,7 +20,9 @@ from tests.cache.conftest import OTHER_KEY, READER_KEY, sent
 from tui.api.cache import SharedCache, open_shared_cache
 from tui.api.cache_context import CACHE_FILE_NAME, bypass_cache, collect_answer_times
 from tui.api.client import ApiClient
+from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle
+from tui.state.server_time import ServerClock
 
 Viewer = Callable[..., ApiClient]
 
@@ -141,3 +143,28 @@ async def test_the_shared_count_adds_every_viewers_requests(sandbox: SandboxHand
     assert views[0].viewers == 2 and views[1].viewers == 1
     assert views[0].status_parts() == [(" · shared cache: 2 viewers", "cyan")]
     assert views[1].status_parts() == []
+
+
+async def test_only_answers_fresh_from_the_server_date_the_server_clock(sandbox: SandboxHandle,
+                                                                       viewer: Viewer) -> None:
+    """A cached answer's Date is when another viewer fetched it: read as "now" it makes the server look behind."""
+    server_clock = sandbox.clock
+    assert isinstance(server_clock, FrozenClock)
+    local = FrozenClock(server_clock.now())  # this machine and the server agree: there is no skew to see
+    first, second = viewer(sandbox), viewer(sandbox)
+    first_estimate, second_estimate = ServerClock(local), ServerClock(local)
+    first.on_server_date, second.on_server_date = first_estimate.record, second_estimate.record
+    await first.batch_exports.list()
+    server_clock.advance(50)  # both clocks move on, the stored answer stays as it was
+    local.advance(50)
+    try:
+        await second.batch_exports.list()
+        assert len(sent(sandbox, contains="/batch_exports/")) == 1  # the second viewer read the cache
+        assert second_estimate.samples == 0
+        assert second_estimate.skew_words() is None
+        with bypass_cache():
+            await second.batch_exports.list()
+        assert second_estimate.samples == 1 and second_estimate.offset_seconds == 0.0
+        assert first_estimate.samples == 1
+    finally:
+        server_clock.advance(-50)

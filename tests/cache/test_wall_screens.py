@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cache.conftest import OTHER_KEY, READER_KEY, RedisServer
+from tests.cache.conftest import OTHER_KEY, READER_KEY
 from tests.cache.viewers import Viewer, measure
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 
@@ -26,7 +26,7 @@ GROUPS = [Viewer("sandbox-demo-key", 5), Viewer(OTHER_KEY, 1), Viewer(READER_KEY
 KEY_IDS = {"sandbox-demo-key": "demo", OTHER_KEY: "key-1", READER_KEY: "key-2"}
 
 
-def _check(counts: dict[str, int]) -> None:
+def check_counts(counts: dict[str, int]) -> None:
     five, one, two = counts.get("demo", 0), counts.get("key-1", 0), counts.get("key-2", 0)
     print(f"\nrequests in {WINDOW_SECONDS:g} s: 1 viewer {one}, 5 viewers {five} ({five / max(one, 1):.2f}x), "
           f"2 viewers of a third key {two} ({two / max(one, 1):.2f}x)")
@@ -49,12 +49,4 @@ def test_five_screens_on_one_sqlite_store_cost_one_screens_requests(live_sandbox
                                                                    tmp_path: Path) -> None:
     counts = measure(live_sandbox.base_url, live_sandbox.project_id, GROUPS, tmp_path, seconds=WINDOW_SECONDS,
                      poll=POLL_SECONDS)
-    _check(dict(counts))
-
-
-@pytest.mark.slow
-def test_five_screens_on_one_redis_cost_one_screens_requests(live_sandbox: SandboxHandle, tmp_path: Path,
-                                                            redis_server: RedisServer) -> None:
-    counts = measure(live_sandbox.base_url, live_sandbox.project_id, GROUPS, tmp_path, seconds=WINDOW_SECONDS,
-                     poll=POLL_SECONDS, cache_url=redis_server.url)
-    _check(dict(counts))
+    check_counts(dict(counts))

@@ -274,3 +274,25 @@ def test_a_run_without_status_makes_its_export_incomplete() -> None:
 
 def test_a_complete_export_is_complete() -> None:
     assert incomplete_reason(export([run(1, "Completed", NOW)])) is None
+
+
+def test_every_view_uses_the_one_failed_group_and_the_one_ordering() -> None:
+    """The incident views, the run list and the monitor's run cache order and group runs as the verdicts do."""
+    import tui.api.models as models
+    from tui.state import intervals, run_list, timeline
+    from tui.state.export_board import ExportBoard
+    from tui.state.exports import ExportsSnapshot, WatchedExport
+
+    assert run_list.FAILED_GROUP is FAILED_GROUP and timeline.FAILED_GROUP is FAILED_GROUP
+    assert "FAILED_GROUP" not in vars(intervals) and not hasattr(models, "FAILED_STATUSES")
+    # Two attempts of one interval, the retry without created_at: its other times make it the newer one.
+    first = run(1, "Failed", NOW - HOUR)
+    retry = run(2, "Completed", NOW - HOUR, created_at=None, last_updated_at=(NOW - timedelta(minutes=5)).isoformat())
+    runs = export([first, retry]).latest_runs
+    assert latest_run(runs) is not None and latest_run(runs).id == "run-2"  # type: ignore[union-attr]
+    assert [a.latest.id for a in intervals.by_interval(runs)] == ["run-2"]
+    board = ExportBoard()
+    watched = WatchedExport("1", export([]))
+    board.apply_snapshot(ExportsSnapshot(exports=[watched]), NOW)
+    board.store_runs(watched.key, list(runs))
+    assert [r.id for r in board.runs_for(watched.key)] == [r.id for r in runs_newest_first(runs)] == ["run-2", "run-1"]

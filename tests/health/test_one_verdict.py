@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 import pytest
 from pydantic import SecretStr
 
 from tui.api.models import BatchExport
+from tui.clock import FrozenClock
 from tui.config import Settings
+from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.state.alerts import AlertKind, AlertTracker
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, WatchedExport
 from tui.state.health import HealthState, judge
-from tui.status_cmd import EXIT_OK, EXIT_PROBLEM, ExportStatus, Report, format_table, to_json
+from tui.status_cmd import EXIT_OK, EXIT_PROBLEM, collect, format_table, to_json
 from tui.widgets.export_cells import STATE_LOOKS, time_cells
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -60,21 +66,41 @@ def monitor_states(exports: list[BatchExport], now: datetime) -> dict[str, str]:
     return {facts.watched.export.id: time_cells(facts.verdict)["state"].plain for facts in board.rows(now).rows}
 
 
-def status_json(exports: list[BatchExport], now: datetime) -> dict[str, Any]:
-    report = Report(checked_at=now, exports=[ExportStatus("1", e, judge(e, now)) for e in exports])
-    settings = Settings(base_url="http://127.0.0.1:1", api_key=SecretStr("k"), project_ids=["1"])
+@pytest.fixture(scope="module")
+def server() -> Iterator[SandboxHandle]:
+    with start_sandbox(SandboxOptions(seed=7, simulate=False, clock=FrozenClock(NOW))) as handle:
+        yield handle
+
+
+def status_json(server: SandboxHandle, exports: list[BatchExport], now: datetime) -> dict[str, Any]:
+    """What ``watchdeck status --json`` says when the server answers with these exports, its clock at ``now``.
+
+    Through ``status_cmd.collect()`` over loopback HTTP: the sandbox answers the list with exactly these exports
+    and has no runs list (404), so status judges them from ``latest_runs`` on its own estimate of server time.
+    """
+    admin = f"{server.base_url}/_sandbox"
+    assert httpx.delete(f"{admin}/faults", timeout=10).status_code == 204
+    assert httpx.post(f"{admin}/clock", json={"now": now.isoformat()}, timeout=10).status_code == 200
+    page = {"count": len(exports), "next": None, "previous": None,
+            "results": [e.model_dump(mode="json", exclude_unset=True) for e in exports]}
+    for fault in ({"kind": "body", "path": r"/batch_exports/$", "body": json.dumps(page)},
+                  {"kind": "status", "status": 404, "path": r"/runs/$"}):
+        assert httpx.post(f"{admin}/faults", json=fault, timeout=10).status_code == 201
+    settings = Settings(base_url=server.base_url, api_key=SecretStr(server.api_key), project_ids=["1"])
+    report = asyncio.run(collect(settings, FrozenClock(NOW)))
+    assert not report.errors, report.errors
     return to_json(report, settings) | {"table": format_table(report, colour=False)}
 
 
 @pytest.mark.parametrize("state", list(HealthState))
-def test_every_surface_gives_the_same_verdict(state: HealthState) -> None:
+def test_every_surface_gives_the_same_verdict(server: SandboxHandle, state: HealthState) -> None:
     e = CASES[state]
     assert judge(e, NOW).state is state, "the case is built for this state"
 
     shown = monitor_states([e], NOW)[e.id]
     assert shown == STATE_LOOKS[state][0]
 
-    data = status_json([e], NOW)
+    data = status_json(server, [e], NOW)
     (row,) = data["exports"]
     assert row["state"] == state.value
     assert row["healthy"] is (state not in (HealthState.FAILING, HealthState.OVERDUE))
@@ -89,10 +115,10 @@ def test_every_surface_gives_the_same_verdict(state: HealthState) -> None:
     assert tracker.failing_count == (1 if state is HealthState.FAILING else 0)
 
 
-def test_all_states_at_once_agree_row_by_row() -> None:
+def test_all_states_at_once_agree_row_by_row(server: SandboxHandle) -> None:
     exports = list(CASES.values())
     shown = monitor_states(exports, NOW)
-    data = status_json(exports, NOW)
+    data = status_json(server, exports, NOW)
     by_word = {label: state for state, (label, _) in STATE_LOOKS.items()}
     for row in data["exports"]:
         assert by_word[shown[row["id"]]].value == row["state"]
@@ -102,10 +128,10 @@ def test_all_states_at_once_agree_row_by_row() -> None:
     assert data["exit_code"] == EXIT_PROBLEM
 
 
-def test_skewed_server_same_verdict_everywhere() -> None:
+def test_skewed_server_same_verdict_everywhere(server: SandboxHandle) -> None:
     """Judged at the server's now (3 hours ahead of ours), every surface says overdue, none says ok."""
     e = export("fresh-by-our-clock", [run(1, "Completed", NOW)])
     server_now = NOW + 3 * HOUR
     assert monitor_states([e], server_now)[e.id] == STATE_LOOKS[HealthState.OVERDUE][0]
-    assert status_json([e], server_now)["exports"][0]["state"] == "overdue"
-    assert status_json([e], server_now)["exports"][0]["lag_seconds"] == 3 * 3600
+    assert status_json(server, [e], server_now)["exports"][0]["state"] == "overdue"
+    assert status_json(server, [e], server_now)["exports"][0]["lag_seconds"] == 3 * 3600

@@ -35,9 +35,9 @@ def sandbox() -> Iterator[SandboxHandle]:
         yield handle
 
 
-def status(handle: SandboxHandle, *args: str, project: str = "1") -> tuple[int, str, str]:
+def status(handle: SandboxHandle, *args: str, project: str = "1", key: str | None = None) -> tuple[int, str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("WATCHDECK_")}
-    env |= {"WATCHDECK_BASE_URL": handle.base_url, "WATCHDECK_API_KEY": handle.api_key,
+    env |= {"WATCHDECK_BASE_URL": handle.base_url, "WATCHDECK_API_KEY": key or handle.api_key,
             "WATCHDECK_PROJECT_ID": project, "NO_COLOR": "1"}
     done = subprocess.run([sys.executable, "-m", "tui", "status", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=60)
@@ -154,6 +154,22 @@ def test_wrong_project_exit_2_named(sandbox: SandboxHandle) -> None:
     code, out, _ = status(sandbox, "--json", project="99")
     data = json.loads(out)
     assert code == 2 and data["errors"] == ["project 99 not found"] and data["exports"] == []
+
+
+def test_a_project_the_key_may_not_see_exit_2_named_like_a_missing_one() -> None:
+    """A key limited to project 1 asking for project 2: the real service answers 403 "does not have access to the
+    requested project", which is the same mistake as a wrong id, not a scope to add."""
+    options = SandboxOptions(seed=7, simulate=False, clock=ScaledClock(datetime.now(UTC), speed=1.0),
+                             keys=["project-one-key:*@1"])
+    with start_sandbox(options) as handle:
+        assert status(handle, project="1", key="project-one-key")[0] in (0, 1)  # the key works on its own project
+        code, out, err = status(handle, project="2", key="project-one-key")
+        assert (code, out) == (2, "")
+        assert err.strip() == "watchdeck: project 2 not found or not visible to this key"
+        code, out, _ = status(handle, "--json", project="2", key="project-one-key")
+        data = json.loads(out)
+        assert code == 2 and data["exports"] == []
+        assert data["errors"] == ["project 2 not found or not visible to this key"]
 
 
 def test_no_runs_list_judges_from_latest_runs(sandbox: SandboxHandle) -> None:

@@ -105,3 +105,20 @@ def test_lag_crossing_threshold_alerts_once() -> None:
     later = NOW + timedelta(hours=3)
     assert [a.kind for a in tracker.observe(snap(e), later)] == [AlertKind.OVERDUE]
     assert tracker.observe(snap(e), later + timedelta(minutes=5)) == []
+
+
+def test_times_that_happened_never_read_as_future_under_skew() -> None:
+    """Stamps a few minutes ahead of the server-time estimate (a skew it has not caught yet) read "just now"."""
+    from tui.widgets.export_cells import run_cells
+    from tui.widgets.export_details import export_details_text
+
+    ahead = (NOW + timedelta(minutes=3)).isoformat()
+    e = export([run(1, "Completed", NOW - timedelta(hours=1), finished_at=ahead)], created_at=ahead,
+               last_updated_at=ahead, last_paused_at=ahead, end_at=(NOW + timedelta(days=2)).isoformat())
+    cells = run_cells(e.latest_runs[0], NOW)
+    assert str(cells["finished"]) == "just now"
+    details = export_details_text(WatchedExport("1", e), judge(e, NOW)).plain
+    lines = {line[:16].strip(): line[16:] for line in details.splitlines() if len(line) > 16}
+    for label in ("Created", "Updated", "Last paused"):
+        assert "(just now)" in lines[label], lines[label]
+    assert "(in 2 days)" in lines["End at"], "a time ahead by nature still says so"

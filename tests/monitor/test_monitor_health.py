@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any
 
@@ -13,7 +14,7 @@ from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
-from tui.sandbox.runner import SandboxHandle
+from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.state.exports import LIST_RECHECK_SECONDS
 from tui.state.health import HealthState
 
@@ -85,6 +86,20 @@ async def test_a_wrong_project_is_named_and_stale(sandbox: SandboxHandle) -> Non
         assert "STALE" in line and "project 99 not found" in line
         assert "LIVE" not in line and "0 exports" not in line
         assert "project 99 not found" in str(app.screen.query_one("#exports-empty").render())
+
+
+async def test_a_project_the_key_may_not_see_is_named_and_stale() -> None:
+    """The real service answers 403 for a project a project-limited key may not use: named like a missing one."""
+    options = SandboxOptions(seed=7, simulate=False, clock=FrozenClock(FROZEN_AT), keys=["project-one-key:*@1"])
+    with start_sandbox(options) as handle:
+        app = make_app(handle, project_ids=["2"], api_key="project-one-key")
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            line = status_line(app)
+            assert "STALE" in line and "project 2 not found or not visible to this key" in line
+            assert "LIVE" not in line and "0 exports" not in line and "403" not in line
+            empty = str(app.screen.query_one("#exports-empty").render())
+            assert "project 2 not found or not visible to this key" in empty
 
 
 async def test_server_clock_ahead_is_said_and_judged_on(sandbox: SandboxHandle) -> None:
@@ -168,3 +183,55 @@ async def test_the_filter_asks_for_a_verdict(sandbox: SandboxHandle) -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert exports_table(app).row_count == 12
+
+
+def runs_requests(handle: SandboxHandle) -> list[dict[str, Any]]:
+    return [r for r in requests(handle, "GET") if r["path"].endswith("/runs/")]
+
+
+async def test_no_runs_list_is_looked_at_again_on_ctrl_r_and_every_ten_minutes(sandbox: SandboxHandle) -> None:
+    """One 404 on the runs list is not "this server has none" for the rest of the session (the export list's rule)."""
+    add_fault(sandbox, kind="status", status=404, path=r"/runs/$", count=1)
+    app = make_app(sandbox)
+    elapsed = [0.0]
+    app.monotonic = lambda: 1000.0 + elapsed[0]
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        assert len(runs_requests(sandbox)) == 1
+        assert screen.board.runs_list_missing(app.monotonic())
+        screen._start_poll()
+        await settle(pilot)
+        assert len(runs_requests(sandbox)) == 1, "not asked again within ten minutes"
+        elapsed[0] = LIST_RECHECK_SECONDS + 1
+        screen._start_poll()
+        await settle(pilot)
+        assert len(runs_requests(sandbox)) == 2, "asked again after ten minutes"
+        assert not screen.board.runs_list_missing(app.monotonic())
+        add_fault(sandbox, kind="status", status=405, path=r"/runs/$", count=1)
+        screen._start_poll()
+        await settle(pilot)
+        assert len(runs_requests(sandbox)) == 3 and screen.board.runs_list_missing(app.monotonic())
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert len(runs_requests(sandbox)) == 4, "ctrl+r asks the runs list again"
+        assert screen.board.selected_key is not None and screen.board.runs_for(screen.board.selected_key)
+
+
+async def test_runs_answers_without_status_or_id_are_left_out(sandbox: SandboxHandle) -> None:
+    """As `watchdeck status` does: a run without a status is not a run of unknown status."""
+    good = {"id": "complete-run", "status": "Completed", "data_interval_start": "2026-11-22T10:00:00Z",
+            "data_interval_end": "2026-11-22T11:00:00Z", "created_at": "2026-11-22T11:00:30Z"}
+    bare = {"id": "bare-run", "data_interval_start": "2026-11-22T11:00:00Z",
+            "data_interval_end": "2026-11-22T12:00:00Z", "created_at": "2026-11-22T12:00:30Z"}
+    nameless = {"id": "", "status": "Failed", "created_at": "2026-11-22T11:30:30Z"}
+    body = json.dumps({"next": None, "previous": None, "results": [bare, nameless, good]})
+    add_fault(sandbox, kind="body", path=r"/runs/$", body=body)
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        assert runs_requests(sandbox)
+        key = screen.board.selected_key
+        assert key is not None
+        assert [run.id for run in screen.board.runs_for(key)] == ["complete-run"]

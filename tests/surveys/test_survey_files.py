@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def watchdeck(sandbox: Any, *args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "WATCHDECK_API_KEY": sandbox.api_key,
            "WATCHDECK_CONFIG_DIR": str(tmp_path / "config"), "WATCHDECK_STATE_DIR": str(tmp_path / "state"),
-           "WATCHDECK_DATA_DIR": str(tmp_path / "data")}
+           "WATCHDECK_DATA_DIR": str(tmp_path / "data"), "WATCHDECK_CACHE_DIR": str(tmp_path / "cache")}
     return subprocess.run([sys.executable, "-m", "tui", "surveys", *args, "--base-url", sandbox.base_url,
                            "--project", sandbox.project_id], capture_output=True, text=True, env=env,
                           cwd=tmp_path, timeout=60, check=False)

@@ -526,11 +526,23 @@ def redis_location(url: str) -> str:
     return f"{parts.hostname or 'localhost'}:{parts.port or 6379}"
 
 
+#: What an operator reads when ``--cache-url redis://…`` meets an install without the optional package.
+REDIS_NOT_INSTALLED = "the redis package is not installed: pip install 'watchdeck[redis]'"
+
+
+class CacheUnavailable(Exception):
+    """The store asked for cannot be opened at all (not a failing store: one this install cannot speak to)."""
+
+
 def open_redis_cache(url: str) -> SharedCache:
-    from redis.asyncio import Redis
-    from redis.asyncio.retry import Retry
-    from redis.backoff import NoBackoff
-    from redis.exceptions import ConnectionError as RedisConnectionError
+    """Redis through hishel's storage; :class:`CacheUnavailable` when the optional ``redis`` package is missing."""
+    try:
+        from redis.asyncio import Redis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+        from redis.exceptions import ConnectionError as RedisConnectionError
+    except ImportError:
+        raise CacheUnavailable(REDIS_NOT_INSTALLED) from None
 
     # One quick retry: a pooled connection to a server that restarted fails once before a new one is made.
     client: Redis = Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=STORE_TIMEOUT_SECONDS,

@@ -42,6 +42,7 @@ from tui.api.errors import (
     MethodNotAllowed,
     NetworkError,
     NotFound,
+    ProjectNotFound,
     RateLimited,
     ServerError,
     Unauthorized,
@@ -83,6 +84,15 @@ RETRYABLE_STATUSES = frozenset({429, 502, 503, 504})
 _last_status: contextvars.ContextVar[int | None] = contextvars.ContextVar("watchdeck_last_status", default=None)
 _SCOPE_RE = re.compile(r"scope '([^']+)'")
 _NO_PERSONAL_KEY = "does not support personal api key"
+_NO_PROJECT_ACCESS = "does not have access to the requested project"
+_PROJECT_IN_PATH = re.compile(r"/api/(?:projects|environments)/([^/]+)")
+_PROJECT_IN_DETAIL = re.compile(r"ID (\d+)")
+
+
+def _project_in(path: str, detail: str) -> str:
+    """The project a "no access to the requested project" 403 is about: the path's, else the one the detail names."""
+    match = _PROJECT_IN_PATH.search(path) or _PROJECT_IN_DETAIL.search(detail)
+    return match.group(1) if match else "?"
 
 
 def _retry_after_seconds(response: httpx.Response) -> float | None:
@@ -124,6 +134,8 @@ def error_from_response(response: httpx.Response, method: str, path: str) -> Api
             if path.rstrip("/").endswith("/logs"):
                 return LogsUnavailable("The server does not give these logs to personal API keys (403).", **common)
             return Forbidden(f"The server does not allow {method} {path} with a personal API key (403).", **common)
+        if detail and _NO_PROJECT_ACCESS in detail.lower():
+            return ProjectNotFound(_project_in(path, detail), **common)
         match = _SCOPE_RE.search(detail or "")
         if match:
             return Forbidden(f"The API key lacks the scope {match.group(1)} (403).", scope=match.group(1), **common)
@@ -140,6 +152,12 @@ def error_from_response(response: httpx.Response, method: str, path: str) -> Api
         return ServerError(f"The server failed (HTTP {status}): {detail or response.reason_phrase or 'error'}.",
                            retry_after=_retry_after_seconds(response), **common)
     return ApiError(f"Unexpected answer HTTP {status} to {method} {path}.", **common)
+
+
+def answered_from_cache(response: httpx.Response) -> bool:
+    """The answer came out of the shared cache (hishel says so in the response's extensions), not off the wire."""
+    status = response.extensions.get("caching")
+    return bool(isinstance(status, Mapping) and status.get("from_cache"))
 
 
 def _display_host(base_url: str) -> str:
@@ -263,7 +281,8 @@ class ApiClient:
             verify=_tls_for(self.base_url),
         )
         self.requests_sent = 0
-        # Told every answer's Date header: the state layer estimates the server's clock from them.
+        # Told the Date header of every answer fresh from the server (never of a cached one): the state layer
+        # estimates the server's clock from them.
         self.on_server_date: Callable[[str], None] | None = None
         self.projects = ProjectsApi(self)
         self.surveys = SurveysApi(self)
@@ -365,7 +384,10 @@ class ApiClient:
                     if method != "GET":
                         await self._cache.after_write(self.base_url, path)
         date = response.headers.get("date")
-        if date and self.on_server_date is not None:
+        # Only an answer the server has just written dates the server's clock: one served from the shared cache
+        # carries the Date of when another viewer fetched it (up to most of a poll interval ago), which would
+        # read as a server clock running behind.
+        if date and self.on_server_date is not None and not answered_from_cache(response):
             self.on_server_date(date)
         _last_status.set(response.status_code)
         if response.status_code >= 400:

@@ -106,7 +106,11 @@ class ProjectNotFound(NotFound):
     """The project itself does not exist (or the key cannot see it): an error, never "no exports"."""
 
     def __init__(self, project_id: str, **kwargs: Any) -> None:
-        super().__init__(f"project {project_id} not found", **kwargs)
+        # A key limited to other projects gets 403 where an unknown project gets 404: to the operator both
+        # mean the same fix (the project id, or a key that may see it), so both are named as one error.
+        hidden = kwargs.get("status") == 403
+        super().__init__(f"project {project_id} not found" + (" or not visible to this key" if hidden else ""),
+                         **kwargs)
         self.project_id = project_id
 
     @property
@@ -114,9 +118,19 @@ class ProjectNotFound(NotFound):
         return self.message
 
 
+_NO_PROJECT_ACCESS = "does not have access to the requested project"
+
+
 def names_missing_project(err: ApiError) -> bool:
-    """A 404 whose body says the project (not the object) is unknown: the real service's "Project not found."."""
-    return err.status == 404 and "project not found" in (err.detail or "").lower()
+    """The server says the project (not the object) is unknown or hidden from this key.
+
+    404 "Project not found." for a project that does not exist; 403 "API key does not have access to the
+    requested project: ID 99." for one a project-limited key may not use.
+    """
+    if isinstance(err, ProjectNotFound):
+        return True
+    detail = (err.detail or "").lower()
+    return (err.status == 404 and "project not found" in detail) or (err.status == 403 and _NO_PROJECT_ACCESS in detail)
 
 
 class MethodNotAllowed(ApiError):

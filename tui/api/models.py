@@ -99,7 +99,6 @@ class RunStatus(StrEnum):
 
 SPEC_RUN_STATUSES: tuple[str, ...] = tuple(s.value for s in RunStatus if s is not RunStatus.FAILED_BILLING)
 IN_PROGRESS_STATUSES = frozenset({RunStatus.STARTING, RunStatus.RUNNING, RunStatus.CONTINUED_AS_NEW})
-FAILED_STATUSES = frozenset({RunStatus.FAILED, RunStatus.TIMED_OUT, RunStatus.TERMINATED, RunStatus.FAILED_BILLING})
 
 
 class ExportModel(StrEnum):

@@ -74,7 +74,8 @@ class _SandboxStarlette(Starlette):
         inner = super().build_middleware_stack()
         state: SandboxState = self.state.sandbox
         stamped = ServerDateHeader(inner, state.clock)  # inside: faults need uvicorn's own send to hang up
-        return SandboxMiddleware(stamped, state.faults, state.requests, state.keys.key_id_for_header)
+        return SandboxMiddleware(stamped, state.faults, state.requests, state.keys.key_id_for_header,
+                                 date=stamped.date_value)
 
 
 class ServerDateHeader:
@@ -85,6 +86,9 @@ class ServerDateHeader:
         self.app = app
         self.clock = clock
 
+    def date_value(self) -> bytes:
+        return format_datetime(self.clock.now().astimezone(UTC), usegmt=True).encode("latin-1")
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
@@ -92,7 +96,7 @@ class ServerDateHeader:
 
         async def stamped(message: Any) -> None:
             if message["type"] == "http.response.start":
-                date = format_datetime(self.clock.now().astimezone(UTC), usegmt=True).encode("latin-1")
+                date = self.date_value()
                 headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"date"]
                 message = {**message, "headers": [*headers, (b"date", date)]}
             await send(message)

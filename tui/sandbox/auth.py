@@ -30,6 +30,10 @@ class ApiKey:
     scopes: frozenset[str] = field(default_factory=frozenset)
     user_id: int = 1
     label: str = "Sandbox demo key"
+    projects: frozenset[int] | None = None  # the projects a key limited to some may use; None: every one
+
+    def sees_project(self, project_id: int) -> bool:
+        return self.projects is None or project_id in self.projects
 
     @property
     def mask_value(self) -> str:
@@ -49,8 +53,12 @@ class ApiKey:
 
 
 def parse_key_spec(spec: str, index: int) -> ApiKey:
-    """Parse ``KEY:scope,scope`` (``KEY`` alone means every scope)."""
-    key, sep, scopes_text = spec.partition(":")
+    """Parse ``KEY:scope,scope[@project,project]`` (``KEY`` alone means every scope, no project list every project).
+
+    A key limited to some projects is refused (403) on any other, as the real service's project-scoped keys are.
+    """
+    key, sep, rest = spec.partition(":")
+    scopes_text, _, projects_text = rest.partition("@")
     key = key.strip()
     if not key:
         raise ValueError(f"empty key in {spec!r}")
@@ -58,7 +66,12 @@ def parse_key_spec(spec: str, index: int) -> ApiKey:
     unknown = [s for s in scopes if s != "*" and s not in SCOPES]
     if unknown:
         raise ValueError(f"unknown scope(s) {', '.join(sorted(unknown))} in key spec {spec!r}")
-    return ApiKey(key=key, key_id=f"key-{index}", scopes=scopes, user_id=1 + index % 3, label=f"Sandbox key {index}")
+    try:
+        projects = frozenset(int(p) for p in projects_text.split(",") if p.strip()) if projects_text else None
+    except ValueError:
+        raise ValueError(f"project ids must be numbers in key spec {spec!r}") from None
+    return ApiKey(key=key, key_id=f"key-{index}", scopes=scopes, user_id=1 + index % 3, label=f"Sandbox key {index}",
+                  projects=projects)
 
 
 class KeyStore:
@@ -98,6 +111,12 @@ def bearer_token(authorization: str | None) -> str | None:
     if scheme.lower() != "bearer" or not token.strip():
         return None
     return token.strip()
+
+
+def require_project(key: ApiKey, project_id: int) -> None:
+    """The real service's answer to a key limited to other projects (whether or not this one exists)."""
+    if not key.sees_project(project_id):
+        raise errors.permission_denied(f"API key does not have access to the requested project: ID {project_id}.")
 
 
 def require_scope(key: ApiKey, scope: str) -> None:

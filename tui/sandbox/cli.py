@@ -20,8 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--speed", type=float, default=60.0, help="simulated seconds per real second")
     parser.add_argument("--surveys", type=int, default=None, help="scale the main project to N surveys")
     parser.add_argument("--exports", type=int, default=None, help="scale the main project to N batch exports")
-    parser.add_argument("--key", action="append", default=[], metavar="KEY:SCOPES",
-                        help="extra API key, e.g. ro-key:survey:read,batch_export:read (repeatable)")
+    parser.add_argument("--key", action="append", default=[], metavar="KEY:SCOPES[@PROJECTS]",
+                        help="extra API key, e.g. ro-key:survey:read,batch_export:read; a trailing @1,2 limits it "
+                             "to those projects (repeatable)")
     parser.add_argument("--logs-forbidden", action="store_true",
                         help="answer 403 on logs endpoints, as the real cloud does for personal keys")
     parser.add_argument("--generation", choices=GENERATIONS, default="newest",

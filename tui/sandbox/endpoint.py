@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tui.sandbox.auth import ApiKey, require_scope
+from tui.sandbox.auth import ApiKey, require_project, require_scope
 from tui.sandbox.errors import ServiceError, not_found, parse_error, validation_error
 from tui.sandbox.state import SandboxState
 
@@ -46,6 +46,7 @@ class Ctx:
         if not re.fullmatch(r"[0-9]{1,18}", raw):
             raise not_found("Project not found.")
         pid = int(raw)
+        require_project(self.key, pid)
         with self.state.db.read() as c:
             if c.execute("SELECT 1 FROM projects WHERE id = ?", (pid,)).fetchone() is None:
                 raise not_found("Project not found.")

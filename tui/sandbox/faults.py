@@ -169,12 +169,16 @@ class SandboxMiddleware:
     """Records every API request, then applies at most one matching fault."""
 
     def __init__(
-        self, app: ASGIApp, faults: FaultRegistry, log: RequestLog, key_id: Callable[[str | None], str | None]
+        self, app: ASGIApp, faults: FaultRegistry, log: RequestLog, key_id: Callable[[str | None], str | None],
+        date: Callable[[], bytes] | None = None,
     ) -> None:
         self.app = app
         self.faults = faults
         self.log = log
         self.key_id = key_id
+        # The Date header of the server's own clock: an answer of the server's choosing (``body``) carries it
+        # as any answer of the server does, so a client's estimate of the server's clock sees it too.
+        self.date = date
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"].startswith(ADMIN_PREFIX):
@@ -244,8 +248,9 @@ class SandboxMiddleware:
             await send({"type": "http.response.body", "body": payload})
         elif fault.kind == "body":
             payload = fault.body.encode()
+            stamped = [(b"date", self.date())] if self.date is not None else []
             await send({"type": "http.response.start", "status": fault.status, "headers": [
-                (b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
+                (b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()), *stamped]})
             await send({"type": "http.response.body", "body": payload})
         elif fault.kind == "truncated":
             await self._truncated(scope, receive, send)

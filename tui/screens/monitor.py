@@ -28,7 +28,8 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input, Sparkline, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerError
 
-from tui.api.errors import ApiError, MethodNotAllowed, NotFound
+from tui.api.cache_context import bypass_cache
+from tui.api.errors import ApiError, MethodNotAllowed, NotFound, ProjectNotFound
 from tui.api.models import BatchExportRun
 from tui.render import clean, plain
 from tui.screens.monitor_actions import BoardChanged, ExportActions, PollWanted
@@ -37,7 +38,7 @@ from tui.state.alerts import Alert
 from tui.state.budget import effective_poll_seconds
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport
-from tui.state.health import Verdict
+from tui.state.health import Verdict, incomplete_reason_of_run
 from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
 from tui.state.project_names import fetch_project_label
@@ -143,6 +144,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._cells: dict[str, dict[str, Text]] = {}
         self._timer: Timer | None = None
         self._runs_timer: Timer | None = None
+        self._runs_bypass_next = False  # ctrl+r: the next runs load asks the server, not the shared cache
         self._last_title = ""
         self._run_cells: dict[str, dict[str, Text]] = {}
         self._details_text: Text | None = None
@@ -461,23 +463,30 @@ class MonitorScreen(ExportActions, IncidentKeys):
         """One extra request per cycle, for the selected export's fuller run history."""
         board = self.board
         watched = board.selected()
-        if watched is None or not board.runs_supported:
+        if watched is None or board.runs_list_missing(self.wd.monotonic()):
             return
         client = self.wd.api_for(watched.project_id)
         # Whole hours: every viewer then asks the same URL, which the shared cache can answer once for all.
         after = (self.now() - timedelta(days=7)).replace(minute=0, second=0, microsecond=0)
+        # After ctrl+r the run history is asked of the server too, not only the export list.
+        bypass, self._runs_bypass_next = self._runs_bypass_next, False
         try:
-            page = await client.batch_exports.runs(watched.export.id, after=after)
+            with bypass_cache() if bypass else contextlib.nullcontext():
+                page = await client.batch_exports.runs(watched.export.id, after=after)
+        except ProjectNotFound:
+            return  # the export poll names it; the runs list is not missing for that
         except (NotFound, MethodNotAllowed):
-            board.runs_supported = False
+            board.runs_list_not_offered(self.wd.monotonic())
             return
         except ApiError:
             return
-        board.store_runs(watched.key, page.results)
+        # A run without an id or a status cannot be judged or drawn: left out, as `watchdeck status` leaves it out.
+        runs = [run for run in page.results if incomplete_reason_of_run(run) is None]
+        board.store_runs(watched.key, runs)
         pages = self._run_pages.setdefault(watched.key, RunPages())
         if not pages.runs:
             pages.first_page([], page.next)
-        self.incident.desk.add_runs(watched.key, page.results, covered_since=after if page.next is None else None)
+        self.incident.desk.add_runs(watched.key, runs, covered_since=after if page.next is None else None)
         if not self.frozen and watched.key == board.selected_key:
             self._render_selected(self.now())
 
@@ -685,9 +694,11 @@ class MonitorScreen(ExportActions, IncidentKeys):
     # ------------------------------------------------------------------ view keys
 
     def action_refresh(self) -> None:
-        """Poll now, and ask the export list route again where it was found missing."""
+        """Poll now, and ask the export and runs list routes again where they were found missing."""
         self.source.look_again()
+        self.board.look_again_for_runs()
         self.source.bypass_next = True  # asks the server, and refreshes the shared cache for the other viewers
+        self._runs_bypass_next = True  # and so does the runs load that follows the poll
         self._start_poll()
 
     @on(BoardChanged)

@@ -23,6 +23,7 @@ can usually answer with the search first.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from datetime import datetime
 from time import monotonic
@@ -37,6 +38,7 @@ from textual.timer import Timer
 from textual.widgets import Header, Input, Static
 from textual.worker import Worker, WorkerState
 
+from tui.api.cache_context import bypass_cache
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, WriteValidationError
 from tui.api.models import Survey, SurveyStats, SurveyStatus
 from tui.api.writes import iso
@@ -124,6 +126,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self.detail_max = False
         self._search_timer: Timer | None = None
         self._shown_id: str | None = None
+        self._reloaded_generation = -1  # the query generation a reload started: its pages ask the server
         self._stats: dict[str, tuple[float, SurveyStats]] = {}  # survey id -> (monotonic time, stats)
         self._stats_unavailable = False  # the server has no stats endpoint: not asked again
         self._bindings_state: tuple[Any, ...] | None = None
@@ -180,7 +183,9 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     @work(group="survey-pages", exit_on_error=False)
     async def _fetch_page(self, generation: int) -> None:
         try:
-            result = await self.pager.fetch_next(self.wd.api.surveys)
+            # The pages of a reload ask the server and refresh the shared cache for the other viewers.
+            with bypass_cache() if generation == self._reloaded_generation else contextlib.nullcontext():
+                result = await self.pager.fetch_next(self.wd.api.surveys)
         except ApiError as err:
             if generation == self.pager.generation:
                 self.fetching = False
@@ -231,10 +236,15 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         event.stop()
         self._maybe_load_more()
 
-    def _restart(self) -> None:
-        """A new query (search text or reload): forget the pages, cancel the fetch in flight, start over."""
+    def _restart(self, *, from_server: bool = False) -> None:
+        """A new query (search text or reload): forget the pages, cancel the fetch in flight, start over.
+
+        ``from_server`` (a reload): the new query's pages bypass the shared cache.
+        """
         self.workers.cancel_group(self, "survey-pages")
         self.pager.reset(self.pager.search)
+        if from_server:
+            self._reloaded_generation = self.pager.generation
         self.fetching = False
         self.error = None
         self.table.clear()
@@ -783,7 +793,8 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self.app.push_screen(ActivityScreen(None, "Activity of all surveys"))
 
     def action_reload(self) -> None:
-        self._restart()
+        """ctrl+r: start over from the server itself, not from a shared-cache answer another viewer stored."""
+        self._restart(from_server=True)
         if self.counts is not None and self.counts.due():
             self._refresh_counts()
 

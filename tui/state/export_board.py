@@ -18,8 +18,8 @@ from typing import Any
 
 from tui.api.models import BatchExportRun
 from tui.state.alerts import Alert, AlertTracker
-from tui.state.exports import ExportsSnapshot, WatchedExport, latest_run, runs_oldest_first
-from tui.state.health import DEFAULT_GRACE_SECONDS, DEFAULT_LAG_INTERVALS, Verdict, judge
+from tui.state.exports import LIST_RECHECK_SECONDS, ExportsSnapshot, WatchedExport, latest_run, runs_oldest_first
+from tui.state.health import DEFAULT_GRACE_SECONDS, DEFAULT_LAG_INTERVALS, Verdict, judge, runs_newest_first
 
 RUNS_KEPT = 100
 
@@ -83,7 +83,7 @@ class ExportBoard:
         self.pause_listeners: list[Callable[[str, bool], None]] = []  # told of each pause asked from this screen
         self.selected_key: str | None = None
         self.selected_run_id: str | None = None
-        self.runs_supported = True
+        self._no_runs_list_since: float | None = None  # monotonic time the runs list answered 404/405
         self._optimistic_paused: dict[str, bool] = {}
         self._pending: set[tuple[str, str]] = set()
         self._awaited_retries: dict[str, AwaitedRetry] = {}
@@ -251,9 +251,30 @@ class ExportBoard:
                 return run
         return runs[0] if runs else None
 
+    def runs_list_missing(self, monotonic_now: float) -> bool:
+        """The runs list answered 404/405 within the last ten minutes: do not ask for it now.
+
+        The same rule as the export list's (:meth:`tui.state.exports.ExportsSource.list_missing`): a 404 can be
+        a blip or a deploy, so the route is asked again every ``LIST_RECHECK_SECONDS`` and on ctrl+r.
+        """
+        since = self._no_runs_list_since
+        if since is None:
+            return False
+        if monotonic_now - since >= LIST_RECHECK_SECONDS:
+            self._no_runs_list_since = None
+            return False
+        return True
+
+    def runs_list_not_offered(self, monotonic_now: float) -> None:
+        """The runs list answered 404/405: show ``latest_runs`` until the next look."""
+        self._no_runs_list_since = monotonic_now
+
+    def look_again_for_runs(self) -> None:
+        """Ask the runs list again at the next load (ctrl+r)."""
+        self._no_runs_list_since = None
+
     def store_runs(self, key: str, runs: list[BatchExportRun]) -> None:
-        ordered = sorted(runs, key=lambda r: r.created_at.timestamp() if r.created_at else 0.0, reverse=True)
-        self._runs[key] = ordered[:RUNS_KEPT]
+        self._runs[key] = runs_newest_first(runs)[:RUNS_KEPT]  # health's one ordering, as the verdicts use
 
     def known_run_ids(self, key: str) -> frozenset[str]:
         watched = self.watched(key)

@@ -120,7 +120,7 @@ def status_group(status: str) -> str:
     return "unknown"
 
 
-def is_failed(status: str) -> bool:
+def is_failed(status: str | None) -> bool:
     return status in FAILED_GROUP
 
 
@@ -316,3 +316,14 @@ def incomplete_reason(export: BatchExport) -> str | None:
         if missing:
             return f"export {export.id}: run {run.id} missing {', '.join(missing)}"
     return None
+
+
+def incomplete_reason_of_run(run: BatchExportRun) -> str | None:
+    """A run of a runs page without an id or a status cannot be judged: it is left out, never read as "no status".
+
+    The monitor and ``status`` both filter runs pages through this, so neither judges a run the other would not.
+    """
+    missing = missing_fields(run)
+    if not run.id and "id" not in missing:
+        missing.insert(0, "id")
+    return f"run {run.id or '?'} missing {', '.join(missing)}" if missing else None

@@ -13,25 +13,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from tui.api.models import IN_PROGRESS_STATUSES, BatchExportRun, RunStatus
+from tui.api.models import IN_PROGRESS_STATUSES, BatchExportRun
+from tui.state.health import is_failed, run_order_key
 
-# The real service's run filter puts Failed, FailedRetryable and FailedBilling in one "failed" group and files
-# TimedOut and Terminated with the cancelled ones; the health verdicts follow it, and so does repair.
-FAILED_GROUP: frozenset[str] = frozenset({RunStatus.FAILED, RunStatus.FAILED_RETRYABLE, RunStatus.FAILED_BILLING})
-CANCELLED_GROUP: frozenset[str] = frozenset({RunStatus.CANCELLED, RunStatus.TERMINATED, RunStatus.TIMED_OUT})
-
-
-def is_failed(status: str | None) -> bool:
-    return status in FAILED_GROUP
+# What failed and which attempt of an interval is the latest are health's (tui.state.health): the incident
+# views, the verdicts and `watchdeck status` then agree on both.
+__all__ = ["IntervalAttempts", "by_interval", "is_failed", "is_in_progress", "latest_attempts", "merge_runs"]
 
 
 def is_in_progress(status: str | None) -> bool:
     return status in IN_PROGRESS_STATUSES
-
-
-def created_order(run: BatchExportRun) -> tuple[float, str]:
-    """Attempts of one interval are ordered by creation; the id breaks ties so the order is stable."""
-    return (run.created_at.timestamp() if run.created_at is not None else 0.0, run.id)
 
 
 @dataclass(frozen=True)
@@ -71,7 +62,7 @@ def by_interval(runs: Iterable[BatchExportRun]) -> list[IntervalAttempts]:
     for key in sorted(groups):
         attempts = groups[key]
         if len(attempts) > 1:
-            attempts = sorted({r.id: r for r in attempts}.values(), key=created_order)
+            attempts = sorted({r.id: r for r in attempts}.values(), key=run_order_key)
         first = attempts[0]
         out.append(IntervalAttempts(first.data_interval_start, key[0], tuple(attempts)))
     return out

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tui.api.models import BatchExportRun, RunStatus
-from tui.state.intervals import CANCELLED_GROUP, FAILED_GROUP, by_interval, is_in_progress
+from tui.state.health import CANCELLED_GROUP, FAILED_GROUP
+from tui.state.intervals import by_interval, is_in_progress
 
 
 @dataclass(frozen=True)

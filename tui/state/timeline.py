@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from tui.api.models import BatchExportRun, RunStatus
-from tui.state.intervals import CANCELLED_GROUP, FAILED_GROUP, is_in_progress, latest_attempts
+from tui.state.health import CANCELLED_GROUP, FAILED_GROUP
+from tui.state.intervals import is_in_progress, latest_attempts
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from datetime import datetime
 from rich.text import Text
 
 from tui.api.models import BatchExportRun
-from tui.render import ago, coarse_duration, count, duration, plain, progress_bar, short_count
+from tui.render import ago, coarse_duration, count, duration, past_ago, plain, progress_bar, short_count
 from tui.state.export_board import RowFacts
 from tui.state.exports import runs_oldest_first
 from tui.state.health import HealthState, Verdict, run_activity_time
@@ -129,7 +129,7 @@ def time_cells(verdict: Verdict) -> dict[str, Text]:
     return {
         "state": state_text(verdict),
         "lag": Text(coarse_duration(verdict.lag_seconds), style=tone_style(Tone.FAILURE) if verdict.overdue else ""),
-        "last": Text(ago(min(last_time, now), now, coarse=True) if last_time is not None else "—"),
+        "last": Text(past_ago(last_time, now, coarse=True) if last_time is not None else "—"),
         "due": due_text,
     }
 
@@ -164,7 +164,7 @@ def run_cells(run: BatchExportRun, now: datetime) -> dict[str, Text]:
         "interval": Text(interval),
         "records": records,
         "duration": Text(duration(took)),
-        "finished": Text(ago(run.finished_at, now)) if run.finished_at else Text("—", style="dim"),
+        "finished": Text(past_ago(run.finished_at, now)) if run.finished_at else Text("—", style="dim"),
         "error": plain(error, error_text_style(), limit=200),
         "cursor": plain(run.cursor or "", "dim", limit=40),
     }

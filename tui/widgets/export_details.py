@@ -8,14 +8,20 @@ from typing import Any
 
 from rich.text import Text
 
-from tui.render import ago, clean, plain
+from tui.render import ago, clean, past_ago, plain
 from tui.state.exports import WatchedExport
 from tui.state.health import Verdict
 from tui.state.secrets import mask_secrets
 
 
 def _when(value: datetime | None, now: datetime) -> str:
+    """A time that may lie ahead (start, end, next run): "in 3 hours" is right for it."""
     return "—" if value is None else f"{value:%Y-%m-%d %H:%M:%S %Z} ({ago(value, now)})"
+
+
+def _happened(value: datetime | None, now: datetime) -> str:
+    """A time something happened (created, updated, paused): never "in …", whatever the clock skew."""
+    return "—" if value is None else f"{value:%Y-%m-%d %H:%M:%S %Z} ({past_ago(value, now)})"
 
 
 def _pretty(value: Any) -> str:
@@ -42,11 +48,11 @@ def export_details_text(watched: WatchedExport, verdict: Verdict) -> Text:
     row("Model", plain(export.model or "—"))
     row("Interval", plain(export.interval or "—"))
     row("Paused", Text("yes", style="bold yellow") if export.paused else Text("no"))
-    row("Last paused", _when(export.last_paused_at, now))
+    row("Last paused", _happened(export.last_paused_at, now))
     row("Start at", _when(export.start_at, now))
     row("End at", _when(export.end_at, now))
-    row("Created", _when(export.created_at, now))
-    row("Updated", _when(export.last_updated_at, now))
+    row("Created", _happened(export.created_at, now))
+    row("Updated", _happened(export.last_updated_at, now))
     row("Health", plain(f"{verdict.state.value}: {verdict.reason}"))
     lag = verdict.lag_seconds
     row("Lag", "—" if lag is None else f"{lag:.0f} s behind")
