@@ -571,11 +571,14 @@ class ActivityEntry(ReadModel):
 
 
 class Project(ReadModel):
+    """A project; ``created_at`` comes with the full project (``projects/:id/``), not with the basic list."""
+
     id: int | str
     uuid: str | None = None
     organization: str | None = None
     name: str = ""
     timezone: str | None = None
+    created_at: Timestamp = None  # a backfill starting before it can have no data
 
 
 class ApiKeyInfo(ReadModel):

@@ -91,7 +91,7 @@ def _components() -> dict[str, Any]:
                                              "results": {"type": "array", "items": _ref("BatchExportRun")}},
                                             ["results"]),
         "Project": _obj({"id": INT, "uuid": STR, "organization": STR, "name": STR, "timezone": STR,
-                         "api_token": STR}, ["id", "name"]),
+                         "api_token": STR, "created_at": DT}, ["id", "name"]),
         "PaginatedProjectList": page("Project"),
         "LogEntry": _obj({"timestamp": DT, "level": STR, "message": STR, "log_source_id": STR,
                           "instance_id": STR}, ["timestamp", "level", "message"]),
