@@ -117,6 +117,8 @@ async def test_a_pause_answered_with_an_unreadable_body_is_said_journaled_and_re
         assert len(requests(sandbox, "POST", "/pause/")) == 1
         toasts = [str(n.message) for n in app._notifications]
         assert any("answered 200 with a body this version does not understand" in t for t in toasts), toasts
+        titles = [n.title for n in app._notifications]
+        assert "Pause: answer not understood" in titles and "Pause failed" not in titles, "the pause may have happened"
         assert not any("Internal error" in (n.title or "") or "ValidationError" in str(n.message)
                        for n in app._notifications)
         entry = json.loads((user_dirs / "data" / "journal.jsonl").read_text().splitlines()[-1])

@@ -78,10 +78,11 @@ class ExportActions(WatchdeckScreen[None]):
         ))
 
     def _fail(self, action: str, watched: WatchedExport, err: ApiError, run: str | None = None) -> None:
-        self._journal(action, watched, f"{'unclear' if isinstance(err, UnreadableAnswer) else 'failed'}: {err}",
-                      run=run)
-        self.notify(clean(str(err), limit=400), title=f"{action.capitalize()} failed", severity="error",
-                    markup=False, timeout=12)
+        unclear = isinstance(err, UnreadableAnswer)
+        self._journal(action, watched, f"{'unclear' if unclear else 'failed'}: {err}", run=run)
+        # An answer we cannot read does not say the action failed: the server may well have made the change.
+        title = f"{action.capitalize()}: answer not understood" if unclear else f"{action.capitalize()} failed"
+        self.notify(clean(str(err), limit=400), title=title, severity="error", markup=False, timeout=12)
 
     # ------------------------------------------------------------------ actions: pause / unpause
 
