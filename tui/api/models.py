@@ -397,6 +397,14 @@ class Survey(ReadModel):
     iteration_start_dates: list[Any] | None = None
     current_iteration: int | None = None
     current_iteration_start_date: Timestamp = None
+    # The language the survey is written in (newest servers, default "en"); older servers leave it out.
+    base_language: str | None = None
+
+    @field_validator("base_language", mode="before")
+    @classmethod
+    def _read_base_language(cls, value: Any) -> str | None:
+        """Anything but a non-empty string reads as unknown: a field for display must not hide the survey."""
+        return value if isinstance(value, str) and value else None
 
     @field_validator("questions", mode="wrap")
     @classmethod
