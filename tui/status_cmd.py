@@ -355,6 +355,20 @@ def to_json(report: Report, settings: Settings) -> dict[str, Any]:
     }
 
 
+def key_note(report: Report) -> str:
+    """The key's scopes and what each missing one disables, whenever one is missing, nothing failing or not.
+
+    A read-only key is a supported setup, so this is a note on stdout that leaves the exit code alone; when a
+    check failed the same lines are already among the errors (the failure may be for want of the scope).
+    """
+    if report.key is None or not report.key.missing:
+        return ""
+    lines = [f"key: {line}" for line in report.key.lines()]
+    if all(line in report.errors for line in lines):
+        return ""
+    return "\n" + "".join(f"{line}\n" for line in lines)
+
+
 def use_colour(stream: TextIO, env: dict[str, str] | None = None) -> bool:
     environ = os.environ if env is None else env
     if "NO_COLOR" in environ:
@@ -377,6 +391,7 @@ def run(settings: Settings, *, as_json: bool = False, export_ids: Sequence[str] 
         skew = describe_skew(report.clock_skew_seconds)
         if skew:
             out.write(f"\n{skew}: ages and lags are measured on the server's clock\n")
+        out.write(key_note(report))
     for message in report.errors:
         err.write(f"watchdeck: {mask_url_password(message)}\n")
     out.flush()

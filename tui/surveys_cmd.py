@@ -5,6 +5,8 @@
 field paths when it breaks them), prints the diff against the server's survey,
 and then creates it (no ``id`` in the file) or PATCHes the fields that differ.
 ``--dry-run`` stops after the diff. Exit 2 when the server cannot be asked.
+Every write ``apply`` sends is journaled, failed or not, as the survey browser journals its own:
+the next person on call reads one journal whichever way a survey was changed.
 """
 
 from __future__ import annotations
@@ -12,13 +14,14 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tui.api.cache_context import bypass_cache
 from tui.api.client import ApiClient
-from tui.api.errors import ApiError, WriteValidationError
+from tui.api.errors import ApiError, UnreadableAnswer, WriteValidationError
 from tui.config import Settings
 from tui.render import clean
+from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 from tui.state.survey_file import SurveyFileError, document, dumps, loads, plan, yaml_available
 
 if TYPE_CHECKING:
@@ -113,8 +116,21 @@ def apply(settings: Settings, path: Path, *, dry_run: bool = False, out: TextIO 
             if dry_run:
                 out.write(f"Dry run: would {what}. Nothing was sent.\n")
                 return EXIT_OK
-            saved = (await client.surveys.create(todo.send) if todo.creating
-                     else await client.surveys.update(todo.survey_id or "", todo.send))
+            action = "create" if todo.creating else "edit"
+            name = todo.send.get("name") if isinstance(todo.send.get("name"), str) else (
+                current.name if current is not None else None)
+            detail = {"fields": sorted(todo.send), "via": "surveys apply", "file": str(path)}
+            try:
+                saved = (await client.surveys.create(todo.send) if todo.creating
+                         else await client.surveys.update(todo.survey_id or "", todo.send))
+            except WriteValidationError as error:
+                _journal(settings, action, todo.survey_id, name, f"refused before sending: {error}", detail)
+                raise
+            except ApiError as error:
+                outcome = "unclear" if isinstance(error, UnreadableAnswer) else "failed"
+                _journal(settings, action, todo.survey_id, name, f"{outcome}: {error}", detail)
+                raise
+            _journal(settings, action, saved.id, saved.name, "ok", detail)
             verb = "Created" if todo.creating else "Updated"
             out.write(f"{verb} survey {clean(saved.name, limit=200)!r} ({saved.id}).\n")
             return EXIT_OK
@@ -128,6 +144,14 @@ def apply(settings: Settings, path: Path, *, dry_run: bool = False, out: TextIO 
     except ApiError as error:
         err.write(f"watchdeck: {clean(str(error), limit=300)}\n")
         return EXIT_ERROR
+
+
+def _journal(settings: Settings, action: str, survey_id: str | None, name: str | None, result: str,
+             detail: dict[str, Any]) -> None:
+    ActionJournal.for_session(demo=settings.demo).append(JournalEntry(
+        time=wall_clock(), action=f"survey {action}", result=clean(result, limit=300), profile=settings.profile,
+        project=settings.project_id, survey=survey_id, name=name, detail=detail,
+    ))
 
 
 def _invalid(path: Path, error: SurveyFileError, err: TextIO) -> int:

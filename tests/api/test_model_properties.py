@@ -214,3 +214,11 @@ def test_a_malformed_survey_fails_alone_in_its_page() -> None:
     page = parse_page({"count": 3, "next": None, "results": [{"id": "a"}, {"name": "no id"}, {"id": "c"}]}, Survey)
     assert [s.id for s in page.results] == ["a", "c"]
     assert len(page.errors) == 1 and page.errors[0].index == 1 and "id" in page.errors[0].message
+
+
+@pytest.mark.parametrize(("sent", "read"), [("en", "en"), ("de-CH", "de-CH"), (None, None), ("", None), (7, None),
+                                             ({"x": 1}, None)])
+def test_base_language_is_read_tolerantly(sent: Any, read: str | None) -> None:
+    """Newest servers send base_language ("en" by default); older ones leave it out: no value hides a survey."""
+    assert Survey.model_validate({"id": "s1", "name": "n", "base_language": sent}).base_language == read
+    assert Survey.model_validate({"id": "s1", "name": "n"}).base_language is None

@@ -47,6 +47,7 @@ def _isolated_dirs(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None
 # A fixed instant: the seeded history (and so every status) is the same on every run.
 SANDBOX_NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 LIMITED_KEY = "limited-key"  # survey:read only: batch exports and projects answer 403
+READ_ONLY_KEY = "read-only-key"  # reads exports, changes nothing: the monitor without its actions
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +56,8 @@ def sandbox() -> Iterator[SandboxHandle]:
     from tui.sandbox.runner import SandboxOptions, start_sandbox
 
     handle = start_sandbox(SandboxOptions(seed=7, simulate=False, clock=FrozenClock(SANDBOX_NOW),
-                                          keys=[f"{LIMITED_KEY}:survey:read"]))
+                                          keys=[f"{LIMITED_KEY}:survey:read",
+                                                f"{READ_ONLY_KEY}:batch_export:read,project:read"]))
     try:
         yield handle
     finally:

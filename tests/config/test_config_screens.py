@@ -116,7 +116,9 @@ async def test_form_says_401_for_a_wrong_key(env: dict[str, str], sandbox: Sandb
         await _settle(pilot)
         assert _text(app, "#form-result").startswith("401: the server refused the API key.")
         assert not (Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml").exists()
-    assert any(r["path"] == "/api/projects/" and r["key_id"] == "unknown" for r in sandbox.requests())
+    # the key is asked first, as real clients do; a refused key is said from that answer
+    assert any(r["path"] == "/api/personal_api_keys/@current/" and r["key_id"] == "unknown"
+               for r in sandbox.requests())
 
 
 async def test_form_says_403_with_the_scope(env: dict[str, str], sandbox: SandboxHandle, limited_key: str) -> None:
@@ -147,6 +149,7 @@ async def test_form_names_the_keys_scopes_and_what_the_missing_ones_disable(
 
 
 async def test_form_with_a_full_key_says_it_has_every_scope(env: dict[str, str], sandbox: SandboxHandle) -> None:
+    mark = len(sandbox.requests())
     app = WelcomeApp(env=env, path=Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml")
     async with app.run_test(size=SIZE) as pilot:
         await _open_form(pilot)
@@ -155,6 +158,9 @@ async def test_form_with_a_full_key_says_it_has_every_scope(env: dict[str, str],
         await _settle(pilot)
         text = _text(app, "#form-result")
         assert "the key has every scope (*) (owner: Ada Okafor)" in text and "missing" not in text
+    asked = [r["path"] for r in sandbox.requests()[mark:]]
+    assert asked[:2] == ["/api/personal_api_keys/@current/", "/api/users/@me/"], asked
+    assert "/api/projects/" in asked[2:], "the projects are asked after the key"
 
 
 async def test_form_checks_fields_before_sending(env: dict[str, str], sandbox: SandboxHandle) -> None:

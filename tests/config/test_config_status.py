@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.config.conftest import READ_ONLY_KEY
 from tui.__main__ import main
 from tui.api.client import ApiClient
 from tui.api.models import BatchExport
@@ -166,6 +167,19 @@ def test_missing_scope_exits_2_naming_it(run_env: dict[str, str], clock: FrozenC
     key = json.loads(out)["key"]
     assert "batch_export:read" in key["missing"] and "monitor" in key["missing"]["batch_export:read"]
     assert "key: batch_export:write missing: monitor p pause" in err
+
+
+def test_a_read_only_key_is_named_with_what_it_disables_though_nothing_failed(
+        run_env: dict[str, str], clock: FrozenClock, capsys: pytest.CaptureFixture[str]) -> None:
+    """Nothing fails for want of a write scope here, yet the operator learns which keys of the monitor are off."""
+    code = main(["status"], env=run_env | {"WATCHDECK_API_KEY": READ_ONLY_KEY}, clock=clock)
+    out, err = capsys.readouterr()
+    assert code in (0, 1) and "key:" not in err, err
+    assert "key: the key's scopes: batch_export:read, project:read" in out
+    assert "key: batch_export:write missing: monitor p pause" in out
+    assert "key: survey:read missing: the surveys screen" in out
+    assert main(["status"], env=run_env, clock=clock) in (0, 1)
+    assert "key:" not in capsys.readouterr().out, "a key with every scope needs no note"
 
 
 def test_stopped_server_exits_2(run_env: dict[str, str], free_port: int, clock: FrozenClock,

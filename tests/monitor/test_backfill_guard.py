@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import httpx
 import pytest
 from textual.widgets import Button, Input, Static
 
@@ -54,6 +55,35 @@ async def test_a_start_in_1970_is_refused_next_to_the_field(sandbox: SandboxHand
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert app.screen is screen and requests(sandbox, "POST", "/backfill") == []
+
+
+async def test_a_start_before_the_project_existed_is_refused_next_to_the_field(sandbox: SandboxHandle) -> None:
+    """The dialog learns the project's ``created_at`` from the server (the full project carries it)."""
+    project = httpx.get(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/",
+                        headers={"Authorization": f"Bearer {sandbox.api_key}"}).json()
+    created = datetime.fromisoformat(project["created_at"])
+    assert datetime(2000, 1, 1, tzinfo=UTC) < created < NOW - timedelta(days=200)
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Events to S3 data lake")  # hourly
+        await pilot.pause()
+        await pilot.press("b")
+        screen = app.screen
+        assert isinstance(screen, BackfillScreen)
+        await settle(pilot)
+        start = screen.query_one("#backfill-start", Input)
+        start.value = (created - timedelta(hours=1)).strftime("%Y-%m-%d %H:%M")
+        await pilot.pause()
+        error = str(screen.query_one("#backfill-start-error", Static).render())
+        assert f"before the project existed (created {created:%Y-%m-%d %H:%M} UTC)" in error
+        assert screen.query_one("#backfill-go", Button).disabled
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is screen and requests(sandbox, "POST", "/backfill") == []
+        start.value = (created + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M")
+        await pilot.pause()
+        assert "project existed" not in str(screen.query_one("#backfill-start-error", Static).render())
 
 
 async def test_more_than_a_thousand_runs_need_the_count_typed(sandbox: SandboxHandle) -> None:

@@ -65,6 +65,28 @@ async def test_a_timed_out_poll_gives_up_within_one_interval_and_says_why(sandbo
         assert "timeout after 0.5 s" in status_line(app)
 
 
+async def test_an_attempt_longer_than_the_interval_is_cut_at_the_interval(sandbox: SandboxHandle) -> None:
+    """The defaults' ratio (timeout 15 s > poll 10 s), scaled: one attempt may not outlast the poll it belongs to."""
+    client = ApiClient(sandbox.base_url, sandbox.api_key, sandbox.project_id, timeout=3.0, max_retries=3)
+    app = WatchdeckApp(Settings(base_url=sandbox.base_url, api_key=sandbox.api_key,
+                                project_ids=[sandbox.project_id], poll_seconds=2, bell=False),
+                       clock=FrozenClock(FROZEN_AT), api=client)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        add_fault(sandbox, kind="latency", seconds=5.0, path=r"/batch_exports/$")
+        started = time.monotonic()
+        await pilot.press("ctrl+r")
+        while screen.poller.failures == 0 and time.monotonic() - started < 8:
+            await asyncio.sleep(0.02)
+        elapsed = time.monotonic() - started
+        clear_faults(sandbox)
+        await pilot.pause()
+        assert screen.poller.failures == 1, "the poll did not give up"
+        assert elapsed < screen.poller.interval + 0.5, f"the poll took {elapsed:.1f} s, past its 2 s interval"
+        assert "timeout after 2 s" in status_line(app)
+
+
 async def test_a_quick_503_is_still_retried_inside_the_interval(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox, poll_seconds=10)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -95,6 +117,8 @@ async def test_a_pause_answered_with_an_unreadable_body_is_said_journaled_and_re
         assert len(requests(sandbox, "POST", "/pause/")) == 1
         toasts = [str(n.message) for n in app._notifications]
         assert any("answered 200 with a body this version does not understand" in t for t in toasts), toasts
+        titles = [n.title for n in app._notifications]
+        assert "Pause: answer not understood" in titles and "Pause failed" not in titles, "the pause may have happened"
         assert not any("Internal error" in (n.title or "") or "ValidationError" in str(n.message)
                        for n in app._notifications)
         entry = json.loads((user_dirs / "data" / "journal.jsonl").read_text().splitlines()[-1])

@@ -381,7 +381,28 @@ def test_launching_a_recurring_survey_fills_its_iterations(client: httpx.Client)
     assert launched["iteration_start_dates"] == ["2025-06-01T10:00:00Z", "2025-06-15T10:00:00Z",
                                                  "2025-06-29T10:00:00Z"]
     assert launched["current_iteration"] == 1 and launched["current_iteration_start_date"] == "2025-06-01T10:00:00Z"
-    assert launched["start_date"] == "2025-06-01T10:00:00Z" and not launched["created_at"].endswith(".000000Z")
+    assert launched["start_date"] == "2025-06-01T10:00:00Z"
+
+
+def test_a_one_time_survey_has_no_iterations(client: httpx.Client) -> None:
+    """posthog/models/surveys/survey.py update_survey_iterations (pre_save): without iteration_count and
+    iteration_frequency_days the dates are an empty list (not null) and current_iteration null, launched or not."""
+    s = _survey(client).json()
+    assert (s["iteration_start_dates"], s["current_iteration"], s["current_iteration_start_date"]) == ([], None, None)
+    launched = client.patch(f"{S}{s['id']}/", json={"start_date": "2025-06-01T10:00:00Z"}).json()
+    assert (launched["iteration_start_dates"], launched["current_iteration"]) == ([], None)
+    read = client.get(f"{S}{s['id']}/").json()
+    assert read["iteration_start_dates"] == []
+
+
+def test_surveys_carry_their_base_language(client: httpx.Client) -> None:
+    """The newest service's Survey model has base_language (default "en"), and its SurveySerializer returns it:
+    on create, on retrieve and in the list. The published OpenAPI predates it; older servers leave it out."""
+    s = _survey(client).json()
+    assert s["base_language"] == "en"
+    assert client.get(f"{S}{s['id']}/").json()["base_language"] == "en"
+    listed = client.get(S, params={"ids": s["id"]}).json()["results"]
+    assert [row["base_language"] for row in listed] == ["en"]
 
 
 def test_list_search_covers_descriptions_and_filters(client: httpx.Client) -> None:
@@ -392,8 +413,10 @@ def test_list_search_covers_descriptions_and_filters(client: httpx.Client) -> No
     widget = _survey(client, type="widget").json()
     found = client.get(S, params={"search": marker}).json()["results"]
     assert [s["id"] for s in found] == [api_survey["id"]]
-    long_search = client.get(S, params={"search": "x" * 250}).json()
-    assert long_search["count"] == 0  # capped at 200 characters, still a search
+    # the term is cut to 200 characters: a 201st that differs from the name's still matches
+    long_name = _survey(client, name="z" * 200 + "A" + marker).json()
+    long_search = client.get(S, params={"search": "z" * 200 + "B"}).json()["results"]
+    assert [row["id"] for row in long_search] == [long_name["id"]]
     by_ids = client.get(S, params={"ids": f"{api_survey['id']},{widget['id']}"}).json()["results"]
     assert {s["id"] for s in by_ids} == {api_survey["id"], widget["id"]}
     assert {s["type"] for s in client.get(S, params={"type": "api", "limit": 500}).json()["results"]} == {"api"}

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tui.__main__ import _log_crash
+from tui.api.cache import open_sqlite_cache
 from tui.app import WatchdeckApp
 from tui.config import Settings, remember_project, save_profile
 from tui.crashlog import record_exception
@@ -75,3 +76,16 @@ def test_a_log_an_older_version_left_readable_is_narrowed(dirs: dict[str, Path])
     record_exception(RuntimeError("new"), "test")
     assert mode(log) == 0o600
     assert log.read_text().startswith("old entry\n")
+
+
+async def test_the_shared_cache_makes_every_missing_folder_private(dirs: dict[str, Path]) -> None:
+    root = dirs["state"].parent  # none of it exists yet
+    cache = open_sqlite_cache(dirs["state"] / "cache" / "answers")
+    try:
+        store = dirs["state"] / "cache" / "answers"
+        assert cache.usable, cache.problem
+        for folder in (root, dirs["state"], dirs["state"] / "cache", store):
+            assert mode(folder) == 0o700, folder
+        assert all(mode(f) == 0o600 for f in store.iterdir() if f.is_file())
+    finally:
+        await cache.aclose()

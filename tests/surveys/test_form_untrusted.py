@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httpx
+import pytest
 from textual.widgets import Input, Select
 
 from tests.surveys.conftest import make_app, settle, survey_writes
 from tui.api.client import ApiClient
 from tui.clock import FrozenClock
+from tui.screens.editor import SurveyEditorScreen
 from tui.screens.survey_modals import SurveyFormScreen
 
 NAME = "Launch\x1b]52;c;aGk=\x07 [/ plan\u202e"
@@ -50,8 +53,6 @@ async def test_the_quick_form_cleans_marks_and_saves_clean(sandbox: Any, clock: 
 
 
 async def test_survey_actions_journal_success_and_failure(sandbox: Any, clock: FrozenClock, user_dirs: Any) -> None:
-    import httpx
-
     app = make_app(sandbox, clock)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
@@ -68,3 +69,34 @@ async def test_survey_actions_journal_success_and_failure(sandbox: Any, clock: F
     assert [(e["action"].startswith("survey archive"), e["result"].split(":")[0]) for e in entries] == [
         (True, "failed"), (True, "ok")]
     assert all(survey_id in json.dumps(e) for e in entries)
+
+
+@pytest.mark.parametrize("editor", [True, False], ids=["editor", "quick form"])
+async def test_a_failed_survey_save_is_journaled(sandbox: Any, clock: FrozenClock, user_dirs: Any,
+                                                 editor: bool) -> None:
+    """The editor and the quick form journal a save the server refused, as the browser journals one that worked."""
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        screen.prefer_editor = editor
+        survey_id = screen.selected_id
+        await pilot.press("e")
+        await settle(pilot)
+        form = app.screen
+        assert isinstance(form, SurveyEditorScreen if editor else SurveyFormScreen)
+        form.query_one("#f-name" if editor else "#field-name", Input).value = "Renamed while the server fails"
+        await settle(pilot)
+        httpx.post(f"{sandbox.base_url}/_sandbox/faults",
+                   json={"kind": "status", "status": 500, "path": "/surveys/[^/]+/$", "count": 1})
+        mark = len(survey_writes(sandbox))
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert app.screen is form, "the form stays open after a failure"
+        assert len(survey_writes(sandbox)) == mark + 1
+    journal = user_dirs / "data" / "journal.jsonl"
+    entries = [json.loads(line) for line in journal.read_text().splitlines()] if journal.exists() else []
+    assert [(e["action"], e["survey"], e["name"]) for e in entries] == [
+        ("survey edit", survey_id, "Renamed while the server fails")]
+    assert entries[0]["result"].startswith("failed: ") and "name" in entries[0]["detail"]["fields"]

@@ -27,6 +27,11 @@ def watchdeck(sandbox: Any, *args: str, tmp_path: Path) -> subprocess.CompletedP
                           cwd=tmp_path, timeout=60, check=False)
 
 
+def _journal(tmp_path: Path) -> list[dict[str, Any]]:
+    journal = tmp_path / "data" / "journal.jsonl"
+    return [json.loads(line) for line in journal.read_text().splitlines()] if journal.exists() else []
+
+
 def _first_survey_id(sandbox: Any, tmp_path: Path) -> str:
     response = httpx.get(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/",
                          headers={"Authorization": f"Bearer {sandbox.api_key}"})
@@ -59,6 +64,21 @@ def test_apply_patches_only_the_changed_fields_and_prints_the_diff(sandbox: Any,
     assert done.returncode == 0, done.stderr
     writes = survey_writes(sandbox)
     assert [(w["method"], w["body"]) for w in writes] == [("PATCH", {"name": "Renamed in git"})]
+    assert [(e["action"], e["survey"], e["name"], e["result"]) for e in _journal(tmp_path)] == [
+        ("survey edit", survey_id, "Renamed in git", "ok")], "the dry run is not journaled; the write is"
+
+
+def test_apply_journals_a_write_the_server_refused(sandbox: Any, tmp_path: Path) -> None:
+    (tmp_path / "new.json").write_text(json.dumps({"name": "Created while the server fails", "type": "popover",
+                                                   "questions": [{"type": "open", "question": "Anything else?"}]}))
+    httpx.post(f"{sandbox.base_url}/_sandbox/faults",
+               json={"kind": "status", "status": 500, "path": "/surveys/$", "count": 1})
+    done = watchdeck(sandbox, "apply", "new.json", tmp_path=tmp_path)
+    assert done.returncode == 2 and [w["method"] for w in survey_writes(sandbox)] == ["POST"]
+    [entry] = _journal(tmp_path)
+    assert (entry["action"], entry.get("survey"), entry["name"]) == ("survey create", None,
+                                                                 "Created while the server fails")
+    assert entry["result"].startswith("failed: ") and "questions" in entry["detail"]["fields"]
 
 
 def test_apply_without_an_id_creates(sandbox: Any, tmp_path: Path) -> None:

@@ -50,6 +50,7 @@ from hishel.httpx import AsyncCacheClient
 from tui.api.cache_context import CACHE_FILE_NAME, bypassing, digest, note_answer_time
 from tui.api.urls import Params, query_key
 from tui.paths import cache_dir
+from tui.private_files import private_dir
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -478,8 +479,11 @@ class SharedCache:
 
 
 def _private_file(path: Path) -> None:
-    """The store holds answers only this user may read: its folder 0700, the file 0600, made so before use."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """The store holds answers only this user may read: its folders 0700, the file 0600, made so before use.
+
+    Every folder made on the way is 0700 (``mkdir(parents=True)`` gives the parents the umask's 0755).
+    """
+    private_dir(path.parent)
     fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
     os.close(fd)
     with contextlib.suppress(OSError):

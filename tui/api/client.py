@@ -70,7 +70,7 @@ from tui.api.models import (
     parse_page,
 )
 from tui.api.prefetch import Prefetch
-from tui.api.retry_budget import may_retry
+from tui.api.retry_budget import attempt_timeout, may_retry
 from tui.api.urls import EXPORT_LIST_PAGE_SIZE, Params, batch_exports_path, follow_next
 from tui.api.writes import check_export_write, check_survey_write, iso
 
@@ -326,7 +326,7 @@ class ApiClient:
                 retry = attempt < self.max_retries and (method == "GET" or not err.sent)
                 backoff = self._backoff(attempt)
                 # a timeout is likely to time out again: its retry must fit a whole timeout in the budget
-                if not retry or not may_retry(backoff, self.timeout if err.kind == "timeout" else 0.0):
+                if not retry or not may_retry(backoff, attempt_timeout(self.timeout) if err.kind == "timeout" else 0.0):
                     raise
                 await self._sleep(backoff)
             except (RateLimited, ServerError) as err:
@@ -369,15 +369,17 @@ class ApiClient:
         if self._key_problem:
             raise Unauthorized(self._key_problem, method=method, path=path)
         cached = await self._cache_settings(method, path, params)
+        timeout = attempt_timeout(self.timeout)  # a poll's attempt ends within its interval (tui.api.retry_budget)
         async with self._gate:
             self.requests_sent += 1
             response: httpx.Response | None = None
             try:
                 response = await self._http.request(
-                    method, path, params=params, json=json_body if json_body is not None else None, extensions=cached
+                    method, path, params=params, json=json_body if json_body is not None else None,
+                    extensions=cached, timeout=httpx.Timeout(timeout),
                 )
             except httpx.HTTPError as exc:
-                raise _network_error(exc, self._host, method, path, self.timeout) from None
+                raise _network_error(exc, self._host, method, path, timeout) from None
             finally:
                 if self._cache is not None:
                     await self._cache.answered(cached["caching"]["key"] if cached else None, response)

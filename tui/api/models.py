@@ -396,6 +396,14 @@ class Survey(ReadModel):
     iteration_start_dates: list[Any] | None = None
     current_iteration: int | None = None
     current_iteration_start_date: Timestamp = None
+    # The language the survey is written in (newest servers, default "en"); older servers leave it out.
+    base_language: str | None = None
+
+    @field_validator("base_language", mode="before")
+    @classmethod
+    def _read_base_language(cls, value: Any) -> str | None:
+        """Anything but a non-empty string reads as unknown: a field for display must not hide the survey."""
+        return value if isinstance(value, str) and value else None
 
     @field_validator("questions", mode="wrap")
     @classmethod
@@ -570,11 +578,14 @@ class ActivityEntry(ReadModel):
 
 
 class Project(ReadModel):
+    """A project; ``created_at`` comes with the full project (``projects/:id/``), not with the basic list."""
+
     id: int | str
     uuid: str | None = None
     organization: str | None = None
     name: str = ""
     timezone: str | None = None
+    created_at: Timestamp = None  # a backfill starting before it can have no data
 
 
 class ApiKeyInfo(ReadModel):

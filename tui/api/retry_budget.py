@@ -5,6 +5,9 @@ timeouts (about a minute) before it could say why. A poller sets its interval as
 client then starts a retry only if it could end inside it, so a poll gives up (and says so) within
 one interval of its last attempt. Without a budget (one-off requests) the client's own limits apply.
 It is a context variable, so it follows the poll into the tasks it starts and nowhere else.
+
+The budget also caps each attempt: with the defaults (poll 10 s, request timeout 15 s) one GET
+would otherwise outlast the interval it belongs to, so the header could say nothing for 15 s.
 """
 
 from __future__ import annotations
@@ -15,16 +18,25 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 _deadline: ContextVar[float | None] = ContextVar("watchdeck_retry_deadline", default=None)
+_interval: ContextVar[float | None] = ContextVar("watchdeck_retry_interval", default=None)
 
 
 @contextmanager
 def retry_budget(seconds: float) -> Iterator[None]:
     """Requests made inside the block retry only while the retry could finish within ``seconds``."""
     token = _deadline.set(time.monotonic() + seconds)
+    cap = _interval.set(seconds)
     try:
         yield
     finally:
+        _interval.reset(cap)
         _deadline.reset(token)
+
+
+def attempt_timeout(default: float) -> float:
+    """How long one attempt may wait for an answer: the client's timeout, but never longer than the budget."""
+    seconds = _interval.get()
+    return default if seconds is None else min(default, seconds)
 
 
 def may_retry(wait: float, attempt_cost: float = 0.0) -> bool:

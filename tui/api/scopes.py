@@ -81,13 +81,17 @@ class KeyReport:
                 "missing": {m.scope: m.disables for m in self.missing}}
 
 
-async def fetch_key_report(client: ApiClient) -> KeyReport | None:
+async def fetch_key_report(client: ApiClient, *, raise_: tuple[type[ApiError], ...] = ()) -> KeyReport | None:
     """``personal_api_keys/@current/`` then ``users/@me/``; None where the server has no such endpoint.
 
-    The owner is optional: ``users/@me/`` needs ``user:read``, which many keys do not have.
+    The owner is optional: ``users/@me/`` needs ``user:read``, which many keys do not have. A caller
+    that asks the key first (a connection test) passes the errors it reports itself in ``raise_``
+    (a refused key, an unreachable server) rather than learn of them again from its next request.
     """
     try:
         info = await client.projects.current_key()
+    except raise_:
+        raise
     except ApiError:
         return None
     owner: str | None = None

@@ -51,6 +51,7 @@ def _components() -> dict[str, Any]:
         "iteration_count": {"type": "integer", "minimum": 0, "maximum": 500, "nullable": True},
         "iteration_frequency_days": NINT, "iteration_start_dates": {"type": "array", "items": DT, "nullable": True},
         "current_iteration": NINT, "current_iteration_start_date": NDT, "user_access_level": NSTR,
+        "base_language": STR,
     }, ["id", "name", "type", "created_at", "created_by", "linked_flag", "targeting_flag",
         "internal_targeting_flag", "conditions", "feature_flag_keys", "user_access_level"])
     write_required = [r for r in survey["required"] if r not in ("feature_flag_keys", "user_access_level")]
@@ -91,7 +92,7 @@ def _components() -> dict[str, Any]:
                                              "results": {"type": "array", "items": _ref("BatchExportRun")}},
                                             ["results"]),
         "Project": _obj({"id": INT, "uuid": STR, "organization": STR, "name": STR, "timezone": STR,
-                         "api_token": STR}, ["id", "name"]),
+                         "api_token": STR, "created_at": DT}, ["id", "name"]),
         "PaginatedProjectList": page("Project"),
         "LogEntry": _obj({"timestamp": DT, "level": STR, "message": STR, "log_source_id": STR,
                           "instance_id": STR}, ["timestamp", "level", "message"]),

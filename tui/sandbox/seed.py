@@ -377,7 +377,10 @@ def seed_database(
             "id": pid, "uuid": derived_uuid(seed, "project", pid), "organization": derived_uuid(seed, "org"),
             "api_token": f"sandbox-project-token-{pid}", "name": pname, "completed_snippet_onboarding": True,
             "has_completed_onboarding_for": {"product_analytics": True, "surveys": True}, "ingested_event": True,
-            "is_demo": pid == 1, "timezone": tz, "access_control": False})))
+            "is_demo": pid == 1, "timezone": tz, "access_control": False,
+            # older than every survey and export the seed makes (surveys reach back 180 days)
+            "created_at": iso(floor_interval(now - timedelta(days=365), "day") + timedelta(hours=9, minutes=30)),
+        })))
     users = [(uid, dumps(user_doc(seed, uid, u))) for uid, u in enumerate(USERS, start=1)]
     for pid in (1, 2, 3):
         linked_ids = [flags.add(flag_doc(pid, key, key.replace("-", " ").capitalize(),

@@ -23,7 +23,7 @@ SURVEY_FIELDS = (
     "iteration_frequency_days", "iteration_start_dates", "current_iteration", "current_iteration_start_date",
     "response_sampling_start_date", "response_sampling_interval_type", "response_sampling_interval",
     "response_sampling_limit", "response_sampling_daily_limits", "enable_partial_responses",
-    "enable_iframe_embedding", "translations", "user_access_level", "form_content",
+    "enable_iframe_embedding", "translations", "base_language", "user_access_level", "form_content",
 )
 # The create/update serializer has no feature_flag_keys / user_access_level and does not echo linked_flag_id.
 WRITE_RESPONSE_OMITS = ("feature_flag_keys", "user_access_level", "linked_flag_id")
@@ -35,7 +35,7 @@ SURVEY_DEFAULTS: dict[str, Any] = {
     "response_sampling_start_date": None, "response_sampling_interval_type": "week",
     "response_sampling_interval": None, "response_sampling_limit": None, "response_sampling_daily_limits": None,
     "enable_partial_responses": False, "enable_iframe_embedding": False, "translations": None,
-    "form_content": None,
+    "base_language": "en", "form_content": None,
 }
 RUN_FIELDS = (
     "id", "status", "records_completed", "records_failed", "latest_error", "data_interval_start",

@@ -28,7 +28,7 @@ from textual.widgets import Button, OptionList, Static
 from textual.widgets.button import ButtonVariant
 from textual.widgets.option_list import Option
 
-from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
+from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
 from tui.api.models import Survey
 from tui.paths import data_dir, stylesheets
 from tui.render import ago, clean, plain
@@ -51,6 +51,7 @@ from tui.widgets.question_form import QuestionForm
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
     from tui.clock import Clock
+    from tui.state.journal import SurveyWriteFailed
 
 DRAFT_DELAY = 1.0  # seconds after the last edit before the draft is written
 SHOW_DELAY = 0.1  # seconds the list cursor must rest on an item before its form is mounted
@@ -99,8 +100,10 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         Binding("f6", "switch_pane", "List/form", id="editor.switch_pane"),
     ]
 
-    def __init__(self, survey: Survey | None) -> None:
+    def __init__(self, survey: Survey | None, *, on_failure: SurveyWriteFailed | None = None) -> None:
         super().__init__(classes="survey-editor")
+        # told of every failed save, so the journal holds failures as well as the saves the caller journals
+        self.on_failure = on_failure
         self.draft = SurveyDraft(survey)
         clean_survey_draft(self.draft)
         self.current: str | None = None  # question key shown, None for the survey settings
@@ -434,13 +437,17 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         except WriteValidationError as err:
             self.server_problems = {}
             self.refused = f"Not saved: {err}"
+            self._failed(changes, f"refused before sending: {err}")
         except ValidationFailed as err:
             self.server_problems = {err.field or "": err.detail or str(err)}
             self.last_error = str(err)
+            self._failed(changes, f"failed: {err}")
         except ApiError as err:
             self.last_error = str(err)
+            self._failed(changes, f"{'unclear' if isinstance(err, UnreadableAnswer) else 'failed'}: {err}")
         except Exception as err:
             self.last_error = f"Unexpected error: {err}"
+            self._failed(changes, f"failed: unexpected error: {err}")
         else:
             self._finished = True
             if self._draft_timer is not None:
@@ -454,6 +461,14 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         self._write_draft_now()  # nothing the operator typed is lost to a failure
         self._after_edit(persist=False)
         self.refresh_bindings()
+
+    def _failed(self, changes: dict[str, Any], result: str) -> None:
+        if self.on_failure is None:
+            return
+        survey = self.draft.survey
+        name = changes.get("name") if isinstance(changes.get("name"), str) else (survey.name if survey else None)
+        self.on_failure("create" if survey is None else "edit", survey.id if survey else None, name, result,
+                        {"fields": sorted(changes)})
 
     # ------------------------------------------------------------------ drafts
 

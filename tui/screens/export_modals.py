@@ -89,11 +89,13 @@ class BackfillScreen(WatchdeckModal[BackfillRequest | None]):
         Binding("ctrl+s", "submit", "Start backfill"),
     ]
 
-    def __init__(self, export: BatchExport, now: datetime) -> None:
+    def __init__(self, export: BatchExport, now: datetime, project_created_at: datetime | None = None) -> None:
         super().__init__(classes="backfill-modal")
         self.export = export
         self.now = now
         self._dates = takes_dates(export)
+        self.project_created_at: datetime | None = None
+        self.know_project_created(project_created_at)
         self._format = DAY_FORMAT if self._dates else DATE_FORMAT
         step = export.interval_seconds or 3600
         if self._dates:
@@ -124,6 +126,15 @@ class BackfillScreen(WatchdeckModal[BackfillRequest | None]):
         self._validate()
         self.query_one("#backfill-start", Input).focus()
 
+    def know_project_created(self, created: datetime | None) -> None:
+        """A start before the project existed has no data; a day export may start on the creation day itself.
+
+        Told when the server answers (the dialog does not wait for it to open); the fields are checked again.
+        """
+        self.project_created_at = _floor(created, 86400) if self._dates and created is not None else created
+        if self.is_mounted:
+            self._validate()
+
     @on(Input.Changed)
     def _changed(self) -> None:
         self._validate()
@@ -144,7 +155,8 @@ class BackfillScreen(WatchdeckModal[BackfillRequest | None]):
         if start and end and not errors["start"] and not errors["end"]:
             try:
                 check_backfill(start, end, now=self.now, export_end_at=self.export.end_at,
-                               interval_seconds=self.export.interval_seconds)
+                               interval_seconds=self.export.interval_seconds,
+                               project_created_at=self.project_created_at)
                 request = BackfillRequest(start, end, dates=self._dates)
             except WriteValidationError as err:
                 errors["start"] = err.problems.get("start_at", "")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import date, datetime
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.text import Text
 from textual import work
@@ -29,6 +29,7 @@ from tui.widgets.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
     from tui.api.client import BatchExportsApi
+    from tui.screens.export_modals import BackfillScreen
 
 T = TypeVar("T")
 
@@ -46,6 +47,10 @@ class ExportActions(WatchdeckScreen[None]):
 
     journal: ActionJournal
     board: ExportBoard
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._project_created: dict[str, datetime | None] = {}  # per project, for the backfill dialog
 
     def selected(self) -> WatchedExport | None:
         return self.board.selected()
@@ -73,10 +78,11 @@ class ExportActions(WatchdeckScreen[None]):
         ))
 
     def _fail(self, action: str, watched: WatchedExport, err: ApiError, run: str | None = None) -> None:
-        self._journal(action, watched, f"{'unclear' if isinstance(err, UnreadableAnswer) else 'failed'}: {err}",
-                      run=run)
-        self.notify(clean(str(err), limit=400), title=f"{action.capitalize()} failed", severity="error",
-                    markup=False, timeout=12)
+        unclear = isinstance(err, UnreadableAnswer)
+        self._journal(action, watched, f"{'unclear' if unclear else 'failed'}: {err}", run=run)
+        # An answer we cannot read does not say the action failed: the server may well have made the change.
+        title = f"{action.capitalize()}: answer not understood" if unclear else f"{action.capitalize()} failed"
+        self.notify(clean(str(err), limit=400), title=title, severity="error", markup=False, timeout=12)
 
     # ------------------------------------------------------------------ actions: pause / unpause
 
@@ -146,7 +152,24 @@ class ExportActions(WatchdeckScreen[None]):
             if request is not None:
                 self._backfill(watched, *request.bounds())
 
-        self.app.push_screen(BackfillScreen(watched.export, self.wd.clock.now()), answered)
+        pid = watched.project_id
+        screen = BackfillScreen(watched.export, self.wd.clock.now(), self._project_created.get(pid))
+        self.app.push_screen(screen, answered)
+        if pid not in self._project_created:  # the dialog opens at once; the limit arrives when the server says
+            self.run_worker(self._learn_project_created(pid, screen), group="monitor-actions", exit_on_error=False)
+
+    async def _learn_project_created(self, project_id: str, screen: BackfillScreen) -> None:
+        """Ask once per project when it was created, so the dialog refuses a start before it.
+
+        Unknown (the server does not say, or cannot be asked now) is no reason to refuse a backfill;
+        a failed ask is asked again at the next backfill.
+        """
+        try:
+            project = await self.wd.api_for(project_id).projects.get(project_id)
+        except ApiError:
+            return
+        self._project_created[project_id] = project.created_at
+        screen.know_project_created(project.created_at)
 
     @work(group="monitor-actions", exit_on_error=False)
     async def _backfill(self, watched: WatchedExport, start_at: datetime | date, end_at: datetime | date) -> None:

@@ -21,12 +21,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, DataTable, Input, Label, LoadingIndicator, Select, Static
 
 from tui.api.client import ApiClient
-from tui.api.errors import ApiError, ValidationFailed, WriteValidationError
+from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
 from tui.api.models import ActivityEntry, ResponseSummary, Survey, SurveyType
 from tui.api.writes import check_survey_write, iso, parse_datetime
 from tui.paths import stylesheets
 from tui.render import ago, clean, date_text, editable, plain
 from tui.screens.base import WatchdeckModal, app_handle
+from tui.state.journal import SurveyWriteFailed
 from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.survey_detail import pretty_json
 
@@ -261,9 +262,10 @@ class SurveyFormScreen(WatchdeckModal[Survey | None]):
         Binding("escape", "cancel", "Cancel", id="surveys.form.cancel"),
     ]
 
-    def __init__(self, survey: Survey | None = None) -> None:
+    def __init__(self, survey: Survey | None = None, *, on_failure: SurveyWriteFailed | None = None) -> None:
         super().__init__(classes="survey-modal")
         self.survey = survey
+        self.on_failure = on_failure  # told of every failed save, so the journal holds failures too
         self.sent: dict[str, Any] | None = None  # the last body sent, for tests and the status line
         self._initial: dict[str, Any] = {}
         self._cleaned: dict[str, str] = {}  # field -> the server's value, for fields shown cleaned
@@ -431,17 +433,29 @@ class SurveyFormScreen(WatchdeckModal[Survey | None]):
         except ValidationFailed as err:
             field = (err.field or "").split("__")[0] or None
             self.show_error(field, err.detail or str(err))
+            self._failed(payload, f"failed: {err}")
         except WriteValidationError as err:
             for field, message in err.problems.items():
                 self.show_error(field, message)
+            self._failed(payload, f"refused before sending: {err}")
         except ApiError as err:
             self.show_error(None, str(err))
+            self._failed(payload, f"{'unclear' if isinstance(err, UnreadableAnswer) else 'failed'}: {err}")
         else:
             self.dismiss(saved)
             return
         finally:
             if self.is_attached:
                 self.query_one("#form-save", Button).disabled = False
+
+    def _failed(self, payload: dict[str, Any], result: str) -> None:
+        if self.on_failure is None:
+            return
+        name = payload.get("name") if isinstance(payload.get("name"), str) else None
+        if name is None and self.survey is not None:
+            name = self.survey.name
+        self.on_failure("create" if self.survey is None else "edit", self.survey.id if self.survey else None,
+                        name, result, {"fields": sorted(payload)})
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from time import monotonic
 from typing import Any, ClassVar
@@ -585,12 +585,17 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             except ImportError:
                 screen = None
             else:
-                screen = SurveyEditorScreen(survey)
+                screen = SurveyEditorScreen(survey, on_failure=self._save_failed)
         if screen is None:
             from tui.screens.survey_modals import SurveyFormScreen
 
-            screen = SurveyFormScreen(survey)
+            screen = SurveyFormScreen(survey, on_failure=self._save_failed)
         self.app.push_screen(screen, lambda saved: self._saved(saved, creating=survey is None))
+
+    def _save_failed(self, action: str, survey_id: str | None, name: str | None, result: str,
+                     detail: Mapping[str, Any] | None) -> None:
+        """A save the editor or form tried and that failed: journaled as a save is (the form stays open)."""
+        self._journal(action, survey_id, name, result, detail)
 
     def _saved(self, saved: Survey | None, *, creating: bool) -> None:
         if saved is None:
@@ -809,8 +814,8 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             self._journal_file = ActionJournal.for_session(demo=bool(self.app.settings.demo))  # type: ignore[attr-defined]
         return self._journal_file
 
-    def _journal(self, action: str, survey_id: str, name: str | None, result: str,
-                 detail: dict[str, Any] | None = None) -> None:
+    def _journal(self, action: str, survey_id: str | None, name: str | None, result: str,
+                 detail: Mapping[str, Any] | None = None) -> None:
         settings = self.app.settings  # type: ignore[attr-defined]
         self.journal.append(JournalEntry(
             time=wall_clock(), action=f"survey {action}", result=clean(result, limit=300), profile=settings.profile,

@@ -25,7 +25,7 @@ from textual.widgets import Button, Footer, Input, Label, OptionList, Select, St
 from textual.widgets.option_list import Option
 
 from tui.api.client import ApiClient
-from tui.api.errors import ApiError, Forbidden
+from tui.api.errors import ApiError, Forbidden, NetworkError, Unauthorized
 from tui.api.models import Project
 from tui.api.scopes import KeyReport, fetch_key_report
 from tui.config import (
@@ -72,9 +72,13 @@ async def test_connection(base_url: str, api_key: str) -> list[Project]:
 
 
 async def test_key(base_url: str, api_key: str) -> KeyReport | None:
-    """The key's own scopes (``personal_api_keys/@current/``) and owner, as real clients ask first."""
+    """The key's own scopes (``personal_api_keys/@current/``) and owner, asked first as real clients do.
+
+    A refused key or an unreachable server raises (the form says so from this first answer); a server
+    without the endpoint gives None and the test goes on to the projects.
+    """
     async with ApiClient(base_url, api_key, "@current", timeout=TEST_TIMEOUT, max_retries=0) as client:
-        return await fetch_key_report(client)
+        return await fetch_key_report(client, raise_=(NetworkError, Unauthorized))
 
 
 # --------------------------------------------------------------------------- the three ways in
@@ -388,25 +392,25 @@ class ProfileFormScreen(WatchdeckScreen[Settings | None]):
         key = await self._key(values)
         if not key:
             return
-        forbidden = False
-        forbidden_err: Forbidden | None = None
+        try:
+            report = await test_key(values.base_url, key)  # the key first, as real clients ask
+        except ApiError as err:
+            self._result(describe_connection_error(err, values.base_url), ok=False)
+            return
+        scope_lines = "\n".join(report.lines()) if report else ""
         try:
             self._projects = await test_connection(values.base_url, key)
         except Forbidden as err:
             # Authenticated (else 401) but without project:read: usable when the project id is known.
-            forbidden, forbidden_err = True, err
-            self._result(describe_connection_error(err, values.base_url), ok=False)
+            message = describe_connection_error(err, values.base_url)
+            self._result("\n".join(filter(None, [message, scope_lines])), ok=False)
             if not values.project:
                 return
         except ApiError as err:
             self._result(describe_connection_error(err, values.base_url), ok=False)
             return
-        report = await test_key(values.base_url, key)
-        scope_lines = "\n".join(report.lines()) if report else ""
-        if not forbidden:
+        else:
             self._result("\n".join(filter(None, [self._connected_message(values), scope_lines])), ok=True)
-        elif scope_lines and forbidden_err is not None:
-            self._result(describe_connection_error(forbidden_err, values.base_url) + "\n" + scope_lines, ok=False)
         if not values.project and self._projects:
             self._pick(values, save)
             return

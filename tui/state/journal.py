@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +17,10 @@ from typing import Any
 from tui.paths import data_dir
 from tui.private_files import append_private
 from tui.state.secrets import mask_secrets
+
+# How a survey form or editor reports a failed save to the screen that journals survey actions:
+# (action, survey id or None when creating, name, result, detail). Failures are journaled as saves are.
+SurveyWriteFailed = Callable[[str, str | None, str | None, str, Mapping[str, Any] | None], None]
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from tui.sandbox.db import loads
 from tui.sandbox.endpoint import Ctx, api, int_param, limit_offset, ok, routes
 from tui.sandbox.timeutil import iso
 
+FULL_ONLY = frozenset({"created_at"})
+
 
 @api("project:read")
 async def projects_list(ctx: Ctx) -> Response:
@@ -19,7 +21,8 @@ async def projects_list(ctx: Ctx) -> Response:
     offset = int_param(ctx.request, "offset", 0)
     with ctx.state.db.read() as c:
         rows = c.execute("SELECT data FROM projects ORDER BY id").fetchall()
-    items = [loads(r["data"]) for r in rows]
+    # the list holds "basic" projects, without created_at (the full project, retrieve, has it)
+    items = [{k: v for k, v in loads(r["data"]).items() if k not in FULL_ONLY} for r in rows]
     search = ctx.request.query_params.get("search")
     if search:
         items = [p for p in items if search.lower() in p["name"].lower()]
