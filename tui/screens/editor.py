@@ -133,8 +133,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
 
     @property
     def read_only(self) -> bool:
-        settings = getattr(self.app, "settings", None)
-        return bool(getattr(settings, "read_only", False))
+        return self.wd.settings.read_only
 
     # ------------------------------------------------------------------ layout
 

@@ -350,7 +350,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         """The shown survey's shown/dismissed/sent counts, once the cursor rests (a live query upstream)."""
         await asyncio.sleep(STATS_SETTLE)
         try:
-            stats = await self.app.api.surveys.stats(survey_id)  # type: ignore[attr-defined]
+            stats = await self.wd.api.surveys.stats(survey_id)
         except (NotFound, MethodNotAllowed):
             self._stats_unavailable = True  # an older server: the detail simply goes without
             return
@@ -811,15 +811,15 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     @property
     def journal(self) -> ActionJournal:
         if self._journal_file is None:
-            self._journal_file = ActionJournal.for_session(demo=bool(self.app.settings.demo))  # type: ignore[attr-defined]
+            self._journal_file = ActionJournal.for_session(demo=bool(self.wd.settings.demo))
         return self._journal_file
 
     def _journal(self, action: str, survey_id: str | None, name: str | None, result: str,
                  detail: Mapping[str, Any] | None = None) -> None:
-        settings = self.app.settings  # type: ignore[attr-defined]
+        settings = self.wd.settings
         self.journal.append(JournalEntry(
             time=wall_clock(), action=f"survey {action}", result=clean(result, limit=300), profile=settings.profile,
-            project=self.app.project_id, survey=survey_id, name=name, detail=detail,  # type: ignore[attr-defined]
+            project=self.wd.project_id, survey=survey_id, name=name, detail=detail,
             server_time=self.now,
         ))
 
