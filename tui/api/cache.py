@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import email.utils
 import logging
 import os
 import sqlite3
@@ -39,6 +40,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
@@ -459,6 +461,28 @@ class SharedCache:
     def poll_interval_is(self, seconds: float) -> None:
         """Answers stored from now on serve others (and are accepted from others) for most of this interval."""
         self.ttl = seconds * ANSWER_SHARE_OF_INTERVAL
+
+    @staticmethod
+    def date_as_of_now(response: httpx.Response) -> str | None:
+        """The server's Date for this moment: a cached answer's Date moved on by the answer's age.
+
+        A cached answer carries the Date of when another viewer fetched it; read as "now" it made the
+        server's clock look behind by up to most of a poll interval. Moved on by the time since it
+        arrived (stamped by this host's clock when stored), it dates the server's clock again, so every
+        viewer sharing the answers keeps the same estimate (and asks the same URLs).
+        """
+        date = response.headers.get("date")
+        status = response.extensions.get("caching")
+        if not date or not (status and status.get("from_cache")):
+            return date
+        stamp = received_at(response.headers.get(RECEIVED_AT_HEADER))
+        try:
+            when = email.utils.parsedate_to_datetime(date)
+        except (TypeError, ValueError):
+            return None
+        if stamp is None or when.tzinfo is None:
+            return None
+        return email.utils.format_datetime(when + timedelta(seconds=max(0.0, time.time() - stamp)), usegmt=True)
 
     def answered_early(self) -> None:
         """The start-up prefetch's answer was used: one request the server saw, just now."""

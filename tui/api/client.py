@@ -154,12 +154,6 @@ def error_from_response(response: httpx.Response, method: str, path: str) -> Api
     return ApiError(f"Unexpected answer HTTP {status} to {method} {path}.", **common)
 
 
-def answered_from_cache(response: httpx.Response) -> bool:
-    """The answer came out of the shared cache (hishel says so in the response's extensions), not off the wire."""
-    status = response.extensions.get("caching")
-    return bool(isinstance(status, Mapping) and status.get("from_cache"))
-
-
 def _display_host(base_url: str) -> str:
     """host[:port] for messages: never the user:password@ part a URL may carry."""
     parts = urlsplit(base_url)
@@ -385,11 +379,9 @@ class ApiClient:
                     await self._cache.answered(cached["caching"]["key"] if cached else None, response)
                     if method != "GET":
                         await self._cache.after_write(self.base_url, path)
-        date = response.headers.get("date")
-        # Only an answer the server has just written dates the server's clock: one served from the shared cache
-        # carries the Date of when another viewer fetched it (up to most of a poll interval ago), which would
-        # read as a server clock running behind.
-        if date and self.on_server_date is not None and not answered_from_cache(response):
+        # An answer read from the shared cache dates the server's clock as of now, not of when it was fetched.
+        date = self._cache.date_as_of_now(response) if self._cache is not None else response.headers.get("date")
+        if date and self.on_server_date is not None:
             self.on_server_date(date)
         _last_status.set(response.status_code)
         if response.status_code >= 400:
