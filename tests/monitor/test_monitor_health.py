@@ -199,7 +199,7 @@ async def test_no_runs_list_is_looked_at_again_on_ctrl_r_and_every_ten_minutes(s
         await settle(pilot)
         screen: Any = app.screen
         assert len(runs_requests(sandbox)) == 1
-        assert screen.board.runs_list_missing(app.monotonic())
+        assert screen.board.runs_list_missing(sandbox.project_id)
         screen._start_poll()
         await settle(pilot)
         assert len(runs_requests(sandbox)) == 1, "not asked again within ten minutes"
@@ -207,11 +207,11 @@ async def test_no_runs_list_is_looked_at_again_on_ctrl_r_and_every_ten_minutes(s
         screen._start_poll()
         await settle(pilot)
         assert len(runs_requests(sandbox)) == 2, "asked again after ten minutes"
-        assert not screen.board.runs_list_missing(app.monotonic())
+        assert not screen.board.runs_list_missing(sandbox.project_id)
         add_fault(sandbox, kind="status", status=405, path=r"/runs/$", count=1)
         screen._start_poll()
         await settle(pilot)
-        assert len(runs_requests(sandbox)) == 3 and screen.board.runs_list_missing(app.monotonic())
+        assert len(runs_requests(sandbox)) == 3 and screen.board.runs_list_missing(sandbox.project_id)
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert len(runs_requests(sandbox)) == 4, "ctrl+r asks the runs list again"

@@ -216,7 +216,8 @@ class MonitorScreen(ExportActions, IncidentKeys):
             self.source.fetch, self._asked_interval, monotonic=self.wd.monotonic, jitter=self.wd.jitter,
             age_of=lambda snapshot: snapshot.answer_age,
         )
-        self.board = ExportBoard(lag_intervals=self.wd.settings.lag_alert_intervals)
+        self.board = ExportBoard(lag_intervals=self.wd.settings.lag_alert_intervals,
+                                 monotonic=lambda: self.wd.monotonic())
         self.board.pause_listeners.append(self._paused_here)
 
     def now(self) -> datetime:
@@ -463,7 +464,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         """One extra request per cycle, for the selected export's fuller run history."""
         board = self.board
         watched = board.selected()
-        if watched is None or board.runs_list_missing(self.wd.monotonic()):
+        if watched is None or board.runs_list_missing(watched.project_id):
             return
         client = self.wd.api_for(watched.project_id)
         # Whole hours: every viewer then asks the same URL, which the shared cache can answer once for all.
@@ -476,7 +477,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         except ProjectNotFound:
             return  # the export poll names it; the runs list is not missing for that
         except (NotFound, MethodNotAllowed):
-            board.runs_list_not_offered(self.wd.monotonic())
+            board.runs_list_not_offered(watched.project_id)
             return
         except ApiError:
             return

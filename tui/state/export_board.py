@@ -11,6 +11,7 @@ cells, the alerts and ``watchdeck status`` agree.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,7 +19,7 @@ from typing import Any
 
 from tui.api.models import BatchExportRun
 from tui.state.alerts import Alert, AlertTracker
-from tui.state.exports import LIST_RECHECK_SECONDS, ExportsSnapshot, WatchedExport, latest_run, runs_oldest_first
+from tui.state.exports import ExportsSnapshot, MissingRoutes, WatchedExport, latest_run, runs_oldest_first
 from tui.state.health import DEFAULT_GRACE_SECONDS, DEFAULT_LAG_INTERVALS, Verdict, judge, runs_newest_first
 
 RUNS_KEPT = 100
@@ -73,7 +74,8 @@ class ExportBoard:
     """The monitor's state. Every method is plain Python: tests drive it without an app."""
 
     def __init__(self, *, lag_intervals: float = DEFAULT_LAG_INTERVALS,
-                 grace_seconds: float = DEFAULT_GRACE_SECONDS) -> None:
+                 grace_seconds: float = DEFAULT_GRACE_SECONDS,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
         self.lag_intervals = lag_intervals
         self.grace_seconds = grace_seconds
         self.alerts = AlertTracker(lag_threshold_intervals=lag_intervals, grace_seconds=grace_seconds)
@@ -83,7 +85,7 @@ class ExportBoard:
         self.pause_listeners: list[Callable[[str, bool], None]] = []  # told of each pause asked from this screen
         self.selected_key: str | None = None
         self.selected_run_id: str | None = None
-        self._no_runs_list_since: float | None = None  # monotonic time the runs list answered 404/405
+        self._missing_runs_lists = MissingRoutes(monotonic)  # projects whose runs list answered 404/405
         self._optimistic_paused: dict[str, bool] = {}
         self._pending: set[tuple[str, str]] = set()
         self._awaited_retries: dict[str, AwaitedRetry] = {}
@@ -251,27 +253,16 @@ class ExportBoard:
                 return run
         return runs[0] if runs else None
 
-    def runs_list_missing(self, monotonic_now: float) -> bool:
-        """The runs list answered 404/405 within the last ten minutes: do not ask for it now.
+    def runs_list_missing(self, project_id: str) -> bool:
+        """The project's runs list answered 404/405 lately: show ``latest_runs`` until the next look (ctrl+r)."""
+        return self._missing_runs_lists.missing(project_id)
 
-        The same rule as the export list's (:meth:`tui.state.exports.ExportsSource.list_missing`): a 404 can be
-        a blip or a deploy, so the route is asked again every ``LIST_RECHECK_SECONDS`` and on ctrl+r.
-        """
-        since = self._no_runs_list_since
-        if since is None:
-            return False
-        if monotonic_now - since >= LIST_RECHECK_SECONDS:
-            self._no_runs_list_since = None
-            return False
-        return True
-
-    def runs_list_not_offered(self, monotonic_now: float) -> None:
-        """The runs list answered 404/405: show ``latest_runs`` until the next look."""
-        self._no_runs_list_since = monotonic_now
+    def runs_list_not_offered(self, project_id: str) -> None:
+        self._missing_runs_lists.not_offered(project_id)
 
     def look_again_for_runs(self) -> None:
         """Ask the runs list again at the next load (ctrl+r)."""
-        self._no_runs_list_since = None
+        self._missing_runs_lists.look_again()
 
     def store_runs(self, key: str, runs: list[BatchExportRun]) -> None:
         self._runs[key] = runs_newest_first(runs)[:RUNS_KEPT]  # health's one ordering, as the verdicts use

@@ -25,6 +25,33 @@ from tui.state.poller import describe_failure
 LIST_RECHECK_SECONDS = 600.0
 
 
+class MissingRoutes:
+    """Routes that answered 404/405, asked again after ``LIST_RECHECK_SECONDS`` or when told to (ctrl+r).
+
+    A 404 can be a blip or a deploy: a route is never taken as missing for the rest of a session. One rule for
+    the export list (per project) and the runs list.
+    """
+
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._monotonic = monotonic
+        self._since: dict[str, float] = {}
+
+    def not_offered(self, key: str) -> None:
+        self._since[key] = self._monotonic()
+
+    def missing(self, key: str) -> bool:
+        since = self._since.get(key)
+        if since is None:
+            return False
+        if self._monotonic() - since >= LIST_RECHECK_SECONDS:
+            del self._since[key]
+            return False
+        return True
+
+    def look_again(self) -> None:
+        self._since.clear()
+
+
 @dataclass(frozen=True)
 class WatchedExport:
     project_id: str
@@ -69,24 +96,18 @@ class ExportsSource:
         self.extra_ids = list(dict.fromkeys(extra_ids))
         self._monotonic = monotonic
         self._list_answered: set[str] = set()
-        self._no_list_since: dict[str, float] = {}
+        self._missing_lists = MissingRoutes(monotonic)
         self._last_good: dict[str, ExportsSnapshot] = {}
         self._last_complete: dict[str, BatchExport] = {}
         self.bypass_next = False  # the next poll asks the server, not the shared cache (ctrl+r)
 
     def look_again(self) -> None:
         """Ask the list route again at the next poll, wherever it was found missing (ctrl+r)."""
-        self._no_list_since.clear()
+        self._missing_lists.look_again()
 
     def list_missing(self, project_id: str) -> bool:
         """The list route answered 404/405 for this (existing) project within the last ten minutes."""
-        since = self._no_list_since.get(project_id)
-        if since is None:
-            return False
-        if self._monotonic() - since >= LIST_RECHECK_SECONDS:
-            del self._no_list_since[project_id]
-            return False
-        return True
+        return self._missing_lists.missing(project_id)
 
     @property
     def requests_per_cycle(self) -> int:
@@ -144,7 +165,7 @@ class ExportsSource:
                 if pid in self._list_answered:
                     raise  # the list answered before: a blip (a proxy, a deploy), not a missing route
                 await confirm_project(client)
-                self._no_list_since[pid] = self._monotonic()
+                self._missing_lists.not_offered(pid)
             else:
                 listed = True
                 self._list_answered.add(pid)
