@@ -10,6 +10,7 @@ from tui.sandbox.db import Database
 from tui.sandbox.faults import FaultRegistry, RequestLog, parse_fault_spec
 from tui.sandbox.options import SandboxOptions
 from tui.sandbox.seed import seed_database
+from tui.sandbox.seed_cache import seed_or_copy
 from tui.sandbox.simulator import Simulator
 from tui.sandbox.timeutil import iso, parse_iso
 
@@ -39,8 +40,18 @@ class SandboxState:
 
     def seed_now(self) -> None:
         now = self.clock.now()
-        seed_database(self.db, self.simulator, now, self.options.seed, self.options.surveys, self.options.exports,
-                      self.options.scenario)
+        options = self.options
+
+        def seed() -> None:
+            seed_database(self.db, self.simulator, now, options.seed, options.surveys, options.exports,
+                          options.scenario)
+
+        if options.simulate or options.db_path:
+            seed()  # a moving world is never seeded at the same instant twice; a file is the operator's
+        else:
+            key = (options.seed, options.surveys, options.exports, options.scenario, iso(now))
+            with self.db.lock:
+                seed_or_copy(self.db.conn, key, seed)
         self.seeded_at = now
 
     def reset(self) -> None:
