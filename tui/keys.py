@@ -2,10 +2,11 @@
 
 Order, first found wins: ``WATCHDECK_API_KEY``; the profile's ``key_command``
 (run without a shell, 10 s timeout, stdout stripped); the profile's ``key`` in
-``config.toml`` (the file must then be 0600, see config.permission_warning);
-the OS keyring (service ``watchdeck``, user = the profile name) when the
-optional ``keyring`` package is installed. Explicit configuration comes before
-the keyring so that a stale keyring entry never shadows what the operator wrote.
+``config.toml`` (the file must then be 0600, see
+``tui.config.file.permission_warning``); the OS keyring (service
+``watchdeck``, user = the profile name) when the optional ``keyring`` package
+is installed. Explicit configuration comes before the keyring so that a stale
+keyring entry never shadows what the operator wrote.
 
 The key itself never appears in a message: errors name the source, not the value.
 """
@@ -21,7 +22,7 @@ from typing import Any, Protocol
 
 from pydantic import SecretStr
 
-from tui.config_errors import ConfigError, env_default
+from tui.config.errors import ConfigError, env_default
 
 
 class KeySources(Protocol):
