@@ -139,3 +139,15 @@ def test_a_cycle_through_a_package_init_is_found(tmp_path: Path) -> None:
     assert cycle is not None and {"top.keys", "top.pkg", "top.pkg.resolve"} <= set(cycle), cycle
     (tmp_path / "top" / "pkg" / "__init__.py").write_text("from top.pkg.models import Settings as Settings\n")
     assert find_cycle(import_graph(tmp_path / "top")) is None, "without the re-export nothing runs keys early"
+
+
+def test_keys_takes_only_the_shapes_from_the_config() -> None:
+    """:mod:`tui.keys` reads a profile's ``key_command`` and ``key``; how profiles are found and chosen sits above it.
+
+    ``tui.config.resolve`` asks ``keys`` for the key, so ``keys`` may use the
+    models and the error, never the resolution or the file code.
+    """
+    graph = import_graph()
+    config = {m for m in graph["tui.keys"] if m == "tui.config" or m.startswith("tui.config.")}
+    assert config == {"tui.config", "tui.config.models", "tui.config.errors"}
+    assert "tui.keys" in graph["tui.config.resolve"]

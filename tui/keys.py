@@ -18,21 +18,12 @@ import shlex
 import subprocess
 import unicodedata
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import SecretStr
 
 from tui.config.errors import ConfigError, env_default
-
-
-class KeySources(Protocol):
-    """What a profile says about its key (``tui.config.Profile``), without importing the config that imports us."""
-
-    @property
-    def key_command(self) -> str | list[str] | None: ...
-
-    @property
-    def key(self) -> SecretStr | None: ...
+from tui.config.models import Profile
 
 KEY_COMMAND_TIMEOUT = 10.0
 KEYRING_SERVICE = "watchdeck"
@@ -139,7 +130,7 @@ def store_in_keyring(profile: str, key: str) -> bool:
     return True
 
 
-def resolve_key(env: Mapping[str, str], profile_name: str | None, profile: KeySources) -> tuple[SecretStr, str]:
+def resolve_key(env: Mapping[str, str], profile_name: str | None, profile: Profile) -> tuple[SecretStr, str]:
     """The key and a name of its source, for Settings.key_source and messages."""
     if value := env_default(env, "WATCHDECK_API_KEY"):
         return SecretStr(check_key(value, "WATCHDECK_API_KEY")), "environment"
