@@ -3,6 +3,11 @@
 A cycle makes start-up order matter (a half-initialised module seen by
 another) and couples the layers: screens reach the app through the typed
 handle of :mod:`tui.screens.base`, never by importing :mod:`tui.app`.
+
+Importing ``a.b.c`` runs ``a/b/__init__.py`` first, so a module that imports
+a submodule of a package it is not inside also depends on that package's
+``__init__`` and whatever it re-exports: :mod:`tui.keys` importing
+``tui.config.models`` runs ``tui/config/__init__.py``.
 """
 
 from __future__ import annotations
@@ -14,16 +19,32 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "tui"
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
-def imports_of(path: Path, modules: set[str]) -> set[str]:
-    """The ``tui`` modules a file imports, anywhere in it (``from tui.x import y`` names tui.x.y when it is one)."""
-    name = module_name(path)
+def packages_run_by(importer: str, target: str) -> set[str]:
+    """The packages whose ``__init__`` importing ``target`` runs from ``importer``: those it is not already inside.
+
+    The importer's own packages are loaded (or loading) before its first line
+    runs, so they add no edge; counting them would make every package that
+    re-exports a submodule look like a cycle with it.
+    """
+    parts = target.split(".")
+    inside = {".".join(importer.split(".")[:i]) for i in range(1, importer.count(".") + 2)}
+    return {p for p in (".".join(parts[:i]) for i in range(1, len(parts))) if p not in inside}
+
+
+def imports_of(path: Path, modules: set[str], root: Path = ROOT) -> set[str]:
+    """The modules under ``root`` a file imports, anywhere in it, and the packages each import runs on the way.
+
+    ``from tui.x import y`` names tui.x.y when it is a module; importing tui.x.y
+    from outside tui.x also runs tui.x (see :func:`packages_run_by`).
+    """
+    name = module_name(path, root)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
@@ -43,13 +64,15 @@ def imports_of(path: Path, modules: set[str]) -> set[str]:
                 target = target.rpartition(".")[0]
             if target and target != name:
                 found.add(target)
+                found |= {p for p in packages_run_by(name, target) if p in modules}
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
-    files = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    root = package.parent
+    files = {module_name(p, root): p for p in package.rglob("*.py")}
     modules = set(files)
-    return {name: imports_of(path, modules) for name, path in files.items()}
+    return {name: imports_of(path, modules, root) for name, path in files.items()}
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -82,6 +105,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_tui_has_no_import_cycle() -> None:
     graph = import_graph()
     assert "tui.app" in graph and "tui.screens.monitor" in graph["tui.app"], "the walk sees lazy imports"
+    assert "tui.config" in graph["tui.keys"], "the walk sees the package __init__ a submodule import runs"
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
@@ -90,3 +114,40 @@ def test_the_cycle_finder_finds_one() -> None:
     """Guard against a vacuous pass."""
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_a_cycle_through_a_package_init_is_found(tmp_path: Path) -> None:
+    """The shape :mod:`tui.config` must avoid: its ``__init__`` re-exporting a module that imports :mod:`tui.keys`.
+
+    ``keys`` imports only ``pkg.models``, yet that runs ``pkg/__init__.py``,
+    which imports ``pkg.resolve``, which imports ``keys`` before it has finished.
+    Relative imports and a lazy import inside a function count the same.
+    """
+    sources = {
+        "pkg/__init__.py": "from top.pkg.models import Settings as Settings\nfrom .resolve import resolve as resolve\n",
+        "pkg/models.py": "class Settings: ...\n",
+        "pkg/resolve.py": "def resolve() -> None:\n    from top.keys import key\n",
+        "keys.py": "from top.pkg.models import Settings\n\ndef key() -> None: ...\n",
+    }
+    for name, text in sources.items():
+        (tmp_path / "top" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "top" / name).write_text(text, encoding="utf-8")
+    graph = import_graph(tmp_path / "top")
+    assert graph["top.pkg"] == {"top.pkg.models", "top.pkg.resolve"}, "a package re-exporting its modules is no cycle"
+    assert graph["top.pkg.resolve"] == {"top.keys"}
+    cycle = find_cycle(graph)
+    assert cycle is not None and {"top.keys", "top.pkg", "top.pkg.resolve"} <= set(cycle), cycle
+    (tmp_path / "top" / "pkg" / "__init__.py").write_text("from top.pkg.models import Settings as Settings\n")
+    assert find_cycle(import_graph(tmp_path / "top")) is None, "without the re-export nothing runs keys early"
+
+
+def test_keys_takes_only_the_shapes_from_the_config() -> None:
+    """:mod:`tui.keys` reads a profile's ``key_command`` and ``key``; how profiles are found and chosen sits above it.
+
+    ``tui.config.resolve`` asks ``keys`` for the key, so ``keys`` may use the
+    models and the error, never the resolution or the file code.
+    """
+    graph = import_graph()
+    config = {m for m in graph["tui.keys"] if m == "tui.config" or m.startswith("tui.config.")}
+    assert config == {"tui.config", "tui.config.models", "tui.config.errors"}
+    assert "tui.keys" in graph["tui.config.resolve"]

@@ -21,18 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from tui import __version__
-from tui.config import (
-    DEFAULT_POLL_SECONDS,
-    MIN_POLL_SECONDS,
-    ConfigError,
-    NeedsSetup,
-    Overrides,
-    Settings,
-    check_cache_url,
-    env_default,
-    resolve_settings,
-    state_dir,
-)
+from tui.config import DEFAULT_POLL_SECONDS, MIN_POLL_SECONDS, ConfigError, Settings, check_cache_url, env_default
+from tui.config.resolve import NeedsSetup, Overrides, resolve_settings
+from tui.paths import state_dir
 from tui.web import DEFAULT_WEB_PORT
 
 if TYPE_CHECKING:

@@ -2,10 +2,11 @@
 
 Order, first found wins: ``WATCHDECK_API_KEY``; the profile's ``key_command``
 (run without a shell, 10 s timeout, stdout stripped); the profile's ``key`` in
-``config.toml`` (the file must then be 0600, see config.permission_warning);
-the OS keyring (service ``watchdeck``, user = the profile name) when the
-optional ``keyring`` package is installed. Explicit configuration comes before
-the keyring so that a stale keyring entry never shadows what the operator wrote.
+``config.toml`` (the file must then be 0600, see
+``tui.config.file.permission_warning``); the OS keyring (service
+``watchdeck``, user = the profile name) when the optional ``keyring`` package
+is installed. Explicit configuration comes before the keyring so that a stale
+keyring entry never shadows what the operator wrote.
 
 The key itself never appears in a message: errors name the source, not the value.
 """
@@ -17,21 +18,12 @@ import shlex
 import subprocess
 import unicodedata
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import SecretStr
 
-from tui.config_errors import ConfigError, env_default
-
-
-class KeySources(Protocol):
-    """What a profile says about its key (``tui.config.Profile``), without importing the config that imports us."""
-
-    @property
-    def key_command(self) -> str | list[str] | None: ...
-
-    @property
-    def key(self) -> SecretStr | None: ...
+from tui.config.errors import ConfigError, env_default
+from tui.config.models import Profile
 
 KEY_COMMAND_TIMEOUT = 10.0
 KEYRING_SERVICE = "watchdeck"
@@ -138,7 +130,7 @@ def store_in_keyring(profile: str, key: str) -> bool:
     return True
 
 
-def resolve_key(env: Mapping[str, str], profile_name: str | None, profile: KeySources) -> tuple[SecretStr, str]:
+def resolve_key(env: Mapping[str, str], profile_name: str | None, profile: Profile) -> tuple[SecretStr, str]:
     """The key and a name of its source, for Settings.key_source and messages."""
     if value := env_default(env, "WATCHDECK_API_KEY"):
         return SecretStr(check_key(value, "WATCHDECK_API_KEY")), "environment"

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from tui.__main__ import build_parser, overrides_from
-from tui.config import ConfigError, resolve_settings
+from tui.config import ConfigError
+from tui.config.resolve import resolve_settings
 
 
 def _env(tmp_path: Path, profile: str = "") -> dict[str, str]:

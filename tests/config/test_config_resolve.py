@@ -14,14 +14,12 @@ from tui.config import (
     DEFAULT_POLL_SECONDS,
     ConfigError,
     InsecureUrl,
-    NeedsSetup,
-    Overrides,
     load_config,
     remember_project,
     remembered_project,
-    resolve_settings,
     save_profile,
 )
+from tui.config.resolve import NeedsSetup, Overrides, resolve_settings
 
 PROFILES = """\
 # my profiles

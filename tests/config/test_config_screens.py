@@ -16,7 +16,8 @@ from textual.widgets import Input, OptionList, Select, Static
 
 from tui import keys
 from tui.api.client import ApiClient
-from tui.config import ConfigFile, Overrides, Profile, Settings, remembered_project, resolve_settings
+from tui.config import ConfigFile, Profile, Settings, remembered_project
+from tui.config.resolve import Overrides, resolve_settings
 from tui.paths import stylesheets
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.key_storage import KeyStorageScreen

@@ -47,7 +47,8 @@ def test_environment_keeps_everything_else() -> None:
 
 
 def test_profile_on_alert_is_a_list_of_arguments(tmp_path: Path) -> None:
-    from tui.config import ConfigError, Overrides, parse_config, resolve_settings
+    from tui.config import ConfigError, parse_config
+    from tui.config.resolve import Overrides, resolve_settings
 
     path = tmp_path / "config.toml"
     path.write_text('[profiles.prod]\nbase_url = "https://eu.example.com"\nproject = "1"\n'

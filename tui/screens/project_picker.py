@@ -2,7 +2,7 @@
 
 Used at run time (the app's "switch project" key and palette entry) and by the
 welcome form when the operator has not typed a project id. The caller
-remembers the choice per profile (``tui.config.remember_project``).
+remembers the choice per profile (``tui.config.remembered.remember_project``).
 """
 
 from __future__ import annotations

@@ -34,16 +34,15 @@ from tui.config import (
     ConfigError,
     ConfigFile,
     InsecureUrl,
-    Overrides,
     Settings,
     check_base_url,
     env_default,
     insecure_message,
     is_insecure_url,
     remember_project,
-    resolve_settings,
     save_profile,
 )
+from tui.config.resolve import Overrides, resolve_settings
 from tui.keys import key_problem, keyring_available, run_key_command, store_in_keyring
 from tui.paths import stylesheets
 from tui.redaction import mask_url_password

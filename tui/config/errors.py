@@ -1,7 +1,9 @@
-"""The settings' error and environment lookup, shared by :mod:`tui.config` and :mod:`tui.keys`.
+"""The settings' error and environment lookup: the bottom of :mod:`tui.config`.
 
-A leaf module: ``config`` asks ``keys`` for the API key, and ``keys`` needs
-these two, so they live below both rather than make the two import each other.
+A leaf: every other config module raises :class:`ConfigError`, and
+:mod:`tui.keys` needs both names while :mod:`tui.config.resolve` asks
+``keys`` for the API key, so they sit below both rather than make the two
+import each other.
 """
 
 from __future__ import annotations
