@@ -12,10 +12,10 @@ from tui.api.models import SurveyStatus
 from tui.api.writes import iso
 from tui.clock import FrozenClock
 from tui.sandbox.runner import start_sandbox
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.editor import SurveyEditorScreen
 from tui.screens.survey_modals import ActivityScreen, SummaryScreen
 from tui.screens.surveys import SurveyBrowserScreen
-from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.editor_common import FieldError
 from tui.widgets.survey_detail import SurveyDetail
 

@@ -45,6 +45,8 @@ from tui.api.writes import iso
 from tui.paths import stylesheets
 from tui.render import clean, plain, when_text
 from tui.screens.base import WatchdeckScreen
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.typed_confirm import TypedNameConfirmScreen
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 from tui.state.survey_list import (
     SORT_BY_KEY,
@@ -56,11 +58,9 @@ from tui.state.survey_list import (
     SurveyRow,
     matches,
 )
-from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.survey_detail import SurveyDetail
 from tui.widgets.survey_table import SurveyTable, responses_text, survey_row
-from tui.widgets.typed_confirm import TypedNameConfirmScreen
 from tui.widgets.virtual_table import KEY, Row, VirtualTable
 
 MUTATING_ACTIONS = frozenset({"new", "edit", "edit_file", "delete", "archive", "unarchive", "launch", "stop"})
