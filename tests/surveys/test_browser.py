@@ -16,7 +16,7 @@ from tui.screens.confirm import ConfirmScreen
 from tui.screens.editor import SurveyEditorScreen
 from tui.screens.survey_modals import ActivityScreen, SummaryScreen
 from tui.screens.surveys import SurveyBrowserScreen
-from tui.widgets.editor_common import FieldError
+from tui.widgets.editor.common import FieldError
 from tui.widgets.survey_detail import SurveyDetail
 
 # --------------------------------------------------------------------------- helpers

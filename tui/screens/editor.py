@@ -43,10 +43,10 @@ from tui.state.survey_draft import (
     top_level,
 )
 from tui.widgets.cleaned_note import clean_survey_draft
-from tui.widgets.editor_common import DraftEdited, FieldError
-from tui.widgets.editor_survey_form import LABELS, SurveyFieldsForm
+from tui.widgets.editor.common import DraftEdited, FieldError
+from tui.widgets.editor.question_form import QuestionForm
+from tui.widgets.editor.survey_form import LABELS, SurveyFieldsForm
 from tui.widgets.footer import LeakFreeFooter
-from tui.widgets.question_form import QuestionForm
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
