@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Footer
 from tui.widgets.textual_private import PRIVATE_USES, PrivateUse
 
 ROOT = Path(__file__).resolve().parents[1]
-UI_CODE = [*(ROOT / "tui" / "screens").glob("*.py"), *(ROOT / "tui" / "widgets").glob("*.py"),
+UI_CODE = [*(ROOT / "tui" / "screens").glob("*.py"), *(ROOT / "tui" / "widgets").rglob("*.py"),
            ROOT / "tui" / "app.py", ROOT / "tui" / "safe_app.py"]
 
 

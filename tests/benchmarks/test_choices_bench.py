@@ -20,7 +20,7 @@ from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.screens.editor import SHOW_DELAY, SurveyEditorScreen
-from tui.widgets.choices_editor import ChoicesEditor
+from tui.widgets.editor.choices import ChoicesEditor
 
 from .helpers import FROZEN_AT, SIZE, report, wait_for
 

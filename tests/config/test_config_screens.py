@@ -20,10 +20,10 @@ from tui.config import ConfigFile, Profile, Settings, remembered_project
 from tui.config.resolve import Overrides, resolve_settings
 from tui.paths import stylesheets
 from tui.sandbox.runner import SandboxHandle
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.key_storage import KeyStorageScreen
 from tui.screens.project_picker import ProjectPickerScreen
 from tui.screens.welcome import DEMO, KEY_SESSION, ProfileFormScreen, WelcomeApp, WelcomeScreen
-from tui.widgets.confirm import ConfirmScreen
 
 SIZE = (100, 40)
 

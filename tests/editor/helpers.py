@@ -10,7 +10,7 @@ from textual.widgets import Checkbox, Input, OptionList, Select, TextArea
 from tui.api.models import Survey
 from tui.screens.editor import SurveyEditorScreen
 from tui.state.survey_draft import QUESTION_KINDS
-from tui.widgets.editor_common import FieldError
+from tui.widgets.editor.common import FieldError
 
 KIND_ORDER = list(QUESTION_KINDS)
 

@@ -12,10 +12,10 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tui.api.models import Survey
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.editor import SurveyEditorScreen
+from tui.screens.editor_dialogs import LeaveScreen
 from tui.screens.survey_preview import SurveyPreviewScreen
-from tui.widgets.confirm import ConfirmScreen
-from tui.widgets.editor_dialogs import LeaveScreen
 
 from .conftest import body_of, create_survey, fetch_raw, make_app, survey_writes
 from .helpers import (

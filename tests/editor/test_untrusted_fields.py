@@ -13,7 +13,7 @@ from textual.widgets import Input, TextArea
 
 from tui.api.models import Survey
 from tui.render import CLEANED_NOTE
-from tui.widgets.choices_editor import TEXT_MODE_ABOVE
+from tui.widgets.editor.choices import TEXT_MODE_ABOVE
 
 from .conftest import EditorHarness, body_of, create_survey, fetch_raw, make_app, survey_writes
 from .helpers import open_editor, select_item, settle

@@ -16,12 +16,12 @@ from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.alerts import AlertsScreen
 from tui.screens.backfills import NO_RUN_CANCEL, BackfillsScreen
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import RunErrorScreen
 from tui.screens.failure_groups import FailureGroupsScreen
 from tui.screens.monitor import MonitorScreen
 from tui.screens.repair import RepairScreen
 from tui.screens.timeline import TimelineScreen
-from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.live_table import LiveTable
 from tui.widgets.timeline_view import TimelineView
 

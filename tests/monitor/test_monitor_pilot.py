@@ -15,10 +15,10 @@ from tests.monitor.conftest import make_app, requests, select_export, settle
 from tui.api.prefetch import prefetch_export_lists
 from tui.app import WatchdeckApp
 from tui.sandbox.runner import SandboxHandle
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen, DeleteExportScreen, EditExportScreen
 from tui.screens.logs import LogsScreen
 from tui.screens.monitor import MonitorScreen
-from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.live_table import LiveTable
 

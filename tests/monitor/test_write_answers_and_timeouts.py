@@ -21,8 +21,8 @@ from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import EditExportScreen
-from tui.widgets.confirm import ConfirmScreen
 
 
 def add_fault(handle: SandboxHandle, **fault: Any) -> None:

@@ -12,9 +12,11 @@ from tui.api.models import SurveyStatus
 from tui.api.writes import iso
 from tui.clock import FrozenClock
 from tui.sandbox.runner import start_sandbox
-from tui.screens.survey_modals import ActivityScreen, SummaryScreen, SurveyFormScreen
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.editor import SurveyEditorScreen
+from tui.screens.survey_modals import ActivityScreen, SummaryScreen
 from tui.screens.surveys import SurveyBrowserScreen
-from tui.widgets.confirm import ConfirmScreen
+from tui.widgets.editor.common import FieldError
 from tui.widgets.survey_detail import SurveyDetail
 
 # --------------------------------------------------------------------------- helpers
@@ -331,18 +333,35 @@ async def test_activity_of_one_and_of_all(sandbox: Any, clock: FrozenClock) -> N
         assert len(table.columns) == 5  # the survey's name column is added for "all"
 
 
-async def test_edit_form_patches_only_changed_fields(sandbox: Any, clock: FrozenClock) -> None:
+async def editor_of(pilot: Any, key: str) -> SurveyEditorScreen:
+    """The editor ``key`` (``n`` or ``e``) opened from the browser, laid out."""
+    await pilot.press(key)
+    await settle(pilot)
+    editor = pilot.app.screen
+    assert isinstance(editor, SurveyEditorScreen), type(editor)
+    return editor
+
+
+async def type_in(pilot: Any, selector: str, value: str) -> None:
+    """A value put in a field of the editor, and the editor's reaction to it awaited."""
+    pilot.app.screen.query_one(selector, Input).value = value
+    await settle(pilot)
+
+
+def field_error(editor: SurveyEditorScreen, name: str) -> str:
+    return editor.query_one(f"#fe-{name}", FieldError).message or ""
+
+
+async def test_edit_patches_only_changed_fields(sandbox: Any, clock: FrozenClock) -> None:
     app = make_app(sandbox, clock)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         screen = browser(app)
-        screen.prefer_editor = False
         survey_id = screen.selected_id
-        await pilot.press("e")
-        form = app.screen
-        assert isinstance(form, SurveyFormScreen)
-        form.query_one("#field-name", Input).value = "Renamed survey"
-        form.query_one("#field-responses_limit", Input).value = "250"
+        editor = await editor_of(pilot, "e")
+        assert editor.draft.survey is not None and editor.draft.survey.id == survey_id
+        await type_in(pilot, "#f-name", "Renamed survey")
+        await type_in(pilot, "#f-responses_limit", "250")
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert [(w["method"], w["path"], w["body"]) for w in survey_writes(sandbox)] == [
@@ -352,23 +371,20 @@ async def test_edit_form_patches_only_changed_fields(sandbox: Any, clock: Frozen
         assert cell_text(screen, 0, "name") == "Renamed survey"
 
 
-async def test_form_refuses_bad_input_locally(sandbox: Any, clock: FrozenClock) -> None:
+async def test_editor_refuses_bad_input_locally(sandbox: Any, clock: FrozenClock) -> None:
     app = make_app(sandbox, clock)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        screen = browser(app)
-        screen.prefer_editor = False
-        await pilot.press("e")
-        form = app.screen
-        form.query_one("#field-start_date", Input).value = "next tuesday"
-        form.query_one("#field-name", Input).value = "   "
+        editor = await editor_of(pilot, "e")
+        await type_in(pilot, "#f-start_date", "next tuesday")
+        await type_in(pilot, "#f-name", "   ")
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert survey_writes(sandbox) == []
-        assert "ISO 8601" in str(form.query_one("#error-start_date", Static).render())
-        assert "name is required" in str(form.query_one("#error-name", Static).render())
-        assert form.query_one("#field-start_date", Input).value == "next tuesday"
-        assert app.screen is form
+        assert "ISO 8601" in field_error(editor, "start_date")
+        assert "name is required" in field_error(editor, "name")
+        assert editor.query_one("#f-start_date", Input).value == "next tuesday"
+        assert app.screen is editor
 
 
 async def test_server_400_is_shown_at_the_field_and_input_kept(sandbox: Any, clock: FrozenClock) -> None:
@@ -376,53 +392,42 @@ async def test_server_400_is_shown_at_the_field_and_input_kept(sandbox: Any, clo
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         screen = browser(app)
-        screen.prefer_editor = False
         taken = cell_text(screen, 1, "name")
-        await pilot.press("e")
-        form = app.screen
-        form.query_one("#field-name", Input).value = taken
-        form.query_one("#field-description", Input).value = "typed by the operator"
+        editor = await editor_of(pilot, "e")
+        await type_in(pilot, "#f-name", taken)
+        await type_in(pilot, "#f-description", "typed by the operator")
         await pilot.press("ctrl+s")
         await settle(pilot)
         writes = survey_writes(sandbox)
         assert len(writes) == 1 and writes[0]["method"] == "PATCH"
         assert writes[0]["body"] == {"name": taken, "description": "typed by the operator"}
-        assert app.screen is form  # still open
-        assert "already another survey with this name" in str(form.query_one("#error-name", Static).render())
-        assert form.query_one("#field-name", Input).value == taken
-        assert form.query_one("#field-description", Input).value == "typed by the operator"
-        assert not form.query_one("#form-save").disabled
+        assert app.screen is editor  # still open
+        assert "already another survey with this name" in field_error(editor, "name")
+        assert editor.query_one("#f-name", Input).value == taken
+        assert editor.query_one("#f-description", Input).value == "typed by the operator"
+        assert editor.check_action("save", ()) is True  # saving again is offered
 
 
-async def test_new_survey_form_posts_and_shows_it_first(sandbox: Any, clock: FrozenClock) -> None:
+async def test_new_survey_posts_and_shows_it_first(sandbox: Any, clock: FrozenClock) -> None:
     app = make_app(sandbox, clock)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         screen = browser(app)
-        screen.prefer_editor = False
         before = screen.table.row_count
-        await pilot.press("n")
-        form = app.screen
-        assert isinstance(form, SurveyFormScreen)
-        form.query_one("#field-name", Input).value = "Brand new survey"
-        form.query_one("#field-archived", Checkbox).value = False
+        editor = await editor_of(pilot, "n")
+        assert editor.draft.creating
+        await type_in(pilot, "#f-name", "Brand new survey")
+        editor.query_one("#f-archived", Checkbox).value = False
+        await settle(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
         writes = survey_writes(sandbox)
         assert [(w["method"], w["path"]) for w in writes] == [("POST", f"/api/projects/{sandbox.project_id}/surveys/")]
-        assert writes[0]["body"] == {"name": "Brand new survey", "type": "popover"}
+        assert writes[0]["body"] == {"name": "Brand new survey", "type": "popover", "questions": []}
         assert app.screen is screen
         assert screen.table.row_count == before + 1
         assert cell_text(screen, 0, "name") == "Brand new survey"
         assert screen.selected is not None and screen.selected.name == "Brand new survey"
-
-
-async def test_n_opens_the_question_editor_or_the_form(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("n")
-        assert type(app.screen).__name__ in ("SurveyEditorScreen", "SurveyFormScreen")
 
 
 async def test_read_only_hides_mutating_keys(sandbox: Any, clock: FrozenClock) -> None:
@@ -509,9 +514,8 @@ async def test_hostile_names_show_literally(sandbox: Any, clock: FrozenClock) ->
         fields = static_text(app, "#survey-detail-fields")
         assert "\x1b" not in fields
         # and a survey created with hostile text by the operator
-        screen.prefer_editor = False
-        await pilot.press("n")
-        app.screen.query_one("#field-name", Input).value = "[bold]y[/bold] [@click=app.quit] \x1b[31mred"
+        await editor_of(pilot, "n")
+        await type_in(pilot, "#f-name", "[bold]y[/bold] [@click=app.quit] \x1b[31mred")
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert app.screen is screen

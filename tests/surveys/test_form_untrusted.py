@@ -1,4 +1,4 @@
-"""The quick survey form (the browser's ``e`` when the full editor is off) takes server text through the same door."""
+"""The editor opened from the browser takes server text through the same door, and its failed saves are journaled."""
 
 from __future__ import annotations
 
@@ -6,19 +6,17 @@ import json
 from typing import Any
 
 import httpx
-import pytest
 from textual.widgets import Input, Select
 
 from tests.surveys.conftest import make_app, settle, survey_writes
 from tui.api.client import ApiClient
 from tui.clock import FrozenClock
 from tui.screens.editor import SurveyEditorScreen
-from tui.screens.survey_modals import SurveyFormScreen
 
 NAME = "Launch\x1b]52;c;aGk=\x07 [/ plan\u202e"
 
 
-async def test_the_quick_form_cleans_marks_and_saves_clean(sandbox: Any, clock: FrozenClock) -> None:
+async def test_the_editor_from_the_browser_cleans_marks_and_saves_clean(sandbox: Any, clock: FrozenClock) -> None:
     async with ApiClient(sandbox.base_url, sandbox.api_key, sandbox.project_id) as client:
         created = await client.surveys.create({"name": NAME, "type": "popover", "description": "fine",
                                                "questions": [{"type": "open", "question": "Why?"}]})
@@ -28,7 +26,6 @@ async def test_the_quick_form_cleans_marks_and_saves_clean(sandbox: Any, clock: 
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         screen: Any = app.screen
-        screen.prefer_editor = False
         for _ in range(screen.table.row_count):
             if screen.selected_id == created.id:
                 break
@@ -37,12 +34,12 @@ async def test_the_quick_form_cleans_marks_and_saves_clean(sandbox: Any, clock: 
         await pilot.press("e")
         await settle(pilot)
         form = app.screen
-        assert isinstance(form, SurveyFormScreen)
-        assert form.query_one("#field-name", Input).value == "Launch [/ plan"
-        assert form.query("#cleaned-name") and not form.query("#cleaned-description")
+        assert isinstance(form, SurveyEditorScreen)
+        assert form.query_one("#f-name", Input).value == "Launch [/ plan"
+        assert form.query("#fc-name") and not form.query("#fc-description")
         shot = app.export_screenshot()
         assert "\x1b" not in shot and "\u202e" not in shot and "[red]odd[/" in shot
-        assert form.query_one("#field-type", Select).value == "[red]odd[/"
+        assert form.query_one("#f-type", Select).value == "[red]odd[/"
         mark = len(survey_writes(sandbox))
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -71,21 +68,18 @@ async def test_survey_actions_journal_success_and_failure(sandbox: Any, clock: F
     assert all(survey_id in json.dumps(e) for e in entries)
 
 
-@pytest.mark.parametrize("editor", [True, False], ids=["editor", "quick form"])
-async def test_a_failed_survey_save_is_journaled(sandbox: Any, clock: FrozenClock, user_dirs: Any,
-                                                 editor: bool) -> None:
-    """The editor and the quick form journal a save the server refused, as the browser journals one that worked."""
+async def test_a_failed_survey_save_is_journaled(sandbox: Any, clock: FrozenClock, user_dirs: Any) -> None:
+    """The editor journals a save the server refused, as the browser journals one that worked."""
     app = make_app(sandbox, clock)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         screen: Any = app.screen
-        screen.prefer_editor = editor
         survey_id = screen.selected_id
         await pilot.press("e")
         await settle(pilot)
         form = app.screen
-        assert isinstance(form, SurveyEditorScreen if editor else SurveyFormScreen)
-        form.query_one("#f-name" if editor else "#field-name", Input).value = "Renamed while the server fails"
+        assert isinstance(form, SurveyEditorScreen)
+        form.query_one("#f-name", Input).value = "Renamed while the server fails"
         await settle(pilot)
         httpx.post(f"{sandbox.base_url}/_sandbox/faults",
                    json={"kind": "status", "status": 500, "path": "/surveys/[^/]+/$", "count": 1})

@@ -13,10 +13,10 @@ from tests.surveys.conftest import make_app, settle, survey_writes
 from tests.surveys.test_browser import browser, select_status
 from tui.api.models import ResponseSummary, SurveyStatus
 from tui.clock import FrozenClock
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.survey_modals import summary_text
+from tui.screens.typed_confirm import TypedNameConfirmScreen
 from tui.state.journal import ActionJournal
-from tui.widgets.confirm import ConfirmScreen
-from tui.widgets.typed_confirm import TypedNameConfirmScreen
 
 
 def _journal(tmp_path: Path, name: str = "journal.jsonl") -> list[dict[str, Any]]:

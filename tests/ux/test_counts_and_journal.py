@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from tests.monitor.conftest import FROZEN_AT, make_app, select_export, settle
 from tui.sandbox.runner import SandboxHandle
-from tui.widgets.confirm import ConfirmScreen
+from tui.screens.confirm import ConfirmScreen
 
 
 async def test_filtered_monitor_says_how_many_of_how_many(sandbox: SandboxHandle) -> None:

@@ -21,11 +21,11 @@ from tui.api.models import BatchExportBackfill
 from tui.paths import stylesheets
 from tui.render import ago, plain, progress_bar
 from tui.screens.base import WatchdeckScreen
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.incident_base import IncidentContext
 from tui.state.journal import JournalEntry, wall_clock
 from tui.state.repair import ExportRef
 from tui.status_look import status_text
-from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.footer import LeakFreeFooter
 
 NO_BACKFILLS_LIST = "This server has no backfills list (backfills/): nothing was sent."

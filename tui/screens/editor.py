@@ -33,6 +33,8 @@ from tui.api.models import Survey
 from tui.paths import data_dir, stylesheets
 from tui.render import ago, clean, plain
 from tui.screens.base import WatchdeckScreen, app_handle
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.editor_dialogs import KindPickerScreen, LeaveScreen
 from tui.state.survey_draft import (
     DraftStore,
     StoredDraft,
@@ -41,12 +43,10 @@ from tui.state.survey_draft import (
     top_level,
 )
 from tui.widgets.cleaned_note import clean_survey_draft
-from tui.widgets.confirm import ConfirmScreen
-from tui.widgets.editor_common import DraftEdited, FieldError
-from tui.widgets.editor_dialogs import KindPickerScreen, LeaveScreen
-from tui.widgets.editor_survey_form import LABELS, SurveyFieldsForm
+from tui.widgets.editor.common import DraftEdited, FieldError
+from tui.widgets.editor.question_form import QuestionForm
+from tui.widgets.editor.survey_form import LABELS, SurveyFieldsForm
 from tui.widgets.footer import LeakFreeFooter
-from tui.widgets.question_form import QuestionForm
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient

@@ -505,7 +505,7 @@ class EditExportScreen(WatchdeckModal[BatchExport | None]):
         if not changes:
             self.dismiss(None)
             return
-        from tui.widgets.confirm import ConfirmScreen
+        from tui.screens.confirm import ConfirmScreen
 
         def answered(discard: bool | None) -> None:
             if discard:

@@ -22,10 +22,10 @@ from tui.api.errors import ApiError, UnreadableAnswer
 from tui.api.models import BatchExport, BatchExportRun, RunStatus
 from tui.render import clean, plain
 from tui.screens.base import WatchdeckScreen
+from tui.screens.confirm import ConfirmScreen
 from tui.state.export_board import ExportBoard
 from tui.state.exports import WatchedExport
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
-from tui.widgets.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
     from tui.api.client import BatchExportsApi

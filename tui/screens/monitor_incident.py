@@ -27,6 +27,7 @@ from tui.render import clean, plain
 from tui.screens.alerts import AlertsScreen, JumpTo
 from tui.screens.backfills import NO_BACKFILLS_LIST, NO_RUN_CANCEL, BackfillsScreen
 from tui.screens.base import WatchdeckScreen
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.failure_groups import FailureGroupsScreen, FilterTo
 from tui.screens.incident_base import IncidentContext
 from tui.screens.repair import RepairScreen
@@ -39,7 +40,6 @@ from tui.state.incident import IncidentDesk, VerdictLike
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 from tui.state.run_list import next_filter
 from tui.state.timeline import TimelineModel
-from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.run_rows import RunsView
 
 INCIDENT_ACTIONS = frozenset({"alerts", "groups", "timeline", "repair", "backfills", "cancel_run"})

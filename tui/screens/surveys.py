@@ -45,6 +45,8 @@ from tui.api.writes import iso
 from tui.paths import stylesheets
 from tui.render import clean, plain, when_text
 from tui.screens.base import WatchdeckScreen
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.typed_confirm import TypedNameConfirmScreen
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 from tui.state.survey_list import (
     SORT_BY_KEY,
@@ -56,11 +58,9 @@ from tui.state.survey_list import (
     SurveyRow,
     matches,
 )
-from tui.widgets.confirm import ConfirmScreen
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.survey_detail import SurveyDetail
 from tui.widgets.survey_table import SurveyTable, responses_text, survey_row
-from tui.widgets.typed_confirm import TypedNameConfirmScreen
 from tui.widgets.virtual_table import KEY, Row, VirtualTable
 
 MUTATING_ACTIONS = frozenset({"new", "edit", "edit_file", "delete", "archive", "unarchive", "launch", "stop"})
@@ -109,9 +109,6 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     ]
 
     AUTO_FOCUS = "#survey-table"
-
-    #: When False, ``n``/``e`` use the built-in form even if the question editor exists (tests).
-    prefer_editor: bool = True
 
     def __init__(self, *, page_size: int = 100, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -577,24 +574,15 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     # ------------------------------------------------------------------ actions: create and edit
 
     def _open_editor(self, survey: Survey | None) -> None:
-        """The question editor when it is installed, else the form of the survey's own fields."""
-        screen: Any = None
-        if self.prefer_editor:
-            try:
-                from tui.screens.editor import SurveyEditorScreen  # type: ignore[import-not-found,unused-ignore]
-            except ImportError:
-                screen = None
-            else:
-                screen = SurveyEditorScreen(survey, on_failure=self._save_failed)
-        if screen is None:
-            from tui.screens.survey_modals import SurveyFormScreen
+        # Imported here: the editor and its forms are loaded when first opened, not at the monitor's start.
+        from tui.screens.editor import SurveyEditorScreen
 
-            screen = SurveyFormScreen(survey, on_failure=self._save_failed)
+        screen = SurveyEditorScreen(survey, on_failure=self._save_failed)
         self.app.push_screen(screen, lambda saved: self._saved(saved, creating=survey is None))
 
     def _save_failed(self, action: str, survey_id: str | None, name: str | None, result: str,
                      detail: Mapping[str, Any] | None) -> None:
-        """A save the editor or form tried and that failed: journaled as a save is (the form stays open)."""
+        """A save the editor tried and that failed: journaled as a save is (the editor stays open)."""
         self._journal(action, survey_id, name, result, detail)
 
     def _saved(self, saved: Survey | None, *, creating: bool) -> None:

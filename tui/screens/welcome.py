@@ -49,10 +49,10 @@ from tui.redaction import mask_url_password
 from tui.render import clean, plain
 from tui.safe_app import SafeApp
 from tui.screens.base import WatchdeckScreen
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.key_storage import STORE_FILE, STORE_KEYRING, STORE_NOWHERE, KeyStorageScreen, key_command_hint
 from tui.screens.project_picker import ProjectPickerScreen
 from tui.status_cmd import TEST_TIMEOUT, describe_connection_error
-from tui.widgets.confirm import ConfirmScreen
 
 DEMO = "demo"
 NEW_PROFILE = "new-profile"

@@ -18,7 +18,7 @@ from tui.paths import data_dir
 from tui.private_files import append_private
 from tui.state.secrets import mask_secrets
 
-# How a survey form or editor reports a failed save to the screen that journals survey actions:
+# How the survey editor reports a failed save to the screen that journals survey actions:
 # (action, survey id or None when creating, name, result, detail). Failures are journaled as saves are.
 SurveyWriteFailed = Callable[[str, str | None, str | None, str, Mapping[str, Any] | None], None]
 

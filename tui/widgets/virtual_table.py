@@ -19,9 +19,10 @@ Safety: cells become ``Segment`` text, never markup, so ``[@click=app.quit]`` fr
 as those characters; cell text with a control character is cleaned again at render time
 (:func:`tui.render.clean`) in case a caller forgot, since a ``Segment`` reaches the terminal as is.
 
-Looks come from component classes styled in ``styles/surveys.tcss`` (``virtual-table--header``,
-``--cursor``, ``--hover``, ``--even-row``); a cell's style key names a component class of the
-subclass (for example ``survey-table--running``).
+Looks come from component classes (``virtual-table--header``, ``--cursor``, ``--hover``,
+``--even-row``) styled in :attr:`VirtualTable.DEFAULT_CSS`, so the table looks right on any screen;
+a cell's style key names a component class of the subclass (for example ``survey-table--running``),
+which the subclass's screen styles.
 """
 
 from __future__ import annotations
@@ -100,6 +101,50 @@ class VirtualTable(ScrollView, can_focus=True):
     """A read-only table of many rows that renders only the visible ones."""
 
     ALLOW_SELECT = False
+
+    # The looks of Textual's DataTable, so that the survey list reads like every other table of the app.
+    DEFAULT_CSS = """
+        VirtualTable {
+            background: $surface;
+            color: $foreground;
+
+            &:focus {
+                background-tint: $foreground 5%;
+                & > .virtual-table--cursor {
+                    background: $block-cursor-background;
+                    color: $block-cursor-foreground;
+                    text-style: $block-cursor-text-style;
+                }
+                & > .virtual-table--header {
+                    background-tint: $foreground 5%;
+                }
+            }
+
+            & > .virtual-table--header {
+                text-style: bold;
+                background: $panel;
+                color: $foreground;
+            }
+            &:ansi > .virtual-table--header {
+                background: ansi_bright_blue;
+                color: ansi_default;
+            }
+            & > .virtual-table--cursor {
+                background: $block-cursor-blurred-background;
+                color: $block-cursor-blurred-foreground;
+                text-style: $block-cursor-blurred-text-style;
+            }
+            & > .virtual-table--hover {
+                background: $block-hover-background;
+            }
+            & > .virtual-table--even-row {
+                background: $surface-lighten-1 50%;
+            }
+            &:dark > .virtual-table--even-row {
+                background: $surface-darken-1 40%;
+            }
+        }
+    """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "virtual-table--header",

@@ -17,7 +17,7 @@ from textual.widgets import Label, Select
 
 from tui.render import plain
 from tui.state.survey_draft import BRANCH_TYPES, END, RESPONSE_BASED_KINDS, SurveyDraft
-from tui.widgets.editor_common import DraftEdited, FieldError
+from tui.widgets.editor.common import DraftEdited, FieldError
 
 NEXT = "__next__"  # the "no mapping" option of a response row: continue with the next question
 RESPONSE_ROWS_MAX = 50  # response rows drawn at most (one per choice otherwise)

@@ -19,10 +19,10 @@ from tui.api.models import QuestionType
 from tui.api.writes import RATING_DISPLAYS, RATING_SCALES
 from tui.render import plain
 from tui.state.survey_draft import QUESTION_KINDS, SurveyDraft
-from tui.widgets.branching_form import BranchingForm
-from tui.widgets.choices_editor import ChoicesEditor
 from tui.widgets.cleaned_note import CleanedNote
-from tui.widgets.editor_common import DraftEdited, FieldError
+from tui.widgets.editor.branching import BranchingForm
+from tui.widgets.editor.choices import ChoicesEditor
+from tui.widgets.editor.common import DraftEdited, FieldError
 
 CHOICE_KINDS = (QuestionType.SINGLE_CHOICE, QuestionType.MULTIPLE_CHOICE)
 

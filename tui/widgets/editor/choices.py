@@ -22,7 +22,7 @@ from textual.widgets.button import ButtonVariant
 
 from tui.state.survey_draft import SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
-from tui.widgets.editor_common import DraftEdited, FieldError
+from tui.widgets.editor.common import DraftEdited, FieldError
 
 TEXT_MODE_ABOVE = 30  # more choices than this are edited as text, one per line
 

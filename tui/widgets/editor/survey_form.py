@@ -18,7 +18,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
 from tui.render import plain
 from tui.state.survey_draft import SURVEY_TYPES, SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
-from tui.widgets.editor_common import DraftEdited, FieldError
+from tui.widgets.editor.common import DraftEdited, FieldError
 
 LABELS: dict[str, str] = {
     "name": "Name",
