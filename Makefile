@@ -4,6 +4,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Three pytest workers on two cores: one spends the wall-screen tests waiting on real dashboards (tests/conftest.py
+# hands out the slow tests first), the other two keep both cores busy with the rest.
+TEST_WORKERS ?= 3
 
 .PHONY: demo test bench lint screenshots clean
 
@@ -24,7 +27,7 @@ lint: $(STAMP)
 	$(BIN)/mypy tui
 
 test: lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest -q -s tests/benchmarks -p no:cacheprovider --override-ini addopts=

@@ -19,3 +19,9 @@ def _colour_looks_by_default() -> Iterator[None]:
     use_no_color(False)
     yield
     use_no_color(False)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Slow tests first: they spend their time waiting on real processes, so under xdist the worker that takes
+    them at the start waits while the others run everything else (a stable sort keeps the rest in order)."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -105,6 +105,7 @@ async def _open(pilot: Pilot[Any], *keys: str) -> Any:
     return pilot.app.screen
 
 
+@pytest.mark.slow
 async def test_hostile_text_through_every_screen(sandbox: SandboxHandle) -> None:
     export_id, survey_id = await _plant(sandbox)
     settings = Settings(base_url=sandbox.base_url, api_key=sandbox.api_key, project_ids=[sandbox.project_id],

@@ -6,7 +6,8 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -113,3 +114,24 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def wall_counts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Counter[str] | BaseException]]:
+    """Requests per key on each store's wall (SQLite always; Redis where redis-server is installed), or what
+    stopped that wall's measurement (raised by its test, not by the other store's)."""
+    from functools import partial
+
+    from tests.cache.wall import measure_wall, measure_walls
+
+    walls: dict[str, Callable[[], Counter[str]]] = {"sqlite": partial(measure_wall, tmp_path_factory.mktemp("sqlite"))}
+    redis: RedisServer | None = None
+    if redis_binary() is not None:
+        redis = RedisServer(tmp_path_factory.mktemp("redis")).start()
+        walls["redis"] = partial(measure_wall, tmp_path_factory.mktemp("redis-home"), redis.url)
+    try:
+        measured = measure_walls(walls)
+    finally:
+        if redis is not None:
+            redis.stop()
+    yield measured

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
+from collections import Counter
 
 import pytest
 
@@ -18,14 +18,7 @@ if redis_binary() is None:
     pytest.skip(REDIS_MISSING, allow_module_level=True)
 
 from tests.cache.test_shared_answers import Viewer, cache_of, viewer  # noqa: F401 (the fixture)
-from tests.cache.test_wall_screens import (  # noqa: F401 (live_sandbox: the fixture)
-    GROUPS,
-    POLL_SECONDS,
-    WINDOW_SECONDS,
-    check_counts,
-    live_sandbox,
-)
-from tests.cache.viewers import measure
+from tests.cache.wall import check_counts
 from tui.api import cache as cache_module
 from tui.sandbox.runner import SandboxHandle
 
@@ -68,8 +61,7 @@ async def test_a_redis_that_goes_away_mid_run_falls_back_to_the_server_then_come
 
 
 @pytest.mark.slow
-def test_five_screens_on_one_redis_cost_one_screens_requests(live_sandbox: SandboxHandle,  # noqa: F811
-                                                            tmp_path: Path, redis_server: RedisServer) -> None:
-    counts = measure(live_sandbox.base_url, live_sandbox.project_id, GROUPS, tmp_path, seconds=WINDOW_SECONDS,
-                     poll=POLL_SECONDS, cache_url=redis_server.url)
-    check_counts(dict(counts))
+@pytest.mark.xdist_group("wall-screens")
+def test_five_screens_on_one_redis_cost_one_screens_requests(wall_counts: dict[str, Counter[str] | BaseException]) \
+        -> None:
+    check_counts(wall_counts["redis"], store="Redis")

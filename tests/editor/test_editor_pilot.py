@@ -35,6 +35,7 @@ from .helpers import (
 SIZE = (120, 40)
 
 
+@pytest.mark.slow
 async def test_build_every_kind_and_every_branching_rule(sandbox: Any) -> None:
     app = make_app(sandbox)
     async with app.run_test(size=SIZE) as pilot:

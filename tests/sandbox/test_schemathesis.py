@@ -96,6 +96,7 @@ def _use_real_ids(case: Any, ids: dict[str, str]) -> None:
     case.path_parameters = {k: v for k, v in params.items() if "{" + k + "}" in path}
 
 
+@pytest.mark.slow
 @schema.parametrize()
 @schema.given(real_ids=st.booleans())
 # derandomize: CI must be repeatable; WATCHDECK_SCHEMATHESIS_EXAMPLES=150 explores further by hand.
