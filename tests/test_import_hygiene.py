@@ -54,9 +54,16 @@ def test_the_checks_can_fail() -> None:
     assert _offenders(_loaded_after("import tui.app"), UI) != []
 
 
-def test_the_startup_prefetch_loads_no_http_stack_and_no_ui() -> None:
-    """It is imported before everything else so that its request goes out first; any of these would delay it."""
-    loaded = _loaded_after("import tui.api.prefetch")
-    assert "tui.api.prefetch" in loaded
-    assert _offenders(loaded, ("httpx", "httpcore", "pydantic", "textual", "rich", "tui.api.client",
-                               "tui.api.models", *UI)) == []
+def test_the_startup_module_is_standard_library_only() -> None:
+    """``watchdeck`` imports it before anything else, to turn the collector off before the heavy imports."""
+    loaded = _loaded_after("import tui.startup")
+    assert "tui.startup" in loaded
+    assert _offenders(loaded, ("httpx", "httpcore", "pydantic", "textual", "rich", "tui.api", "tui.config",
+                               "tui.state", *UI)) == []
+
+
+def test_the_first_poll_thread_loads_no_ui() -> None:
+    """The first poll runs while Textual loads on the main thread: it needs the client and the state, no UI."""
+    loaded = _loaded_after("import tui.state.exports, tui.api.client")
+    assert "tui.state.exports" in loaded
+    assert _offenders(loaded, ("textual", "tui.screens", "tui.widgets", "tui.app")) == []

@@ -7,22 +7,21 @@ from pathlib import Path
 
 import pytest
 
-import tui.app
-from tui.__main__ import main, quiet_collector
-from tui.app import WatchdeckApp
+from tui import startup
+from tui.__main__ import main
 
 
 def test_quiet_collector_is_undone_by_the_first_freeze(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tui.app, "_startup_frozen", False)
+    monkeypatch.setattr(startup, "_frozen", False)
     frozen_before = gc.get_freeze_count()
     try:
-        quiet_collector()
+        startup.quiet_collector()
         assert not gc.isenabled()
-        WatchdeckApp._freeze_startup_objects()
+        startup.resume_collector()
         assert gc.isenabled(), "the app must turn the collector on again"
         assert gc.get_freeze_count() >= frozen_before
         gc.disable()
-        WatchdeckApp._freeze_startup_objects()
+        startup.resume_collector()
         assert not gc.isenabled(), "only the first app of a process freezes (and re-enables)"
     finally:
         gc.enable()

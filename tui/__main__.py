@@ -7,11 +7,12 @@ the traceback goes (with the API key blanked out, should it appear anywhere).
 
 from __future__ import annotations
 
-import gc
 import sys
 
+from tui import startup
+
 if __name__ == "__main__":  # `python -m tui`: as tui.launch does for `watchdeck`, before the imports below
-    gc.disable()
+    startup.quiet_collector()
 
 import argparse
 import math
@@ -27,7 +28,6 @@ from tui.paths import state_dir
 from tui.web import DEFAULT_WEB_PORT
 
 if TYPE_CHECKING:
-    from tui.api.prefetch import Prefetch
     from tui.clock import Clock
 
 EXIT_USAGE = 2
@@ -234,7 +234,7 @@ def _main(argv: Sequence[str] | None, env: Mapping[str, str], clock: Clock | Non
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command or args.web:
-        gc.enable()  # only the dashboard starts with the collector off (tui.launch); it turns it on itself
+        startup.collector_on()  # only the dashboard loads with the collector off; its app turns it on itself
     if args.command == "sandbox":
         from tui.sandbox import cli as sandbox_cli
 
@@ -272,43 +272,15 @@ def _run_web(args: argparse.Namespace, argv: Sequence[str] | None, env: Mapping[
                  actions=args.web_actions)
 
 
-def start_first_poll(settings: Settings) -> dict[str, Prefetch]:
-    """Ask for the exports now, on a thread, so the answer arrives while Textual loads (tui.api.prefetch).
-
-    Not while other viewers share the cache (or where that cannot be told cheaply: Redis): the prefetch's
-    stack cannot look in the store, so it would ask for what another viewer's fresh answer already says.
-    """
-    from tui.api.prefetch import prefetch_export_lists
-
-    if settings.cache:
-        if settings.cache_url:
-            return {}
-        from tui.api.cache_context import others_watching
-        from tui.paths import cache_dir
-
-        if others_watching(cache_dir(), settings.base_url, settings.api_key.get_secret_value()):
-            return {}
-
-    return prefetch_export_lists(settings.base_url, settings.api_key.get_secret_value(), settings.project_ids)
-
-
-def quiet_collector() -> None:
-    """No garbage collection while the dashboard loads; the app turns it on again and freezes what loading made.
-
-    Loading makes ~300k objects that live as long as the process, and the
-    collector walked them all again and again: a 12 ms pass during the imports,
-    30 ms just before the first frame with data. Nothing loading makes is
-    cyclic garbage worth a pass (tui.app.WatchdeckApp._freeze_startup_objects).
-    """
-    gc.disable()
-
-
 def _run_dashboard(settings: Settings, clock: Clock | None = None) -> int:
-    prefetched = start_first_poll(settings)  # before the import below: that is the point
-    quiet_collector()
+    from tui.clock import SystemClock
+
+    clock = clock or SystemClock()
+    first_poll = startup.start_first_poll(settings, clock)  # before the import below: that is the point
+    startup.quiet_collector()
     from tui.app import WatchdeckApp
 
-    app = WatchdeckApp(settings, clock=clock, prefetched=prefetched)
+    app = WatchdeckApp(settings, clock=clock, first_poll=first_poll)
     app.run()
     return app.return_code or 0
 
@@ -342,7 +314,7 @@ def _run_welcome(args: argparse.Namespace, env: Mapping[str, str], reason: Needs
     """First run: the welcome screen decides between the demo, a profile and a new profile."""
     from tui.screens.welcome import DEMO, WelcomeApp
 
-    gc.enable()  # the welcome screen is another app: it does not freeze and re-enable like the dashboard
+    startup.collector_on()  # the welcome screen is another app: it does not freeze and re-enable like the dashboard
     welcome = WelcomeApp(env=env, config=reason.config, path=reason.path)
     choice = welcome.run()
     if choice == DEMO:
@@ -355,19 +327,18 @@ def _run_welcome(args: argparse.Namespace, env: Mapping[str, str], reason: Needs
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from tui.app import WatchdeckApp
-    from tui.sandbox.runner import SandboxOptions, start_sandbox
+    from tui.demo import DemoServer
 
     try:
         # The demo opens on a destination outage already under way, so failures show in the first minute.
-        handle = start_sandbox(SandboxOptions(scenario="outage"))
+        server = DemoServer(scenario="outage", log=_demo_log())
     except OSError as err:
         return _fail(f"cannot start the sandbox: {err}")
-    with handle:
+    with server:
         settings = Settings(
-            base_url=handle.base_url,
-            api_key=handle.api_key,
-            project_ids=list(getattr(args, "projects", None) or []) or [handle.project_id],
+            base_url=server.base_url,
+            api_key=server.api_key,
+            project_ids=list(getattr(args, "projects", None) or []) or [server.project_id],
             export_ids=list(getattr(args, "exports", None) or []),
             poll_seconds=getattr(args, "poll", None) or DEMO_POLL_SECONDS,
             read_only=bool(getattr(args, "read_only", False)),
@@ -375,9 +346,23 @@ def _run_demo(args: argparse.Namespace) -> int:
             demo=True,
             key_source="sandbox",
         )
-        app = WatchdeckApp(settings, clock=handle.clock)
+        first_poll = startup.start_first_poll(settings, server.clock)  # while the sandbox seeds and Textual loads
+        startup.quiet_collector()
+        from tui.app import WatchdeckApp
+
+        app = WatchdeckApp(settings, clock=server.clock, first_poll=first_poll)
         app.run()
     return app.return_code or 0
+
+
+def _demo_log() -> Path | None:
+    """Where the demo sandbox's own errors go (the terminal is the dashboard's)."""
+    try:
+        folder = state_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder / "demo-sandbox.log"
 
 
 if __name__ == "__main__":

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -19,7 +18,6 @@ from textual.reactive import var
 from textual.screen import Screen
 
 from tui.api.client import ApiClient
-from tui.api.prefetch import Prefetch
 from tui.clock import Clock, SystemClock
 from tui.config import Settings, remember_project
 from tui.paths import state_dir, stylesheets
@@ -28,15 +26,16 @@ from tui.render import clean
 from tui.safe_app import SafeApp
 from tui.screens.base import AppHandle
 from tui.screens.key_guide import guide_for
+from tui.startup import FREEZE_AFTER_SECONDS, EarlyPoll, resume_collector
 from tui.state.server_time import ServerClock
 from tui.state.shared import SharedViewers
 from tui.status_look import use_no_color
 
 if TYPE_CHECKING:
-    from tui.api.cache import SharedCache
+    from concurrent.futures import Future
 
-_startup_frozen = False
-FREEZE_AFTER_SECONDS = 1.0
+    from tui.api.cache import SharedCache
+    from tui.state.exports import FirstPoll
 
 
 class WatchdeckApp(SafeApp[int]):
@@ -64,22 +63,22 @@ class WatchdeckApp(SafeApp[int]):
         clock: Clock | None = None,
         api: ApiClient | None = None,
         start_mode: str = "monitor",
-        prefetched: Mapping[str, Prefetch] | None = None,
+        first_poll: EarlyPoll | None = None,
     ) -> None:
         super().__init__()
         use_no_color(self.no_color)
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
-        # The server's time, from the Date header of every answer: health is judged on it.
-        self.server_clock = ServerClock(self.clock)
+        # The server's time, from the Date header of every answer: health is judged on it. A first poll sent
+        # while the app loaded (tui.startup) already dated it, on the same local clock.
+        self.server_clock = first_poll.server_clock if first_poll is not None else ServerClock(self.clock)
+        self._first_poll = first_poll
         self.project_id = settings.project_id
         self._clients: dict[str, ApiClient] = {}
         if api is not None:
             api.on_server_date = self.server_clock.record
             self._clients[api.project_id] = api
         self._start_mode = start_mode
-        # The first poll's answers, asked for before this module was even imported (tui.api.prefetch).
-        self._prefetched = dict(prefetched or {})
         # Answers shared with the other viewers of this key (tui.api.cache); hishel is imported only when on.
         self.shared_cache = self._open_cache(settings)
         self.shared = SharedViewers(self.shared_cache, settings.base_url, settings.api_key.get_secret_value())
@@ -95,10 +94,17 @@ class WatchdeckApp(SafeApp[int]):
         client = self._clients.get(project_id)
         if client is None:
             client = ApiClient(self.settings.base_url, self.settings.api_key.get_secret_value(), project_id,
-                               prefetch=self._prefetched.pop(project_id, None), cache=self.shared_cache)
+                               cache=self.shared_cache)
             client.on_server_date = self.server_clock.record
             self._clients[project_id] = client
         return client
+
+    def take_first_poll(self, project_ids: Iterable[str]) -> Future[FirstPoll | None] | None:
+        """The answer of the poll sent while the app loaded, once, to the monitor watching those projects."""
+        early, self._first_poll = self._first_poll, None
+        if early is None or early.project_ids != list(project_ids):
+            return None
+        return early.answer
 
     @property
     def api(self) -> ApiClient:
@@ -145,34 +151,12 @@ class WatchdeckApp(SafeApp[int]):
             self.notify(clean(warning, limit=400), title="Settings", severity="warning", markup=False, timeout=20)
         if self.cache_warning:
             self.notify(self.cache_warning, title="Shared cache", severity="warning", markup=False, timeout=20)
-        self.set_timer(FREEZE_AFTER_SECONDS, self._freeze_startup_objects)
+        self.set_timer(FREEZE_AFTER_SECONDS, resume_collector)
         self.app_resume_signal.subscribe(self, self._repaint_after_resume)
 
     def _repaint_after_resume(self, _: object) -> None:
         """After ctrl+z / fg the terminal holds the shell's output: draw every line again, not a diff."""
         self.screen.refresh(repaint=True, layout=True)
-
-    @staticmethod
-    def _freeze_startup_objects() -> None:
-        """Move what start-up made (modules, classes, the first screen: ~100k objects) out of the collector's way.
-
-        They live as long as the process, yet every full collection walked them
-        again: measured 36-48 ms per pass, the longest frames while paging
-        10,000 surveys. Frozen once, a second after start (once the first frame
-        with data is drawn: the collection before the freeze takes ~30 ms), they
-        are never collected (they never would be anyway) and full passes only
-        walk what the app made since. The command line turns the collector off
-        while it loads (``tui.__main__.quiet_collector``); it is on again from
-        here. Once per process: a second app (tests) must not freeze the first
-        one's leftovers.
-        """
-        global _startup_frozen
-        if _startup_frozen:
-            return
-        _startup_frozen = True
-        gc.collect()
-        gc.freeze()
-        gc.enable()
 
     @staticmethod
     def _survey_browser() -> Screen[Any]:

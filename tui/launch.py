@@ -2,18 +2,16 @@
 
 Importing the settings (pydantic) and then Textual makes ~300k objects that live as long
 as the process; with the collector on, each import batch set off full passes over all of
-them (measured 8-12 ms of the dashboard's start). ``tui.__main__`` turns it back on at
-once for every command but the dashboard, whose app turns it on (and freezes what
-loading made) a second after start: ``tui.__main__.quiet_collector``.
+them (``tui.startup``, which imports only the standard library).
 """
 
 from __future__ import annotations
 
-import gc
-
 
 def main() -> int:
-    gc.disable()
+    from tui import startup
+
+    startup.quiet_collector()
     from tui.__main__ import main as run
 
     return run()

@@ -6,7 +6,6 @@ Each test prints a table; asserts are functional only (200 rows shown, 5,000 lin
 from __future__ import annotations
 
 import asyncio
-import compileall
 import gc
 import json
 import os
@@ -124,109 +123,7 @@ class StockTable(App[None]):
             table.add_row(*(Text(f"r{r}c{c}") for c in range(13)), key=f"r{r}")
 
 
-# --------------------------------------------------------------------------- 1. first paint
-
-BARE_SCRIPT = r"""
-import sys, time
-t_start = float(sys.argv[1])
-import textual.app, httpx, pydantic, humanize
-from pydantic import BaseModel
-from textual.app import App
-from textual.widgets import DataTable, Footer, Header
-
-class Bare(App):
-    done = False
-    def compose(self):
-        yield Header()
-        yield DataTable()
-        yield Footer()
-    def on_mount(self):
-        table = self.query_one(DataTable)
-        table.add_columns(*(f"column {c}" for c in range(6)))
-        table.add_rows([[f"row {r} cell {c}" for c in range(6)] for r in range(50)])
-    def _display(self, screen, renderable):
-        super()._display(screen, renderable)
-        if renderable is not None and not self.done:
-            self.done = True
-            print(f"FRAME {time.time() - t_start:.6f}", flush=True)
-            self.exit()
-
-Bare().run(headless=True, size=(120, 40))
-"""
-
-MONITOR_SCRIPT = r"""
-import sys, time
-t_start = float(sys.argv[1])
-# What `watchdeck` does before the app, in the same order (tui.launch.main, tui.__main__._run_dashboard).
-import gc
-gc.disable()
-from datetime import UTC, datetime
-from tui.__main__ import quiet_collector, start_first_poll
-from tui.config import Settings
-
-settings = Settings(base_url=sys.argv[2], api_key=sys.argv[3], project_ids=["1"], poll_seconds=300, bell=False)
-prefetched = start_first_poll(settings)
-quiet_collector()
-from tui.app import WatchdeckApp
-from tui.clock import FrozenClock
-from tui.screens.monitor import MonitorScreen
-
-class Timed(WatchdeckApp):
-    done = False
-    first = None
-    def _display(self, screen, renderable):
-        super()._display(screen, renderable)
-        if renderable is None or self.done or not isinstance(screen, MonitorScreen):
-            return
-        if self.first is None:
-            self.first = time.time() - t_start
-        table = screen.query_one("#exports")
-        if table.row_count >= int(sys.argv[4]):
-            self.done = True
-            print(f"FRAME {time.time() - t_start:.6f} FIRST {self.first:.6f}", flush=True)
-            self.exit()
-
-Timed(settings, clock=FrozenClock(datetime(2026, 11, 22, 12, 0, tzinfo=UTC)), prefetched=prefetched).run(
-    headless=True, size=(120, 40))
-"""
-
-
-def _first_frame(script: str, *args: str, env: dict[str, str]) -> tuple[float, dict[str, float]]:
-    started = time.time()
-    proc = subprocess.run([sys.executable, "-c", script, f"{started:.6f}", *args], capture_output=True, text=True,
-                          timeout=60, cwd=ROOT, env={**os.environ, **env}, check=False)
-    words = proc.stdout.split()
-    assert proc.returncode == 0 and "FRAME" in words, proc.stdout + proc.stderr
-    marks = {words[i]: float(words[i + 1]) for i in range(0, len(words) - 1, 2)}
-    return marks["FRAME"], marks
-
-
-def test_first_paint_vs_bare_app(sandbox200: SandboxHandle, tmp_path: Any) -> None:
-    """Start -> first frame in fresh interpreters: a bare app with the same imports vs the monitor with 200 exports."""
-    env = {f"WATCHDECK_{n}_DIR": str(tmp_path / n.lower()) for n in ("DATA", "STATE", "CONFIG")}
-    # Both sides from bytecode: pip compiles what it installs (textual, httpx...), but not an editable
-    # checkout, and with PYTHONDONTWRITEBYTECODE set (as on this machine) tui/ would be compiled from
-    # source on every start (~30 ms). `make` compiles it too.
-    compileall.compile_dir(str(ROOT / "tui"), quiet=1)
-    bare: list[float] = []
-    monitor: list[float] = []
-    first_any: list[float] = []
-    _first_frame(BARE_SCRIPT, env=env)  # warm the page cache for both
-    _first_frame(MONITOR_SCRIPT, sandbox200.base_url, sandbox200.api_key, str(EXPORTS), env=env)
-    for _ in range(7):
-        bare.append(_first_frame(BARE_SCRIPT, env=env)[0])
-        frame, marks = _first_frame(MONITOR_SCRIPT, sandbox200.base_url, sandbox200.api_key, str(EXPORTS), env=env)
-        monitor.append(frame)
-        first_any.append(marks["FIRST"])
-    ratio = median(monitor) / median(bare)
-    report("1. start -> first frame (fresh interpreter, headless 120x40, n=7 each, interleaved)", [
-        ["bare: textual+httpx+pydantic+humanize, Header/Footer/DataTable 50x6", f"{median(bare) * 1e3:.0f}",
-         f"{min(bare) * 1e3:.0f}", "1.00x"],
-        ["watchdeck monitor: first frame of any kind", f"{median(first_any) * 1e3:.0f}",
-         f"{min(first_any) * 1e3:.0f}", f"{median(first_any) / median(bare):.2f}x"],
-        [f"watchdeck monitor: first frame showing {EXPORTS} exports", f"{median(monitor) * 1e3:.0f}",
-         f"{min(monitor) * 1e3:.0f}", f"{ratio:.2f}x (target <= 1.5x)"],
-    ], ["what", "median ms", "min ms", "ratio"])
+# 1. first paint: tests/benchmarks/test_startup_bench.py (every start path).
 
 
 # --------------------------------------------------------------------------- 2. poll cost on the UI thread

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tui.api.prefetch import Prefetch
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
+from tui.startup import EarlyPoll
 from tui.tools.screenshots import settle
 from tui.widgets.live_table import LiveTable
 
@@ -35,11 +35,11 @@ def sandbox() -> Iterator[SandboxHandle]:
         yield handle
 
 
-def make_app(handle: SandboxHandle, prefetched: Mapping[str, Prefetch] | None = None, **settings: Any) -> WatchdeckApp:
+def make_app(handle: SandboxHandle, first_poll: EarlyPoll | None = None, **settings: Any) -> WatchdeckApp:
     values: dict[str, Any] = {"base_url": handle.base_url, "api_key": handle.api_key,
                               "project_ids": [handle.project_id], "poll_seconds": 30.0, "bell": False}
     values.update(settings)
-    return WatchdeckApp(Settings(**values), clock=FrozenClock(FROZEN_AT), prefetched=prefetched)
+    return WatchdeckApp(Settings(**values), clock=FrozenClock(FROZEN_AT), first_poll=first_poll)
 
 
 def requests(handle: SandboxHandle, method: str | None = None, contains: str = "") -> list[dict[str, Any]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 from pathlib import Path
@@ -12,13 +11,10 @@ from textual.widgets import Input, Log, Static
 from textual.widgets._footer import FooterKey
 
 from tests.monitor.conftest import make_app, requests, select_export, settle
-from tui.api.prefetch import prefetch_export_lists
-from tui.app import WatchdeckApp
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen, DeleteExportScreen, EditExportScreen
 from tui.screens.logs import LogsScreen
-from tui.screens.monitor import MonitorScreen
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.live_table import LiveTable
 
@@ -403,34 +399,6 @@ async def test_server_down_then_back_recovers_by_itself(sandbox: SandboxHandle) 
             await settle(pilot)
             assert "LIVE" in status_line(app)
             assert exports_table(app).row_count == 12
-
-
-async def _first_monitor_frame_rows(app: WatchdeckApp) -> int:
-    """Rows in the exports table on the first frame the monitor painted."""
-    rows: list[int] = []
-    display = app._display
-
-    def counting(screen: Any, renderable: Any) -> None:
-        display(screen, renderable)
-        if renderable is not None and isinstance(screen, MonitorScreen):
-            rows.append(screen.query_one("#exports", LiveTable).row_count)
-
-    app._display = counting  # type: ignore[method-assign]
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-    return rows[0]
-
-
-async def test_exports_fetched_while_loading_are_in_the_first_frame(sandbox: SandboxHandle) -> None:
-    """`watchdeck` asks for the exports before Textual loads; the first frame shows them, not an empty table."""
-    assert await _first_monitor_frame_rows(make_app(sandbox)) == 0, "without it the first frame is empty"
-    before = len(requests(sandbox, "GET", "/batch_exports/"))
-    prefetched = prefetch_export_lists(sandbox.base_url, sandbox.api_key, [sandbox.project_id], env={})
-    while not prefetched[sandbox.project_id].done:
-        await asyncio.sleep(0.01)
-    assert await _first_monitor_frame_rows(make_app(sandbox, prefetched=prefetched)) == 12
-    lists = [r for r in requests(sandbox, "GET", "/batch_exports/")[before:] if r["path"].endswith("/batch_exports/")]
-    assert len(lists) == 1, "the prefetched list was the first poll, not an extra request"
 
 
 async def test_footer_rebuilds_only_when_its_keys_change(sandbox: SandboxHandle) -> None:

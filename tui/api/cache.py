@@ -484,10 +484,9 @@ class SharedCache:
             return None
         return email.utils.format_datetime(when + timedelta(seconds=max(0.0, time.time() - stamp)), usegmt=True)
 
-    def answered_early(self) -> None:
-        """The start-up prefetch's answer was used: one request the server saw, just now."""
-        self._unsent += 1
-        note_answer_time(time.time())
+    def sent_elsewhere(self, requests: int) -> None:
+        """Requests this process sent for its first poll before the store was open (tui.startup): counted too."""
+        self._unsent += requests
 
     def take_sent(self) -> int:
         """Requests this process sent to the server since the last call (for the shared count)."""

@@ -69,7 +69,6 @@ from tui.api.models import (
     parse_items,
     parse_page,
 )
-from tui.api.prefetch import Prefetch
 from tui.api.retry_budget import attempt_timeout, may_retry
 from tui.api.urls import EXPORT_LIST_PAGE_SIZE, Params, batch_exports_path, follow_next
 from tui.api.writes import check_export_write, check_survey_write, iso
@@ -239,7 +238,6 @@ class ApiClient:
         max_retry_wait: float = 10.0,
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        prefetch: Prefetch | None = None,
         cache: SharedCache | None = None,
     ) -> None:
         # A key that cannot go in a header is never put in one: httpx/h11 would quote the header value,
@@ -257,7 +255,6 @@ class ApiClient:
         self.max_retry_wait = max_retry_wait
         self.max_in_flight = max_in_flight
         self._sleep = sleep
-        self._prefetch = prefetch if prefetch is not None and prefetch.base_url == self.base_url else None
         self._host = _display_host(self.base_url)
         self._gate = asyncio.Semaphore(max_in_flight)
         self._cache = cache  # shared answers for reads (tui.api.cache); None: every read asks the server
@@ -306,12 +303,15 @@ class ApiClient:
     def _backoff(self, attempt: int) -> float:
         return random.uniform(0, min(8.0, 0.5 * 2**attempt))
 
+    def count_sent_elsewhere(self, requests: int) -> None:
+        """Requests sent for this client's project by another client of this process (the first poll, sent
+        while the app loaded): the shared count of requests per key includes them."""
+        self.requests_sent += requests
+        if self._cache is not None:
+            self._cache.sent_elsewhere(requests)
+
     async def request(self, method: str, path: str, *, params: Params = None, json_body: Any = None) -> Any:
         """Send one request (with the retry rules above); return the parsed JSON body or None."""
-        if self._prefetch is not None and method == "GET":
-            prefetched = await self._prefetched(path, params)
-            if prefetched is not None:
-                return prefetched
         attempt = 0
         while True:
             try:
@@ -335,29 +335,6 @@ class ApiClient:
                     raise  # past the poll's budget: the next poll is the retry
                 await self._sleep(delay)
             attempt += 1
-
-    @property
-    def prefetched_answer_ready(self) -> bool:
-        """The start-up prefetch holds a complete answer: the first poll needs no round trip."""
-        return self._prefetch is not None and self._prefetch.ready()
-
-    async def _prefetched(self, path: str, params: Params) -> Any | None:
-        """The start-up prefetch's answer to this GET, when it has a fresh one (tui.api.prefetch)."""
-        assert self._prefetch is not None
-        claimed = self._prefetch.claim(path, params)
-        if claimed is None:
-            self._prefetch = None  # the first poll is over (or went elsewhere): let its pages go
-            return None
-        try:
-            answer = await asyncio.wait_for(asyncio.wrap_future(claimed), self.timeout)
-        except TimeoutError:
-            return None
-        data = self._prefetch.fresh(answer) if self._prefetch is not None else None
-        if data is not None:
-            self.requests_sent += 1
-            if self._cache is not None:
-                self._cache.answered_early()
-        return data
 
     async def _send_once(self, method: str, path: str, params: Params, json_body: Any) -> Any:
         if self._key_problem:

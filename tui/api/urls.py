@@ -1,4 +1,4 @@
-"""Paths and query keys shared by the client and the start-up prefetch (stdlib only: cheap to import first)."""
+"""Paths, page size and query keys of the API: the client builds requests from them, the cache keys answers by them."""
 
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ imports the screens) and every use of ``self.app.api`` needed a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from typing import Protocol, TypeVar, cast
 
 from textual.app import App
@@ -19,6 +20,7 @@ from textual.worker import Worker, WorkerState
 from tui.api.client import ApiClient
 from tui.clock import Clock
 from tui.config import Settings
+from tui.state.exports import FirstPoll
 from tui.state.server_time import ServerClock
 from tui.state.shared import SharedViewers
 
@@ -42,6 +44,8 @@ class AppHandle(Protocol):
     def api(self) -> ApiClient: ...
 
     def api_for(self, project_id: str) -> ApiClient: ...
+
+    def take_first_poll(self, project_ids: Iterable[str]) -> Future[FirstPoll | None] | None: ...
 
     def switch_project(self, project_id: str) -> None: ...
 

@@ -211,7 +211,8 @@ class MonitorScreen(ExportActions, IncidentKeys):
 
     def _watch_projects(self, project_ids: list[str]) -> None:
         clients = [self.wd.api_for(pid) for pid in project_ids]
-        self.source = ExportsSource(clients, self.wd.settings.export_ids, monotonic=self.wd.monotonic)
+        self.source = ExportsSource(clients, self.wd.settings.export_ids, monotonic=self.wd.monotonic,
+                                    first_poll=self.wd.take_first_poll(project_ids))
         self.poller: Poller[ExportsSnapshot] = Poller(
             self.source.fetch, self._asked_interval, monotonic=self.wd.monotonic, jitter=self.wd.jitter,
             age_of=lambda snapshot: snapshot.answer_age,

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from tui.api.cache_context import bypass_cache, collect_answer_times
@@ -23,6 +24,11 @@ from tui.state.health import latest_run as health_latest_run
 from tui.state.poller import describe_failure
 
 LIST_RECHECK_SECONDS = 600.0
+#: A first poll (sent while the app loaded) older than this when the monitor asks is not shown: it asks again.
+FIRST_POLL_MAX_AGE = 10.0
+#: How long the monitor's first poll waits for a first poll still under way (its client's own timeouts end it
+#: sooner; asking again meanwhile would only send the same request twice).
+FIRST_POLL_WAIT = 30.0
 
 
 class MissingRoutes:
@@ -78,6 +84,18 @@ class ExportsSnapshot:
         return {w.key: w for w in self.exports}
 
 
+@dataclass
+class FirstPoll:
+    """A poll made before the app was up (on a thread, by a source of its own): its answer and what it learned."""
+
+    source: ExportsSource
+    snapshot: ExportsSnapshot | None
+    finished_at: float  # time.monotonic()
+
+    def fresh(self) -> bool:
+        return self.snapshot is not None and time.monotonic() - self.finished_at <= FIRST_POLL_MAX_AGE
+
+
 class ExportsSource:
     """Fetches the watched exports of every project.
 
@@ -91,8 +109,11 @@ class ExportsSource:
     """
 
     def __init__(self, clients: Sequence[ApiClient], extra_ids: Sequence[str] = (), *,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+                 monotonic: Callable[[], float] = time.monotonic,
+                 first_poll: Future[FirstPoll | None] | None = None) -> None:
         self.clients = list(clients)
+        # The answer of a poll sent while the app loaded (tui.startup): the first fetch takes it over.
+        self._first_poll = first_poll
         self.extra_ids = list(dict.fromkeys(extra_ids))
         self._monotonic = monotonic
         self._list_answered: set[str] = set()
@@ -118,12 +139,20 @@ class ExportsSource:
         return max(total, 1)
 
     def answers_waiting(self) -> bool:
-        """Every watched project's list was fetched while the app loaded (tui.api.prefetch)."""
-        return all(client.prefetched_answer_ready for client in self.clients)
+        """A first poll made while the app loaded holds a fresh answer: the next fetch needs no round trip."""
+        pending = self._first_poll
+        if pending is None or not pending.done():
+            return False
+        first = pending.result()
+        return first is not None and first.fresh()
 
     async def fetch(self) -> ExportsSnapshot:
         """One poll of every project. One project failing does not blank the others: its last good
         exports stay, with a note saying why they are old; only when every project fails does the poll fail."""
+        if self._first_poll is not None:
+            taken = await self._take_first_poll()
+            if taken is not None:
+                return taken
         bypass, self.bypass_next = self.bypass_next, False
         with collect_answer_times() as answered, bypass_cache() if bypass else contextlib.nullcontext():
             results = await asyncio.gather(*(self._fetch_project(c) for c in self.clients), return_exceptions=True)
@@ -150,6 +179,29 @@ class ExportsSource:
         snapshot.exports.sort(key=lambda w: (w.project_id, w.export.name.lower(), w.export.id))
         snapshot.answer_age = time.time() - min(answered) if answered else 0.0
         return snapshot
+
+    async def _take_first_poll(self) -> ExportsSnapshot | None:
+        """The first poll's answer when it is fresh; what it learned (a missing list route, the last good and
+        complete exports) is kept either way, as if this source had asked."""
+        assert self._first_poll is not None
+        pending, self._first_poll = self._first_poll, None
+        try:
+            first = await asyncio.wait_for(asyncio.wrap_future(pending), FIRST_POLL_WAIT)
+        except TimeoutError:
+            return None
+        if first is None:
+            return None
+        early = first.source
+        sent = {client.project_id: client.requests_sent for client in early.clients}
+        for client in self.clients:
+            client.count_sent_elsewhere(sent.get(client.project_id, 0))
+        self._list_answered |= early._list_answered
+        for client in early.clients:
+            if early.list_missing(client.project_id):
+                self._missing_lists.not_offered(client.project_id)
+        self._last_good.update(early._last_good)
+        self._last_complete.update(early._last_complete)
+        return first.snapshot if first.fresh() else None
 
     async def _fetch_project(self, client: ApiClient) -> ExportsSnapshot:
         snapshot = ExportsSnapshot()

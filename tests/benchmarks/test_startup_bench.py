@@ -1,0 +1,166 @@
+"""Start -> first data on screen, on every start path, as ratios to a bare Textual app's first frame.
+
+Each side is a fresh interpreter started from this process, timed from just
+before it is spawned. The bare app imports what the dashboard imports
+(textual, httpx, pydantic, humanize) and shows a 50 x 6 DataTable. Watchdeck is
+the real command (``tui.launch.main``, what ``watchdeck`` runs) with its
+arguments, headless through ``TEXTUAL_DRIVER`` like the bare app; an import
+hook wraps the app's ``_display`` once ``tui.app`` has loaded (so nothing is
+imported earlier than the command imports it) and exits on the first frame
+whose exports table holds the expected rows. Paths:
+
+- list: a server with the export list, 200 exports in the project;
+- ``--export`` ids: a server whose list route answers 404, 20 ids given;
+- ``--demo``: the embedded sandbox, started by the command itself.
+
+Target: each ratio <= 1.5x (median of interleaved runs).
+"""
+
+from __future__ import annotations
+
+import compileall
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui.clock import FrozenClock
+from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
+
+from .helpers import EXPORTS, FROZEN_AT, ROOT, median, report
+
+RUNS = 7
+EXPORT_IDS = 20
+DEMO_EXPORTS = 12  # the demo project's exports
+HEADLESS = "textual.drivers.headless_driver:HeadlessDriver"
+
+BARE_SCRIPT = r"""
+import sys, time
+t_start = float(sys.argv[1])
+import textual.app, httpx, pydantic, humanize
+from pydantic import BaseModel
+from textual.app import App
+from textual.widgets import DataTable, Footer, Header
+
+class Bare(App):
+    done = False
+    def compose(self):
+        yield Header()
+        yield DataTable()
+        yield Footer()
+    def on_mount(self):
+        table = self.query_one(DataTable)
+        table.add_columns(*(f"column {c}" for c in range(6)))
+        table.add_rows([[f"row {r} cell {c}" for c in range(6)] for r in range(50)])
+    def _display(self, screen, renderable):
+        super()._display(screen, renderable)
+        if renderable is not None and not self.done:
+            self.done = True
+            print(f"DATA {time.time() - t_start:.6f}", flush=True)
+            self.exit()
+
+Bare().run()
+"""
+
+WATCHDECK_SCRIPT = r"""
+import sys, time
+t_start = float(sys.argv[1])
+expected = int(sys.argv[2])
+import importlib.machinery
+
+class AfterApp:
+    # Wraps WatchdeckApp._display once tui.app has run: nothing is imported before the command imports it.
+    def find_spec(self, name, path, target=None):
+        if name != "tui.app":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        run_module = spec.loader.exec_module
+        def exec_module(module):
+            run_module(module)
+            watch(module.WatchdeckApp)
+        spec.loader.exec_module = exec_module
+        return spec
+
+def watch(app_class):
+    display = app_class._display
+    def timed(self, screen, renderable):
+        display(self, screen, renderable)
+        if renderable is None or getattr(self, "_timed", False) or screen.id != "monitor":
+            return
+        if screen.query_one("#exports").row_count >= expected:
+            self._timed = True
+            print(f"DATA {time.time() - t_start:.6f}", flush=True)
+            self.exit()
+    app_class._display = timed
+
+sys.meta_path.insert(0, AfterApp())
+sys.argv = ["watchdeck", *sys.argv[3:]]
+from tui.launch import main
+sys.exit(main())
+"""
+
+
+def first_data(script: str, *args: str, env: dict[str, str]) -> float:
+    started = time.time()
+    proc = subprocess.run([sys.executable, "-c", script, f"{started:.6f}", *args], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT, env=env, check=False)
+    words = proc.stdout.split()
+    assert proc.returncode == 0 and "DATA" in words, (proc.stdout + proc.stderr)[-3000:]
+    return float(words[words.index("DATA") + 1])
+
+
+@pytest.fixture(scope="module")
+def no_list_sandbox() -> Iterator[SandboxHandle]:
+    """200 exports, and a list route that answers 404 (the spec's server: watch given ids only)."""
+    with start_sandbox(SandboxOptions(seed=7, exports=EXPORTS, simulate=False, clock=FrozenClock(FROZEN_AT),
+                                      faults=["status:status=404,path=/batch_exports/$"])) as handle:
+        yield handle
+
+
+def command_env(home: Path, api_key: str | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("WATCHDECK_", "TEXTUAL"))}
+    env.update(TEXTUAL_DRIVER=HEADLESS, COLUMNS="120", LINES="40", PYTHONPATH=str(ROOT),
+               **{f"WATCHDECK_{n}_DIR": str(home / n.lower()) for n in ("CONFIG", "DATA", "STATE", "CACHE")})
+    if api_key:
+        env["WATCHDECK_API_KEY"] = api_key
+    return env
+
+
+def test_first_data_on_every_start_path(sandbox200: SandboxHandle, no_list_sandbox: SandboxHandle,
+                                        tmp_path: Path) -> None:
+    # Both sides from bytecode: pip compiles what it installs, `make` compiles tui/ (an editable checkout).
+    compileall.compile_dir(str(ROOT / "tui"), quiet=1)
+    ids = [row[0] for row in no_list_sandbox.state.db.conn.execute(
+        "SELECT id FROM exports WHERE project_id = 1 AND deleted = 0 ORDER BY created_at LIMIT ?", (EXPORT_IDS,))]
+    paths: dict[str, tuple[list[str], int, str | None]] = {
+        f"list ({EXPORTS} exports)": (["--base-url", sandbox200.base_url, "--project", "1", "--poll", "300"],
+                                      EXPORTS, sandbox200.api_key),
+        f"--export ids ({EXPORT_IDS}, no list route)": (
+            ["--base-url", no_list_sandbox.base_url, "--project", "1", "--poll", "300",
+             *(arg for export_id in ids for arg in ("--export", export_id))], EXPORT_IDS, no_list_sandbox.api_key),
+        "--demo (sandbox started by the command)": (["--demo"], DEMO_EXPORTS, None),
+    }
+    bare_env = command_env(tmp_path / "bare", None)
+    bare: list[float] = []
+    measured: dict[str, list[float]] = {name: [] for name in paths}
+    first_data(BARE_SCRIPT, env=bare_env)  # warm the page cache for every side
+    for args, expected, key in paths.values():
+        first_data(WATCHDECK_SCRIPT, str(expected), *args, env=command_env(tmp_path / "warm", key))
+    for run in range(RUNS):
+        bare.append(first_data(BARE_SCRIPT, env=bare_env))
+        for name, (args, expected, key) in paths.items():
+            measured[name].append(first_data(WATCHDECK_SCRIPT, str(expected), *args,
+                                             env=command_env(tmp_path / f"run{run}", key)))
+    rows: list[Sequence[Any]] = [["bare Textual app: first frame (50 x 6 table)", f"{median(bare) * 1e3:.0f}",
+                                  f"{min(bare) * 1e3:.0f}", "1.00x"]]
+    for name, values in measured.items():
+        rows.append([f"watchdeck {name}: first frame with the exports", f"{median(values) * 1e3:.0f}",
+                     f"{min(values) * 1e3:.0f}", f"{median(values) / median(bare):.2f}x (target <= 1.5x)"])
+    report(f"start -> first data on screen (fresh interpreters, headless 120x40, n={RUNS} each, interleaved)",
+           rows, ["what", "median ms", "min ms", "ratio"])
