@@ -56,11 +56,19 @@ class ScaledClock:
     simulator and the UI read it from different threads.
     """
 
-    def __init__(self, epoch: datetime | None = None, speed: float = 1.0) -> None:
+    def __init__(self, epoch: datetime | None = None, speed: float = 1.0, *, monotonic_at_epoch: float | None = None,
+                 ) -> None:
         self._lock = threading.Lock()
         self._epoch = (epoch or datetime.now(UTC)).astimezone(UTC)
-        self._mono = time.monotonic()
+        # Given, two processes run one simulated time: the monotonic clock is the machine's, not the process's.
+        self._mono = time.monotonic() if monotonic_at_epoch is None else monotonic_at_epoch
         self._speed = float(speed)
+
+    @property
+    def anchor(self) -> tuple[datetime, float]:
+        """(simulated time, monotonic time) of one instant: enough for another process to share this clock."""
+        with self._lock:
+            return self._epoch, self._mono
 
     @property
     def speed(self) -> float:

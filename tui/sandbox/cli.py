@@ -1,4 +1,4 @@
-"""``watchdeck sandbox``: serve the sandbox in the foreground until Ctrl-C."""
+"""``watchdeck sandbox``: serve the sandbox in the foreground until Ctrl-C (the server loads only then)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,7 @@ import argparse
 import sys
 import threading
 
-from tui.sandbox.auth import parse_key_spec
-from tui.sandbox.faults import parse_fault_spec
-from tui.sandbox.options import GENERATIONS, SCENARIOS
-from tui.sandbox.runner import SandboxOptions, start_sandbox
+from tui.sandbox.options import GENERATIONS, SCENARIOS, SandboxOptions
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,6 +49,12 @@ def _wait_forever() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Here, not at the top: ``watchdeck``'s parser imports this module for its arguments, and Starlette and
+    # uvicorn (0.1 s) are not what the dashboard's start should wait for.
+    from tui.sandbox.auth import parse_key_spec
+    from tui.sandbox.faults import parse_fault_spec
+    from tui.sandbox.runner import start_sandbox
+
     options = options_from_args(args)
     try:
         for i, spec in enumerate(options.keys, start=1):

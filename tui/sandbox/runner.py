@@ -71,17 +71,28 @@ class SandboxHandle:
         self.stop()
 
 
-def start_sandbox(options: SandboxOptions | None = None, host: str = "127.0.0.1", port: int = 0) -> SandboxHandle:
-    """Serve with uvicorn in a daemon thread on a free loopback port; return when it accepts connections."""
-    options = options or SandboxOptions()
-    clock = make_clock(options)
-    app = create_app(options, clock)
-    # IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on accepted sockets whose proto says TCP;
-    # with proto 0 every small keep-alive answer waited ~40 ms for Nagle and delayed ACKs.
+def listening_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
+    """A bound TCP socket (port 0: a free one).
+
+    IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on accepted sockets whose proto says TCP; with proto 0
+    every small keep-alive answer waited ~40 ms for Nagle and delayed ACKs.
+    """
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
-    actual_port = sock.getsockname()[1]
+    return sock
+
+
+def start_sandbox(options: SandboxOptions | None = None, host: str = "127.0.0.1", port: int = 0,
+                  sock: socket.socket | None = None) -> SandboxHandle:
+    """Serve with uvicorn in a daemon thread on a free loopback port (or on ``sock``, already bound and maybe
+    listening); return when it accepts connections."""
+    options = options or SandboxOptions()
+    clock = make_clock(options)
+    app = create_app(options, clock)
+    if sock is None:
+        sock = listening_socket(host, port)
+    host, actual_port = sock.getsockname()[:2]
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2,
                             date_header=False)  # the app stamps Date with the sandbox's own clock
     server = uvicorn.Server(config)

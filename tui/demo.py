@@ -1,0 +1,76 @@
+"""``watchdeck --demo``'s server: the sandbox in a child process, on a loopback socket opened here.
+
+The socket is bound and listening before the child starts, so the base URL is
+known at once and the dashboard's first poll can be sent while the child is
+still seeding (it waits in the socket's queue). The child runs on another core
+than this process's start-up; with the sandbox in-process, its imports and its
+half second of seeding came before the dashboard's own. The dashboard and the
+child share one simulated clock (the same anchor on the machine's monotonic
+clock). The child ends when this process closes its standard input, whichever
+way this process ends.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+from tui.clock import ScaledClock
+
+#: The sandbox's demo key and main project, written out: importing the sandbox's modules loads Starlette (~0.25 s).
+DEMO_KEY = "sandbox-demo-key"
+DEMO_PROJECT = "1"
+DEMO_SPEED = 60.0
+STOP_WAIT_SECONDS = 5.0
+
+
+class DemoServer:
+    """A running demo sandbox; use as a context manager."""
+
+    def __init__(self, *, scenario: str | None = "outage", speed: float = DEMO_SPEED, log: Path | None = None) -> None:
+        import socket
+
+        self.clock = ScaledClock(speed=speed)
+        self.api_key = DEMO_KEY
+        self.project_id = DEMO_PROJECT
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        try:
+            sock.bind(("127.0.0.1", 0))
+            sock.listen(128)
+            self.base_url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+            epoch, monotonic = self.clock.anchor
+            command = [sys.executable, "-m", "tui.sandbox.child", "--fd", str(sock.fileno()),
+                       "--epoch", epoch.isoformat(), "--monotonic", repr(monotonic), "--speed", repr(speed)]
+            if scenario:
+                command += ["--scenario", scenario]
+            self._log: IO[bytes] | None = log.open("ab") if log is not None else None
+            self._process = subprocess.Popen(command, pass_fds=[sock.fileno()], stdin=subprocess.PIPE,
+                                             stdout=subprocess.DEVNULL,
+                                             stderr=self._log if self._log is not None else subprocess.DEVNULL)
+        finally:
+            sock.close()  # the child holds it now: should it die, connections are refused, not left waiting
+
+    @property
+    def running(self) -> bool:
+        return self._process.poll() is None
+
+    def stop(self) -> None:
+        if self._process.stdin is not None and not self._process.stdin.closed:
+            self._process.stdin.close()
+        try:
+            self._process.wait(timeout=STOP_WAIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        if self._log is not None:
+            self._log.close()
+
+    def __enter__(self) -> DemoServer:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
