@@ -14,17 +14,17 @@ import stat
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import tomlkit
-import tomlkit.exceptions
-import tomlkit.items
 from pydantic import ValidationError
 
 from tui.config.errors import ConfigError
 from tui.config.models import PROFILE_NAME_RE, ConfigFile
 from tui.paths import config_dir
 from tui.private_files import write_private
+
+if TYPE_CHECKING:
+    import tomlkit.items
 
 CONFIG_FILE_NAME = "config.toml"
 
@@ -146,6 +146,8 @@ def permission_warning(path: Path, config: ConfigFile) -> str | None:
 
 def profile_block(name: str, values: Mapping[str, Any], *, with_key: bool = False) -> str:
     """The TOML text of one profile, to show an operator the lines to add by hand."""
+    import tomlkit  # only to write: reading is tomllib's, and the dashboard's start never writes
+
     doc = tomlkit.document()
     doc.add("profiles", tomlkit.table(is_super_table=True))
     doc["profiles"][name] = _profile_table(values, with_key=with_key)
@@ -153,6 +155,8 @@ def profile_block(name: str, values: Mapping[str, Any], *, with_key: bool = Fals
 
 
 def _profile_table(values: Mapping[str, Any], *, with_key: bool) -> tomlkit.items.Table:
+    import tomlkit
+
     table = tomlkit.table()
     for key, value in values.items():
         if value is not None and (key != "key" or with_key):
@@ -163,6 +167,8 @@ def _profile_table(values: Mapping[str, Any], *, with_key: bool) -> tomlkit.item
 def _set_keeping_comment(table: Any, key: str, value: Any) -> None:
     """Replace a value, keeping the comment the operator wrote after it on the same line."""
     old = table.get(key)
+    import tomlkit
+
     item = tomlkit.item(value)
     if old is not None and hasattr(old, "trivia") and old.trivia.comment:
         item.comment(old.trivia.comment.lstrip("# ").rstrip())
@@ -179,6 +185,9 @@ def save_profile(path: Path, name: str, values: Mapping[str, Any], *, make_defau
     """
     if not PROFILE_NAME_RE.match(name):
         raise ConfigError("profile name: use letters, digits, - and _ (at most 40)")
+    import tomlkit
+    import tomlkit.exceptions
+
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     try:
         doc = tomlkit.parse(text)
