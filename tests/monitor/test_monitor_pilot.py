@@ -11,7 +11,8 @@ from typing import Any
 from textual.widgets import Input, Log, Static
 from textual.widgets._footer import FooterKey
 
-from tests.monitor.conftest import make_app, requests, select_export, settle
+from tests.monitor.conftest import make_app, requests, select_export
+from tests.pilot import settle
 from tui.api.prefetch import prefetch_export_lists
 from tui.app import WatchdeckApp
 from tui.sandbox.runner import SandboxHandle

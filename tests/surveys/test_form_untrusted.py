@@ -9,7 +9,8 @@ import httpx
 import pytest
 from textual.widgets import Input, Select
 
-from tests.surveys.conftest import make_app, settle, survey_writes
+from tests.pilot import settle
+from tests.surveys.conftest import make_app, survey_writes
 from tui.api.client import ApiClient
 from tui.clock import FrozenClock
 from tui.screens.editor import SurveyEditorScreen

@@ -10,7 +10,8 @@ from rich.style import Style
 from rich.table import Table
 from textual.widgets import Static
 
-from tests.monitor.conftest import make_app, select_export, settle
+from tests.monitor.conftest import make_app, select_export
+from tests.pilot import settle
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.help import HelpScreen
 from tui.status_look import LOOKS, UNKNOWN, Tone, legend, status_strip, status_text, tone_style, use_no_color

@@ -143,7 +143,6 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self.board = ExportBoard()
         self._cells: dict[str, dict[str, Text]] = {}
         self._timer: Timer | None = None
-        self._runs_timer: Timer | None = None
         self._runs_bypass_next = False  # ctrl+r: the next runs load asks the server, not the shared cache
         self._last_title = ""
         self._run_cells: dict[str, dict[str, Text]] = {}
@@ -439,25 +438,22 @@ class MonitorScreen(ExportActions, IncidentKeys):
         known = {run.id for run in runs}
         return runs + [run for run in pages.runs if run.id not in known]
 
-    @property
-    def runs_load_pending(self) -> bool:
-        """The selected export's run history is about to be asked for (tests and screenshots wait for it)."""
-        return self._runs_timer is not None
-
-    def _schedule_runs_load(self) -> None:
+    @work(group="monitor-runs-rest", exclusive=True, exit_on_error=False)
+    async def _schedule_runs_load(self) -> None:
         """Ask for the selected export's run history once the cursor rests and the frame is painted.
 
-        Holding a key through 200 rows asks once, not 200 times; after a poll, the new rows are on
-        screen before the request (the first of a session also loads httpx's transport, ~30 ms).
-        Meanwhile the runs shown are the export's own ``latest_runs``.
+        Holding a key through 200 rows asks once, not 200 times (each move cancels the wait before
+        it); after a poll, the new rows are on screen before the request (the first of a session also
+        loads httpx's transport, ~30 ms). Meanwhile the runs shown are the export's own ``latest_runs``.
+        The wait is a worker rather than a timer so that a load about to start counts as work in
+        progress for whoever waits for the app to finish its work (``make screenshots``, the tests),
+        and ends with the screen like any worker. A load already asking goes on until the next one starts.
         """
-        if self._runs_timer is not None:
-            self._runs_timer.stop()
-        self._runs_timer = self.set_timer(RUNS_SETTLE_SECONDS, self._load_selected_runs)
+        await asyncio.sleep(RUNS_SETTLE_SECONDS)
+        self._load_selected_runs()
 
     @work(group="monitor-runs", exclusive=True, exit_on_error=False)
     async def _load_selected_runs(self) -> None:
-        self._runs_timer = None
         await self._poll_selected_runs()
 
     async def _poll_selected_runs(self) -> None:

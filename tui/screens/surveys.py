@@ -457,11 +457,6 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         else:
             self._footer_timer = self.set_timer(FOOTER_SETTLE, self._refresh_footer)
 
-    @property
-    def footer_pending(self) -> bool:
-        """A footer refresh waits for the cursor to rest (tests wait for it before a snapshot)."""
-        return self._footer_timer is not None
-
     def _refresh_footer(self) -> None:
         self._footer_timer = None
         self._footer_state = self._bindings_state
