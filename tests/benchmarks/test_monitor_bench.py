@@ -245,12 +245,21 @@ async def test_poll_repaint_cost_vs_stock_datatable(sandbox200: SandboxHandle) -
         visible = max(1, min(table.row_count, table.size.height - 1))
         ten = [round(k * (visible - 1) / 9) for k in range(10)]  # ten visible rows: the costly case
         every = list(range(EXPORTS))
+        render_seconds: list[float] = []
+        render_exports = screen._render_exports
+
+        def timed_render_exports(now: Any) -> None:
+            started = time.perf_counter()
+            render_exports(now)
+            render_seconds.append(time.perf_counter() - started)
+
+        screen._render_exports = timed_render_exports  # type: ignore[method-assign]
 
         def poll(indexes: list[int], label: str) -> Callable[[int], None]:
             def step(_: int) -> None:
                 assert screen.board.snapshot is not None
                 screen._on_snapshot(with_changes(screen.board.snapshot, indexes))
-                apply_ms.setdefault(label, []).append(screen.last_apply_seconds)
+                apply_ms.setdefault(label, []).append(render_seconds[-1])
             return step
 
         results["monitor 10 changed"] = await run_cycles(frames, poll(ten, "10"))
@@ -298,7 +307,7 @@ async def test_poll_repaint_cost_vs_stock_datatable(sandbox200: SandboxHandle) -
     ]
     report("2. one poll on the UI thread: apply + repaint (thread CPU; 30 cycles (15 for 200) after 5 warm-up)", rows,
            ["case", "UI ms med", "UI ms p95", "proc ms", "wall ms", "frames", "vs stock"])
-    print(f"  _render_exports alone (last_apply_seconds), median: 10 changed {median(apply_ms['10']) * 1e3:.2f} ms, "
+    print(f"  _render_exports alone, median: 10 changed {median(apply_ms['10']) * 1e3:.2f} ms, "
           f"200 changed {median(apply_ms['200']) * 1e3:.2f} ms; target <= 16 ms and ~3x better than stock")
 
 

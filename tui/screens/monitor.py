@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import ClassVar
@@ -150,7 +149,6 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._export_columns: list[tuple[str, str, int | None]] = []
         self._run_columns: list[tuple[str, str, int | None]] = []
         self._runs_table_owner: str | None = None
-        self.last_apply_seconds = 0.0
         self._project_labels: dict[str, str] = {}
         self._project_labels_asked = False
         self._runs_view = RunsView()
@@ -313,7 +311,6 @@ class MonitorScreen(ExportActions, IncidentKeys):
         """Draw the board's rows: only the rows it says changed are rebuilt, only changed cells handed over."""
         if self.board.snapshot is None:
             return
-        started = time.perf_counter()
         table = self.query_one("#exports", LiveTable)
         diff = self.board.rows(now)
         rows: list[tuple[str, dict[str, Text]]] = []
@@ -352,7 +349,6 @@ class MonitorScreen(ExportActions, IncidentKeys):
         if table.row_count and self.board.selected_key is None:
             self._select_row(table)
         self._render_selected(now)
-        self.last_apply_seconds = time.perf_counter() - started
 
     def _section_row(self, project_id: str) -> tuple[str, dict[str, Text]]:
         """With several projects, a row naming each project above its exports (no export: no keys act on it)."""
