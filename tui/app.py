@@ -22,6 +22,7 @@ from tui.api.client import ApiClient
 from tui.api.prefetch import Prefetch
 from tui.clock import Clock, SystemClock
 from tui.config import Settings, remember_project
+from tui.palette import use_no_color
 from tui.paths import state_dir, stylesheets
 from tui.private_files import write_private
 from tui.render import clean
@@ -30,7 +31,6 @@ from tui.screens.base import AppHandle
 from tui.screens.key_guide import guide_for
 from tui.state.server_time import ServerClock
 from tui.state.shared import SharedViewers
-from tui.status_look import use_no_color
 
 if TYPE_CHECKING:
     from tui.api.cache import SharedCache

@@ -17,14 +17,14 @@ from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 
+from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import plain
 from tui.screens.incident_base import WHEN_WIDTH, IncidentContext, IncidentScreen, set_columns, when
 from tui.state.alert_book import Alert, AlertKind
-from tui.status_look import Tone, tone_style
 from tui.widgets.footer import LeakFreeFooter
 
-# The tone of each kind; the style comes from status_look, so "failing" looks like a failed run in both modes
+# The tone of each kind; the style comes from the palette, so "failing" looks like a failed run in both modes
 # (bold red, or reversed under NO_COLOR where red would turn a faint grey).
 KIND_TONE: dict[str, Tone] = {
     AlertKind.FAILING: Tone.FAILURE,
@@ -36,7 +36,7 @@ KIND_TONE: dict[str, Tone] = {
 def kind_style(kind: str) -> str:
     """The style of an alert kind in the current mode (a stopped export is plain bold in both)."""
     tone = KIND_TONE.get(kind)
-    return tone_style(tone) if tone is not None else "bold"
+    return tone.style if tone is not None else "bold"
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,11 @@ from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 
+from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen, set_columns
 from tui.state.failure_groups import FailureGroup, clock_time
-from tui.status_look import Tone, error_text_style, tone_style
 from tui.widgets.footer import LeakFreeFooter
 
 
@@ -83,7 +83,7 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
         table = self.query_one("#groups-table", DataTable)
         table.clear()
         for group in groups:
-            table.add_row(Text(str(group.run_count), style=tone_style(Tone.FAILURE)), Text(str(group.export_count)),
+            table.add_row(Text(str(group.run_count), style=Tone.FAILURE.style), Text(str(group.export_count)),
                           Text(clock_time(group.first, today) if group.first else "—"),
                           Text(clock_time(group.last, today) if group.last else "—"),
                           plain(group.signature, limit=200), key=group.signature)
@@ -120,7 +120,7 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
             return
         names = [self.desk.name_of(key) for key in group.export_keys]
         lines = Text.assemble((group.summary(self.context.now().date()), "bold"), "\n", ("Sample error: ", "bold"),
-                              plain(group.sample_error, error_text_style(), oneline=False, limit=600), "\n",
+                              plain(group.sample_error, Tone.ERROR_TEXT.style, oneline=False, limit=600), "\n",
                               ("Exports: ", "bold"))
         for index, name in enumerate(names[:20]):
             if index:

@@ -30,10 +30,10 @@ from textual.widgets import Input, Log, Static
 
 from tui.api.errors import ApiError, LogsUnavailable, MethodNotAllowed, NotFound, ServerError
 from tui.api.models import BatchExportRun, LogEntry
+from tui.palette import Tone
 from tui.render import clean, plain
 from tui.screens.base import WatchdeckScreen
 from tui.state.exports import WatchedExport
-from tui.status_look import Tone, tone_style
 from tui.widgets.footer import LeakFreeFooter
 
 MAX_LINES = 5000
@@ -47,7 +47,7 @@ class LevelHighlighter(Highlighter):
     """Colours the level word of each line (and nothing from the message itself)."""
 
     _LEVEL = re.compile(r"^\S+ \S+ (DEBUG|INFO|LOG|WARN(?:ING)?|ERROR)\b")
-    # Asked of status_look at each line, not fixed at import: NO_COLOR is known only once the app starts, and
+    # Asked of the palette at each line, not fixed at import: NO_COLOR is known only once the app starts, and
     # there an ERROR in red would be a faint grey (reversed instead) and a WARN in yellow an unremarkable one.
     _TONES: ClassVar[dict[str, Tone]] = {
         "INFO": Tone.STARTING, "LOG": Tone.STARTING, "WARN": Tone.WARNING, "WARNING": Tone.WARNING,
@@ -62,7 +62,7 @@ class LevelHighlighter(Highlighter):
         if match:
             text.stylize("dim", 0, match.start(1))
             tone = self._TONES.get(match.group(1))
-            text.stylize(tone_style(tone) if tone is not None else "dim", match.start(1), match.end(1))
+            text.stylize(tone.style if tone is not None else "dim", match.start(1), match.end(1))
         if self.needle:
             text.highlight_regex(re.compile(re.escape(self.needle), re.IGNORECASE), "bold reverse")
 
@@ -215,7 +215,7 @@ class LogsScreen(WatchdeckScreen[None]):
             self._status(f"{err} Logs are shown in the web app; watchdeck stops asking.", "bold yellow")
             return
         except ApiError as err:
-            self._status(clean(str(err), limit=300), tone_style(Tone.FAILURE))
+            self._status(clean(str(err), limit=300), Tone.FAILURE.style)
             self._arm()
             return
         self._write(reversed(collected[:MAX_LINES]))  # newest first: the Log would drop the rest anyway
@@ -263,7 +263,7 @@ class LogsScreen(WatchdeckScreen[None]):
             self._status(str(err), "bold yellow")
             return
         except ApiError as err:
-            self._status(f"follow: {clean(str(err), limit=200)}", tone_style(Tone.FAILURE))
+            self._status(f"follow: {clean(str(err), limit=200)}", Tone.FAILURE.style)
         else:
             newest = self._newest
             fresh = [e for e in entries if newest is None or (e.timestamp and e.timestamp > newest)]

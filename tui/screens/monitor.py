@@ -30,6 +30,7 @@ from textual.worker import Worker, WorkerError
 from tui.api.cache_context import bypass_cache
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, ProjectNotFound
 from tui.api.models import BatchExportRun
+from tui.palette import Tone
 from tui.render import clean, plain
 from tui.screens.monitor_actions import BoardChanged, ExportActions, PollWanted
 from tui.screens.monitor_incident import INCIDENT_ACTIONS, IncidentKeys
@@ -42,7 +43,6 @@ from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
 from tui.state.project_names import fetch_project_label
 from tui.state.run_list import RunPages
-from tui.status_look import Tone, tone_style
 from tui.widgets.export_cells import (
     EXPORT_COLUMNS,
     EXPORT_GROW,
@@ -581,10 +581,10 @@ class MonitorScreen(ExportActions, IncidentKeys):
             shown = f"{len(self.board.visible())} of " if self.board.filter else ""
             phrases.append((0, f"{shown}{total} export{'s' if total != 1 else ''}", ""))
             if failing:
-                phrases.append((0, f"{failing} failing", tone_style(Tone.FAILURE)))
+                phrases.append((0, f"{failing} failing", Tone.FAILURE.style))
             alerts = self.alerts_words() if hasattr(self, "incident") else ""
             if alerts:
-                phrases.append((0, alerts, tone_style(Tone.FAILURE)))
+                phrases.append((0, alerts, Tone.FAILURE.style))
             for note in snapshot.notes[:1]:
                 phrases.append((STATUS_NOTE, clean(note, limit=80), "yellow"))
             if snapshot.item_errors:

@@ -20,11 +20,12 @@ from textual.widgets import Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportRun
+from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen
 from tui.state.timeline import TimelineModel
-from tui.status_look import Tone, error_text_style, status_text, tone_style
+from tui.status_look import status_text
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.timeline_view import TimelineView, axis_ruler
 
@@ -92,7 +93,7 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         title = Text.assemble(("Timeline", "bold"), f" · last {zoom.label}, one cell {cell} · "
                               f"{len(self.model.order)} exports")
         if worst:
-            title.append(f" · up to {worst} failing in one column", tone_style(Tone.FAILURE))
+            title.append(f" · up to {worst} failing in one column", Tone.FAILURE.style)
         title.append("   enter: open the run under the cursor", "dim")
         self.query_one("#timeline-title", Static).update(title)
         view = self.query_one(TimelineView)
@@ -137,7 +138,7 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         words.append_text(plain(run.id, "dim", limit=40))
         if run.latest_error:
             words.append(" ")
-            words.append_text(plain(run.latest_error.splitlines()[0], error_text_style(), limit=120))
+            words.append_text(plain(run.latest_error.splitlines()[0], Tone.ERROR_TEXT.style, limit=120))
         return words
 
     @on(TimelineView.CellChosen)

@@ -13,11 +13,12 @@ from datetime import datetime
 from rich.text import Text
 
 from tui.api.models import BatchExportRun
+from tui.palette import Tone
 from tui.render import ago, coarse_duration, count, duration, past_ago, plain, progress_bar, short_count
 from tui.state.export_board import RowFacts
 from tui.state.exports import runs_oldest_first
 from tui.state.health import HealthState, Verdict, run_activity_time
-from tui.status_look import Tone, error_text_style, status_strip, status_text, tone_style
+from tui.status_look import status_strip, status_text
 
 # (key, label, width), in the order drawn; which of them are drawn is EXPORT_PRIORITY's.
 EXPORT_COLUMNS: list[tuple[str, str, int | None]] = [
@@ -79,7 +80,7 @@ STATE_LOOKS: dict[HealthState, tuple[str, Tone]] = {
 
 def state_text(verdict: Verdict) -> Text:
     label, tone = STATE_LOOKS[verdict.state]
-    return Text(label, style=tone_style(tone))
+    return Text(label, style=tone.style)
 
 
 def static_cells(row: RowFacts) -> dict[str, Text]:
@@ -92,7 +93,7 @@ def static_cells(row: RowFacts) -> dict[str, Text]:
     else:
         progress = Text("")
     return {
-        "mark": Text("!", style=tone_style(Tone.FAILURE) + " reverse") if marked else Text(" "),
+        "mark": Text("!", style=Tone.FAILURE.style + " reverse") if marked else Text(" "),
         "name": plain(export.name or export.id, "bold" if marked else "", limit=60),
         "project": plain(watched.project_id, "dim"),
         "model": plain(export.model or "—"),
@@ -123,12 +124,12 @@ def time_cells(verdict: Verdict) -> dict[str, Text]:
         due_text = Text("due now")
     elif due < now:
         late = ago(due, now, coarse=True).replace(" ago", "")
-        due_text = Text(f"overdue {late}", style=tone_style(Tone.WARNING)) if verdict.overdue else Text(f"late {late}")
+        due_text = Text(f"overdue {late}", style=Tone.WARNING.style) if verdict.overdue else Text(f"late {late}")
     else:
         due_text = Text(ago(due, now, coarse=True))
     return {
         "state": state_text(verdict),
-        "lag": Text(coarse_duration(verdict.lag_seconds), style=tone_style(Tone.FAILURE) if verdict.overdue else ""),
+        "lag": Text(coarse_duration(verdict.lag_seconds), style=Tone.FAILURE.style if verdict.overdue else ""),
         "last": Text(past_ago(last_time, now, coarse=True) if last_time is not None else "—"),
         "due": due_text,
     }
@@ -165,7 +166,7 @@ def run_cells(run: BatchExportRun, now: datetime) -> dict[str, Text]:
         "records": records,
         "duration": Text(duration(took)),
         "finished": Text(past_ago(run.finished_at, now)) if run.finished_at else Text("—", style="dim"),
-        "error": plain(error, error_text_style(), limit=200),
+        "error": plain(error, Tone.ERROR_TEXT.style, limit=200),
         "cursor": plain(run.cursor or "", "dim", limit=40),
     }
 
