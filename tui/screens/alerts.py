@@ -93,7 +93,7 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
         open_alerts = book.open_alerts
         count = len(open_alerts)
         title = Text.assemble(("Alerts", "bold"), f" · {count} open" if count else " · none open",
-                              ("   enter: go to the export", "dim"))
+                              ("   enter: go to the export", Tone.MUTED.style))
         self.query_one("#alerts-title", Static).update(title)
         # A few dozen rows at most: rebuilt whole, the cursor kept on the same alert where it still is open.
         table = self.query_one("#alerts-open", DataTable)
@@ -112,15 +112,16 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
         elif table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
         if not open_alerts:
-            table.add_row(Text("none", style="dim"), *[Text("")] * (len(table.columns) - 1), key="none")
+            table.add_row(Text("none", style=Tone.MUTED.style), *[Text("")] * (len(table.columns) - 1), key="none")
         history = self.query_one("#alerts-history", DataTable)
         history.clear()
         self.query_one("#alerts-history-title", Static).update(
-            Text.assemble(("History", "bold"), f" · {len(book.history)} this session", ("  (journaled)", "dim")))
+            Text.assemble(("History", "bold"), f" · {len(book.history)} this session",
+                          ("  (journaled)", Tone.MUTED.style)))
         for alert in book.history[:200]:
             moment = alert.resolved_at or alert.acknowledged_at
-            history.add_row(Text("resolved" if alert.resolved_at else "acked", style="green" if alert.resolved_at
-                                 else "dim"),
+            history.add_row(Text("resolved" if alert.resolved_at else "acked",
+                                 style=Tone.DONE.style if alert.resolved_at else Tone.MUTED.style),
                             Text(str(alert.kind), style=kind_style(alert.kind)),
                             plain(alert.export_name, limit=60), when(moment, now), plain(alert.detail, limit=200))
         self.refresh_bindings()
@@ -128,7 +129,7 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
     @staticmethod
     def _open_cells(alert: Alert, now: datetime) -> list[Text]:
         return [Text(str(alert.kind), style=kind_style(alert.kind)), plain(alert.export_name, limit=60),
-                plain(alert.project_id, "dim"), when(alert.since, now), plain(alert.detail, limit=200)]
+                plain(alert.project_id, Tone.MUTED.style), when(alert.since, now), plain(alert.detail, limit=200)]
 
     def _highlighted(self) -> Alert | None:
         try:

@@ -274,7 +274,7 @@ class DeleteExportScreen(WatchdeckModal[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="delete-dialog"):
-            yield Static(Text("Delete export", style="bold red"), classes="dialog-title")
+            yield Static(Text("Delete export", style=Tone.ERROR.style), classes="dialog-title")
             yield Static(Text.assemble("This deletes ", plain(self._expected, "bold"),
                                        " and stops its runs. It cannot be undone.\nType the export's name to confirm."))
             yield Input(id="delete-name", placeholder=self._expected)
@@ -318,7 +318,7 @@ class RunErrorScreen(WatchdeckModal[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide", id="run-error-dialog"):
-            yield Static(Text.assemble(("Run ", "bold"), plain(self.run.id, "dim"), " · ",
+            yield Static(Text.assemble(("Run ", "bold"), plain(self.run.id, Tone.MUTED.style), " · ",
                                        status_text(self.run.status)),
                          classes="dialog-title")
             with VerticalScroll(id="run-error-body"):

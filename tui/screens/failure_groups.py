@@ -78,7 +78,7 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
         title = Text.assemble(("Failure groups", "bold"),
                               f" · {len(groups)} group{'s' if len(groups) != 1 else ''}, {runs} failed runs"
                               if groups else " · no failing runs",
-                              ("   enter: show these exports in the table", "dim"))
+                              ("   enter: show these exports in the table", Tone.MUTED.style))
         self.query_one("#groups-title", Static).update(title)
         table = self.query_one("#groups-table", DataTable)
         table.clear()
@@ -116,7 +116,7 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
         group = self.highlighted()
         if group is None:
             detail.update(Text("Nothing is failing: every interval's latest attempt completed, runs, or was "
-                               "cancelled.", style="dim"))
+                               "cancelled.", style=Tone.MUTED.style))
             return
         names = [self.desk.name_of(key) for key in group.export_keys]
         lines = Text.assemble((group.summary(self.context.now().date()), "bold"), "\n", ("Sample error: ", "bold"),

@@ -70,11 +70,12 @@ RUNS_SETTLE_SECONDS = 0.15
 FIRST_FRAME_WAIT_SECONDS = 0.5
 NARROW_NAME_WIDTH = 24
 SECTION_PREFIX = "section:"
-FRESHNESS_STYLE = {
-    Freshness.CONNECTING: ("◌", "bold"),
-    Freshness.LIVE: ("●", "bold green"),
-    Freshness.STALE: ("▲", "bold black on yellow"),
-    Freshness.OFFLINE: ("✖", "bold white on red"),
+# The badge of each freshness: a symbol (it reads without colour) and a tone; connecting is bold in both modes.
+FRESHNESS_LOOK: dict[Freshness, tuple[str, Tone | None]] = {
+    Freshness.CONNECTING: ("◌", None),
+    Freshness.LIVE: ("●", Tone.LIVE),
+    Freshness.STALE: ("▲", Tone.STALE),
+    Freshness.OFFLINE: ("✖", Tone.OFFLINE),
 }
 
 # What the status line drops first when it does not fit (fit_status): the counts, failures, alerts and
@@ -490,7 +491,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         if watched is None:
             runs_table.clear()
             self._details_text = None
-            details.update(Text("No export selected.", style="dim"))
+            details.update(Text("No export selected.", style=Tone.MUTED.style))
             return
         runs = self._runs_shown(watched.key)
         rows = run_rows(runs, self._runs_view, now)
@@ -546,7 +547,8 @@ class MonitorScreen(ExportActions, IncidentKeys):
         if poller is None:
             return
         state = poller.freshness()
-        symbol, style = FRESHNESS_STYLE[state]
+        symbol, tone = FRESHNESS_LOOK[state]
+        style = tone.style if tone is not None else "bold"
         age = poller.age()
         # (priority, text, style): the lower the number, the longer it stays on a narrow line (fit_status).
         badges: list[tuple[int, str, str]] = [(0, f" {symbol} {state.value} ", style)]
@@ -554,26 +556,26 @@ class MonitorScreen(ExportActions, IncidentKeys):
         if label:
             badges.append((STATUS_PROJECT, f" {clean(label, limit=60)} ", "bold"))
         if self.frozen:
-            badges.append((0, " FROZEN ", "bold black on cyan"))
+            badges.append((0, " FROZEN ", Tone.FROZEN.style))
         if self.wd.settings.read_only:
-            badges.append((0, " READ-ONLY ", "bold black on white"))
+            badges.append((0, " READ-ONLY ", Tone.READ_ONLY.style))
         phrases: list[tuple[int, str, str]] = [
             (STATUS_AGE, f"updated {age:.0f} s ago" if age is not None else "no data yet", ""),
         ]
         if self._stretch_note:  # a warning: why the interval is not the one asked for; kept as long as the notes
-            phrases.append((STATUS_NOTE, f"every {poller.interval:g} s ({self._stretch_note})", "yellow"))
+            phrases.append((STATUS_NOTE, f"every {poller.interval:g} s ({self._stretch_note})", Tone.NOTE.style))
         else:
             phrases.append((STATUS_POLL, f"every {poller.interval:g} s", ""))
         if poller.failures:
             reason = poller.reason()
             wait = poller.seconds_until_next()
             retry = f", retry in {wait:.0f} s" if wait is not None and not poller.in_flight else ""
-            phrases.append((0, f"{reason}{retry}", "bold red"))
+            phrases.append((0, f"{reason}{retry}", Tone.ERROR.style))
         if poller.in_flight:
-            phrases.append((STATUS_REFRESHING, "⟳ refreshing", "dim"))
+            phrases.append((STATUS_REFRESHING, "⟳ refreshing", Tone.MUTED.style))
         skew = self.wd.server_clock.skew_words()
         if skew:
-            phrases.append((STATUS_NOTE, skew, "bold yellow"))
+            phrases.append((STATUS_NOTE, skew, Tone.WARNING.style))
         snapshot = self.board.snapshot
         if snapshot is not None:
             failing = self.board.failing_count
@@ -586,17 +588,18 @@ class MonitorScreen(ExportActions, IncidentKeys):
             if alerts:
                 phrases.append((0, alerts, Tone.FAILURE.style))
             for note in snapshot.notes[:1]:
-                phrases.append((STATUS_NOTE, clean(note, limit=80), "yellow"))
+                phrases.append((STATUS_NOTE, clean(note, limit=80), Tone.NOTE.style))
             if snapshot.item_errors:
-                phrases.append((STATUS_NOTE, f"{len(snapshot.item_errors)} unreadable", "yellow"))
+                phrases.append((STATUS_NOTE, f"{len(snapshot.item_errors)} unreadable", Tone.NOTE.style))
             if snapshot.incomplete:
                 count = len(snapshot.incomplete)
-                phrases.append((STATUS_NOTE, f"{count} export answer{'s' if count > 1 else ''} incomplete", "yellow"))
+                phrases.append((STATUS_NOTE, f"{count} export answer{'s' if count > 1 else ''} incomplete",
+                                Tone.NOTE.style))
         if self.board.filter:
-            phrases.append((STATUS_FILTER, f"filter: {clean(self.board.filter, limit=30)}", "cyan"))
+            phrases.append((STATUS_FILTER, f"filter: {clean(self.board.filter, limit=30)}", Tone.ACCENT.style))
         if self.board.key_filter is not None:
             phrases.append((STATUS_FILTER, f"group: {clean(self.board.key_filter[1], limit=40)} (esc shows all)",
-                            "cyan"))
+                            Tone.ACCENT.style))
         for text, look in self.wd.shared.status_parts():
             phrases.append((STATUS_NOTE, text.removeprefix(" · "), look))
         line = fit_status(badges, phrases, self.size.width)

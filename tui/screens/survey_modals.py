@@ -24,6 +24,7 @@ from tui.api.client import ApiClient
 from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
 from tui.api.models import ActivityEntry, ResponseSummary, Survey, SurveyType
 from tui.api.writes import check_survey_write, iso, parse_datetime
+from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import ago, clean, date_text, editable, plain
 from tui.screens.base import WatchdeckModal, app_handle
@@ -58,18 +59,18 @@ def change_lines(entry: ActivityEntry) -> Text:
     """``field: before → after`` per change, one per line."""
     changes = entry.detail.changes if entry.detail and entry.detail.changes else []
     if not changes:
-        return Text("—", style="dim", end="")
+        return Text("—", style=Tone.MUTED.style, end="")
     lines = Text(end="")
     for index, change in enumerate(changes[:12]):
         if index:
             lines.append("\n")
         lines.append_text(plain(change.field or change.action or "?", "bold", limit=40))
         lines.append(": ")
-        lines.append_text(plain(_short(change.before), "red"))
+        lines.append_text(plain(_short(change.before), Tone.REMOVED.style))
         lines.append(" → ")
-        lines.append_text(plain(_short(change.after), "green"))
+        lines.append_text(plain(_short(change.after), Tone.ADDED.style))
     if len(changes) > 12:
-        lines.append(f"\n… {len(changes) - 12} more", style="dim")
+        lines.append(f"\n… {len(changes) - 12} more", style=Tone.MUTED.style)
     return lines
 
 
@@ -131,7 +132,7 @@ class ActivityScreen(WatchdeckModal[None]):
             cells.append(change_lines(entry))
             table.add_row(*cells, height=None)
         if not entries:
-            self.query_one("#activity-error", Static).update(Text("No activity recorded.", style="dim"))
+            self.query_one("#activity-error", Static).update(Text("No activity recorded.", style=Tone.MUTED.style))
         table.display = True
         table.focus()
 
@@ -184,7 +185,7 @@ def summary_text(summary: ResponseSummary) -> Text:
             text.append_text(plain(_detail_value(key, value), oneline=False, limit=5000))
             text.append("\n")
     if not text.plain.strip():
-        text.append("The server returned an empty summary.", style="dim")
+        text.append("The server returned an empty summary.", style=Tone.MUTED.style)
     return text
 
 
@@ -416,7 +417,7 @@ class SurveyFormScreen(WatchdeckModal[Survey | None]):
         if payload is None:
             return
         if not payload and self.survey is not None:
-            self.query_one("#form-error", Static).update(Text("Nothing changed.", style="dim"))
+            self.query_one("#form-error", Static).update(Text("Nothing changed.", style=Tone.MUTED.style))
             return
         self.sent = payload
         self.query_one("#form-save", Button).disabled = True

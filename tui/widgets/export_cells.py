@@ -95,11 +95,11 @@ def static_cells(row: RowFacts) -> dict[str, Text]:
     return {
         "mark": Text("!", style=Tone.FAILURE.style + " reverse") if marked else Text(" "),
         "name": plain(export.name or export.id, "bold" if marked else "", limit=60),
-        "project": plain(watched.project_id, "dim"),
+        "project": plain(watched.project_id, Tone.MUTED.style),
         "model": plain(export.model or "—"),
         "dest": plain(export.destination.type or "—"),
         "interval": _interval_label(export.interval or "—"),
-        "latest": status_text(latest.status) if latest else Text("no runs", style="dim"),
+        "latest": status_text(latest.status) if latest else Text("no runs", style=Tone.MUTED.style),
         "strip": status_strip([r.status for r in runs_oldest_first(export)]),
         "progress": progress,
     }
@@ -115,11 +115,11 @@ def time_cells(verdict: Verdict) -> dict[str, Text]:
     last_time = run_activity_time(latest) if latest is not None else None
     due = verdict.next_due
     if verdict.state is HealthState.ENDED:
-        due_text = Text("ended", style="dim")
+        due_text = Text("ended", style=Tone.MUTED.style)
     elif verdict.state is HealthState.PAUSED:
-        due_text = Text("paused", style="dim")
+        due_text = Text("paused", style=Tone.MUTED.style)
     elif due is None:
-        due_text = Text("—", style="dim")
+        due_text = Text("—", style=Tone.MUTED.style)
     elif abs((due - now).total_seconds()) < 60:
         due_text = Text("due now")
     elif due < now:
@@ -158,16 +158,16 @@ def run_cells(run: BatchExportRun, now: datetime) -> dict[str, Text]:
     if len(figures) > RECORDS_FIGURES_WIDTH:  # abbreviated, never cut: 1.55M/1.55M, not 1,550,533/1,550,53
         figures = f"{short_count(run.records_completed)}/{short_count(run.records_total_count)}"
     records = Text.assemble(progress_bar(run.records_completed, run.records_total_count, width=8), " ",
-                            (figures, "dim"))
+                            (figures, Tone.MUTED.style))
     error = (run.latest_error or "").splitlines()[0] if run.latest_error else ""
     return {
         "status": status_text(run.status),
         "interval": Text(interval),
         "records": records,
         "duration": Text(duration(took)),
-        "finished": Text(past_ago(run.finished_at, now)) if run.finished_at else Text("—", style="dim"),
+        "finished": Text(past_ago(run.finished_at, now)) if run.finished_at else Text("—", style=Tone.MUTED.style),
         "error": plain(error, Tone.ERROR_TEXT.style, limit=200),
-        "cursor": plain(run.cursor or "", "dim", limit=40),
+        "cursor": plain(run.cursor or "", Tone.MUTED.style, limit=40),
     }
 
 
