@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tui.status_look import use_no_color
+from tui.palette import use_no_color
 
 
 @pytest.fixture(autouse=True)

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from tests.pilot import settle
 from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
@@ -28,7 +29,6 @@ from tui.screens.editor import SurveyEditorScreen
 from tui.screens.export_modals import BackfillScreen, DeleteExportScreen, EditExportScreen
 from tui.screens.logs import LogsScreen
 from tui.screens.survey_preview import SurveyPreviewScreen
-from tui.tools.screenshots import settle
 from tui.widgets.live_table import LiveTable
 
 FROZEN_AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)

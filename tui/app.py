@@ -20,6 +20,7 @@ from textual.screen import Screen
 from tui.api.client import ApiClient
 from tui.clock import Clock, SystemClock
 from tui.config import Settings, remember_project
+from tui.palette import use_no_color
 from tui.paths import state_dir, stylesheets
 from tui.private_files import write_private
 from tui.render import clean
@@ -29,7 +30,6 @@ from tui.screens.key_guide import guide_for
 from tui.startup import FREEZE_AFTER_SECONDS, EarlyPoll, resume_collector
 from tui.state.server_time import ServerClock
 from tui.state.shared import SharedViewers
-from tui.status_look import use_no_color
 
 if TYPE_CHECKING:
     from concurrent.futures import Future

@@ -18,6 +18,8 @@ from typing import Any
 import humanize
 from rich.text import Text
 
+from tui.palette import Tone
+
 # ESC-introduced sequences (CSI, OSC, DCS, ...) first, so their parameters go too,
 # then any remaining C0/C1 control character except tab and newline.
 _ESCAPE_SEQUENCE = re.compile(
@@ -180,7 +182,8 @@ def short_count(value: int | None) -> str:
 def progress_bar(done: int | None, total: int | None, width: int = 10) -> Text:
     """``▇▇▇▇▁▁▁▁ 52%``: records completed of total as a bar that also reads without colour."""
     if not total or done is None:
-        return Text("—", style="dim")
+        return Text("—", style=Tone.MUTED.style)
     ratio = max(0.0, min(1.0, done / total))
     filled = round(ratio * width)
-    return Text.assemble(("█" * filled, "cyan"), ("░" * (width - filled), "dim"), f" {ratio:4.0%}")
+    return Text.assemble(("█" * filled, Tone.ACCENT.style), ("░" * (width - filled), Tone.MUTED.style),
+                         f" {ratio:4.0%}")

@@ -9,6 +9,7 @@ from typing import Any
 from textual.widgets import Static
 
 from tests.cache.conftest import sent
+from tests.pilot import settle
 from tui.api.cache import open_shared_cache
 from tui.api.cache_context import CACHE_FILE_NAME
 from tui.app import WatchdeckApp
@@ -17,7 +18,6 @@ from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.monitor import MonitorScreen
 from tui.state.shared import SharedViewers
-from tui.tools.screenshots import settle
 
 
 def make_app(handle: SandboxHandle) -> WatchdeckApp:

@@ -8,6 +8,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from tests.cache.conftest import sent
+from tests.pilot import settle
 from tui.api.cache import open_shared_cache
 from tui.api.cache_context import key_id
 from tui.app import WatchdeckApp
@@ -17,7 +18,6 @@ from tui.sandbox.runner import SandboxHandle
 from tui.state.budget import shared_stretch
 from tui.state.poller import Poller
 from tui.state.shared import SharedViewers
-from tui.tools.screenshots import settle
 
 
 def test_viewers_stretch_only_when_together_they_would_exceed_the_limit() -> None:

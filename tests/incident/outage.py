@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from tui.api.models import BackfillResult, BatchExport, BatchExportRun, Page
 from tui.clock import FrozenClock
+from tui.palette import use_no_color
 from tui.paths import stylesheets
 from tui.screens.incident_base import IncidentContext
 from tui.state.action_budget import ActionBudget
@@ -23,7 +24,6 @@ from tui.state.alert_book import AlertBook
 from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk
 from tui.state.journal import ActionJournal
-from tui.status_look import use_no_color
 
 from .runs import HOUR, NOW
 

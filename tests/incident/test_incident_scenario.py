@@ -19,7 +19,8 @@ import httpx
 import pytest
 from textual.widgets import DataTable
 
-from tests.monitor.conftest import FROZEN_AT, requests, settle
+from tests.monitor.conftest import FROZEN_AT, requests
+from tests.pilot import settle
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings

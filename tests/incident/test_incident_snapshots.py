@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
+from tui.palette import use_no_color
 from tui.screens.alerts import AlertsScreen
 from tui.screens.failure_groups import FailureGroupsScreen
 from tui.screens.repair import RepairScreen
 from tui.screens.timeline import TimelineScreen
-from tui.status_look import use_no_color
 
 from .outage import Host, context, outage_desk
 

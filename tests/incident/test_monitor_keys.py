@@ -11,7 +11,8 @@ import httpx
 import pytest
 from textual.widgets import DataTable, Input, Static
 
-from tests.monitor.conftest import FROZEN_AT, make_app, requests, select_export, settle
+from tests.monitor.conftest import FROZEN_AT, make_app, requests, select_export
+from tests.pilot import settle
 from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.alerts import AlertsScreen

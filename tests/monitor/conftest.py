@@ -14,10 +14,7 @@ from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.startup import EarlyPoll
-from tui.tools.screenshots import settle
 from tui.widgets.live_table import LiveTable
-
-__all__ = ["make_app", "requests", "select_export", "settle"]  # settle: the screenshot tool's, shared
 
 FROZEN_AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 

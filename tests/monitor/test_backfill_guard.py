@@ -8,7 +8,8 @@ import httpx
 import pytest
 from textual.widgets import Button, Input, Static
 
-from tests.monitor.conftest import make_app, requests, select_export, settle
+from tests.monitor.conftest import make_app, requests, select_export
+from tests.pilot import settle
 from tui.api.errors import WriteValidationError
 from tui.api.writes import MAX_BACKFILL_RUNS, check_backfill
 from tui.sandbox.runner import SandboxHandle

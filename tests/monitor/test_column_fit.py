@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from rich.text import Text
 
-from tests.monitor.conftest import make_app, select_export, settle
+from tests.monitor.conftest import make_app, select_export
+from tests.pilot import settle
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.monitor import STATUS_AGE, STATUS_POLL, STATUS_PROJECT, fit_status
 from tui.widgets.live_table import LiveTable, fit_columns

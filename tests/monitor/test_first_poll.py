@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 import tui.state.exports as exports_module
-from tests.monitor.conftest import FROZEN_AT, make_app, requests, settle
+from tests.monitor.conftest import FROZEN_AT, make_app, requests
+from tests.pilot import settle
 from tui.api.cache import open_shared_cache
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock

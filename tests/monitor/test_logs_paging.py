@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from textual.widgets import Log, Static
 
-from tests.monitor.conftest import FROZEN_AT, make_app, requests, select_export, settle
+from tests.monitor.conftest import FROZEN_AT, make_app, requests, select_export
+from tests.pilot import settle
 from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.logs import MAX_LINES, LogsScreen, kept_summary

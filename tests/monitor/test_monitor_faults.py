@@ -12,7 +12,8 @@ from typing import Any
 import httpx
 from textual.widgets import Log, Static
 
-from tests.monitor.conftest import FROZEN_AT, make_app, requests, settle
+from tests.monitor.conftest import FROZEN_AT, make_app, requests
+from tests.pilot import settle
 from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock

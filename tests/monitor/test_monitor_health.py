@@ -8,8 +8,9 @@ from typing import Any
 
 import httpx
 
-from tests.monitor.conftest import FROZEN_AT, make_app, requests, settle
+from tests.monitor.conftest import FROZEN_AT, make_app, requests
 from tests.monitor.test_monitor_faults import add_fault, exports_table, status_line
+from tests.pilot import settle
 from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock

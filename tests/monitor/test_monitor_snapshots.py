@@ -12,7 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.monitor.conftest import make_app, select_export, settle
+from tests.monitor.conftest import make_app, select_export
+from tests.pilot import settle
 from tui.app import WatchdeckApp
 from tui.sandbox.runner import SandboxHandle
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from tests.monitor.conftest import make_app, settle
+from tests.monitor.conftest import make_app
+from tests.pilot import settle
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.monitor import MonitorScreen
 from tui.widgets.live_table import LiveTable

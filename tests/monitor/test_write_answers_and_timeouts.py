@@ -15,7 +15,8 @@ from typing import Any
 import httpx
 from textual.widgets import Input, Static
 
-from tests.monitor.conftest import FROZEN_AT, make_app, requests, select_export, settle
+from tests.monitor.conftest import FROZEN_AT, make_app, requests, select_export
+from tests.pilot import settle
 from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock

@@ -18,7 +18,8 @@ from textual.worker import WorkerFailed
 
 import tui.screens
 import tui.widgets
-from tests.monitor.conftest import make_app, settle
+from tests.monitor.conftest import make_app
+from tests.pilot import settle
 from tui.crashlog import crash_log_path
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.base import WatchdeckModal, WatchdeckScreen

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
@@ -48,20 +47,6 @@ def make_app(handle: Any, clock: FrozenClock, *, read_only: bool = False, projec
     settings = Settings(base_url=base_url or handle.base_url, api_key=api_key or handle.api_key,
                         project_ids=[project_id or handle.project_id], read_only=read_only)
     return WatchdeckApp(settings, clock=clock, start_mode="surveys")
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Wait until every worker finished, a throttled footer refresh happened, and the screen repainted
-    (deterministic assertions and snapshots)."""
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    for _ in range(40):
-        if not getattr(pilot.app.screen, "footer_pending", False):
-            break
-        await pilot.pause(0.05)
-    await pilot.pause()
 
 
 def survey_writes(handle: Any) -> list[dict[str, Any]]:

@@ -7,7 +7,8 @@ from typing import Any
 
 from textual.widgets import Checkbox, DataTable, Input, Static
 
-from tests.surveys.conftest import make_app, requests_to, sandbox_options, settle, survey_writes
+from tests.pilot import settle
+from tests.surveys.conftest import make_app, requests_to, sandbox_options, survey_writes
 from tui.api.models import SurveyStatus
 from tui.api.writes import iso
 from tui.clock import FrozenClock

@@ -8,7 +8,8 @@ from typing import Any
 import httpx
 from textual.widgets import Input, Select
 
-from tests.surveys.conftest import make_app, settle, survey_writes
+from tests.pilot import settle
+from tests.surveys.conftest import make_app, survey_writes
 from tui.api.client import ApiClient
 from tui.clock import FrozenClock
 from tui.screens.editor import SurveyEditorScreen

@@ -9,7 +9,8 @@ from typing import Any
 
 from textual.widgets import Input, Static
 
-from tests.surveys.conftest import make_app, settle, survey_writes
+from tests.pilot import settle
+from tests.surveys.conftest import make_app, survey_writes
 from tests.surveys.test_browser import browser, select_status
 from tui.api.models import ResponseSummary, SurveyStatus
 from tui.clock import FrozenClock

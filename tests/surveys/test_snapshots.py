@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.surveys.conftest import make_app, sandbox_options, settle
+from tests.pilot import settle
+from tests.surveys.conftest import make_app, sandbox_options
 from tui.clock import FrozenClock
 from tui.sandbox.runner import start_sandbox
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from tests.surveys.conftest import make_app, settle
+from tests.pilot import settle
+from tests.surveys.conftest import make_app
 from tui.clock import FrozenClock
 
 SIZES = [(80, 24), (160, 48)]

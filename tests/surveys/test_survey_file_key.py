@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.surveys.conftest import make_app, settle, survey_writes
+from tests.pilot import settle
+from tests.surveys.conftest import make_app, survey_writes
 from tests.surveys.test_browser import browser
 from tui.clock import FrozenClock
 from tui.screens.survey_file_edit import SurveyDiffScreen

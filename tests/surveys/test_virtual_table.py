@@ -10,7 +10,7 @@ from rich.style import Style
 from textual.app import App, ComposeResult
 
 from tui.api.models import SurveyStatus
-from tui.widgets.survey_table import STATUS_CLASSES, STATUS_STYLES, SurveyTable
+from tui.widgets.survey_table import STATUS_CLASSES, SurveyTable, status_style
 from tui.widgets.virtual_table import Column, Row, VirtualTable, fit, make_row
 
 COLUMNS = (Column("name", "Name", 12), Column("n", "N", 4, "right"))
@@ -184,13 +184,13 @@ def test_rows_are_plain_tuples_the_collector_stops_tracking() -> None:
 
 
 async def test_survey_status_looks_match_the_detail_pane() -> None:
-    """The list styles statuses from surveys.tcss, the detail pane from STATUS_STYLES: they must agree."""
+    """The list styles statuses from surveys.tcss, the detail pane from the palette: they must agree (in colour)."""
     table = SurveyTable()
     app = Host(table)
     async with app.run_test(size=SIZE):
         for status in SurveyStatus:
             look = table.get_component_rich_style(STATUS_CLASSES[status], partial=True)
-            expected = Style.parse(STATUS_STYLES[status])
+            expected = Style.parse(status_style(status))
             assert (look.color.number if look.color else None) == (expected.color.number if expected.color else None)
             assert (look.bold, look.dim, look.italic) == (expected.bold, expected.dim, expected.italic), status
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from tests.monitor.conftest import FROZEN_AT, make_app, select_export, settle
+from tests.monitor.conftest import FROZEN_AT, make_app, select_export
+from tests.pilot import settle
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from textual.widgets._footer import FooterKey
 
-from tests.monitor.conftest import make_app, settle
+from tests.monitor.conftest import make_app
+from tests.pilot import settle
 from tui.sandbox.runner import SandboxHandle
 from tui.widgets.footer import LeakFreeFooter
 

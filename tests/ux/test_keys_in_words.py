@@ -9,7 +9,8 @@ from rich.console import Group
 from rich.table import Table
 from textual.widgets import Static
 
-from tests.monitor.conftest import make_app, settle
+from tests.monitor.conftest import make_app
+from tests.pilot import settle
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.help import HelpScreen
 

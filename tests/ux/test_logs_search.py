@@ -5,7 +5,8 @@ from __future__ import annotations
 from rich.style import Style
 from textual.widgets import Log, Static
 
-from tests.monitor.conftest import make_app, requests, select_export, settle
+from tests.monitor.conftest import make_app, requests, select_export
+from tests.pilot import settle
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.logs import LevelHighlighter, LogsScreen
 

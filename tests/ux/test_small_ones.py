@@ -9,7 +9,8 @@ from pathlib import Path
 
 from textual.widgets import Input, OptionList
 
-from tests.monitor.conftest import make_app, requests, select_export, settle
+from tests.monitor.conftest import make_app, requests, select_export
+from tests.pilot import settle
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.export_modals import BackfillScreen, EditExportScreen
 

@@ -10,10 +10,12 @@ from rich.style import Style
 from rich.table import Table
 from textual.widgets import Static
 
-from tests.monitor.conftest import make_app, select_export, settle
+from tests.monitor.conftest import make_app, select_export
+from tests.pilot import settle
+from tui.palette import Tone, use_no_color
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.help import HelpScreen
-from tui.status_look import LOOKS, UNKNOWN, Tone, legend, status_strip, status_text, tone_style, use_no_color
+from tui.status_look import LOOKS, UNKNOWN, legend, status_strip, status_text
 
 SnapCompare = Any
 
@@ -44,7 +46,7 @@ def test_continued_has_its_own_look_in_both_modes() -> None:
     continued = LOOKS["ContinuedAsNew"]
     for mode in (False, True):
         use_no_color(mode)
-        assert continued.style != tone_style(Tone.FAILURE)
+        assert continued.style != Tone.FAILURE.style
         assert continued.style != LOOKS["Failed"].style
     use_no_color(False)
 

@@ -17,14 +17,14 @@ from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 
+from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import plain
 from tui.screens.incident_base import WHEN_WIDTH, IncidentContext, IncidentScreen, set_columns, when
 from tui.state.alert_book import Alert, AlertKind
-from tui.status_look import Tone, tone_style
 from tui.widgets.footer import LeakFreeFooter
 
-# The tone of each kind; the style comes from status_look, so "failing" looks like a failed run in both modes
+# The tone of each kind; the style comes from the palette, so "failing" looks like a failed run in both modes
 # (bold red, or reversed under NO_COLOR where red would turn a faint grey).
 KIND_TONE: dict[str, Tone] = {
     AlertKind.FAILING: Tone.FAILURE,
@@ -36,7 +36,7 @@ KIND_TONE: dict[str, Tone] = {
 def kind_style(kind: str) -> str:
     """The style of an alert kind in the current mode (a stopped export is plain bold in both)."""
     tone = KIND_TONE.get(kind)
-    return tone_style(tone) if tone is not None else "bold"
+    return tone.style if tone is not None else "bold"
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
         open_alerts = book.open_alerts
         count = len(open_alerts)
         title = Text.assemble(("Alerts", "bold"), f" · {count} open" if count else " · none open",
-                              ("   enter: go to the export", "dim"))
+                              ("   enter: go to the export", Tone.MUTED.style))
         self.query_one("#alerts-title", Static).update(title)
         # A few dozen rows at most: rebuilt whole, the cursor kept on the same alert where it still is open.
         table = self.query_one("#alerts-open", DataTable)
@@ -112,15 +112,16 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
         elif table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
         if not open_alerts:
-            table.add_row(Text("none", style="dim"), *[Text("")] * (len(table.columns) - 1), key="none")
+            table.add_row(Text("none", style=Tone.MUTED.style), *[Text("")] * (len(table.columns) - 1), key="none")
         history = self.query_one("#alerts-history", DataTable)
         history.clear()
         self.query_one("#alerts-history-title", Static).update(
-            Text.assemble(("History", "bold"), f" · {len(book.history)} this session", ("  (journaled)", "dim")))
+            Text.assemble(("History", "bold"), f" · {len(book.history)} this session",
+                          ("  (journaled)", Tone.MUTED.style)))
         for alert in book.history[:200]:
             moment = alert.resolved_at or alert.acknowledged_at
-            history.add_row(Text("resolved" if alert.resolved_at else "acked", style="green" if alert.resolved_at
-                                 else "dim"),
+            history.add_row(Text("resolved" if alert.resolved_at else "acked",
+                                 style=Tone.DONE.style if alert.resolved_at else Tone.MUTED.style),
                             Text(str(alert.kind), style=kind_style(alert.kind)),
                             plain(alert.export_name, limit=60), when(moment, now), plain(alert.detail, limit=200))
         self.refresh_bindings()
@@ -128,7 +129,7 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
     @staticmethod
     def _open_cells(alert: Alert, now: datetime) -> list[Text]:
         return [Text(str(alert.kind), style=kind_style(alert.kind)), plain(alert.export_name, limit=60),
-                plain(alert.project_id, "dim"), when(alert.since, now), plain(alert.detail, limit=200)]
+                plain(alert.project_id, Tone.MUTED.style), when(alert.since, now), plain(alert.detail, limit=200)]
 
     def _highlighted(self) -> Alert | None:
         try:

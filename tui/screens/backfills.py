@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportBackfill
+from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import ago, plain, progress_bar
 from tui.screens.base import WatchdeckScreen
@@ -36,13 +37,13 @@ def progress_cells(backfill: BatchExportBackfill) -> Text:
     """``███░░ 60% 3/5 runs`` while running; the bar alone when the server sends only a fraction."""
     progress = backfill.progress
     if progress is None:
-        return Text("—", style="dim")
+        return Text("—", style=Tone.MUTED.style)
     if progress.total_runs:
         done = progress.finished_runs or 0
         return Text.assemble(progress_bar(done, progress.total_runs, width=8), f" {done}/{progress.total_runs} runs")
     if progress.progress is not None:
         return progress_bar(round(progress.progress * 100), 100, width=8)
-    return Text("—", style="dim")
+    return Text("—", style=Tone.MUTED.style)
 
 
 class BackfillsScreen(WatchdeckScreen[None]):
@@ -79,8 +80,8 @@ class BackfillsScreen(WatchdeckScreen[None]):
     def _title(self, note: str = "") -> None:
         title = Text.assemble(("Backfills of ", "bold"), plain(self.export.name, "bold", limit=60))
         if note:
-            title.append(f" · {note}", "dim")
-        title.append("   c: cancel · ctrl+r: refresh · B: close", "dim")
+            title.append(f" · {note}", Tone.MUTED.style)
+        title.append("   c: cancel · ctrl+r: refresh · B: close", Tone.MUTED.style)
         self.query_one("#backfills-title", Static).update(title)
 
     def action_reload(self) -> None:
@@ -97,7 +98,8 @@ class BackfillsScreen(WatchdeckScreen[None]):
             self.dismiss(None)
             return
         except ApiError as err:
-            self.query_one("#backfills-status", Static).update(plain(f"Could not load backfills: {err}", "red"))
+            self.query_one("#backfills-status", Static).update(
+                plain(f"Could not load backfills: {err}", Tone.ERROR_TEXT.style))
             self._title("not loaded")
             return
         self.backfills = list(page.results)
@@ -119,7 +121,8 @@ class BackfillsScreen(WatchdeckScreen[None]):
         running = sum(1 for b in self.backfills if b.is_in_progress)
         self._title(f"{len(self.backfills)} shown, {running} running" if self.backfills else "none")
         if not self.backfills:
-            self.query_one("#backfills-status", Static).update(Text("No backfills for this export.", style="dim"))
+            self.query_one("#backfills-status", Static).update(
+                Text("No backfills for this export.", style=Tone.MUTED.style))
         self.refresh_bindings()
 
     def highlighted(self) -> BatchExportBackfill | None:
@@ -161,13 +164,13 @@ class BackfillsScreen(WatchdeckScreen[None]):
         try:
             await api.cancel_backfill(self.export.export_id, backfill.id)
         except (NotFound, MethodNotAllowed):
-            status.update(Text("This server cannot cancel backfills: nothing was changed.", style="yellow"))
+            status.update(Text("This server cannot cancel backfills: nothing was changed.", style=Tone.NOTE.style))
             result = "not supported"
         except ApiError as err:
-            status.update(plain(f"Cancel failed: {err}", "red"))
+            status.update(plain(f"Cancel failed: {err}", Tone.ERROR_TEXT.style))
             result = f"error: {err}"
         else:
-            status.update(Text("Backfill cancelled.", style="green"))
+            status.update(Text("Backfill cancelled.", style=Tone.DONE.style))
             result = "ok"
             self.action_reload()
         self.context.journal.append(JournalEntry(

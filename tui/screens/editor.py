@@ -30,6 +30,7 @@ from textual.widgets.option_list import Option
 
 from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
 from tui.api.models import Survey
+from tui.palette import Tone
 from tui.paths import data_dir, stylesheets
 from tui.render import ago, clean, plain
 from tui.screens.base import WatchdeckScreen, app_handle
@@ -62,7 +63,7 @@ MUTATING = frozenset({"save", "add", "duplicate", "delete", "move"})
 
 def _line(label: Text, bad: bool) -> Text:
     """One list line: a ``!`` first when the item has problems, cut with an ellipsis, never wrapped."""
-    line = Text.assemble(("! " if bad else "  ", "bold red"), label)
+    line = Text.assemble(("! " if bad else "  ", Tone.ERROR.style), label)
     line.no_wrap = True
     line.overflow = "ellipsis"
     return line
@@ -191,7 +192,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         survey_bad = any(question_path(p) is None and p != "questions" for p in problems)
         options = [Option(_line(Text("Survey settings", "bold"), survey_bad), id=SETTINGS)]
         for i, q in enumerate(self.draft.questions):
-            label = Text.assemble(f"{i + 1:>2}. ", (f"{KIND_TAGS.get(q.kind, '?'):<4} ", "dim"),
+            label = Text.assemble(f"{i + 1:>2}. ", (f"{KIND_TAGS.get(q.kind, '?'):<4} ", Tone.MUTED.style),
                                   plain(q.text or "(untitled)", limit=80))
             options.append(Option(_line(label, i in bad_questions), id=q.key))
         items = self.query_one("#editor-items", OptionList)
@@ -299,19 +300,19 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         if self.saving:
             summary.append("Saving…", "bold")
         elif self.refused:
-            summary.append(self.refused, "bold red")
+            summary.append(self.refused, Tone.ERROR.style)
         elif self.last_error:
-            summary.append("Not saved: ", "bold red")
+            summary.append("Not saved: ", Tone.ERROR.style)
             summary.append(clean(self.last_error))
         elif problems:
             path, message = next(iter(problems.items()))
-            summary.append(f"{len(problems)} problem{'s' if len(problems) != 1 else ''}", "bold red")
+            summary.append(f"{len(problems)} problem{'s' if len(problems) != 1 else ''}", Tone.ERROR.style)
             summary.append(f" · {describe_path(path)}: ")
             summary.append(clean(message))
         elif dirty:
             summary.append("Unsaved changes · ctrl+s saves · escape leaves")
         else:
-            summary.append("No changes", "dim")
+            summary.append("No changes", Tone.MUTED.style)
         self.query_one("#editor-summary", Static).update(summary)
 
     # ------------------------------------------------------------------ actions

@@ -10,6 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.screens.base import WatchdeckModal
 from tui.state.survey_draft import QUESTION_KINDS
@@ -26,7 +27,7 @@ class KindPickerScreen(WatchdeckModal[str | None]):
         with Vertical(id="kind-dialog", classes="dialog"):
             yield Static(Text("Add a question", style="bold"), classes="dialog-title")
             yield OptionList(*[Option(Text(label), id=kind) for kind, label in QUESTION_KINDS.items()], id="kind-list")
-            yield Static(Text("enter: add · escape: cancel", style="dim"))
+            yield Static(Text("enter: add · escape: cancel", style=Tone.MUTED.style))
 
     def on_mount(self) -> None:
         self.query_one("#kind-list", OptionList).focus()

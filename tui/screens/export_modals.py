@@ -22,12 +22,13 @@ from textual.widgets import Button, Input, Label, Select, Static, Switch, TextAr
 from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
 from tui.api.models import BatchExport, BatchExportRun, Interval
 from tui.api.writes import check_backfill, check_export_write, count_backfill_runs, iso, parse_datetime
+from tui.palette import Tone
 from tui.render import clean, editable, plain
 from tui.screens.base import WatchdeckModal
 from tui.state.exports import WatchedExport
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 from tui.state.secrets import is_secret_key
-from tui.status_look import error_text_style, status_text
+from tui.status_look import status_text
 from tui.widgets.cleaned_note import CleanedNote
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"
@@ -273,7 +274,7 @@ class DeleteExportScreen(WatchdeckModal[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="delete-dialog"):
-            yield Static(Text("Delete export", style="bold red"), classes="dialog-title")
+            yield Static(Text("Delete export", style=Tone.ERROR.style), classes="dialog-title")
             yield Static(Text.assemble("This deletes ", plain(self._expected, "bold"),
                                        " and stops its runs. It cannot be undone.\nType the export's name to confirm."))
             yield Input(id="delete-name", placeholder=self._expected)
@@ -317,11 +318,11 @@ class RunErrorScreen(WatchdeckModal[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide", id="run-error-dialog"):
-            yield Static(Text.assemble(("Run ", "bold"), plain(self.run.id, "dim"), " · ",
+            yield Static(Text.assemble(("Run ", "bold"), plain(self.run.id, Tone.MUTED.style), " · ",
                                        status_text(self.run.status)),
                          classes="dialog-title")
             with VerticalScroll(id="run-error-body"):
-                yield Static(plain(self.run.latest_error or "(no error)", error_text_style(), oneline=False,
+                yield Static(plain(self.run.latest_error or "(no error)", Tone.ERROR_TEXT.style, oneline=False,
                                    limit=50000))
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close", id="run-error-close", variant="primary")

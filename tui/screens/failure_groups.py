@@ -18,11 +18,11 @@ from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 
+from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen, set_columns
 from tui.state.failure_groups import FailureGroup, clock_time
-from tui.status_look import Tone, error_text_style, tone_style
 from tui.widgets.footer import LeakFreeFooter
 
 
@@ -78,12 +78,12 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
         title = Text.assemble(("Failure groups", "bold"),
                               f" · {len(groups)} group{'s' if len(groups) != 1 else ''}, {runs} failed runs"
                               if groups else " · no failing runs",
-                              ("   enter: show these exports in the table", "dim"))
+                              ("   enter: show these exports in the table", Tone.MUTED.style))
         self.query_one("#groups-title", Static).update(title)
         table = self.query_one("#groups-table", DataTable)
         table.clear()
         for group in groups:
-            table.add_row(Text(str(group.run_count), style=tone_style(Tone.FAILURE)), Text(str(group.export_count)),
+            table.add_row(Text(str(group.run_count), style=Tone.FAILURE.style), Text(str(group.export_count)),
                           Text(clock_time(group.first, today) if group.first else "—"),
                           Text(clock_time(group.last, today) if group.last else "—"),
                           plain(group.signature, limit=200), key=group.signature)
@@ -116,11 +116,11 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
         group = self.highlighted()
         if group is None:
             detail.update(Text("Nothing is failing: every interval's latest attempt completed, runs, or was "
-                               "cancelled.", style="dim"))
+                               "cancelled.", style=Tone.MUTED.style))
             return
         names = [self.desk.name_of(key) for key in group.export_keys]
         lines = Text.assemble((group.summary(self.context.now().date()), "bold"), "\n", ("Sample error: ", "bold"),
-                              plain(group.sample_error, error_text_style(), oneline=False, limit=600), "\n",
+                              plain(group.sample_error, Tone.ERROR_TEXT.style, oneline=False, limit=600), "\n",
                               ("Exports: ", "bold"))
         for index, name in enumerate(names[:20]):
             if index:

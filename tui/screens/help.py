@@ -19,6 +19,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tui.palette import Tone
 from tui.screens.base import WatchdeckModal
 from tui.screens.key_guide import KeyGuide, guide_for
 from tui.status_look import legend
@@ -77,12 +78,12 @@ def keys_table(screen: Screen[object]) -> Group:
         if not rows:
             continue
         table = Table.grid(padding=(0, 2))
-        table.add_column(justify="right", style="bold cyan", no_wrap=True, min_width=6)
+        table.add_column(justify="right", style=Tone.KEY.style, no_wrap=True, min_width=6)
         table.add_column(no_wrap=True)
         table.add_column(ratio=1)
         for key, guide, enabled in rows:
-            table.add_row(Text(key), Text(guide.title, style="" if enabled else "dim"),
-                          Text(guide.sentence, style="dim"))
+            table.add_row(Text(key), Text(guide.title, style="" if enabled else Tone.MUTED.style),
+                          Text(guide.sentence, style=Tone.MUTED.style))
         parts.extend([Text(group, style="bold underline"), table, Text("")])
     return Group(*parts)
 
@@ -116,7 +117,7 @@ class HelpScreen(WatchdeckModal[None]):
                 yield Static(keys_table(self._for), id="help-keys")
                 yield Static(status_legend_table(), id="help-legend")
                 yield Static(Text("Dimmed keys do not apply to the current selection. ctrl+p opens the command "
-                                  "palette with every action.", style="dim"))
+                                  "palette with every action.", style=Tone.MUTED.style))
 
     def action_close(self) -> None:
         self.dismiss(None)

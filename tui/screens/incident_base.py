@@ -17,6 +17,7 @@ from textual.widgets import DataTable
 
 from tui.api.client import ApiClient
 from tui.clock import Clock
+from tui.palette import Tone
 from tui.render import coarse_duration
 from tui.screens.base import WatchdeckScreen
 from tui.state.action_budget import ActionBudget
@@ -48,9 +49,9 @@ WHEN_WIDTH = 17
 def when(moment: datetime | None, now: datetime) -> Text:
     """``09:10 (2h05m ago)``: the clock time on-call says out loud, and how long ago."""
     if moment is None:
-        return Text("—", style="dim")
+        return Text("—", style=Tone.MUTED.style)
     return Text.assemble(f"{moment:%H:%M}",
-                         (f" ({coarse_duration(max(0.0, (now - moment).total_seconds()))} ago)", "dim"))
+                         (f" ({coarse_duration(max(0.0, (now - moment).total_seconds()))} ago)", Tone.MUTED.style))
 
 
 def set_columns(table: DataTable[Any], columns: Sequence[tuple[str, str, int | None]], total_width: int) -> None:

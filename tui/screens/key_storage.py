@@ -19,6 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
 from tui.config import profile_block
+from tui.palette import Tone
 from tui.render import plain
 from tui.screens.base import WatchdeckModal
 
@@ -68,7 +69,7 @@ class KeyStorageScreen(WatchdeckModal[str | None]):
                                        " (readable by you only: mode 0600)"))
             yield Static(Text.assemble(("s  ", "bold"), "nowhere: this session only"))
             yield Static(plain(key_command_hint(self._profile, self._path), oneline=False), id="key-storage-hint")
-            yield Static(Text("esc goes back to the form.", style="dim"))
+            yield Static(Text("esc goes back to the form.", style=Tone.MUTED.style))
             with Horizontal(classes="dialog-buttons"):
                 if self._keyring:
                     yield Button("Keyring (k)", id="keystore-keyring", compact=True)

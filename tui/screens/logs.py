@@ -30,10 +30,10 @@ from textual.widgets import Input, Log, Static
 
 from tui.api.errors import ApiError, LogsUnavailable, MethodNotAllowed, NotFound, ServerError
 from tui.api.models import BatchExportRun, LogEntry
+from tui.palette import Tone
 from tui.render import clean, plain
 from tui.screens.base import WatchdeckScreen
 from tui.state.exports import WatchedExport
-from tui.status_look import Tone, tone_style
 from tui.widgets.footer import LeakFreeFooter
 
 MAX_LINES = 5000
@@ -47,7 +47,7 @@ class LevelHighlighter(Highlighter):
     """Colours the level word of each line (and nothing from the message itself)."""
 
     _LEVEL = re.compile(r"^\S+ \S+ (DEBUG|INFO|LOG|WARN(?:ING)?|ERROR)\b")
-    # Asked of status_look at each line, not fixed at import: NO_COLOR is known only once the app starts, and
+    # Asked of the palette at each line, not fixed at import: NO_COLOR is known only once the app starts, and
     # there an ERROR in red would be a faint grey (reversed instead) and a WARN in yellow an unremarkable one.
     _TONES: ClassVar[dict[str, Tone]] = {
         "INFO": Tone.STARTING, "LOG": Tone.STARTING, "WARN": Tone.WARNING, "WARNING": Tone.WARNING,
@@ -60,9 +60,9 @@ class LevelHighlighter(Highlighter):
     def highlight(self, text: Text) -> None:
         match = self._LEVEL.match(text.plain)
         if match:
-            text.stylize("dim", 0, match.start(1))
+            text.stylize(Tone.MUTED.style, 0, match.start(1))
             tone = self._TONES.get(match.group(1))
-            text.stylize(tone_style(tone) if tone is not None else "dim", match.start(1), match.end(1))
+            text.stylize(tone.style if tone is not None else Tone.MUTED.style, match.start(1), match.end(1))
         if self.needle:
             text.highlight_regex(re.compile(re.escape(self.needle), re.IGNORECASE), "bold reverse")
 
@@ -140,18 +140,18 @@ class LogsScreen(WatchdeckScreen[None]):
         what = Text.assemble(("Logs · ", "bold"), plain(self.watched.export.name, "bold"))
         if self.run is not None:
             what.append(" · run ")
-            what.append(plain(self.run.id[:12], "dim"))
+            what.append(plain(self.run.id[:12], Tone.MUTED.style))
             if self._use_window:
-                what.append(" (export logs in the run's time window)", style="yellow")
-        what.append(f"   level {self.level}", style="cyan")
+                what.append(" (export logs in the run's time window)", style=Tone.NOTE.style)
+        what.append(f"   level {self.level}", style=Tone.ACCENT.style)
         if self._search:
             what.append(" · search ")
-            what.append(plain(self._search, "cyan", limit=40))
+            what.append(plain(self._search, Tone.ACCENT.style, limit=40))
         if self.follow:
-            what.append("   FOLLOW", style="bold green")
+            what.append("   FOLLOW", style=Tone.LIVE.style)
         else:
-            what.append("   PAUSED", style="bold yellow")
-            what.append(" (end follows again)", style="dim")
+            what.append("   PAUSED", style=Tone.WARNING.style)
+            what.append(" (end follows again)", style=Tone.MUTED.style)
         self.query_one("#logs-title", Static).update(what)
 
     def _status(self, message: str, style: str = "") -> None:
@@ -196,7 +196,7 @@ class LogsScreen(WatchdeckScreen[None]):
         """Newest page first, then older pages backwards until MAX_LINES or the start."""
         if self._unavailable:
             return
-        self._status("loading…", "dim")
+        self._status("loading…", Tone.MUTED.style)
         collected: list[LogEntry] = []
         before: datetime | None = None
         try:
@@ -212,14 +212,14 @@ class LogsScreen(WatchdeckScreen[None]):
                 before = oldest
         except LogsUnavailable as err:
             self._unavailable = True
-            self._status(f"{err} Logs are shown in the web app; watchdeck stops asking.", "bold yellow")
+            self._status(f"{err} Logs are shown in the web app; watchdeck stops asking.", Tone.WARNING.style)
             return
         except ApiError as err:
-            self._status(clean(str(err), limit=300), tone_style(Tone.FAILURE))
+            self._status(clean(str(err), limit=300), Tone.FAILURE.style)
             self._arm()
             return
         self._write(reversed(collected[:MAX_LINES]))  # newest first: the Log would drop the rest anyway
-        self._status(kept_summary(len(collected), MAX_LINES) + self._paging_note(), "dim")
+        self._status(kept_summary(len(collected), MAX_LINES) + self._paging_note(), Tone.MUTED.style)
         self._arm()
 
     def _server_ignores_paging(self) -> None:
@@ -260,10 +260,10 @@ class LogsScreen(WatchdeckScreen[None]):
             entries = await self._fetch(self._newest, None, PAGE)
         except LogsUnavailable as err:
             self._unavailable = True
-            self._status(str(err), "bold yellow")
+            self._status(str(err), Tone.WARNING.style)
             return
         except ApiError as err:
-            self._status(f"follow: {clean(str(err), limit=200)}", tone_style(Tone.FAILURE))
+            self._status(f"follow: {clean(str(err), limit=200)}", Tone.FAILURE.style)
         else:
             newest = self._newest
             fresh = [e for e in entries if newest is None or (e.timestamp and e.timestamp > newest)]
@@ -272,7 +272,7 @@ class LogsScreen(WatchdeckScreen[None]):
                                                                   for e in entries)):
                 self._server_ignores_paging()
             self._write(reversed(fresh))
-            self._status(kept_summary(self.lines_written, MAX_LINES) + self._paging_note(), "dim")
+            self._status(kept_summary(self.lines_written, MAX_LINES) + self._paging_note(), Tone.MUTED.style)
         finally:
             self._arm()
 

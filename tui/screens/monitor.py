@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import ClassVar
@@ -31,6 +30,7 @@ from textual.worker import Worker, WorkerError
 from tui.api.cache_context import bypass_cache
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, ProjectNotFound
 from tui.api.models import BatchExportRun
+from tui.palette import Tone
 from tui.render import clean, plain
 from tui.screens.monitor_actions import BoardChanged, ExportActions, PollWanted
 from tui.screens.monitor_incident import INCIDENT_ACTIONS, IncidentKeys
@@ -43,7 +43,6 @@ from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
 from tui.state.project_names import fetch_project_label
 from tui.state.run_list import RunPages
-from tui.status_look import Tone, tone_style
 from tui.widgets.export_cells import (
     EXPORT_COLUMNS,
     EXPORT_GROW,
@@ -71,11 +70,12 @@ RUNS_SETTLE_SECONDS = 0.15
 FIRST_FRAME_WAIT_SECONDS = 0.5
 NARROW_NAME_WIDTH = 24
 SECTION_PREFIX = "section:"
-FRESHNESS_STYLE = {
-    Freshness.CONNECTING: ("◌", "bold"),
-    Freshness.LIVE: ("●", "bold green"),
-    Freshness.STALE: ("▲", "bold black on yellow"),
-    Freshness.OFFLINE: ("✖", "bold white on red"),
+# The badge of each freshness: a symbol (it reads without colour) and a tone; connecting is bold in both modes.
+FRESHNESS_LOOK: dict[Freshness, tuple[str, Tone | None]] = {
+    Freshness.CONNECTING: ("◌", None),
+    Freshness.LIVE: ("●", Tone.LIVE),
+    Freshness.STALE: ("▲", Tone.STALE),
+    Freshness.OFFLINE: ("✖", Tone.OFFLINE),
 }
 
 # What the status line drops first when it does not fit (fit_status): the counts, failures, alerts and
@@ -143,7 +143,6 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self.board = ExportBoard()
         self._cells: dict[str, dict[str, Text]] = {}
         self._timer: Timer | None = None
-        self._runs_timer: Timer | None = None
         self._runs_bypass_next = False  # ctrl+r: the next runs load asks the server, not the shared cache
         self._last_title = ""
         self._run_cells: dict[str, dict[str, Text]] = {}
@@ -151,7 +150,6 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._export_columns: list[tuple[str, str, int | None]] = []
         self._run_columns: list[tuple[str, str, int | None]] = []
         self._runs_table_owner: str | None = None
-        self.last_apply_seconds = 0.0
         self._project_labels: dict[str, str] = {}
         self._project_labels_asked = False
         self._runs_view = RunsView()
@@ -315,7 +313,6 @@ class MonitorScreen(ExportActions, IncidentKeys):
         """Draw the board's rows: only the rows it says changed are rebuilt, only changed cells handed over."""
         if self.board.snapshot is None:
             return
-        started = time.perf_counter()
         table = self.query_one("#exports", LiveTable)
         diff = self.board.rows(now)
         rows: list[tuple[str, dict[str, Text]]] = []
@@ -354,7 +351,6 @@ class MonitorScreen(ExportActions, IncidentKeys):
         if table.row_count and self.board.selected_key is None:
             self._select_row(table)
         self._render_selected(now)
-        self.last_apply_seconds = time.perf_counter() - started
 
     def _section_row(self, project_id: str) -> tuple[str, dict[str, Text]]:
         """With several projects, a row naming each project above its exports (no export: no keys act on it)."""
@@ -440,25 +436,22 @@ class MonitorScreen(ExportActions, IncidentKeys):
         known = {run.id for run in runs}
         return runs + [run for run in pages.runs if run.id not in known]
 
-    @property
-    def runs_load_pending(self) -> bool:
-        """The selected export's run history is about to be asked for (tests and screenshots wait for it)."""
-        return self._runs_timer is not None
-
-    def _schedule_runs_load(self) -> None:
+    @work(group="monitor-runs-rest", exclusive=True, exit_on_error=False)
+    async def _schedule_runs_load(self) -> None:
         """Ask for the selected export's run history once the cursor rests and the frame is painted.
 
-        Holding a key through 200 rows asks once, not 200 times; after a poll, the new rows are on
-        screen before the request (the first of a session also loads httpx's transport, ~30 ms).
-        Meanwhile the runs shown are the export's own ``latest_runs``.
+        Holding a key through 200 rows asks once, not 200 times (each move cancels the wait before
+        it); after a poll, the new rows are on screen before the request (the first of a session also
+        loads httpx's transport, ~30 ms). Meanwhile the runs shown are the export's own ``latest_runs``.
+        The wait is a worker rather than a timer so that a load about to start counts as work in
+        progress for whoever waits for the app to finish its work (``make screenshots``, the tests),
+        and ends with the screen like any worker. A load already asking goes on until the next one starts.
         """
-        if self._runs_timer is not None:
-            self._runs_timer.stop()
-        self._runs_timer = self.set_timer(RUNS_SETTLE_SECONDS, self._load_selected_runs)
+        await asyncio.sleep(RUNS_SETTLE_SECONDS)
+        self._load_selected_runs()
 
     @work(group="monitor-runs", exclusive=True, exit_on_error=False)
     async def _load_selected_runs(self) -> None:
-        self._runs_timer = None
         await self._poll_selected_runs()
 
     async def _poll_selected_runs(self) -> None:
@@ -499,7 +492,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         if watched is None:
             runs_table.clear()
             self._details_text = None
-            details.update(Text("No export selected.", style="dim"))
+            details.update(Text("No export selected.", style=Tone.MUTED.style))
             return
         runs = self._runs_shown(watched.key)
         rows = run_rows(runs, self._runs_view, now)
@@ -555,7 +548,8 @@ class MonitorScreen(ExportActions, IncidentKeys):
         if poller is None:
             return
         state = poller.freshness()
-        symbol, style = FRESHNESS_STYLE[state]
+        symbol, tone = FRESHNESS_LOOK[state]
+        style = tone.style if tone is not None else "bold"
         age = poller.age()
         # (priority, text, style): the lower the number, the longer it stays on a narrow line (fit_status).
         badges: list[tuple[int, str, str]] = [(0, f" {symbol} {state.value} ", style)]
@@ -563,26 +557,26 @@ class MonitorScreen(ExportActions, IncidentKeys):
         if label:
             badges.append((STATUS_PROJECT, f" {clean(label, limit=60)} ", "bold"))
         if self.frozen:
-            badges.append((0, " FROZEN ", "bold black on cyan"))
+            badges.append((0, " FROZEN ", Tone.FROZEN.style))
         if self.wd.settings.read_only:
-            badges.append((0, " READ-ONLY ", "bold black on white"))
+            badges.append((0, " READ-ONLY ", Tone.READ_ONLY.style))
         phrases: list[tuple[int, str, str]] = [
             (STATUS_AGE, f"updated {age:.0f} s ago" if age is not None else "no data yet", ""),
         ]
         if self._stretch_note:  # a warning: why the interval is not the one asked for; kept as long as the notes
-            phrases.append((STATUS_NOTE, f"every {poller.interval:g} s ({self._stretch_note})", "yellow"))
+            phrases.append((STATUS_NOTE, f"every {poller.interval:g} s ({self._stretch_note})", Tone.NOTE.style))
         else:
             phrases.append((STATUS_POLL, f"every {poller.interval:g} s", ""))
         if poller.failures:
             reason = poller.reason()
             wait = poller.seconds_until_next()
             retry = f", retry in {wait:.0f} s" if wait is not None and not poller.in_flight else ""
-            phrases.append((0, f"{reason}{retry}", "bold red"))
+            phrases.append((0, f"{reason}{retry}", Tone.ERROR.style))
         if poller.in_flight:
-            phrases.append((STATUS_REFRESHING, "⟳ refreshing", "dim"))
+            phrases.append((STATUS_REFRESHING, "⟳ refreshing", Tone.MUTED.style))
         skew = self.wd.server_clock.skew_words()
         if skew:
-            phrases.append((STATUS_NOTE, skew, "bold yellow"))
+            phrases.append((STATUS_NOTE, skew, Tone.WARNING.style))
         snapshot = self.board.snapshot
         if snapshot is not None:
             failing = self.board.failing_count
@@ -590,22 +584,23 @@ class MonitorScreen(ExportActions, IncidentKeys):
             shown = f"{len(self.board.visible())} of " if self.board.filter else ""
             phrases.append((0, f"{shown}{total} export{'s' if total != 1 else ''}", ""))
             if failing:
-                phrases.append((0, f"{failing} failing", tone_style(Tone.FAILURE)))
+                phrases.append((0, f"{failing} failing", Tone.FAILURE.style))
             alerts = self.alerts_words() if hasattr(self, "incident") else ""
             if alerts:
-                phrases.append((0, alerts, tone_style(Tone.FAILURE)))
+                phrases.append((0, alerts, Tone.FAILURE.style))
             for note in snapshot.notes[:1]:
-                phrases.append((STATUS_NOTE, clean(note, limit=80), "yellow"))
+                phrases.append((STATUS_NOTE, clean(note, limit=80), Tone.NOTE.style))
             if snapshot.item_errors:
-                phrases.append((STATUS_NOTE, f"{len(snapshot.item_errors)} unreadable", "yellow"))
+                phrases.append((STATUS_NOTE, f"{len(snapshot.item_errors)} unreadable", Tone.NOTE.style))
             if snapshot.incomplete:
                 count = len(snapshot.incomplete)
-                phrases.append((STATUS_NOTE, f"{count} export answer{'s' if count > 1 else ''} incomplete", "yellow"))
+                phrases.append((STATUS_NOTE, f"{count} export answer{'s' if count > 1 else ''} incomplete",
+                                Tone.NOTE.style))
         if self.board.filter:
-            phrases.append((STATUS_FILTER, f"filter: {clean(self.board.filter, limit=30)}", "cyan"))
+            phrases.append((STATUS_FILTER, f"filter: {clean(self.board.filter, limit=30)}", Tone.ACCENT.style))
         if self.board.key_filter is not None:
             phrases.append((STATUS_FILTER, f"group: {clean(self.board.key_filter[1], limit=40)} (esc shows all)",
-                            "cyan"))
+                            Tone.ACCENT.style))
         for text, look in self.wd.shared.status_parts():
             phrases.append((STATUS_NOTE, text.removeprefix(" · "), look))
         line = fit_status(badges, phrases, self.size.width)

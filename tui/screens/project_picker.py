@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 from tui.api.client import ApiClient
 from tui.api.errors import ApiError
 from tui.api.models import Project
+from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import clean, plain
 from tui.screens.base import WatchdeckModal
@@ -28,7 +29,7 @@ def project_prompt(project: Project, current: str | None) -> Text:
     text = Text(no_wrap=True, end="")
     text.append("● " if str(project.id) == current else "  ", style="bold")
     text.append_text(plain(project.name or "(no name)", "bold" if str(project.id) == current else ""))
-    text.append(f"  id {clean(project.id, limit=24)}", style="dim")
+    text.append(f"  id {clean(project.id, limit=24)}", style=Tone.MUTED.style)
     return text
 
 

@@ -22,6 +22,7 @@ from textual.widgets import Button, Checkbox, Input, Label, ProgressBar, Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportRun
+from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import plain
 from tui.screens.base import WatchdeckModal
@@ -176,7 +177,7 @@ class RepairScreen(WatchdeckModal[RepairProgress | None]):
                 self.context.unsupported.add(("runs", item.watched.project_id))
                 return
             except ApiError as err:
-                self.query_one("#repair-status", Static).update(plain(f"Run history not read: {err}", "yellow"))
+                self.query_one("#repair-status", Static).update(plain(f"Run history not read: {err}", Tone.NOTE.style))
                 return
             desk.add_runs(key, runs, covered_since=lower if next_url is None else None)
 
@@ -223,10 +224,10 @@ class RepairScreen(WatchdeckModal[RepairProgress | None]):
             preview.append(f"First {_span(first.start, first.end)} ({first.export.name}), "
                            f"last {_span(last.start, last.end)} ({last.export.name}).")
         else:
-            preview.append("No interval in this window has a failed latest attempt.", "dim")
+            preview.append("No interval in this window has a failed latest attempt.", Tone.MUTED.style)
         if plan.left_out:
             preview.append(f"\nLeft out: {plan.left_out} failed interval{'s' if plan.left_out != 1 else ''} "
-                           "with a newer attempt that completed or is running.", "dim")
+                           "with a newer attempt that completed or is running.", Tone.MUTED.style)
         self.query_one("#repair-preview", Static).update(preview)
         intervals = sum(g.intervals for g in self.gaps)
         label = (f"Also backfill the gaps: {len(self.gaps)} range{'s' if len(self.gaps) != 1 else ''} "
@@ -237,7 +238,7 @@ class RepairScreen(WatchdeckModal[RepairProgress | None]):
         box.disabled = not self.gaps
         if not self.gaps:
             box.value = False
-        shown = Text(style="dim")
+        shown = Text(style=Tone.MUTED.style)
         for gap in self.gaps[:GAPS_SHOWN]:
             shown.append("  ")
             shown.append_text(plain(gap.export.name, limit=30))

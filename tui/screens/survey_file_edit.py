@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
+from tui.palette import Tone
 from tui.render import clean, plain
 from tui.screens.base import WatchdeckModal
 from tui.state.survey_file import yaml_available
@@ -104,7 +105,7 @@ def diff_text(lines: list[str]) -> Text:
     for index, line in enumerate(lines):
         if index:
             text.append("\n")
-        style = ("dim" if line.startswith(("---", "+++", "@@"))
-                 else "red" if line.startswith("-") else "green" if line.startswith("+") else "")
+        style = (Tone.MUTED.style if line.startswith(("---", "+++", "@@"))
+                 else Tone.REMOVED.style if line.startswith("-") else Tone.ADDED.style if line.startswith("+") else "")
         text.append(clean(line, limit=2000), style=style)
     return text

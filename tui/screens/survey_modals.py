@@ -24,6 +24,7 @@ from tui.api.client import ApiClient
 from tui.api.errors import ApiError
 from tui.api.models import ActivityEntry, ResponseSummary
 from tui.api.writes import parse_datetime
+from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import ago, clean, date_text, plain
 from tui.screens.base import WatchdeckModal, app_handle
@@ -56,18 +57,18 @@ def change_lines(entry: ActivityEntry) -> Text:
     """``field: before → after`` per change, one per line."""
     changes = entry.detail.changes if entry.detail and entry.detail.changes else []
     if not changes:
-        return Text("—", style="dim", end="")
+        return Text("—", style=Tone.MUTED.style, end="")
     lines = Text(end="")
     for index, change in enumerate(changes[:12]):
         if index:
             lines.append("\n")
         lines.append_text(plain(change.field or change.action or "?", "bold", limit=40))
         lines.append(": ")
-        lines.append_text(plain(_short(change.before), "red"))
+        lines.append_text(plain(_short(change.before), Tone.REMOVED.style))
         lines.append(" → ")
-        lines.append_text(plain(_short(change.after), "green"))
+        lines.append_text(plain(_short(change.after), Tone.ADDED.style))
     if len(changes) > 12:
-        lines.append(f"\n… {len(changes) - 12} more", style="dim")
+        lines.append(f"\n… {len(changes) - 12} more", style=Tone.MUTED.style)
     return lines
 
 
@@ -129,7 +130,7 @@ class ActivityScreen(WatchdeckModal[None]):
             cells.append(change_lines(entry))
             table.add_row(*cells, height=None)
         if not entries:
-            self.query_one("#activity-error", Static).update(Text("No activity recorded.", style="dim"))
+            self.query_one("#activity-error", Static).update(Text("No activity recorded.", style=Tone.MUTED.style))
         table.display = True
         table.focus()
 
@@ -182,7 +183,7 @@ def summary_text(summary: ResponseSummary) -> Text:
             text.append_text(plain(_detail_value(key, value), oneline=False, limit=5000))
             text.append("\n")
     if not text.plain.strip():
-        text.append("The server returned an empty summary.", style="dim")
+        text.append("The server returned an empty summary.", style=Tone.MUTED.style)
     return text
 
 

@@ -19,6 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
+from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import clean, plain
 from tui.screens.base import WatchdeckScreen
@@ -121,7 +122,7 @@ class SurveyPreviewScreen(WatchdeckScreen[None]):
         trail = Text("Path: ")
         trail.append(" → ".join(f"Q{i + 1}" for i in self.path) or "(start)")
         if self.reason:
-            trail.append(f"   (last step: {self.reason})", "dim")
+            trail.append(f"   (last step: {self.reason})", Tone.MUTED.style)
         self.query_one("#preview-trail", Static).update(trail)
         answers.clear_options()
         text_answer = self.query_one("#preview-text", Input)
@@ -134,9 +135,9 @@ class SurveyPreviewScreen(WatchdeckScreen[None]):
             ended = self.position == END
             progress.update(Text("End of the survey" if ended else "Broken branch", style="bold"))
             question.update(Text("Thank you!" if ended else f"The branch goes to {clean(self.position, limit=80)}.",
-                                 style="" if ended else "bold red"))
+                                 style="" if ended else Tone.ERROR.style))
             description.update("")
-            hint.update(Text("b: back · r: restart · escape: close", style="dim"))
+            hint.update(Text("b: back · r: restart · escape: close", style=Tone.MUTED.style))
             answers.display = False
             proceed.display = False
             return
@@ -144,7 +145,7 @@ class SurveyPreviewScreen(WatchdeckScreen[None]):
         kind = str(q.get("type", ""))
         progress.update(Text(f"Question {self.position + 1} of {len(self.questions)} · "
                              f"{QUESTION_KINDS.get(kind, kind)}" + (" · optional" if q.get("optional") else ""),
-                             style="dim"))
+                             style=Tone.MUTED.style))
         question.update(plain(q.get("question") or "(untitled)", "bold", oneline=False))
         description.update(plain(q.get("description") or "", oneline=False))
         proceed.label = plain(q.get("buttonText") or "Continue", limit=40)
@@ -155,22 +156,22 @@ class SurveyPreviewScreen(WatchdeckScreen[None]):
             answers.add_options(Option(Text(str(v)), id=str(v)) for v in values)
             hint.update(Text.assemble(plain(q.get("lowerBoundLabel") or ""), " … ",
                                       plain(q.get("upperBoundLabel") or ""),
-                                      (f"   ({q.get('display') or 'number'} display; pick a value)", "dim")))
+                                      (f"   ({q.get('display') or 'number'} display; pick a value)", Tone.MUTED.style)))
         elif kind == "single_choice":
             choices = q.get("choices") if isinstance(q.get("choices"), list) else []
             answers.add_options(Option(plain(c, limit=80), id=str(i)) for i, c in enumerate(choices or []))
             hint.update(Text("Pick one answer" + (" (the last one is open text)" if q.get("hasOpenChoice") else ""),
-                             style="dim"))
+                             style=Tone.MUTED.style))
         elif kind == "multiple_choice":
             choices = q.get("choices") if isinstance(q.get("choices"), list) else []
             multi.add_options([(plain(c, limit=80), i) for i, c in enumerate(choices or [])])
             multi.display = True
-            hint.update(Text("Pick any number of answers (space ticks one)", style="dim"))
+            hint.update(Text("Pick any number of answers (space ticks one)", style=Tone.MUTED.style))
         elif kind == "link":
-            hint.update(Text.assemble(("Link: ", "dim"), plain(q.get("link") or "")))
+            hint.update(Text.assemble(("Link: ", Tone.MUTED.style), plain(q.get("link") or "")))
         else:
             text_answer.display = True
-            hint.update(Text("Open text answer", style="dim"))
+            hint.update(Text("Open text answer", style=Tone.MUTED.style))
         if answers.display:
             answers.highlighted = 0 if answers.option_count else None
         target: Widget = answers if answers.display else multi if multi.display else (

@@ -42,6 +42,7 @@ from tui.api.cache_context import bypass_cache
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, WriteValidationError
 from tui.api.models import Survey, SurveyStats, SurveyStatus
 from tui.api.writes import iso
+from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import clean, plain, when_text
 from tui.screens.base import WatchdeckScreen
@@ -388,7 +389,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             line.append(f" · status {self.status_filter.value}")
             if not pager.exhausted:
                 line.append(f" among the {pager.loaded:,} loaded" + (f" of {total:,}" if total is not None else ""),
-                            style="yellow")
+                            style=Tone.NOTE.style)
         if self.sort_key is not None:
             arrow = "↓" if self.sort_reverse else "↑"
             partial = "" if pager.exhausted else " (loaded rows only)"
@@ -396,14 +397,14 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         if self.fetching:
             line.append(" · loading…", style="italic")
         if self.counts is not None and self.counts.error:
-            line.append(" · responses unavailable", style="yellow")
+            line.append(" · responses unavailable", style=Tone.NOTE.style)
         if pager.skipped:
-            line.append(f" · {pager.skipped} unreadable skipped", style="yellow")
+            line.append(f" · {pager.skipped} unreadable skipped", style=Tone.NOTE.style)
         if self.read_only:
-            line.append(" · READ-ONLY", style="bold yellow")
+            line.append(" · READ-ONLY", style=Tone.WARNING.style)
         if self.error:
             line.append(" · ")
-            line.append_text(plain(self.error, "bold red"))
+            line.append_text(plain(self.error, Tone.ERROR.style))
         self.query_one("#survey-status", Static).update(line)
         self._render_empty()
 
@@ -414,18 +415,19 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             return
         empty.display = True
         if self.error:
-            message = Text.assemble(("Cannot load surveys. ", "bold red"), plain(self.error, oneline=False),
-                                    ("\nctrl+r tries again.", "dim"))
+            message = Text.assemble(("Cannot load surveys. ", Tone.ERROR.style), plain(self.error, oneline=False),
+                                    ("\nctrl+r tries again.", Tone.MUTED.style))
         elif self.fetching or not self.pager.exhausted:
             message = Text("Loading surveys…", style="italic")
         elif self.pager.search:
             message = Text.assemble("No survey matches ", plain(repr(self.pager.search), "bold"),
-                                    (".  escape clears the filter.", "dim"))
+                                    (".  escape clears the filter.", Tone.MUTED.style))
         elif self.status_filter is not None:
-            message = Text(f"No {self.status_filter.value} surveys. f changes the status filter.", style="dim")
+            message = Text(f"No {self.status_filter.value} surveys. f changes the status filter.",
+                           style=Tone.MUTED.style)
         else:
             message = Text("No surveys in this project yet." + ("" if self.read_only else "  n creates one."),
-                           style="dim")
+                           style=Tone.MUTED.style)
         empty.update(message)
 
     # ------------------------------------------------------------------ bindings
@@ -453,11 +455,6 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             self._refresh_footer()
         else:
             self._footer_timer = self.set_timer(FOOTER_SETTLE, self._refresh_footer)
-
-    @property
-    def footer_pending(self) -> bool:
-        """A footer refresh waits for the cursor to rest (tests wait for it before a snapshot)."""
-        return self._footer_timer is not None
 
     def _refresh_footer(self) -> None:
         self._footer_timer = None

@@ -20,11 +20,12 @@ from textual.widgets import Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportRun
+from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen
 from tui.state.timeline import TimelineModel
-from tui.status_look import Tone, error_text_style, status_text, tone_style
+from tui.status_look import status_text
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.timeline_view import TimelineView, axis_ruler
 
@@ -92,8 +93,8 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         title = Text.assemble(("Timeline", "bold"), f" · last {zoom.label}, one cell {cell} · "
                               f"{len(self.model.order)} exports")
         if worst:
-            title.append(f" · up to {worst} failing in one column", tone_style(Tone.FAILURE))
-        title.append("   enter: open the run under the cursor", "dim")
+            title.append(f" · up to {worst} failing in one column", Tone.FAILURE.style)
+        title.append("   enter: open the run under the cursor", Tone.MUTED.style)
         self.query_one("#timeline-title", Static).update(title)
         view = self.query_one(TimelineView)
         self.query_one("#timeline-ruler", Static).update(axis_ruler(axis, view.name_column))
@@ -112,7 +113,7 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         box = self.query_one("#timeline-cell", Static)
         row = self.model.row_at(view.cursor_row)
         if axis is None or row is None:
-            box.update(Text("No exports to show.", style="dim"))
+            box.update(Text("No exports to show.", style=Tone.MUTED.style))
             return
         column = view.cursor_col
         start = axis.bucket_start(column)
@@ -121,7 +122,7 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         line = Text.assemble(plain(self.desk.name_of(row.key), "bold", limit=60),
                              f"  {start:%m-%d %H:%M}–{end:%H:%M} UTC  ")
         if not runs:
-            line.append("no run covers this time", "dim")
+            line.append("no run covers this time", Tone.MUTED.style)
         for index, run in enumerate(runs[:3]):
             line.append("\n" if index else "")
             line.append_text(self._run_words(run))
@@ -134,10 +135,10 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         words = Text.assemble(status_text(run.status), " ")
         if run.data_interval_start and run.data_interval_end:
             words.append(f"{run.data_interval_start:%H:%M}→{run.data_interval_end:%H:%M} ")
-        words.append_text(plain(run.id, "dim", limit=40))
+        words.append_text(plain(run.id, Tone.MUTED.style, limit=40))
         if run.latest_error:
             words.append(" ")
-            words.append_text(plain(run.latest_error.splitlines()[0], error_text_style(), limit=120))
+            words.append_text(plain(run.latest_error.splitlines()[0], Tone.ERROR_TEXT.style, limit=120))
         return words
 
     @on(TimelineView.CellChosen)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tui.api.cache_context import key_id
+from tui.palette import Tone
 from tui.state.budget import shared_stretch
 
 if TYPE_CHECKING:
@@ -78,9 +79,9 @@ class SharedViewers:
         if cache is None:
             return []
         if cache.problem:
-            return [(f" · cache off ({cache.problem}): asking the server", "yellow")]
+            return [(f" · cache off ({cache.problem}): asking the server", Tone.NOTE.style)]
         if self.viewers > 1:
-            return [(f" · shared cache: {self.viewers} viewers", "cyan")]
+            return [(f" · shared cache: {self.viewers} viewers", Tone.ACCENT.style)]
         return []
 
     async def leave(self) -> None:

@@ -20,36 +20,32 @@ from typing import Any
 from textual.app import App
 from textual.pilot import Pilot
 
-from tui.screens.monitor import RUNS_SETTLE_SECONDS, MonitorScreen
-
 FROZEN_AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 SIZE = (140, 42)
 
 Step = Callable[[Pilot[Any]], Awaitable[None]]
 
 
-async def settle(pilot: Pilot[Any]) -> None:
-    """Every worker done, and no run history about to be asked for (the monitor waits for the cursor to rest).
+async def _settle(pilot: Pilot[Any]) -> None:
+    """Every worker done, including those that started while the last ones finished.
 
-    What a screenshot or a snapshot test waits for; "no worker running" alone can be a moment too early.
+    One wait is not enough: a finished poll starts the monitor's wait for the cursor to rest, which
+    then starts the run-history load the screenshot should show.
     """
     for _ in range(100):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-        monitor = next((s for s in pilot.app.screen_stack if isinstance(s, MonitorScreen)), None)
-        if monitor is not None and monitor.runs_load_pending:
-            await pilot.pause(RUNS_SETTLE_SECONDS)
-        elif all(worker.is_finished for worker in pilot.app.workers):
+        if all(worker.is_finished for worker in pilot.app.workers):
             return
     raise RuntimeError("the app did not settle")
 
 
 async def _shoot(app: App[Any], path: Path, steps: list[Step], size: tuple[int, int] = SIZE) -> None:
     async with app.run_test(size=size) as pilot:
-        await settle(pilot)
+        await _settle(pilot)
         for step in steps:
             await step(pilot)
-            await settle(pilot)
+            await _settle(pilot)
         app.save_screenshot(filename=path.name, path=str(path.parent))
     print(f"wrote {path}")
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.palette import Tone
 from tui.render import CLEANED_NOTE, editable
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ class CleanedNote(Static):
     """``contained control characters; saving removes them``, under the field it is about."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(Text(CLEANED_NOTE, style="bold yellow"), id=id, classes="cleaned-note", markup=False)
+        super().__init__(Text(CLEANED_NOTE, style=Tone.WARNING.style), id=id, classes="cleaned-note", markup=False)
 
 
 ONE_LINE_SURVEY_FIELDS = ("name", "description", "start_date", "end_date", "responses_limit", "iteration_count",

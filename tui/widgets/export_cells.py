@@ -13,11 +13,12 @@ from datetime import datetime
 from rich.text import Text
 
 from tui.api.models import BatchExportRun
+from tui.palette import Tone
 from tui.render import ago, coarse_duration, count, duration, past_ago, plain, progress_bar, short_count
 from tui.state.export_board import RowFacts
 from tui.state.exports import runs_oldest_first
 from tui.state.health import HealthState, Verdict, run_activity_time
-from tui.status_look import Tone, error_text_style, status_strip, status_text, tone_style
+from tui.status_look import status_strip, status_text
 
 # (key, label, width), in the order drawn; which of them are drawn is EXPORT_PRIORITY's.
 EXPORT_COLUMNS: list[tuple[str, str, int | None]] = [
@@ -79,7 +80,7 @@ STATE_LOOKS: dict[HealthState, tuple[str, Tone]] = {
 
 def state_text(verdict: Verdict) -> Text:
     label, tone = STATE_LOOKS[verdict.state]
-    return Text(label, style=tone_style(tone))
+    return Text(label, style=tone.style)
 
 
 def static_cells(row: RowFacts) -> dict[str, Text]:
@@ -92,13 +93,13 @@ def static_cells(row: RowFacts) -> dict[str, Text]:
     else:
         progress = Text("")
     return {
-        "mark": Text("!", style=tone_style(Tone.FAILURE) + " reverse") if marked else Text(" "),
+        "mark": Text("!", style=Tone.FAILURE.style + " reverse") if marked else Text(" "),
         "name": plain(export.name or export.id, "bold" if marked else "", limit=60),
-        "project": plain(watched.project_id, "dim"),
+        "project": plain(watched.project_id, Tone.MUTED.style),
         "model": plain(export.model or "—"),
         "dest": plain(export.destination.type or "—"),
         "interval": _interval_label(export.interval or "—"),
-        "latest": status_text(latest.status) if latest else Text("no runs", style="dim"),
+        "latest": status_text(latest.status) if latest else Text("no runs", style=Tone.MUTED.style),
         "strip": status_strip([r.status for r in runs_oldest_first(export)]),
         "progress": progress,
     }
@@ -114,21 +115,21 @@ def time_cells(verdict: Verdict) -> dict[str, Text]:
     last_time = run_activity_time(latest) if latest is not None else None
     due = verdict.next_due
     if verdict.state is HealthState.ENDED:
-        due_text = Text("ended", style="dim")
+        due_text = Text("ended", style=Tone.MUTED.style)
     elif verdict.state is HealthState.PAUSED:
-        due_text = Text("paused", style="dim")
+        due_text = Text("paused", style=Tone.MUTED.style)
     elif due is None:
-        due_text = Text("—", style="dim")
+        due_text = Text("—", style=Tone.MUTED.style)
     elif abs((due - now).total_seconds()) < 60:
         due_text = Text("due now")
     elif due < now:
         late = ago(due, now, coarse=True).replace(" ago", "")
-        due_text = Text(f"overdue {late}", style=tone_style(Tone.WARNING)) if verdict.overdue else Text(f"late {late}")
+        due_text = Text(f"overdue {late}", style=Tone.WARNING.style) if verdict.overdue else Text(f"late {late}")
     else:
         due_text = Text(ago(due, now, coarse=True))
     return {
         "state": state_text(verdict),
-        "lag": Text(coarse_duration(verdict.lag_seconds), style=tone_style(Tone.FAILURE) if verdict.overdue else ""),
+        "lag": Text(coarse_duration(verdict.lag_seconds), style=Tone.FAILURE.style if verdict.overdue else ""),
         "last": Text(past_ago(last_time, now, coarse=True) if last_time is not None else "—"),
         "due": due_text,
     }
@@ -157,16 +158,16 @@ def run_cells(run: BatchExportRun, now: datetime) -> dict[str, Text]:
     if len(figures) > RECORDS_FIGURES_WIDTH:  # abbreviated, never cut: 1.55M/1.55M, not 1,550,533/1,550,53
         figures = f"{short_count(run.records_completed)}/{short_count(run.records_total_count)}"
     records = Text.assemble(progress_bar(run.records_completed, run.records_total_count, width=8), " ",
-                            (figures, "dim"))
+                            (figures, Tone.MUTED.style))
     error = (run.latest_error or "").splitlines()[0] if run.latest_error else ""
     return {
         "status": status_text(run.status),
         "interval": Text(interval),
         "records": records,
         "duration": Text(duration(took)),
-        "finished": Text(past_ago(run.finished_at, now)) if run.finished_at else Text("—", style="dim"),
-        "error": plain(error, error_text_style(), limit=200),
-        "cursor": plain(run.cursor or "", "dim", limit=40),
+        "finished": Text(past_ago(run.finished_at, now)) if run.finished_at else Text("—", style=Tone.MUTED.style),
+        "error": plain(error, Tone.ERROR_TEXT.style, limit=200),
+        "cursor": plain(run.cursor or "", Tone.MUTED.style, limit=40),
     }
 
 

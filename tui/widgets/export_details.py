@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.text import Text
 
+from tui.palette import Tone
 from tui.render import ago, clean, past_ago, plain
 from tui.state.exports import WatchedExport
 from tui.state.health import Verdict
@@ -43,11 +44,11 @@ def export_details_text(watched: WatchedExport, verdict: Verdict) -> Text:
         text.append("\n")
 
     row("Name", plain(export.name))
-    row("Id", plain(export.id, "dim"))
+    row("Id", plain(export.id, Tone.MUTED.style))
     row("Project", plain(watched.project_id))
     row("Model", plain(export.model or "—"))
     row("Interval", plain(export.interval or "—"))
-    row("Paused", Text("yes", style="bold yellow") if export.paused else Text("no"))
+    row("Paused", Text("yes", style=Tone.WARNING.style) if export.paused else Text("no"))
     row("Last paused", _happened(export.last_paused_at, now))
     row("Start at", _when(export.start_at, now))
     row("End at", _when(export.end_at, now))
@@ -59,7 +60,7 @@ def export_details_text(watched: WatchedExport, verdict: Verdict) -> Text:
     due = verdict.next_due
     row("Next run due", "—" if due is None else _when(due, now))
     text.append("\nDestination ", style="bold")
-    text.append(plain(export.destination.type or "—", "cyan"))
+    text.append(plain(export.destination.type or "—", Tone.ACCENT.style))
     text.append("\n")
     config = mask_secrets(export.destination.config or {})
     text.append(clean(_pretty(config), oneline=False, limit=20000) + "\n", style="")

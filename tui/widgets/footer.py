@@ -37,8 +37,6 @@ class LeakFreeFooter(Footer):
     _shown_keys: Hashable = None
     ALWAYS_SHOWN: frozenset[str] = frozenset({"question_mark", "q"})
     """Keys never dropped for width: help (which lists the rest) and quit."""
-    rebuilds = 0
-    """How many times the keys were rebuilt (tests and benchmarks read it)."""
 
     def bindings_changed(self, screen: Screen) -> None:
         self._bindings_ready = True
@@ -64,7 +62,6 @@ class LeakFreeFooter(Footer):
         await self.recompose()
 
     async def recompose(self) -> None:
-        self.rebuilds += 1
         old = list(self.children)
         await super().recompose()
         self.mutate_reactive(Footer.compact)

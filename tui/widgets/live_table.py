@@ -106,8 +106,6 @@ class LiveTable(DataTable[Any]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._column_order: list[str] = []
-        self.fast_path_used = 0
-        self.slow_path_used = 0
 
     def set_columns(self, columns: Sequence[tuple[str, str, int | None]]) -> None:
         """(key, label, width) for each column; fixed widths avoid re-measuring on updates."""
@@ -196,9 +194,7 @@ class LiveTable(DataTable[Any]):
         updates = {row: {col: with_ellipsis(value) for col, value in cells.items()} for row, cells in updates.items()}
         try:
             self._fast_update(updates)
-            self.fast_path_used += 1
         except (AttributeError, KeyError, TypeError):
-            self.slow_path_used += 1
             for row, cells in updates.items():
                 for col, value in cells.items():
                     try:

@@ -32,8 +32,9 @@ from tui.api.models import (
     Survey,
     SurveyStats,
 )
+from tui.palette import Tone
 from tui.render import ago, clean, plain
-from tui.widgets.survey_table import STATUS_STYLES
+from tui.widgets.survey_table import status_style
 
 # Named response buckets the real service uses for rating branching, as value ranges per scale.
 _BUCKETS: dict[int, dict[str, tuple[int, int]]] = {
@@ -182,14 +183,14 @@ def _when(value: datetime | None, now: datetime) -> str:
 def _flag(text: Text, label: str, flag: Flag | None) -> None:
     text.append(f"{label}\n", style="bold underline")
     if flag is None:
-        text.append("  none\n", style="dim")
+        text.append("  none\n", style=Tone.MUTED.style)
         return
     _field(text, "  key", flag.key)
     _field(text, "  name", flag.name)
     _field(text, "  id", flag.id)
     active = "active" if flag.active else "inactive" if flag.active is False else "unknown"
     _field(text, "  state", active + (" (deleted)" if flag.deleted else ""),
-           "green" if flag.active else "yellow")
+           Tone.DONE.style if flag.active else Tone.NOTE.style)
     text.append("  filters\n", style="bold")
     text.append_text(plain(_indent(pretty_json(flag.filters), 4), oneline=False, limit=8000))
     text.append("\n")
@@ -219,7 +220,7 @@ def survey_text(survey: Survey, now: datetime, responses: int | None, stats: Sur
     status = survey.status_at(now)
     text.append_text(plain(survey.name or "(no name)", "bold", limit=300))
     text.append("  ")
-    text.append(status.value, style=STATUS_STYLES.get(status, ""))
+    text.append(status.value, style=status_style(status))
     text.append("\n")
     if survey.description:
         text.append_text(plain(survey.description, "italic", oneline=False, limit=2000))
@@ -278,10 +279,10 @@ def fill_question_tree(tree: Tree[int], survey: Survey) -> None:
     questions = survey.questions or []
     count = len(questions)
     for index, question in enumerate(questions):
-        label = Text.assemble((f"Q{index + 1} ", "bold"), (question_kind(question), "cyan"), " · ")
+        label = Text.assemble((f"Q{index + 1} ", "bold"), (question_kind(question), Tone.ACCENT.style), " · ")
         label.append_text(plain(question.question or "(no text)", limit=300))
         if question.optional:
-            label.append(" (optional)", style="dim")
+            label.append(" (optional)", style=Tone.MUTED.style)
         node = root.add(label, data=index, expand=True)
         if question.description:
             node.add_leaf(plain(question.description, "italic", limit=300))
@@ -289,14 +290,14 @@ def fill_question_tree(tree: Tree[int], survey: Survey) -> None:
             for choice in question.choices:
                 node.add_leaf(Text.assemble("• ", plain(choice, limit=200)))
             if question.hasOpenChoice:
-                node.add_leaf(Text("• (open choice)", style="dim"))
+                node.add_leaf(Text("• (open choice)", style=Tone.MUTED.style))
         elif isinstance(question, LinkQuestion):
             node.add_leaf(Text.assemble("link ", plain(question.link, "underline", limit=300)))
         elif isinstance(question, RatingQuestion) and (question.lowerBoundLabel or question.upperBoundLabel):
             node.add_leaf(Text.assemble(plain(question.lowerBoundLabel or "—", limit=80), " … ",
                                         plain(question.upperBoundLabel or "—", limit=80)))
         for arrow in branching_arrows(question, index, count):
-            node.add_leaf(Text(arrow, style="magenta"))
+            node.add_leaf(Text(arrow, style=Tone.BRANCH.style))
     root.expand()
 
 
@@ -304,7 +305,7 @@ class SurveyDetail(VerticalScroll):
     """The pane under the list: shows the highlighted survey."""
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("No survey selected.", style="dim"), id="survey-detail-fields")
+        yield Static(Text("No survey selected.", style=Tone.MUTED.style), id="survey-detail-fields")
         tree: Tree[int] = Tree(Text("Questions"), id="survey-detail-questions")
         tree.show_root = True
         tree.auto_expand = False
@@ -318,7 +319,7 @@ class SurveyDetail(VerticalScroll):
         tree = self.query_one("#survey-detail-questions", Tree)
         settings = self.query_one("#survey-detail-settings", Static)
         if survey is None:
-            fields.update(Text("No survey selected.", style="dim"))
+            fields.update(Text("No survey selected.", style=Tone.MUTED.style))
             settings.update("")
             tree.clear()
             tree.display = False

@@ -25,6 +25,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from tui.api.models import SurveyStatus
+from tui.palette import Tone
 from tui.render import ago, clean
 from tui.state.survey_list import SurveyRow
 from tui.widgets.virtual_table import Column, Row, VirtualTable
@@ -40,15 +41,23 @@ COLUMNS: tuple[Column, ...] = (
     Column("created", "Created", 15),
 )
 
-#: Rich styles of the statuses for the detail pane (a Static). The list draws the same looks from
-#: the ``survey-table--<status>`` component classes in styles/surveys.tcss; a test keeps them equal.
-STATUS_STYLES: dict[str, str] = {
-    SurveyStatus.DRAFT: "dim",
-    SurveyStatus.SCHEDULED: "yellow",
-    SurveyStatus.RUNNING: "bold green",
-    SurveyStatus.COMPLETE: "cyan",
-    SurveyStatus.ARCHIVED: "dim italic",
+#: Tones of the statuses for the detail pane (a Static), archived ones also in italics. The list draws
+#: the same looks from the ``survey-table--<status>`` component classes in styles/surveys.tcss; a test
+#: keeps them equal.
+STATUS_TONES: dict[SurveyStatus, Tone] = {
+    SurveyStatus.DRAFT: Tone.MUTED,
+    SurveyStatus.SCHEDULED: Tone.NOTE,
+    SurveyStatus.RUNNING: Tone.LIVE,
+    SurveyStatus.COMPLETE: Tone.ACCENT,
+    SurveyStatus.ARCHIVED: Tone.MUTED,
 }
+
+
+def status_style(status: SurveyStatus) -> str:
+    """The detail pane's style of a status, in the current mode."""
+    style = STATUS_TONES[status].style
+    return f"{style} italic" if status is SurveyStatus.ARCHIVED else style
+
 
 MUTED = "survey-table--muted"
 STATUS_CLASSES: dict[SurveyStatus, str] = {status: f"survey-table--{status.value}" for status in SurveyStatus}

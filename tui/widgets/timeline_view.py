@@ -21,14 +21,13 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui.palette import Tone
 from tui.render import clean
 from tui.state.timeline import Axis, TimelineModel
 from tui.status_look import status_look
 
 EMPTY_CELL = "·"
 NAME_MIN, NAME_MAX = 12, 32
-_EMPTY_STYLE = Style(dim=True)
-_CURSOR_STYLE = Style(bold=True, underline=True, color="black", bgcolor="yellow")
 _CURSOR_ROW_NAME = Style(bold=True, reverse=True)
 
 
@@ -51,7 +50,7 @@ def axis_ruler(axis: Axis, name_w: int) -> Text:
         if at + len(label) > len(chars):
             break
         chars[at:at + len(label)] = label
-    return Text("".join(chars), style="dim", no_wrap=True, end="")
+    return Text("".join(chars), style=Tone.MUTED.style, no_wrap=True, end="")
 
 
 class TimelineView(ScrollView, can_focus=True):
@@ -94,6 +93,7 @@ class TimelineView(ScrollView, can_focus=True):
         self._raw_labels: dict[str, str] = {}
         self._strips: dict[str, Strip] = {}
         self._styles: dict[str, Style] = {}
+        self._tones: dict[Tone, Style] = {}
         self._name_w = NAME_MIN
 
     # ------------------------------------------------------------------ data
@@ -151,6 +151,13 @@ class TimelineView(ScrollView, can_focus=True):
             style = self._styles[status] = Style.parse(look.cell_style)
         return style
 
+    def _tone(self, tone: Tone) -> Style:
+        """A palette tone as a Style, parsed once per view: cells are drawn one segment each."""
+        style = self._tones.get(tone)
+        if style is None:
+            style = self._tones[tone] = Style.parse(tone.style)
+        return style
+
     def _row_strip(self, key: str) -> Strip:
         strip = self._strips.get(key)
         if strip is not None:
@@ -162,7 +169,7 @@ class TimelineView(ScrollView, can_focus=True):
         if row is not None:
             for status in row.statuses:
                 if status is None:
-                    segments.append(Segment(EMPTY_CELL, _EMPTY_STYLE))
+                    segments.append(Segment(EMPTY_CELL, self._tone(Tone.MUTED)))
                 else:
                     segments.append(Segment(status_look(status).letter, self._style(status)))
         strip = Strip(segments, self._name_w + 1 + (len(row.statuses) if row else 0))
@@ -188,7 +195,7 @@ class TimelineView(ScrollView, can_focus=True):
         cells = segments[1:]
         for column, segment in enumerate(cells):
             if column == self.cursor_col:
-                out.append(Segment(segment.text if segment.text != EMPTY_CELL else "▪", _CURSOR_STYLE))
+                out.append(Segment(segment.text if segment.text != EMPTY_CELL else "▪", self._tone(Tone.CURSOR)))
             else:
                 out.append(segment)
         return Strip(out, strip.cell_length)

@@ -20,6 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static, TextArea
 from textual.widgets.button import ButtonVariant
 
+from tui.palette import Tone
 from tui.state.survey_draft import SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.editor.common import DraftEdited, FieldError
@@ -57,7 +58,8 @@ class ChoicesEditor(Vertical):
         if f"{self.key}.choices" in self.draft.cleaned:
             yield CleanedNote(id="choices-cleaned")
         if self.text_mode:
-            yield Static(Text(f"{len(q.choices):,} choices: edited as text, one choice per line.", style="dim"),
+            yield Static(Text(f"{len(q.choices):,} choices: edited as text, one choice per line.",
+                              style=Tone.MUTED.style),
                          id="choices-count", classes="hint")
             yield TextArea("\n".join(q.choices), id="choices-text", soft_wrap=False, show_line_numbers=True,
                            compact=True)
@@ -113,7 +115,7 @@ class ChoicesEditor(Vertical):
         if choices != before:
             q.set("choices", choices)
             self.query_one("#choices-count", Static).update(
-                Text(f"{len(choices):,} choices: edited as text, one choice per line.", style="dim"))
+                Text(f"{len(choices):,} choices: edited as text, one choice per line.", style=Tone.MUTED.style))
             self.post_message(DraftEdited("questions", structural=len(choices) != len(before), source="choices"))
 
     @on(Button.Pressed)

@@ -1,0 +1,83 @@
+"""Waiting, in Pilot tests, for what the app shows and runs rather than for a flag kept inside it for tests.
+
+``settle`` is what a snapshot or an assertion on the screen waits for. It reads only what any caller
+may read: ``app.workers``, the current screen's footer and bindings, and the survey list's published
+footer delay (``FOOTER_SETTLE``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer
+from textual.widgets._footer import FooterKey
+
+from tui.screens.surveys import FOOTER_SETTLE, SurveyBrowserScreen
+
+__all__ = ["footer_shows_current_keys", "record_stock_updates", "settle", "workers_done"]
+
+SETTLE_ROUNDS = 100
+"""How many rounds ``settle`` waits before it gives up: far more than any screen here needs."""
+
+
+def workers_done(app: App[Any]) -> bool:
+    """No worker of the app is pending or running."""
+    return all(worker.is_finished for worker in app.workers)
+
+
+def footer_shows_current_keys(screen: Screen[Any]) -> bool:
+    """Every footer on the screen shows each key's action enabled or disabled as the screen says it is now.
+
+    A screen without a footer shows nothing stale.
+    """
+    wanted: dict[str, bool] = {}
+    for _node, binding, enabled, _tooltip in screen.active_bindings.values():
+        if binding.show:
+            wanted.setdefault(binding.action, enabled)
+    for footer in screen.query(Footer):
+        shown = {key.action: not key.has_class("-disabled") for key in footer.query(FooterKey)
+                 if not key.has_class("-command-palette")}
+        if shown != wanted:
+            return False
+    return True
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Every worker done (also those started as others finished), and the survey list's footer up to date.
+
+    One wait for the workers is not enough: a finished poll of the monitor starts its wait for the
+    cursor to rest, and that wait starts the run-history load. The survey list refreshes its footer
+    only ``FOOTER_SETTLE`` after the cursor rests, so for a moment after a move it shows the keys of
+    the row left behind; other screens refresh theirs at once.
+    """
+    app = pilot.app
+    for _ in range(SETTLE_ROUNDS):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not workers_done(app):
+            continue
+        if isinstance(app.screen, SurveyBrowserScreen) and not footer_shows_current_keys(app.screen):
+            await pilot.pause(FOOTER_SETTLE)
+            continue
+        return
+    raise AssertionError("the app did not settle: a worker kept running or the survey list's footer never caught up")
+
+
+def record_stock_updates(table: DataTable[Any]) -> list[tuple[object, ...]]:
+    """The calls of the table's stock ``update_cell`` from now on (each still done), newest last.
+
+    ``LiveTable.apply`` sets changed cells in place and repaints only their rows; it falls back to
+    ``update_cell``, which repaints every visible cell, only where Textual's internals are not as expected.
+    """
+    calls: list[tuple[object, ...]] = []
+    stock = table.update_cell
+
+    def update_cell(*args: Any, **kwargs: Any) -> None:
+        calls.append(args)
+        stock(*args, **kwargs)
+
+    table.update_cell = update_cell  # type: ignore[method-assign]
+    return calls
