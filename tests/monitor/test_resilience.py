@@ -66,6 +66,7 @@ def test_no_snapshot_or_screenshot_holds_a_key() -> None:
             assert secret not in text, f"{secret!r} in {svg}"
 
 
+@pytest.mark.slow
 async def test_footer_rebuilds_do_not_keep_dead_keys_alive(sandbox: SandboxHandle) -> None:
     """Every cursor move rebuilds the footer; over days that must not accumulate widgets."""
     import gc
