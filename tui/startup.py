@@ -93,12 +93,13 @@ class EarlyPoll:
 
         try:
             self.answer.set_result(asyncio.run(self._poll()))
-        except BaseException:  # a first poll that fails is simply not used: the monitor asks itself
+        except BaseException:  # a first poll that could not even run is not used: the monitor asks itself
             if not self.answer.done():
                 self.answer.set_result(None)
 
     async def _poll(self) -> FirstPoll:
         from tui.api.client import ApiClient
+        from tui.api.retry_budget import retry_budget
         from tui.state.exports import ExportsSource, FirstPoll
 
         settings = self._settings
@@ -107,14 +108,17 @@ class EarlyPoll:
         for client in clients:
             client.on_server_date = self.server_clock.record
         source = ExportsSource(clients, settings.export_ids)
+        snapshot: ExportsSnapshot | None = None
+        error: Exception | None = None
         try:
-            snapshot: ExportsSnapshot | None = await source.fetch()
-        except Exception:
-            snapshot = None
+            with retry_budget(settings.poll_seconds):  # as the monitor's poller does: retries end within one poll
+                snapshot = await source.fetch()
+        except Exception as err:  # the monitor's first poll fails with it, in the client's words
+            error = err
         finally:
             for client in clients:
                 await client.aclose()
-        return FirstPoll(source, snapshot, time.monotonic())
+        return FirstPoll(source, snapshot, time.monotonic(), error)
 
 
 def start_first_poll(settings: Settings, clock: Clock) -> EarlyPoll | None:

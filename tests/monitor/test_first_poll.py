@@ -106,17 +106,25 @@ async def test_an_old_first_poll_is_not_shown(sandbox: SandboxHandle, monkeypatc
     assert len(list_requests(sandbox, before)) == 2, "too old to show: the monitor asked itself"
 
 
-async def test_a_failed_first_poll_leaves_the_asking_and_the_words_to_the_monitor(sandbox: SandboxHandle) -> None:
-    settings = settings_for(sandbox, api_key="phx_not_a_key_of_this_server")
-    early = await finished(start_first_poll(settings, FrozenClock(FROZEN_AT)))
-    assert early.answer.result() is not None and early.answer.result().snapshot is None
-    app = make_app(sandbox, first_poll=early, api_key="phx_not_a_key_of_this_server")
+async def test_a_failed_first_poll_is_the_monitors_first_failure_in_the_clients_words(
+        sandbox: SandboxHandle) -> None:
+    """Not sent twice: the monitor shows the first poll's failure at once, and its next poll asks again."""
+    key = "phx_not_a_key_of_this_server"
+    early = await finished(start_first_poll(settings_for(sandbox, api_key=key), FrozenClock(FROZEN_AT)))
+    first = early.answer.result()
+    assert first is not None and first.snapshot is None and first.error is not None
+    app = make_app(sandbox, first_poll=early, api_key=key)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         status = str(app.screen.query_one("#monitor-status").render())
         assert "key" in status.lower(), status
+        refused = [r for r in requests(sandbox, "GET", "/batch_exports/") if r.get("status") == 401]
+        assert len(refused) == 1, "the first poll's failure was shown, not asked for again"
+        screen: Any = app.screen
+        screen._start_poll()  # what the armed timer does when it fires
+        await settle(pilot)
     refused = [r for r in requests(sandbox, "GET", "/batch_exports/") if r.get("status") == 401]
-    assert len(refused) >= 2, "the monitor asked again itself"
+    assert len(refused) == 2, "the next poll asks the server again"
 
 
 async def test_no_first_poll_while_other_viewers_share_the_cache(sandbox: SandboxHandle, tmp_path: Path,

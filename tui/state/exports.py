@@ -91,9 +91,10 @@ class FirstPoll:
     source: ExportsSource
     snapshot: ExportsSnapshot | None
     finished_at: float  # time.monotonic()
+    error: Exception | None = None  # why it failed: the client's own words, as the monitor's poll would say them
 
     def fresh(self) -> bool:
-        return self.snapshot is not None and time.monotonic() - self.finished_at <= FIRST_POLL_MAX_AGE
+        return time.monotonic() - self.finished_at <= FIRST_POLL_MAX_AGE
 
 
 class ExportsSource:
@@ -144,7 +145,7 @@ class ExportsSource:
         if pending is None or not pending.done():
             return False
         first = pending.result()
-        return first is not None and first.fresh()
+        return first is not None and first.snapshot is not None and first.fresh()
 
     async def fetch(self) -> ExportsSnapshot:
         """One poll of every project. One project failing does not blank the others: its last good
@@ -181,8 +182,8 @@ class ExportsSource:
         return snapshot
 
     async def _take_first_poll(self) -> ExportsSnapshot | None:
-        """The first poll's answer when it is fresh; what it learned (a missing list route, the last good and
-        complete exports) is kept either way, as if this source had asked."""
+        """The first poll's answer (or failure) when it is fresh; what it learned (a missing list route, the last
+        good and complete exports) is kept either way, as if this source had asked."""
         assert self._first_poll is not None
         pending, self._first_poll = self._first_poll, None
         try:
@@ -201,7 +202,11 @@ class ExportsSource:
                 self._missing_lists.not_offered(client.project_id)
         self._last_good.update(early._last_good)
         self._last_complete.update(early._last_complete)
-        return first.snapshot if first.fresh() else None
+        if not first.fresh():
+            return None
+        if first.error is not None:
+            raise first.error  # this poll's failure: the next one asks again, on the poller's own schedule
+        return first.snapshot
 
     async def _fetch_project(self, client: ApiClient) -> ExportsSnapshot:
         snapshot = ExportsSnapshot()
