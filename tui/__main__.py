@@ -346,7 +346,8 @@ def _run_demo(args: argparse.Namespace) -> int:
             demo=True,
             key_source="sandbox",
         )
-        first_poll = startup.start_first_poll(settings, server.clock)  # while the sandbox seeds and Textual loads
+        # Sent as soon as the sandbox serves, while Textual loads.
+        first_poll = startup.start_first_poll(settings, server.clock, before=server.wait_until_serving)
         startup.quiet_collector()
         from tui.app import WatchdeckApp
 

@@ -48,10 +48,17 @@ class DemoServer:
                 command += ["--scenario", scenario]
             self._log: IO[bytes] | None = log.open("ab") if log is not None else None
             self._process = subprocess.Popen(command, pass_fds=[sock.fileno()], stdin=subprocess.PIPE,
-                                             stdout=subprocess.DEVNULL,
+                                             stdout=subprocess.PIPE,
                                              stderr=self._log if self._log is not None else subprocess.DEVNULL)
         finally:
             sock.close()  # the child holds it now: should it die, connections are refused, not left waiting
+
+    def wait_until_serving(self) -> bool:
+        """Block until the child serves (True) or has ended (False): a request sent before then would wait in
+        the socket's queue, and could time out on a slow machine while the child seeds."""
+        if self._process.stdout is None:
+            return False
+        return self._process.stdout.readline().strip() == b"serving"
 
     @property
     def running(self) -> bool:
@@ -65,6 +72,8 @@ class DemoServer:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
+        if self._process.stdout is not None:
+            self._process.stdout.close()
         if self._log is not None:
             self._log.close()
 

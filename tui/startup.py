@@ -26,7 +26,7 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -73,8 +73,10 @@ def resume_collector() -> None:
 class EarlyPoll:
     """The monitor's first poll, run on a daemon thread with the app's own client and state code."""
 
-    def __init__(self, settings: Settings, server_clock: ServerClock, project_ids: Sequence[str]) -> None:
+    def __init__(self, settings: Settings, server_clock: ServerClock, project_ids: Sequence[str],
+                 before: Callable[[], object] | None = None) -> None:
         self._settings = settings
+        self._before = before  # run on the thread first: e.g. wait until the demo's sandbox serves
         self.server_clock = server_clock
         self.project_ids = list(project_ids)
         from concurrent.futures import Future
@@ -92,6 +94,8 @@ class EarlyPoll:
         import asyncio
 
         try:
+            if self._before is not None:
+                self._before()
             self.answer.set_result(asyncio.run(self._poll()))
         except BaseException:  # a first poll that could not even run is not used: the monitor asks itself
             if not self.answer.done():
@@ -121,7 +125,8 @@ class EarlyPoll:
         return FirstPoll(source, snapshot, time.monotonic(), error)
 
 
-def start_first_poll(settings: Settings, clock: Clock) -> EarlyPoll | None:
+def start_first_poll(settings: Settings, clock: Clock, *, before: Callable[[], object] | None = None,
+                     ) -> EarlyPoll | None:
     """Start the monitor's first poll now, or None where it must wait for the app.
 
     Not while other viewers share the cache (or where that cannot be told
@@ -140,4 +145,4 @@ def start_first_poll(settings: Settings, clock: Clock) -> EarlyPoll | None:
 
     configured = settings.project_ids
     project_ids = list(configured) if len(configured) > 1 else [settings.project_id]
-    return EarlyPoll(settings, ServerClock(clock), project_ids).start()
+    return EarlyPoll(settings, ServerClock(clock), project_ids, before).start()

@@ -28,6 +28,7 @@ def test_requests_sent_while_it_seeds_wait_and_its_clock_is_ours() -> None:
         served_at = parsedate_to_datetime(answer.headers["date"])
         assert abs((served_at - server.clock.now()).total_seconds()) < 2.5, "one simulated time for both"
         assert server.running
+        assert server.wait_until_serving()
     assert not server.running, "stopped with the dashboard"
 
 

@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     sock = socket.socket(fileno=args.fd)
     handle = start_sandbox(SandboxOptions(seed=args.seed, speed=args.speed, scenario=args.scenario, clock=clock),
                            sock=sock)
+    print("serving", flush=True)  # the parent's first poll waits for this line rather than time out
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the dashboard's to handle; its exit ends this one
     stdin_closed = threading.Event()
 
