@@ -80,7 +80,11 @@ class WatchdeckApp(SafeApp[int]):
             self._clients[api.project_id] = api
         self._start_mode = start_mode
         # Answers shared with the other viewers of this key (tui.api.cache); hishel is imported only when on.
-        self.shared_cache = self._open_cache(settings)
+        # With the first poll already sent (no other viewer was on the store), the store opens after the first
+        # frame: opening it (hishel, and redis where installed) cost that frame ~130 ms.
+        self.cache_warning: str | None = None
+        self._cache_deferred = first_poll is not None and settings.cache
+        self.shared_cache = None if self._cache_deferred else self._open_cache(settings)
         self.shared = SharedViewers(self.shared_cache, settings.base_url, settings.api_key.get_secret_value())
         # Injectable for deterministic snapshots: the pollers' notion of elapsed time and jitter.
         self.monotonic: Callable[[], float] = time.monotonic
@@ -123,7 +127,6 @@ class WatchdeckApp(SafeApp[int]):
         A store this install cannot speak to (Redis without the optional package) is said once, on mount, and
         the dashboard goes on without it: a missing extra must not keep a wall screen dark.
         """
-        self.cache_warning: str | None = None
         if not settings.cache:
             return None
         from tui.api.cache import CacheUnavailable, open_shared_cache
@@ -149,10 +152,25 @@ class WatchdeckApp(SafeApp[int]):
             self.set_keymap(self.settings.keymap)
         for warning in self.settings.warnings:
             self.notify(clean(warning, limit=400), title="Settings", severity="warning", markup=False, timeout=20)
+        self._warn_about_cache()
+        self.set_timer(FREEZE_AFTER_SECONDS, self._after_first_frames)
+        self.app_resume_signal.subscribe(self, self._repaint_after_resume)
+
+    def _warn_about_cache(self) -> None:
         if self.cache_warning:
             self.notify(self.cache_warning, title="Shared cache", severity="warning", markup=False, timeout=20)
-        self.set_timer(FREEZE_AFTER_SECONDS, resume_collector)
-        self.app_resume_signal.subscribe(self, self._repaint_after_resume)
+
+    def _after_first_frames(self) -> None:
+        """What start-up put off until the first frames were drawn: the shared store, then the collector."""
+        if self._cache_deferred:
+            self._cache_deferred = False
+            cache = self._open_cache(self.settings)
+            if cache is not None:
+                self.shared_cache = self.shared.cache = cache
+                for client in self._clients.values():
+                    client.share_answers(cache)
+            self._warn_about_cache()
+        resume_collector()
 
     def _repaint_after_resume(self, _: object) -> None:
         """After ctrl+z / fg the terminal holds the shell's output: draw every line again, not a diff."""

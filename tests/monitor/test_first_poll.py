@@ -19,6 +19,7 @@ import tui.state.exports as exports_module
 from tests.monitor.conftest import FROZEN_AT, make_app, requests
 from tests.pilot import settle
 from tui.api.cache import open_shared_cache
+from tui.api.cache_context import others_watching
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
@@ -153,3 +154,25 @@ async def test_a_first_poll_for_other_projects_is_not_taken(sandbox: SandboxHand
     app = make_app(sandbox, first_poll=early)
     assert app.take_first_poll(["2"]) is None
     assert app.take_first_poll([sandbox.project_id]) is None, "offered once, and only for the projects it asked"
+
+
+async def test_with_a_first_poll_the_shared_store_opens_after_the_first_frames(
+        sandbox: SandboxHandle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening the store (hishel, redis) is not paid before the first frame; once open, polls go through it and
+    the key's shared request count includes the first poll's request."""
+    monkeypatch.setenv("WATCHDECK_CACHE_DIR", str(tmp_path / "cache"))
+    early = await finished(start_first_poll(settings_for(sandbox, cache=True), FrozenClock(FROZEN_AT)))
+    app = make_app(sandbox, first_poll=early, cache=True)
+    assert app.shared_cache is None, "not opened before the first frame"
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        for _ in range(100):
+            if app.shared_cache is not None:
+                break
+            await pilot.pause(0.05)
+        assert app.shared_cache is not None and app.shared.cache is app.shared_cache
+        screen: Any = app.screen
+        screen._start_poll()  # what the armed timer does when it fires
+        await settle(pilot)
+        assert others_watching(tmp_path / "cache", sandbox.base_url, sandbox.api_key), "the poll used the store"
+        assert app.shared.combined_last_minute >= 2, "the first poll's request and this poll's are both counted"

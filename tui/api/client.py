@@ -258,19 +258,13 @@ class ApiClient:
         self._host = _display_host(self.base_url)
         self._gate = asyncio.Semaphore(max_in_flight)
         self._cache = cache  # shared answers for reads (tui.api.cache); None: every read asks the server
-        self._http = (cache.http_client if cache is not None else httpx.AsyncClient)(
-            base_url=self.base_url,
-            headers={
-                "User-Agent": f"watchdeck/{__version__}",
-                "Accept": "application/json",
-                **({} if self._key_problem else {"Authorization": f"Bearer {api_key}"}),
-            },
-            timeout=httpx.Timeout(timeout),
-            limits=httpx.Limits(max_connections=max_in_flight, max_keepalive_connections=max_in_flight),
-            transport=transport,
-            follow_redirects=False,
-            verify=_tls_for(self.base_url),
-        )
+        self._transport = transport
+        self._http = self._make_http(cache, {
+            "User-Agent": f"watchdeck/{__version__}",
+            "Accept": "application/json",
+            **({} if self._key_problem else {"Authorization": f"Bearer {api_key}"}),
+        })
+        self._retired: list[httpx.AsyncClient] = []  # replaced by share_answers; closed with this client
         self.requests_sent = 0
         # Told the Date header of every answer fresh from the server (never of a cached one): the state layer
         # estimates the server's clock from them.
@@ -288,8 +282,33 @@ class ApiClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
+    def _make_http(self, cache: SharedCache | None, headers: Mapping[str, str]) -> httpx.AsyncClient:
+        return (cache.http_client if cache is not None else httpx.AsyncClient)(
+            base_url=self.base_url,
+            headers=headers,
+            timeout=httpx.Timeout(self.timeout),
+            limits=httpx.Limits(max_connections=self.max_in_flight, max_keepalive_connections=self.max_in_flight),
+            transport=self._transport,
+            follow_redirects=False,
+            verify=_tls_for(self.base_url),
+        )
+
+    def share_answers(self, cache: SharedCache) -> None:
+        """Read through the shared store from now on (it opened after this client was made: after the first frame).
+
+        Requests in flight finish on the old connection pool, closed with this client; what this client sent
+        before counts in the key's shared request count.
+        """
+        if self._cache is not None:
+            return
+        self._retired.append(self._http)
+        self._cache = cache
+        self._http = self._make_http(cache, self._http.headers)
+        cache.sent_elsewhere(self.requests_sent)
+
     async def aclose(self) -> None:
-        await self._http.aclose()
+        for http in (*self._retired, self._http):
+            await http.aclose()
 
     def with_project(self, project_id: str) -> ApiClient:
         """A client for another project sharing this one's settings (not its pool)."""
