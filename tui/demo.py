@@ -46,7 +46,7 @@ class DemoServer:
                        "--epoch", epoch.isoformat(), "--monotonic", repr(monotonic), "--speed", repr(speed)]
             if scenario:
                 command += ["--scenario", scenario]
-            self._log: IO[bytes] | None = log.open("ab") if log is not None else None
+            self._log: IO[bytes] | None = _open_log(log)
             self._process = subprocess.Popen(command, pass_fds=[sock.fileno()], stdin=subprocess.PIPE,
                                              stdout=subprocess.PIPE,
                                              stderr=self._log if self._log is not None else subprocess.DEVNULL)
@@ -83,3 +83,13 @@ class DemoServer:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.stop()
+
+
+def _open_log(path: Path | None) -> IO[bytes] | None:
+    """This run's log (the last run's is replaced), or None where it cannot be written: the demo runs anyway."""
+    if path is None:
+        return None
+    try:
+        return path.open("wb")
+    except OSError:
+        return None
