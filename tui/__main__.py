@@ -331,7 +331,9 @@ def _run_demo(args: argparse.Namespace) -> int:
 
     try:
         # The demo opens on a destination outage already under way, so failures show in the first minute.
-        server = DemoServer(scenario="outage", log=_demo_log())
+        from tui.paths import cache_dir
+
+        server = DemoServer(scenario="outage", log=_demo_log(), worlds=cache_dir() / "sandbox-worlds")
     except OSError as err:
         return _fail(f"cannot start the sandbox: {err}")
     with server:

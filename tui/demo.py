@@ -30,7 +30,8 @@ STOP_WAIT_SECONDS = 5.0
 class DemoServer:
     """A running demo sandbox; use as a context manager."""
 
-    def __init__(self, *, scenario: str | None = "outage", speed: float = DEMO_SPEED, log: Path | None = None) -> None:
+    def __init__(self, *, scenario: str | None = "outage", speed: float = DEMO_SPEED, log: Path | None = None,
+                 worlds: Path | None = None) -> None:
         import socket
 
         self.clock = ScaledClock(speed=speed)
@@ -46,6 +47,8 @@ class DemoServer:
                        "--epoch", epoch.isoformat(), "--monotonic", repr(monotonic), "--speed", repr(speed)]
             if scenario:
                 command += ["--scenario", scenario]
+            if worlds is not None:  # seeded at the hour and kept: a start within the hour loads it (~0.4 s less)
+                command += ["--world-cache", str(worlds)]
             self._log: IO[bytes] | None = _open_log(log)
             self._process = subprocess.Popen(command, pass_fds=[sock.fileno()], stdin=subprocess.PIPE,
                                              stdout=subprocess.PIPE,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxOptions, start_sandbox
@@ -35,3 +36,33 @@ def test_another_seed_or_instant_is_another_world() -> None:
     other_seed, _ = _dump(SandboxOptions(seed=12, simulate=False, clock=FrozenClock(AT)))
     later, _ = _dump(SandboxOptions(seed=11, simulate=False, clock=FrozenClock(AT.replace(hour=9))))
     assert other_seed != base and later != base
+
+
+def _world(directory: Path, at: datetime) -> tuple[list[str], float]:
+    started = time.perf_counter()
+    options = SandboxOptions(seed=11, scenario="outage", world_cache=str(directory), clock=FrozenClock(at),
+                             simulate=False)
+    with start_sandbox(options) as handle:
+        return list(handle.state.db.conn.iterdump()), time.perf_counter() - started
+
+
+def test_the_demo_world_seeded_at_the_hour_is_kept_on_disk_and_simulated_on_to_now(tmp_path: Path) -> None:
+    """Loaded and simulated on from the hour, a world is the world seeded fresh: no start sees a stale one."""
+    kept = tmp_path / "kept"
+    _world(kept, AT.replace(minute=10))  # the hour's first start seeds and keeps it
+    loaded, load_s = _world(kept, AT.replace(minute=50))
+    fresh, seed_s = _world(tmp_path / "empty", AT.replace(minute=50))
+    assert loaded == fresh
+    print(f"seeded in {seed_s * 1e3:.0f} ms, loaded in {load_s * 1e3:.0f} ms")
+    assert len(list(kept.glob("world-*.sqlite"))) == 1
+    _world(kept, AT.replace(hour=AT.hour + 1))
+    assert len(list(kept.glob("world-*.sqlite"))) == 2, "another hour is another world"
+
+
+def test_a_kept_world_that_cannot_be_read_is_seeded_again(tmp_path: Path) -> None:
+    _world(tmp_path, AT)
+    for path in tmp_path.glob("world-*.sqlite"):
+        path.write_bytes(b"not a database")
+    broken, _ = _world(tmp_path, AT)
+    fresh, _ = _world(tmp_path / "empty", AT)
+    assert broken == fresh

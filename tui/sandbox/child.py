@@ -31,6 +31,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--speed", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--scenario", choices=SCENARIOS, default=None)
+    parser.add_argument("--world-cache", default=None, help="a folder of seeded worlds (seeded at the hour)")
     return parser.parse_args(argv)
 
 
@@ -38,8 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     clock = ScaledClock(datetime.fromisoformat(args.epoch), args.speed, monotonic_at_epoch=args.monotonic)
     sock = socket.socket(fileno=args.fd)
-    handle = start_sandbox(SandboxOptions(seed=args.seed, speed=args.speed, scenario=args.scenario, clock=clock),
-                           sock=sock)
+    handle = start_sandbox(SandboxOptions(seed=args.seed, speed=args.speed, scenario=args.scenario, clock=clock,
+                                          world_cache=args.world_cache), sock=sock)
     print("serving", flush=True)  # the parent's first poll waits for this line rather than time out
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the dashboard's to handle; its exit ends this one
     stdin_closed = threading.Event()

@@ -27,6 +27,8 @@ class SandboxOptions:
     # logs through the limit/offset paginator).
     generation: str = "newest"
     scenario: str | None = None  # "outage": the seed holds a recent outage of one destination type
+    # A folder of seeded worlds: seed at the hour, keep it there, simulate on to now (the demo's fast start).
+    world_cache: str | None = None
 
 
 GENERATIONS = ("newest", "older")

@@ -10,13 +10,20 @@ is seeded at a different instant every time, so it is never kept.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from pathlib import Path
 
 #: Worlds kept at once; each is a few megabytes of in-memory SQLite.
 MAX_WORLDS = 8
+#: Changes whenever seeding changes what it makes: a world saved by an older seed is not loaded.
+SEED_FORMAT = 1
+#: Worlds kept on disk (the newest): one per hour of demo starts is all that is ever read.
+MAX_SAVED_WORLDS = 3
 
 _worlds: OrderedDict[Hashable, sqlite3.Connection] = OrderedDict()
 _lock = threading.Lock()
@@ -40,4 +47,33 @@ def seed_or_copy(conn: sqlite3.Connection, key: Hashable, seed: Callable[[], Non
         _worlds[key] = copy
         while len(_worlds) > MAX_WORLDS:
             _worlds.popitem(last=False)[1].close()
+    return False
+
+
+def seed_or_load(conn: sqlite3.Connection, directory: Path, key: Hashable, seed: Callable[[], None]) -> bool:
+    """Like :func:`seed_or_copy`, with the worlds kept as files in ``directory`` (for the next process).
+
+    ``watchdeck --demo`` seeds at the hour and simulates on from there, so every start within the hour loads the
+    same file. A file that cannot be read or written is no error: the world is seeded instead. Returns True when
+    the world was loaded.
+    """
+    path = directory / f"world-{hashlib.sha256(repr(key).encode()).hexdigest()[:24]}.sqlite"
+    try:
+        if path.is_file():
+            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as saved:
+                saved.backup(conn)
+            return True
+    except sqlite3.Error:
+        pass
+    seed()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.partial")
+        with sqlite3.connect(partial) as copy:
+            conn.backup(copy)
+        os.replace(partial, path)
+        for old in sorted(directory.glob("world-*.sqlite"), key=lambda p: p.stat().st_mtime)[:-MAX_SAVED_WORLDS]:
+            old.unlink(missing_ok=True)
+    except (OSError, sqlite3.Error):
+        pass
     return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from tui.clock import Clock
 from tui.sandbox.auth import KeyStore
@@ -10,9 +11,9 @@ from tui.sandbox.db import Database
 from tui.sandbox.faults import FaultRegistry, RequestLog, parse_fault_spec
 from tui.sandbox.options import SandboxOptions
 from tui.sandbox.seed import seed_database
-from tui.sandbox.seed_cache import seed_or_copy
+from tui.sandbox.seed_cache import SEED_FORMAT, seed_or_copy, seed_or_load
 from tui.sandbox.simulator import Simulator
-from tui.sandbox.timeutil import iso, parse_iso
+from tui.sandbox.timeutil import floor_interval, iso, parse_iso
 
 
 class SandboxState:
@@ -46,6 +47,20 @@ class SandboxState:
             seed_database(self.db, self.simulator, now, options.seed, options.surveys, options.exports,
                           options.scenario)
 
+        if options.world_cache and not options.db_path:
+            # Seeded at the hour (kept on disk for the next start within it), then simulated on to now.
+            hour = floor_interval(now, "hour")
+
+            def seed_at_the_hour() -> None:
+                seed_database(self.db, self.simulator, hour, options.seed, options.surveys, options.exports,
+                              options.scenario)
+
+            world = (SEED_FORMAT, options.seed, options.surveys, options.exports, options.scenario, iso(hour))
+            with self.db.lock:
+                seed_or_load(self.db.conn, Path(options.world_cache), world, seed_at_the_hour)
+            self.simulator.tick(now)
+            self.seeded_at = hour
+            return
         if options.simulate or options.db_path:
             seed()  # a moving world is never seeded at the same instant twice; a file is the operator's
         else:
