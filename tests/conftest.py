@@ -1,4 +1,4 @@
-"""What every test shares: the process-wide NO_COLOR choice starts each test off.
+"""What every test shares: user folders of its own, and the process-wide NO_COLOR choice starting each test off.
 
 ``tui.status_look`` keeps the choice for the whole process (a watchdeck app
 sets it when it starts); a test that ran an app under NO_COLOR must not leave
@@ -8,10 +8,19 @@ later tests' hosts drawing colourless looks.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tui.palette import use_no_color
+
+
+@pytest.fixture(autouse=True)
+def _user_dirs_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Config, data, state and cache folders of the test's own, for it and every process it starts: nothing a
+    test runs (a `--demo` keeping its seeded world, a shared answer store) writes into the user's folders."""
+    for name in ("CONFIG", "DATA", "STATE", "CACHE"):
+        monkeypatch.setenv(f"WATCHDECK_{name}_DIR", str(tmp_path / "user" / name.lower()))
 
 
 @pytest.fixture(autouse=True)
