@@ -57,7 +57,7 @@ def running_web(tmp_path: Path, *extra: str) -> Iterator[WebServer]:
     """``python -m tui --web --demo`` on a free loopback port, in its own process group; stopped on exit."""
     port = free_port()
     env = dict(os.environ, WATCHDECK_STATE_DIR=str(tmp_path), WATCHDECK_DATA_DIR=str(tmp_path),
-               WATCHDECK_CONFIG_DIR=str(tmp_path))
+               WATCHDECK_CONFIG_DIR=str(tmp_path), WATCHDECK_CACHE_DIR=str(tmp_path / "cache"))
     env.pop("WATCHDECK_API_KEY", None)
     proc = subprocess.Popen([sys.executable, "-m", "tui", "--web", "--demo", "--port", str(port), *extra],
                             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
