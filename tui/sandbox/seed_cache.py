@@ -10,6 +10,7 @@ is seeded at a different instant every time, so it is never kept.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
@@ -60,7 +61,7 @@ def seed_or_load(conn: sqlite3.Connection, directory: Path, key: Hashable, seed:
     path = directory / f"world-{hashlib.sha256(repr(key).encode()).hexdigest()[:24]}.sqlite"
     try:
         if path.is_file():
-            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as saved:
+            with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as saved:
                 saved.backup(conn)
             return True
     except sqlite3.Error:
@@ -69,7 +70,7 @@ def seed_or_load(conn: sqlite3.Connection, directory: Path, key: Hashable, seed:
     try:
         directory.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.partial")
-        with sqlite3.connect(partial) as copy:
+        with contextlib.closing(sqlite3.connect(partial)) as copy:
             conn.backup(copy)
         os.replace(partial, path)
         for old in sorted(directory.glob("world-*.sqlite"), key=lambda p: p.stat().st_mtime)[:-MAX_SAVED_WORLDS]:
