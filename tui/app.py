@@ -164,13 +164,22 @@ class WatchdeckApp(SafeApp[int]):
         """What start-up put off until the first frames were drawn: the shared store, then the collector."""
         if self._cache_deferred:
             self._cache_deferred = False
-            cache = self._open_cache(self.settings)
-            if cache is not None:
-                self.shared_cache = self.shared.cache = cache
-                for client in self._clients.values():
-                    client.share_answers(cache)
-            self._warn_about_cache()
+            # Its imports (hishel, and redis where installed: ~130 ms) on a thread, not in one UI stall.
+            self.run_worker(self._load_cache_code, thread=True, group="shared-cache", exit_on_error=False)
         resume_collector()
+
+    def _load_cache_code(self) -> None:
+        import tui.api.cache  # noqa: F401 (loaded here so that opening it below costs the UI thread little)
+
+        self.call_from_thread(self._open_deferred_cache)
+
+    def _open_deferred_cache(self) -> None:
+        cache = self._open_cache(self.settings)
+        if cache is not None:
+            self.shared_cache = self.shared.cache = cache
+            for client in self._clients.values():
+                client.share_answers(cache)
+        self._warn_about_cache()
 
     def _repaint_after_resume(self, _: object) -> None:
         """After ctrl+z / fg the terminal holds the shell's output: draw every line again, not a diff."""
