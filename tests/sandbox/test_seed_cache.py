@@ -7,7 +7,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tui.clock import FrozenClock
+from tui.sandbox.outages import list_outages
 from tui.sandbox.runner import SandboxOptions, start_sandbox
+from tui.sandbox.timeutil import parse_iso
 
 AT = datetime(2025, 3, 4, 5, 6, tzinfo=UTC)  # an instant no other test seeds at
 
@@ -66,3 +68,14 @@ def test_a_kept_world_that_cannot_be_read_is_seeded_again(tmp_path: Path) -> Non
     broken, _ = _world(tmp_path, AT)
     fresh, _ = _world(tmp_path / "empty", AT)
     assert broken == fresh
+
+
+def test_a_demo_opened_late_in_the_hour_still_opens_on_the_outage(tmp_path: Path) -> None:
+    """The world is seeded at the hour; the outage it carries must still be going on at :59, not end at :30."""
+    late = AT.replace(minute=59)
+    options = SandboxOptions(seed=11, scenario="outage", world_cache=str(tmp_path), clock=FrozenClock(late),
+                             simulate=False)
+    with start_sandbox(options) as handle, handle.state.db.read() as c:
+        outages = list_outages(c)
+    assert len(outages) == 1
+    assert parse_iso(outages[0]["start_at"]) < late < parse_iso(outages[0]["end_at"]), outages

@@ -55,6 +55,16 @@ def add_outage(c: sqlite3.Connection, destination: str, start: datetime, end: da
             "end_at": iso(end) if end else None, "error": error}
 
 
+def keep_demo_outage_going(c: sqlite3.Connection, seeded_at: datetime, now: datetime) -> None:
+    """A world seeded earlier (at the hour) and opened now: its demo outage still goes on DEMO_LASTS after it
+    started as seen from now, so every demo opens on it, however late in the hour."""
+    seeded_end = seeded_at - DEMO_STARTED + DEMO_LASTS
+    wanted_end = now - DEMO_STARTED + DEMO_LASTS
+    if wanted_end > seeded_end:
+        c.execute("UPDATE outages SET end_at = ? WHERE destination = ? AND end_at = ?",
+                  (iso(wanted_end), DEMO_DESTINATION, iso(seeded_end)))
+
+
 def list_outages(c: sqlite3.Connection) -> list[dict[str, Any]]:
     rows = c.execute("SELECT id, destination, start_at, end_at, error FROM outages ORDER BY id").fetchall()
     return [dict(r) for r in rows]

@@ -10,6 +10,7 @@ from tui.sandbox.auth import KeyStore
 from tui.sandbox.db import Database
 from tui.sandbox.faults import FaultRegistry, RequestLog, parse_fault_spec
 from tui.sandbox.options import SandboxOptions
+from tui.sandbox.outages import keep_demo_outage_going
 from tui.sandbox.seed import seed_database
 from tui.sandbox.seed_cache import SEED_FORMAT, seed_or_copy, seed_or_load
 from tui.sandbox.simulator import Simulator
@@ -58,6 +59,9 @@ class SandboxState:
             world = (SEED_FORMAT, options.seed, options.surveys, options.exports, options.scenario, iso(hour))
             with self.db.lock:
                 seed_or_load(self.db.conn, Path(options.world_cache), world, seed_at_the_hour)
+            if options.scenario == "outage":
+                with self.db.transaction() as c:
+                    keep_demo_outage_going(c, hour, now)
             self.simulator.tick(now)
             self.seeded_at = hour
             return
