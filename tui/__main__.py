@@ -281,7 +281,11 @@ def _run_dashboard(settings: Settings, clock: Clock | None = None) -> int:
     from tui.app import WatchdeckApp
 
     app = WatchdeckApp(settings, clock=clock, first_poll=first_poll)
-    app.run()
+    try:
+        app.run()
+    finally:
+        if first_poll is not None:
+            first_poll.stop()
     return app.return_code or 0
 
 
@@ -354,7 +358,11 @@ def _run_demo(args: argparse.Namespace) -> int:
         from tui.app import WatchdeckApp
 
         app = WatchdeckApp(settings, clock=server.clock, first_poll=first_poll)
-        app.run()
+        try:
+            app.run()
+        finally:
+            if first_poll is not None:
+                first_poll.stop()  # before the sandbox stops: a child still polling holds its pipe
     return app.return_code or 0
 
 

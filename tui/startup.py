@@ -3,12 +3,13 @@
 The dashboard's first frame is about 0.4 s of imports, styles and mounting on
 one core; the server needs about as long again to answer the first poll. Sent
 from the app, the answer came after the first frame and the data a frame or
-more later. Sent here, on a thread before Textual is imported, it is on its way
-while Textual loads. The thread runs the app's own code for a poll (``ApiClient``
-and ``ExportsSource`` on an event loop of its own), so the key, proxy, TLS,
-redirect and retry rules are the client's and nowhere else; the monitor's source
-takes over the poll's answer and what it learned (a missing list route, the
-last good exports) as if it had asked itself.
+more later. Sent here, before Textual is imported, it is on its way while
+Textual loads: in a child process on Linux (the other core does the poll's own
+work), on a thread elsewhere. Either runs the app's own code for a poll
+(``ApiClient`` and ``ExportsSource`` on an event loop of its own), so the key,
+proxy, TLS, redirect and retry rules are the client's and nowhere else; the
+monitor's source takes over the poll's answer and what it learned (a missing
+list route, the last good exports) as if it had asked itself.
 
 The collector: loading makes ~300k objects that live as long as the process,
 and with the collector on every import batch set off full passes over all of
@@ -23,11 +24,15 @@ imports it before anything else.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import os
+import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -70,15 +75,30 @@ def resume_collector() -> None:
     gc.enable()
 
 
+def _may_fork() -> bool:
+    """A child process only where forking is safe: Linux (macOS's system libraries are not fork-safe), and no
+    thread started yet (a lock another thread held would stay held in the child)."""
+    return sys.platform == "linux" and threading.active_count() == 1
+
+
 class EarlyPoll:
-    """The monitor's first poll, run on a daemon thread with the app's own client and state code."""
+    """The monitor's first poll, run with the app's own client and state code in a child process (or a thread).
+
+    In a child process forked before Textual is imported, the poll's own work (HTTP, JSON, validation: ~50 ms
+    for 200 exports) runs on the other core, and its answers are read when they come: on a thread, each step
+    waited for the app's loading to hand the interpreter over, and the demo's first answer took ~0.2 s to be
+    read. The child sends back a :class:`~tui.state.exports.FirstPoll` (plain values, pickled, over a pipe; the
+    key stays where it was: the child has it from the fork), and ends when this process does.
+    """
 
     def __init__(self, settings: Settings, server_clock: ServerClock, project_ids: Sequence[str],
                  before: Callable[[], object] | None = None) -> None:
         self._settings = settings
-        self._before = before  # run on the thread first: e.g. wait until the demo's sandbox serves
+        self._before = before  # run first: e.g. wait until the demo's sandbox serves
         self.server_clock = server_clock
         self.project_ids = list(project_ids)
+        self._child_pid: int | None = None
+        self._alive_fd: int | None = None
         from concurrent.futures import Future
 
         self.answer: Future[FirstPoll | None] = Future()
@@ -86,20 +106,43 @@ class EarlyPoll:
     def __repr__(self) -> str:  # never the key
         return f"EarlyPoll(projects={self.project_ids!r})"
 
-    def start(self) -> EarlyPoll:
-        threading.Thread(target=self._run, name="watchdeck-first-poll", daemon=True).start()
+    @property
+    def in_child(self) -> bool:
+        return self._child_pid is not None
+
+    def start(self, *, fork: bool | None = None) -> EarlyPoll:
+        if _may_fork() if fork is None else fork:
+            self._start_child()
+        else:
+            threading.Thread(target=self._run_on_thread, name="watchdeck-first-poll", daemon=True).start()
         return self
 
-    def _run(self) -> None:
+    def stop(self) -> None:
+        """End a child still polling (the demo's sandbox waits for every holder of its pipe to let go)."""
+        if self._child_pid is not None and not self.answer.done():
+            with contextlib.suppress(OSError):
+                os.kill(self._child_pid, signal.SIGKILL)
+        if self._alive_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._alive_fd)
+            self._alive_fd = None
+
+    # ------------------------------------------------------------------ on a thread
+
+    def _run_on_thread(self) -> None:
+        try:
+            first = self._poll_now()
+        except BaseException:  # a first poll that could not even run is not used: the monitor asks itself
+            first = None
+        if not self.answer.done():
+            self.answer.set_result(first)
+
+    def _poll_now(self) -> FirstPoll:
         import asyncio
 
-        try:
-            if self._before is not None:
-                self._before()
-            self.answer.set_result(asyncio.run(self._poll()))
-        except BaseException:  # a first poll that could not even run is not used: the monitor asks itself
-            if not self.answer.done():
-                self.answer.set_result(None)
+        if self._before is not None:
+            self._before()
+        return asyncio.run(self._poll())
 
     async def _poll(self) -> FirstPoll:
         from tui.api.client import ApiClient
@@ -122,7 +165,79 @@ class EarlyPoll:
         finally:
             for client in clients:
                 await client.aclose()
-        return FirstPoll(source, snapshot, time.monotonic(), error)
+        return FirstPoll(source.learned(), snapshot, time.monotonic(), error, self.server_clock.offsets())
+
+    # ------------------------------------------------------------------ in a child process
+
+    def _start_child(self) -> None:
+        answer_read, answer_write = os.pipe()
+        alive_read, alive_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover (the child: measured by coverage only where it runs)
+            self._child(answer_write, alive_read, close=(answer_read, alive_write))
+        os.close(answer_write)
+        os.close(alive_read)
+        self._child_pid, self._alive_fd = pid, alive_write
+        threading.Thread(target=self._receive, args=(answer_read, pid), name="watchdeck-first-poll",
+                         daemon=True).start()
+
+    def _child(self, answer_write: int, alive_read: int, close: Sequence[int]) -> NoReturn:
+        status = 1
+        try:
+            for fd in close:
+                os.close(fd)
+            quiet = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):  # nothing of this process may read from or write to the dashboard's terminal
+                os.dup2(quiet, fd)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the dashboard's; its exit ends this one
+            threading.Thread(target=_exit_when_closed, args=(alive_read,), daemon=True).start()
+            data = _pickled(self._poll_now())
+            view = memoryview(data)
+            while view:
+                view = view[os.write(answer_write, view):]
+            status = 0
+        finally:
+            os._exit(status)
+
+    def _receive(self, answer_read: int, pid: int) -> None:
+        first: FirstPoll | None = None
+        try:
+            with open(answer_read, "rb") as pipe:
+                data = pipe.read()
+            if data:
+                import pickle
+
+                first = pickle.loads(data)  # written by this process's own child, from plain values
+                if first is not None:
+                    self.server_clock.add_offsets(first.server_offsets)
+        except Exception:  # an answer that cannot be read is not used: the monitor asks itself
+            first = None
+        finally:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+            if self._alive_fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(self._alive_fd)
+                self._alive_fd = None
+            if not self.answer.done():
+                self.answer.set_result(first)
+
+
+def _pickled(first: FirstPoll) -> bytes:
+    """The answer as bytes; an error that cannot be pickled is sent as None (the monitor asks itself)."""
+    import pickle
+
+    try:
+        return pickle.dumps(first, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return pickle.dumps(None)
+
+
+def _exit_when_closed(fd: int) -> None:
+    """The child's watch on its parent: the pipe's other end closes when the parent ends, in whatever way."""
+    while os.read(fd, 1):
+        pass
+    os._exit(0)
 
 
 def start_first_poll(settings: Settings, clock: Clock, *, before: Callable[[], object] | None = None,

@@ -47,6 +47,7 @@ def progress_cells(backfill: BatchExportBackfill) -> Text:
 
 
 class BackfillsScreen(WatchdeckScreen[None]):
+    TAKES_ALERT_TOASTS = True
     CSS_PATH = stylesheets("incident.tcss")  # loaded when first shown: not part of the monitor\'s start
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "cancel_backfill", "Cancel backfill", id="backfills.cancel"),

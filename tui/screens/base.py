@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from typing import Protocol, TypeVar, cast
+from typing import ClassVar, Protocol, TypeVar, cast
 
 from textual.app import App
 from textual.screen import ModalScreen, Screen
@@ -76,6 +76,9 @@ def report_failed_worker(app: App[object] | App[int], event: Worker.StateChanged
 
 class WatchdeckScreen(Screen[ResultT]):
     """A screen of watchdeck: reaches the application through the typed ``wd``; its failed workers are reported."""
+
+    #: New alerts are toasted over this screen (the monitor's incident views): not over the surveys or a dialog.
+    TAKES_ALERT_TOASTS: ClassVar[bool] = False
 
     @property
     def wd(self) -> AppHandle:

@@ -69,6 +69,8 @@ def set_columns(table: DataTable[Any], columns: Sequence[tuple[str, str, int | N
 class IncidentScreen(WatchdeckScreen[R]):
     """A screen that redraws from the desk after every poll while it is shown."""
 
+    TAKES_ALERT_TOASTS = True
+
     def __init__(self, context: IncidentContext, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.context = context

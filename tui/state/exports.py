@@ -85,13 +85,26 @@ class ExportsSnapshot:
 
 
 @dataclass
-class FirstPoll:
-    """A poll made before the app was up (on a thread, by a source of its own): its answer and what it learned."""
+class Learned:
+    """What a source learned from its polls, in plain values: a first poll made elsewhere hands it over."""
 
-    source: ExportsSource
+    requests_sent: dict[str, int] = field(default_factory=dict)  # per project
+    list_answered: set[str] = field(default_factory=set)
+    lists_missing: set[str] = field(default_factory=set)  # projects whose list route answered 404/405
+    last_good: dict[str, ExportsSnapshot] = field(default_factory=dict)
+    last_complete: dict[str, BatchExport] = field(default_factory=dict)
+
+
+@dataclass
+class FirstPoll:
+    """A poll made before the app was up (by a source of its own, on a thread or in a child process): its answer
+    and what it learned. Plain values only, so that it can come back from a child process whole."""
+
+    learned: Learned
     snapshot: ExportsSnapshot | None
-    finished_at: float  # time.monotonic()
+    finished_at: float  # time.monotonic(), which is the machine's (one clock for every process)
     error: Exception | None = None  # why it failed: the client's own words, as the monitor's poll would say them
+    server_offsets: list[float] = field(default_factory=list)  # the server clock's samples, server minus local
 
     def fresh(self) -> bool:
         return time.monotonic() - self.finished_at <= FIRST_POLL_MAX_AGE
@@ -181,6 +194,22 @@ class ExportsSource:
         snapshot.answer_age = time.time() - min(answered) if answered else 0.0
         return snapshot
 
+    def learned(self) -> Learned:
+        return Learned(requests_sent={client.project_id: client.requests_sent for client in self.clients},
+                       list_answered=set(self._list_answered),
+                       lists_missing={c.project_id for c in self.clients if self.list_missing(c.project_id)},
+                       last_good=dict(self._last_good), last_complete=dict(self._last_complete))
+
+    def adopt(self, learned: Learned) -> None:
+        """Take over what another source learned, as if this one had asked (its requests count here too)."""
+        for client in self.clients:
+            client.count_sent_elsewhere(learned.requests_sent.get(client.project_id, 0))
+        self._list_answered |= learned.list_answered
+        for project_id in learned.lists_missing:
+            self._missing_lists.not_offered(project_id)
+        self._last_good.update(learned.last_good)
+        self._last_complete.update(learned.last_complete)
+
     async def _take_first_poll(self) -> ExportsSnapshot | None:
         """The first poll's answer (or failure) when it is fresh; what it learned (a missing list route, the last
         good and complete exports) is kept either way, as if this source had asked."""
@@ -192,16 +221,7 @@ class ExportsSource:
             return None
         if first is None:
             return None
-        early = first.source
-        sent = {client.project_id: client.requests_sent for client in early.clients}
-        for client in self.clients:
-            client.count_sent_elsewhere(sent.get(client.project_id, 0))
-        self._list_answered |= early._list_answered
-        for client in early.clients:
-            if early.list_missing(client.project_id):
-                self._missing_lists.not_offered(client.project_id)
-        self._last_good.update(early._last_good)
-        self._last_complete.update(early._last_complete)
+        self.adopt(first.learned)
         if not first.fresh():
             return None
         if first.error is not None:
