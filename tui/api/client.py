@@ -259,11 +259,15 @@ class ApiClient:
         self._gate = asyncio.Semaphore(max_in_flight)
         self._cache = cache  # shared answers for reads (tui.api.cache); None: every read asks the server
         self._transport = transport
-        self._http = self._make_http(cache, {
+        # httpx's Headers: its repr masks the key.
+        self._headers = httpx.Headers({
             "User-Agent": f"watchdeck/{__version__}",
             "Accept": "application/json",
             **({} if self._key_problem else {"Authorization": f"Bearer {api_key}"}),
         })
+        # Made on the first request: the first one made in a process loads httpx's transport (httpcore, h11:
+        # ~20 ms), which the monitor's first frame need not wait for when its first poll was sent elsewhere.
+        self._http_client: httpx.AsyncClient | None = None
         self._retired: list[httpx.AsyncClient] = []  # replaced by share_answers; closed with this client
         self.requests_sent = 0
         # Told the Date header of every answer fresh from the server (never of a cached one): the state layer
@@ -281,6 +285,12 @@ class ApiClient:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+    @property
+    def _http(self) -> httpx.AsyncClient:
+        if self._http_client is None:
+            self._http_client = self._make_http(self._cache, self._headers)
+        return self._http_client
 
     def _make_http(self, cache: SharedCache | None, headers: Mapping[str, str]) -> httpx.AsyncClient:
         return (cache.http_client if cache is not None else httpx.AsyncClient)(
@@ -301,18 +311,19 @@ class ApiClient:
         """
         if self._cache is not None:
             return
-        self._retired.append(self._http)
+        if self._http_client is not None:
+            self._retired.append(self._http_client)
+            self._http_client = None
         self._cache = cache
-        self._http = self._make_http(cache, self._http.headers)
         cache.sent_elsewhere(self.requests_sent)
 
     async def aclose(self) -> None:
-        for http in (*self._retired, self._http):
+        for http in (*self._retired, *([self._http_client] if self._http_client is not None else [])):
             await http.aclose()
 
     def with_project(self, project_id: str) -> ApiClient:
         """A client for another project sharing this one's settings (not its pool)."""
-        auth = self._http.headers.get("Authorization", "").removeprefix("Bearer ")
+        auth = self._headers.get("Authorization", "").removeprefix("Bearer ")
         return ApiClient(self.base_url, auth, project_id, timeout=self.timeout, max_retries=self.max_retries,
                          max_in_flight=self.max_in_flight, max_retry_wait=self.max_retry_wait, sleep=self._sleep,
                          cache=self._cache)
@@ -405,7 +416,7 @@ class ApiClient:
         """The shared cache's key and TTL for a GET (the key is hashed with the API key: answers never cross keys)."""
         if self._cache is None or method != "GET":
             return None
-        key = self._http.headers.get("Authorization", "")
+        key = self._headers.get("Authorization", "")
         return await self._cache.extensions(self.base_url, key, path, params)
 
     def _follow(self, next_url: str) -> tuple[str, list[tuple[str, str]]]:

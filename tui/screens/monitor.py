@@ -278,9 +278,9 @@ class MonitorScreen(ExportActions, IncidentKeys):
         if not self.frozen:
             self._render_exports(now)
         self.incident_poll(self.board.visible(), self._verdicts(now), now)
-        if not self._project_labels_asked:  # after the first poll: the exports come first
+        if not self._project_labels_asked:  # after the first poll's frame: the exports come first
             self._project_labels_asked = True
-            self._load_project_labels()
+            self.call_after_refresh(self._load_project_labels)
         self._update_title()
 
     def _raise_alerts(self, alerts: list[Alert]) -> None:
