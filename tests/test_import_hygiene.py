@@ -67,3 +67,12 @@ def test_the_first_poll_thread_loads_no_ui() -> None:
     loaded = _loaded_after("import tui.state.exports, tui.api.client")
     assert "tui.state.exports" in loaded
     assert _offenders(loaded, ("textual", "tui.screens", "tui.widgets", "tui.app")) == []
+
+
+def test_the_dashboard_skips_httpx_command_line_client() -> None:
+    """click, pygments and rich's progress bars (~20 ms) load only for httpx's CLI, which watchdeck never runs."""
+    loaded = _loaded_after("from tui import startup; startup.skip_httpx_cli(); import httpx, tui.app; "
+                           "assert httpx.AsyncClient and httpx.main.__module__ == 'httpx'")
+    assert "tui.app" in loaded and "httpx" in loaded
+    assert _offenders(loaded, ("click", "pygments")) == []
+    assert "click" in _loaded_after("import httpx"), "without it they load (the check can fail)"

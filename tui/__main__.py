@@ -13,6 +13,7 @@ from tui import startup
 
 if __name__ == "__main__":  # `python -m tui`: as tui.launch does for `watchdeck`, before the imports below
     startup.quiet_collector()
+    startup.skip_httpx_cli()
 
 import argparse
 import math

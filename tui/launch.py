@@ -12,6 +12,7 @@ def main() -> int:
     from tui import startup
 
     startup.quiet_collector()
+    startup.skip_httpx_cli()
     from tui.__main__ import main as run
 
     return run()

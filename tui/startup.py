@@ -53,6 +53,14 @@ def quiet_collector() -> None:
     gc.disable()
 
 
+def skip_httpx_cli() -> None:
+    """httpx loads its command-line client (click, pygments, rich's progress bars: ~20 ms of every start)
+    whenever click is installed, and uvicorn, the sandbox's server, installs it. watchdeck never runs that
+    client: marked absent, httpx takes its own fallback for an install without its ``cli`` extra."""
+    if "httpx" not in sys.modules:
+        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
+
 def collector_on() -> None:
     """Every command but the dashboard runs with the collector on (they do not freeze what loading made)."""
     gc.enable()
