@@ -36,7 +36,17 @@ from pydantic import (
 
 
 def _to_aware(value: Any) -> Any:
-    """Accept ISO strings with or without a zone; a naive time is taken as UTC."""
+    """Accept ISO strings with or without a zone; a naive time is taken as UTC.
+
+    The first branch is the common case, and fast: a 200-export poll reads ~11,000 of them.
+    """
+    if type(value) is str:
+        try:
+            parsed = datetime.fromisoformat(value)  # reads a trailing Z too
+        except ValueError:
+            pass
+        else:
+            return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
     if value is None or value == "":
         return None
     if isinstance(value, str):
