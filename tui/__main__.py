@@ -14,6 +14,7 @@ from tui import startup
 if __name__ == "__main__":  # `python -m tui`: as tui.launch does for `watchdeck`, before the imports below
     startup.quiet_collector()
     startup.skip_httpx_cli()
+    startup.start_demo_early(sys.argv[1:])
 
 import argparse
 import math
@@ -332,15 +333,14 @@ def _run_welcome(args: argparse.Namespace, env: Mapping[str, str], reason: Needs
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from tui.demo import DemoServer
+    from tui.demo import open_demo_server
 
-    try:
-        # The demo opens on a destination outage already under way, so failures show in the first minute.
-        from tui.paths import cache_dir
-
-        server = DemoServer(scenario="outage", log=_demo_log(), worlds=cache_dir() / "sandbox-worlds")
-    except OSError as err:
-        return _fail(f"cannot start the sandbox: {err}")
+    server = startup.take_early_demo()  # started before the settings and Textual loaded, where it could be
+    if server is None:
+        try:
+            server = open_demo_server()
+        except OSError as err:
+            return _fail(f"cannot start the sandbox: {err}")
     with server:
         settings = Settings(
             base_url=server.base_url,
@@ -365,16 +365,6 @@ def _run_demo(args: argparse.Namespace) -> int:
             if first_poll is not None:
                 first_poll.stop()  # before the sandbox stops: a child still polling holds its pipe
     return app.return_code or 0
-
-
-def _demo_log() -> Path | None:
-    """Where the demo sandbox's own errors go (the terminal is the dashboard's)."""
-    try:
-        folder = state_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return folder / "demo-sandbox.log"
 
 
 if __name__ == "__main__":

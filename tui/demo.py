@@ -96,3 +96,19 @@ def _open_log(path: Path | None) -> IO[bytes] | None:
         return path.open("wb")
     except OSError:
         return None
+
+
+def open_demo_server() -> DemoServer:
+    """The demo's server as ``watchdeck --demo`` runs it: on a destination outage already under way (failures
+    show in the first minute), its world kept in the user's cache, its own errors in the state dir's log (the
+    terminal is the dashboard's)."""
+    from tui.paths import cache_dir, state_dir
+
+    log: Path | None = None
+    try:
+        folder = state_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        log = folder / "demo-sandbox.log"
+    except OSError:
+        pass
+    return DemoServer(scenario="outage", log=log, worlds=cache_dir() / "sandbox-worlds")

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
     from tui.clock import Clock
     from tui.config import Settings
+    from tui.demo import DemoServer
     from tui.state.exports import ExportsSnapshot, FirstPoll
     from tui.state.server_time import ServerClock
 
@@ -81,6 +82,38 @@ def resume_collector() -> None:
     gc.collect()
     gc.freeze()
     gc.enable()
+
+
+#: Words that make ``watchdeck --demo`` something other than the demo dashboard (help, web mode, a subcommand).
+NOT_THE_DEMO_DASHBOARD = frozenset({"-h", "--help", "--version", "--web", "status", "surveys", "sandbox"})
+
+_early_demo: DemoServer | None = None
+
+
+def start_demo_early(argv: Sequence[str]) -> None:
+    """``watchdeck --demo``: start the sandbox before the settings and Textual load, not after.
+
+    Its child process takes ~0.2 s to serve, on the other core; started after the
+    settings were read (pydantic: ~0.1 s), it was what the demo's first frame with
+    data waited for. The words are only glanced at: ``_run_demo`` takes the server
+    once the real parser has said it is the demo; any other outcome leaves it
+    unused, and it ends with this process like every demo server.
+    """
+    global _early_demo
+    if "--demo" not in argv or NOT_THE_DEMO_DASHBOARD.intersection(argv):
+        return
+    from tui.demo import open_demo_server
+
+    try:
+        _early_demo = open_demo_server()
+    except OSError:  # said by _run_demo, which tries again
+        _early_demo = None
+
+
+def take_early_demo() -> DemoServer | None:
+    global _early_demo
+    server, _early_demo = _early_demo, None
+    return server
 
 
 def _may_fork() -> bool:
