@@ -236,10 +236,12 @@ class EarlyPoll:
                 os.dup2(quiet, fd)
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the dashboard's; its exit ends this one
             threading.Thread(target=_exit_when_closed, args=(alive_read,), daemon=True).start()
-            view = memoryview(_pickled(self._poll_now()))
+            data = _pickled(self._poll_now())
+            view = memoryview(data)
             while view:
                 view = view[os.write(answer, view):]
-            os.close(done_write)  # the parent reads the answer now, not once this process has wound down
+            os.write(done_write, len(data).to_bytes(8, "big"))  # the parent reads it now, with one call
+            os.close(done_write)
             status = 0
         finally:
             os._exit(status)
@@ -247,11 +249,11 @@ class EarlyPoll:
     def _receive(self, answer: int, done_read: int, pid: int) -> None:
         first: FirstPoll | None = None
         try:
-            while os.read(done_read, 1):  # until the child has ended
-                pass
-            os.lseek(answer, 0, os.SEEK_SET)
-            data = os.read(answer, os.fstat(answer).st_size)
-            if data:
+            # The answer's size, once it is written; nothing when the child ended without one. Few calls from here
+            # on: each one waits its turn for the interpreter while the app loads.
+            size = int.from_bytes(os.read(done_read, 8), "big")
+            data = os.pread(answer, size, 0) if size else b""
+            if len(data) == size and data:
                 import pickle
 
                 first = pickle.loads(data)  # written by this process's own child, from plain values
