@@ -7,7 +7,8 @@ the real command (``tui.launch.main``, what ``watchdeck`` runs) with its
 arguments, headless through ``TEXTUAL_DRIVER`` like the bare app; an import
 hook wraps the app's ``_display`` once ``tui.app`` has loaded (so nothing is
 imported earlier than the command imports it) and exits on the first frame
-whose exports table holds the expected rows. Paths:
+whose exports table holds the expected rows (the selected export's runs and details pane is mounted into
+its slot just after that frame). Paths:
 
 - list: a server with the export list, 200 exports in the project;
 - ``--export`` ids: a server whose list route answers 404, 20 ids given;

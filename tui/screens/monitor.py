@@ -20,11 +20,11 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import DataTable, Input, Sparkline, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Input, Sparkline, Static, TabbedContent
 from textual.worker import Worker, WorkerError
 
 from tui.api.cache_context import bypass_cache
@@ -56,6 +56,7 @@ from tui.widgets.export_cells import (
     records_series,
     time_cells,
 )
+from tui.widgets.export_detail_pane import ExportDetailPane
 from tui.widgets.export_details import export_details_text
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.live_table import LiveTable, fit_columns
@@ -154,6 +155,12 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._project_labels_asked = False
         self._runs_view = RunsView()
         self._run_pages: dict[str, RunPages] = {}
+        self._detail: ExportDetailPane | None = None
+
+    @property
+    def detail_shown(self) -> bool:
+        """The runs and details pane is mounted (just after the first frame)."""
+        return self._detail is not None and self._detail.is_mounted
 
     # ------------------------------------------------------------------ setup
 
@@ -162,18 +169,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         yield Input(placeholder="filter by name or status (esc clears)", id="monitor-filter", classes="hidden")
         yield LiveTable(id="exports", cursor_type="row", zebra_stripes=False)
         yield Static(id="exports-empty", classes="hidden")
-        with TabbedContent(id="export-detail"):
-            with TabPane("Runs", id="tab-runs"):
-                with Horizontal(id="run-charts"):
-                    with Vertical(classes="chart"):
-                        yield Static("records per run", classes="chart-label")
-                        yield Sparkline([], id="records-spark")
-                    with Vertical(classes="chart"):
-                        yield Static("run duration", classes="chart-label")
-                        yield Sparkline([], id="duration-spark")
-                yield LiveTable(id="runs", cursor_type="row")
-            with TabPane("Details", id="tab-details"), VerticalScroll():
-                yield Static(id="export-details")
+        yield Vertical(id="export-detail")  # the detail pane's slot: filled after the first frame
         yield LeakFreeFooter()
 
     async def on_mount(self) -> None:
@@ -194,11 +190,21 @@ class MonitorScreen(ExportActions, IncidentKeys):
         answers_waiting = self.source.answers_waiting()
         worker = self._start_poll()
         table.focus()
+        self.call_after_refresh(self._mount_detail)
         if answers_waiting and worker is not None:
             # The exports were fetched while the app loaded: show them in the first frame rather than
             # paint an empty table first (no network wait: the answer is in memory; bounded anyway).
             with contextlib.suppress(TimeoutError, WorkerError):
                 await asyncio.wait_for(worker.wait(), FIRST_FRAME_WAIT_SECONDS)
+
+    async def _mount_detail(self) -> None:
+        """The selected export's runs and details, once the exports are on screen (ExportDetailPane)."""
+        if self._detail is not None or not self.is_attached:
+            return
+        self._detail = ExportDetailPane()
+        await self.query_one("#export-detail", Vertical).mount(self._detail)
+        self._build_columns()
+        self._render_selected(self.now())
 
     # ------------------------------------------------------------------ polling
 
@@ -486,6 +492,8 @@ class MonitorScreen(ExportActions, IncidentKeys):
             self._render_selected(self.now())
 
     def _render_selected(self, now: datetime) -> None:
+        if not self.detail_shown:
+            return  # drawn when the pane is mounted
         watched = self.board.selected()
         runs_table = self.query_one("#runs", LiveTable)
         details = self.query_one("#export-details", Static)
@@ -534,6 +542,8 @@ class MonitorScreen(ExportActions, IncidentKeys):
             self.call_after_refresh(self._highlight_run, run.id)
 
     def _highlight_run(self, run_id: str) -> None:
+        if not self.detail_shown:
+            return
         table = self.query_one("#runs", LiveTable)
         try:
             index = table.get_row_index(run_id)
@@ -641,6 +651,8 @@ class MonitorScreen(ExportActions, IncidentKeys):
         if fitted != self._export_columns:
             self._export_columns = fitted
             self._reset_columns(exports, fitted, list(self._cells.items()))
+        if not self.detail_shown:
+            return
         runs = self.query_one("#runs", LiveTable)
         fitted = self._fitted(runs, RUN_COLUMNS, RUN_PRIORITY, RUN_GROW)
         if fitted != self._run_columns:
@@ -682,7 +694,8 @@ class MonitorScreen(ExportActions, IncidentKeys):
     @on(DataTable.RowSelected, "#exports")
     def _export_chosen(self) -> None:
         """Enter on an export goes down to its runs (DataTable keeps enter for itself)."""
-        self.query_one("#runs", LiveTable).focus()
+        if self.detail_shown:
+            self.query_one("#runs", LiveTable).focus()
 
     @on(DataTable.RowSelected, "#runs")
     def _run_chosen(self) -> None:
@@ -833,8 +846,9 @@ class MonitorScreen(ExportActions, IncidentKeys):
 
     def runs_view_changed(self, view: RunsView) -> None:
         self._runs_view = view
-        self.query_one("#runs", LiveTable).clear()
         self._run_cells = {}
-        with contextlib.suppress(Exception):
-            self.query_one(TabbedContent).get_tab("tab-runs").label = Text(f"Runs · {view.label}")
+        if self.detail_shown:
+            self.query_one("#runs", LiveTable).clear()
+            with contextlib.suppress(Exception):
+                self.query_one(TabbedContent).get_tab("tab-runs").label = Text(f"Runs · {view.label}")
         self._render_selected(self.now())
