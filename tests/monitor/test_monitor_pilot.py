@@ -8,12 +8,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import httpx
 from textual.widget import Widget
 from textual.widgets import Input, Log, Static
 from textual.widgets._footer import FooterKey
 
 from tests.monitor.conftest import make_app, requests, select_export
-from tests.pilot import settle
+from tests.pilot import footer_shows_current_keys, settle
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen, DeleteExportScreen, EditExportScreen
@@ -402,6 +403,32 @@ async def test_server_down_then_back_recovers_by_itself(sandbox: SandboxHandle) 
             await settle(pilot)
             assert "LIVE" in status_line(app)
             assert exports_table(app).row_count == 12
+
+
+async def test_the_footer_follows_what_a_poll_changed(sandbox: SandboxHandle) -> None:
+    """Paused elsewhere (another operator, the API): after the next poll the footer offers unpause, not pause.
+
+    Before, keys were checked again only when the cursor moved, so the footer kept offering what no longer applied.
+    """
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        watched = next(w for w in screen.board.snapshot.exports if not w.export.paused)
+        select_export(app, watched.export.name)
+        await settle(pilot)
+        enabled = {key.key: not key.disabled for key in screen.query_one(LeakFreeFooter).query(FooterKey)}
+        assert enabled.get("p") and not enabled.get("u")
+        async with httpx.AsyncClient(base_url=sandbox.base_url,
+                                     headers={"Authorization": f"Bearer {sandbox.api_key}"}) as other:
+            answer = await other.post(f"/api/projects/1/batch_exports/{watched.export.id}/pause/")
+            assert answer.status_code == 200, answer.text
+        screen._start_poll()  # what the armed timer does when it fires
+        await settle(pilot)
+        assert screen.board.selected().export.paused, "the poll saw the pause"
+        enabled = {key.key: not key.disabled for key in screen.query_one(LeakFreeFooter).query(FooterKey)}
+        assert enabled.get("u") and not enabled.get("p"), "the footer shows what applies now"
+        assert footer_shows_current_keys(screen)
 
 
 def same_widgets(now: Iterable[Widget], before: list[Widget]) -> bool:

@@ -288,6 +288,9 @@ class MonitorScreen(ExportActions, IncidentKeys):
             self._project_labels_asked = True
             self.call_after_refresh(self._load_project_labels)
         self._update_title()
+        # What a key applies to may have changed (paused elsewhere, an alert resolved, a run ended): the footer
+        # checks the keys again (and rebuilds only if what it shows differs).
+        self.refresh_bindings()
 
     def _raise_alerts(self, alerts: list[Alert]) -> None:
         """The bell for what changed for the worse; the toasts are the alert book's (new alerts only, one per
@@ -490,6 +493,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self.incident.desk.add_runs(watched.key, runs, covered_since=after if page.next is None else None)
         if not self.frozen and watched.key == board.selected_key:
             self._render_selected(self.now())
+            self.refresh_bindings()  # the selected run may have ended: cancel no longer applies
 
     def _render_selected(self, now: datetime) -> None:
         if not self.detail_shown:
