@@ -122,3 +122,33 @@ def test_runs_cache_and_selection() -> None:
     assert board.known_run_ids("1:a") == {"r1", "r2", "r3", "r4"}
     board.deleted("1:a")
     assert board.selected() is None and board.snapshot is not None and board.snapshot.exports == []
+
+
+def test_a_poll_judges_each_export_once(monkeypatch: Any) -> None:
+    """The alerts and the rows of one poll share one verdict per export; what the rows show differently (an
+    operator's pause not yet on the server) is judged on its own."""
+    import tui.state.alerts as alerts_module
+    import tui.state.export_board as board_module
+
+    calls: list[str] = []
+    real_judge = board_module.judge
+
+    def counting(export: BatchExport, now: datetime, **kwargs: Any) -> Any:
+        calls.append(export.id)
+        return real_judge(export, now, **kwargs)
+
+    monkeypatch.setattr(board_module, "judge", counting)
+    monkeypatch.setattr(alerts_module, "judge", counting)
+    board = ExportBoard()
+    exports = [export(name, [run(1, "Completed", NOW - HOUR)]) for name in "abc"]
+    board.apply_snapshot(snap(*exports), NOW)
+    board.rows(NOW)
+    assert sorted(calls) == ["a", "b", "c"], "judged once each, not once for the alerts and again for the rows"
+    calls.clear()
+    board.paused_by_operator("1:a", True)
+    board.rows(NOW)
+    assert calls == ["a"] and board.facts("1:a").verdict.state is HealthState.PAUSED  # type: ignore[union-attr]
+    calls.clear()
+    later = NOW + timedelta(minutes=1)
+    board.rows(later)
+    assert sorted(calls) == ["a", "b", "c"], "a later time is judged at that time"

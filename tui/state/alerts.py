@@ -57,6 +57,8 @@ class AlertTracker:
     _expected_pause: dict[str, bool] = field(default_factory=dict)
     _failing: set[str] = field(default_factory=set)
     _primed: bool = False
+    #: The verdict of each export of the last snapshot observed, judged at the time it was observed.
+    judged: dict[str, Verdict] = field(default_factory=dict)
 
     def expect_pause_change(self, key: str, paused: bool) -> None:
         """An operator asked for this: the next flip of ``paused`` to this value is not an alert."""
@@ -74,8 +76,10 @@ class AlertTracker:
         """
         alerts: list[Alert] = []
         failing: set[str] = set()
+        self.judged = {}
         for watched in snapshot.exports:
             verdict = (verdicts or {}).get(watched.key) or self.judge(watched, now)
+            self.judged[watched.key] = verdict
             if verdict.failing:
                 failing.add(watched.key)
             alerts.extend(self._observe_one(watched, verdict))

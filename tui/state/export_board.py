@@ -92,6 +92,7 @@ class ExportBoard:
         self._runs: dict[str, list[BatchExportRun]] = {}
         self._facts: dict[str, RowFacts] = {}
         self._by_key: dict[str, WatchedExport] = {}
+        self._observed_at: datetime | None = None
 
     # ------------------------------------------------------------------ verdicts
 
@@ -113,7 +114,19 @@ class ExportBoard:
             expected = self._optimistic_paused.get(watched.key)
             if expected is not None and watched.export.paused == expected:
                 del self._optimistic_paused[watched.key]
-        return self.alerts.observe(snapshot, now, self._verdicts_of_unchanged_rows(now))
+        alerts = self.alerts.observe(snapshot, now, self._verdicts_of_unchanged_rows(now))
+        self._observed_at = now
+        return alerts
+
+    def _judged_with_alerts(self, watched: WatchedExport, now: datetime) -> Verdict:
+        """The verdict the alert tracker judged for this poll, where it judged the very same export at ``now``
+        with the same allowance (the first poll draws 200 rows: they were judged once, not twice)."""
+        judged = self.alerts.judged.get(watched.key)
+        if (judged is not None and now == self._observed_at and watched.key not in self._optimistic_paused
+                and self.alerts.lag_threshold_intervals == self.lag_intervals
+                and self.alerts.grace_seconds == self.grace_seconds):
+            return judged
+        return self.judge(watched, now)
 
     def _verdicts_of_unchanged_rows(self, now: datetime) -> dict[str, Verdict]:
         """Verdicts judged this minute on exactly this data (no optimistic pause) need not be judged again."""
@@ -203,10 +216,10 @@ class ExportBoard:
             fingerprint = row_fingerprint(watched, marked)
             old = self._facts.get(key)
             if old is None or old.fingerprint != fingerprint:
-                fresh[key] = RowFacts(watched, marked, fingerprint, self.judge(watched, now), minute)
+                fresh[key] = RowFacts(watched, marked, fingerprint, self._judged_with_alerts(watched, now), minute)
                 diff.rebuilt.add(key)
             elif old.minute != minute:
-                fresh[key] = RowFacts(watched, marked, fingerprint, self.judge(watched, now), minute)
+                fresh[key] = RowFacts(watched, marked, fingerprint, self._judged_with_alerts(watched, now), minute)
                 diff.retimed.add(key)
             else:
                 fresh[key] = old
