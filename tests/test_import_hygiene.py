@@ -76,3 +76,12 @@ def test_the_dashboard_skips_httpx_command_line_client() -> None:
     assert "tui.app" in loaded and "httpx" in loaded
     assert _offenders(loaded, ("click", "pygments")) == []
     assert "click" in _loaded_after("import httpx"), "without it they load (the check can fail)"
+
+
+def test_a_client_loads_httpx_transport_on_its_first_request_only() -> None:
+    """The monitor makes its clients before its first frame; the transport (httpcore, h11: ~20 ms) waits for a
+    request, which the first poll sent early has spared it until after that frame."""
+    made = _loaded_after("from tui.api.client import ApiClient; ApiClient('http://127.0.0.1:1', 'key', '1')")
+    assert "tui.api.client" in made and "httpcore" not in made and "h11" not in made
+    used = _loaded_after("from tui.api.client import ApiClient; ApiClient('http://127.0.0.1:1', 'key', '1')._http")
+    assert "httpcore" in used, "the check can fail"

@@ -176,3 +176,28 @@ async def test_with_a_first_poll_the_shared_store_opens_after_the_first_frames(
         await settle(pilot)
         assert others_watching(tmp_path / "cache", sandbox.base_url, sandbox.api_key), "the poll used the store"
         assert app.shared.combined_last_minute >= 2, "the first poll's request and this poll's are both counted"
+
+
+async def test_the_detail_pane_follows_the_first_frame_into_a_slot_of_its_size(sandbox: SandboxHandle) -> None:
+    """The first frame with data draws the exports; the selected export's runs come a frame later, and the
+    exports table keeps its size when they do (nothing on screen moves)."""
+    early = await finished(start_first_poll(settings_for(sandbox), FrozenClock(FROZEN_AT)))
+    app = make_app(sandbox, first_poll=early)
+    frames: list[tuple[int, bool, int]] = []
+    display = app._display
+
+    def recording(screen: Any, renderable: Any) -> None:
+        display(screen, renderable)
+        if renderable is not None and isinstance(screen, MonitorScreen):
+            table = screen.query_one("#exports", LiveTable)
+            frames.append((table.row_count, bool(screen.query("#runs")), table.region.height))
+
+    app._display = recording  # type: ignore[method-assign]
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        assert screen.detail_shown and screen.query_one("#runs", LiveTable).row_count > 0, "the runs are shown"
+    rows, runs_mounted, height = frames[0]
+    assert rows == 12 and not runs_mounted, "the first frame: the exports, before the pane"
+    assert any(mounted for _, mounted, _ in frames), "the pane came"
+    assert {h for _, _, h in frames} == {height}, "the exports table never changed size"
