@@ -140,6 +140,7 @@ class EarlyPoll:
         self.project_ids = list(project_ids)
         self._child_pid: int | None = None
         self._alive_fd: int | None = None
+        self._alive_lock = threading.Lock()
         from concurrent.futures import Future
 
         self.answer: Future[FirstPoll | None] = Future()
@@ -153,9 +154,12 @@ class EarlyPoll:
 
     def start(self, *, fork: bool | None = None) -> EarlyPoll:
         if _may_fork() if fork is None else fork:
-            self._start_child()
-        else:
-            threading.Thread(target=self._run_on_thread, name="watchdeck-first-poll", daemon=True).start()
+            try:
+                self._start_child()
+                return self
+            except (OSError, AttributeError):  # no fork or no memfd_create here after all: a thread, then
+                pass
+        threading.Thread(target=self._run_on_thread, name="watchdeck-first-poll", daemon=True).start()
         return self
 
     def stop(self) -> None:
@@ -163,10 +167,15 @@ class EarlyPoll:
         if self._child_pid is not None and not self.answer.done():
             with contextlib.suppress(OSError):
                 os.kill(self._child_pid, signal.SIGKILL)
-        if self._alive_fd is not None:
+        self._close_alive()
+
+    def _close_alive(self) -> None:
+        """Once, from whichever thread comes first: a second close could hit a descriptor opened since."""
+        with self._alive_lock:
+            fd, self._alive_fd = self._alive_fd, None
+        if fd is not None:
             with contextlib.suppress(OSError):
-                os.close(self._alive_fd)
-            self._alive_fd = None
+                os.close(fd)
 
     # ------------------------------------------------------------------ on a thread
 
@@ -217,7 +226,12 @@ class EarlyPoll:
         answer = os.memfd_create("watchdeck-first-poll", os.MFD_CLOEXEC)
         done_read, done_write = os.pipe()
         alive_read, alive_write = os.pipe()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (answer, done_read, done_write, alive_read, alive_write):
+                os.close(fd)
+            raise
         if pid == 0:  # pragma: no cover (the child: measured by coverage only where it runs)
             self._child(answer, done_write, alive_read, close=(done_read, alive_write))
         os.close(done_write)
@@ -266,10 +280,7 @@ class EarlyPoll:
                 os.close(fd)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
-            if self._alive_fd is not None:
-                with contextlib.suppress(OSError):
-                    os.close(self._alive_fd)
-                self._alive_fd = None
+            self._close_alive()
             if not self.answer.done():
                 self.answer.set_result(first)
 

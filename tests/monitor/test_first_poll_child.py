@@ -161,3 +161,17 @@ def test_the_child_never_outlives_the_dashboard(black_hole: str) -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_where_it_cannot_fork_the_first_poll_runs_on_a_thread(frozen_sandbox: SandboxHandle) -> None:
+    """A failed fork (no memory, no process slot) is no failed start: the poll runs on a thread instead."""
+    script = POLL_SCRIPT.replace("early = startup.start_first_poll(",
+                                 "def refuse():\n    raise OSError(11, 'Resource temporarily unavailable')\n"
+                                 "os.fork = refuse\nearly = startup.start_first_poll(")
+    proc = subprocess.run([sys.executable, "-c", script, frozen_sandbox.base_url, frozen_sandbox.api_key, "answer"],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    started, answer = (json.loads(line) for line in proc.stdout.splitlines()[-2:])
+    assert started["child"] is None and not answer["in_child"]
+    assert len(answer["exports"]) == 12 and answer["error"] is None
