@@ -128,8 +128,8 @@ class EarlyPoll:
     In a child process forked before Textual is imported, the poll's own work (HTTP, JSON, validation: ~50 ms
     for 200 exports) runs on the other core, and its answers are read when they come: on a thread, each step
     waited for the app's loading to hand the interpreter over, and the demo's first answer took ~0.2 s to be
-    read. The child sends back a :class:`~tui.state.exports.FirstPoll` (plain values, pickled, over a pipe; the
-    key stays where it was: the child has it from the fork), and ends when this process does.
+    read. The child sends back a :class:`~tui.state.exports.FirstPoll` (plain values, pickled into a file in
+    memory; the key stays where it was: the child has it from the fork), and ends when this process does.
     """
 
     def __init__(self, settings: Settings, server_clock: ServerClock, project_ids: Sequence[str],
@@ -152,8 +152,8 @@ class EarlyPoll:
     def in_child(self) -> bool:
         return self._child_pid is not None
 
-    def start(self, *, fork: bool | None = None) -> EarlyPoll:
-        if _may_fork() if fork is None else fork:
+    def start(self) -> EarlyPoll:
+        if _may_fork():
             try:
                 self._start_child()
                 return self
@@ -221,8 +221,8 @@ class EarlyPoll:
 
     def _start_child(self) -> None:
         # The answer goes through a file in memory, not a pipe: read from a pipe in 64 KB pieces, each piece waited
-        # for the interpreter while the app loaded, and 800 KB (200 exports) took ~0.1 s to arrive. The pipe only
-        # says when the child is done (it closes), and the other one when this process is (it closes).
+        # for the interpreter while the app loaded, and 800 KB (200 exports) took ~0.1 s to arrive. One pipe says
+        # the answer's size once it is written (or closes without it), the other closes when this process ends.
         answer = os.memfd_create("watchdeck-first-poll", os.MFD_CLOEXEC)
         done_read, done_write = os.pipe()
         alive_read, alive_write = os.pipe()
