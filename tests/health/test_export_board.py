@@ -6,10 +6,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tui.api.models import BatchExport, BatchExportRun
-from tui.state.alerts import AlertKind
+from tui.state.alert_book import AlertBook, AlertKind
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, WatchedExport
 from tui.state.health import HealthState
+from tui.state.incident import IncidentDesk
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
@@ -57,8 +58,8 @@ def test_an_operator_pause_shows_at_once_and_settles_when_the_server_agrees() ->
     diff = board.rows(NOW)
     assert diff.rebuilt == {"1:a"}
     assert board.facts("1:a").verdict.state is HealthState.PAUSED  # type: ignore[union-attr]
-    alerts = board.apply_snapshot(snap(e.model_copy(update={"paused": True})), NOW)
-    assert alerts == [], "an operator's pause does not alert"
+    verdicts = board.apply_snapshot(snap(e.model_copy(update={"paused": True})), NOW)
+    assert verdicts["1:a"].state is HealthState.PAUSED
     assert board.watched("1:a").export.paused  # type: ignore[union-attr]
 
 
@@ -90,8 +91,7 @@ def test_filter_by_verdict_state_name_and_paused() -> None:
     ok = export("ok", [run(1, "Completed", NOW - timedelta(minutes=10))])
     late = export("late", [run(1, "Completed", NOW - 5 * HOUR)])
     paused = export("zzz", [run(1, "Completed", NOW - 5 * HOUR)], paused=True)
-    alerts = board.apply_snapshot(snap(ok, late, paused), NOW)
-    assert alerts == []
+    board.apply_snapshot(snap(ok, late, paused), NOW)
     board.rows(NOW)
     assert board.set_filter("overdue")
     assert [f.key for f in board.rows(NOW).rows] == ["1:late"]
@@ -100,13 +100,17 @@ def test_filter_by_verdict_state_name_and_paused() -> None:
     assert not board.set_filter("export ok")
 
 
-def test_overdue_alert_carries_the_verdicts_reason() -> None:
-    board = ExportBoard()
+def test_overdue_alert_carries_the_verdicts_reason_and_marks_the_row() -> None:
+    board, desk = ExportBoard(), IncidentDesk(AlertBook())
     e = export("a", [run(1, "Completed", NOW - HOUR)])
-    board.apply_snapshot(snap(e), NOW)
-    alerts = board.apply_snapshot(snap(e), NOW + 2 * HOUR)
-    assert [(a.kind, a.detail) for a in alerts] == [(AlertKind.OVERDUE, "no completed data for 3h00m, allowed 2h10m")]
-    assert board.alerts.is_marked("1:a")
+    snapshot = snap(e)
+    desk.observe(snapshot.exports, board.apply_snapshot(snapshot, NOW), NOW)
+    later = NOW + 2 * HOUR
+    opened = desk.observe(snapshot.exports, board.apply_snapshot(snapshot, later), later).opened
+    assert [(a.kind, a.detail) for a in opened] == [(AlertKind.OVERDUE, "no completed data for 3h00m, allowed 2h10m")]
+    assert desk.book.is_marked("1:a")
+    (row,) = board.rows(later, {a.key for a in desk.book.open_alerts}).rows
+    assert row.marked
 
 
 def test_runs_cache_and_selection() -> None:
@@ -125,9 +129,8 @@ def test_runs_cache_and_selection() -> None:
 
 
 def test_a_poll_judges_each_export_once(monkeypatch: Any) -> None:
-    """The alerts and the rows of one poll share one verdict per export; what the rows show differently (an
-    operator's pause not yet on the server) is judged on its own."""
-    import tui.state.alerts as alerts_module
+    """The alerts and the rows of one poll share one verdict per export; an operator's pause not yet on the
+    server is judged again on its own."""
     import tui.state.export_board as board_module
 
     calls: list[str] = []
@@ -138,7 +141,6 @@ def test_a_poll_judges_each_export_once(monkeypatch: Any) -> None:
         return real_judge(export, now, **kwargs)
 
     monkeypatch.setattr(board_module, "judge", counting)
-    monkeypatch.setattr(alerts_module, "judge", counting)
     board = ExportBoard()
     exports = [export(name, [run(1, "Completed", NOW - HOUR)]) for name in "abc"]
     board.apply_snapshot(snap(*exports), NOW)

@@ -1,4 +1,4 @@
-"""The monitor's cells, the alert tracker and ``watchdeck status`` give the same verdict on the same snapshot."""
+"""The monitor's cells, the alert book and ``watchdeck status`` give the same verdict on the same snapshot."""
 
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ from tui.api.models import BatchExport
 from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
-from tui.state.alerts import AlertKind, AlertTracker
+from tui.state.alert_book import AlertBook, AlertKind
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, WatchedExport
 from tui.state.health import HealthState, judge
+from tui.state.incident import IncidentDesk
 from tui.status_cmd import EXIT_OK, EXIT_PROBLEM, collect, format_table, to_json
 from tui.widgets.export_cells import STATE_LOOKS, time_cells
 
@@ -107,12 +108,14 @@ def test_every_surface_gives_the_same_verdict(server: SandboxHandle, state: Heal
     assert data["exit_code"] == (EXIT_OK if row["healthy"] else EXIT_PROBLEM)
     assert data["table"].splitlines()[1].rstrip().endswith(state.value.upper())
 
-    tracker = AlertTracker()
-    quiet = export(e.id, [run(9, "Completed", NOW - timedelta(minutes=50))])
-    tracker.observe(snapshot([quiet]), NOW)  # primes: history does not ring
-    kinds = {a.kind for a in tracker.observe(snapshot([e]), NOW)}
+    board, desk = ExportBoard(), IncidentDesk(AlertBook())
+    quiet = snapshot([export(e.id, [run(9, "Completed", NOW - timedelta(minutes=50))])])
+    desk.observe(quiet.exports, board.apply_snapshot(quiet, NOW), NOW)  # primes: history does not ring
+    now = snapshot([e])
+    kinds = {a.kind for a in desk.observe(now.exports, board.apply_snapshot(now, NOW), NOW).opened}
     assert (AlertKind.OVERDUE in kinds) is (state is HealthState.OVERDUE)
-    assert tracker.failing_count == (1 if state is HealthState.FAILING else 0)
+    assert (AlertKind.FAILING in kinds) is (state is HealthState.FAILING)
+    assert board.failing_count == (1 if state is HealthState.FAILING else 0)
 
 
 def test_all_states_at_once_agree_row_by_row(server: SandboxHandle) -> None:
@@ -122,9 +125,9 @@ def test_all_states_at_once_agree_row_by_row(server: SandboxHandle) -> None:
     by_word = {label: state for state, (label, _) in STATE_LOOKS.items()}
     for row in data["exports"]:
         assert by_word[shown[row["id"]]].value == row["state"]
-    tracker = AlertTracker()
-    tracker.observe(snapshot(exports), NOW)
-    assert tracker.failing_count == sum(1 for r in data["exports"] if r["state"] == "failing")
+    board = ExportBoard()
+    board.apply_snapshot(snapshot(exports), NOW)
+    assert board.failing_count == sum(1 for r in data["exports"] if r["state"] == "failing")
     assert data["exit_code"] == EXIT_PROBLEM
 
 

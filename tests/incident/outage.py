@@ -46,11 +46,13 @@ OUTAGE_HOURS = (2, 3, 4)  # intervals ending 2, 3 and 4 hours before NOW failed 
 
 @dataclass(frozen=True)
 class Verdict:
-    """A health verdict as the monitor would pass it (state, reason, streak)."""
+    """A health verdict as the monitor would pass it (state, reason, streak, latest run, newest completed end)."""
 
     state: str
     reason: str
     failure_streak: int = 0
+    latest_run: BatchExportRun | None = None
+    last_completed_end: datetime | None = None
 
 
 def _run(export_id: str, hours_ago: int, status: str, error: str | None = None, n: int = 0) -> BatchExportRun:
@@ -96,10 +98,12 @@ def verdicts(exports: list[WatchedExport]) -> dict[str, Verdict]:
                 break
             streak += 1
         latest = runs[-1]
+        done = max((r.data_interval_end for r in runs if r.status == "Completed" and r.data_interval_end), default=None)
         if latest.status == "Failed":
-            found[watched.key] = Verdict("failing", f"latest run Failed, {streak} failed runs in a row", streak)
+            found[watched.key] = Verdict("failing", f"latest run Failed, {streak} failed runs in a row", streak,
+                                         latest, done)
         else:
-            found[watched.key] = Verdict("ok", "data 0s behind")
+            found[watched.key] = Verdict("ok", "data 0s behind", 0, latest, done)
     return found
 
 

@@ -1,4 +1,5 @@
-"""The alert book: open, acknowledge, resolve, history journaled, toasts rate-limited."""
+"""The alert book: one episode per export, opened, updated, acknowledged, resolved by a completed run; history
+journaled, toasts rate-limited."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from tui.state.journal import ActionJournal
 from .runs import NOW
 
 
-def seen(key: str, state: str, reason: str = "", streak: int = 0) -> Observation:
-    return Observation(key, "1", key, f"export {key}", state, reason, failure_streak=streak)
+def seen(key: str, state: str, reason: str = "", streak: int = 0, latest: str | None = None) -> Observation:
+    if latest is None:
+        latest = {"ok": "Completed", "failing": "Failed", "running": "Running"}.get(state)
+    return Observation(key, "1", key, f"export {key}", state, reason, failure_streak=streak, latest_status=latest)
 
 
 def test_what_is_broken_at_first_look_is_open_but_not_new() -> None:
@@ -33,7 +36,7 @@ def test_open_ack_resolve_and_history(tmp_path: Path) -> None:
                                                                 "no completed data for 4h10m, allowed 2h")], later)
     assert {a.kind: a.detail for a in changes.opened} == {
         AlertKind.FAILING: "3 failed runs in a row",
-        AlertKind.LAGGING: "no completed data for 4h10m, allowed 2h",
+        AlertKind.OVERDUE: "no completed data for 4h10m, allowed 2h",
     }
     assert all(a.new for a in changes.opened)
     failing = next(a for a in changes.opened if a.kind is AlertKind.FAILING)
@@ -42,7 +45,8 @@ def test_open_ack_resolve_and_history(tmp_path: Path) -> None:
     # still failing: acknowledged, so not opened again
     assert book.observe([seen("a", "failing", "x", 4), seen("b", "overdue", "y")], later).opened == []
     resolved = book.observe([seen("a", "ok"), seen("b", "ok")], later + timedelta(minutes=5)).resolved
-    assert {a.kind for a in resolved} == {AlertKind.FAILING, AlertKind.LAGGING}
+    assert {a.kind for a in resolved} == {AlertKind.FAILING, AlertKind.OVERDUE}
+    assert {a.resolution for a in resolved} == {"a run completed"}
     assert book.open_count == 0 and len(book.history) == 2
     lines = [json.loads(line) for line in (tmp_path / "journal.jsonl").read_text().splitlines()]
     assert [line["action"] for line in lines] == ["alert acknowledged", "alert resolved", "alert resolved"]
@@ -61,7 +65,46 @@ def test_pauses_alert_only_when_nobody_here_asked() -> None:
     changes = book.observe([seen("a", "paused", "paused for 1m"), seen("b", "paused", "paused for 1m")], NOW)
     assert [(a.key, a.kind) for a in changes.opened] == [("b", AlertKind.AUTO_PAUSED)]
     assert book.observe([seen("a", "paused"), seen("b", "paused")], NOW).resolved == []
-    assert [a.kind for a in book.observe([seen("a", "ok"), seen("b", "ended")], NOW).opened] == [AlertKind.STOPPED]
+    assert book.observe([seen("a", "ok"), seen("b", "running")], NOW).resolved == [], "unpaused, nothing completed"
+    assert [a.resolution for a in book.observe([seen("a", "ok"), seen("b", "ok")], NOW).resolved] == [
+        "a run completed"]
+
+
+def test_an_operators_pause_or_the_exports_end_ends_the_episode() -> None:
+    book = AlertBook()
+    book.observe([seen("a", "ok"), seen("b", "ok")], NOW)
+    assert len(book.observe([seen("a", "failing", "x", 1), seen("b", "overdue", "y")], NOW).opened) == 2
+    book.expect_pause_change("a", True)
+    resolved = book.observe([seen("a", "paused", "paused", latest="Failed"), seen("b", "ended", "ended")], NOW).resolved
+    assert sorted((a.key, a.resolution) for a in resolved) == [("a", "paused by the operator"),
+                                                               ("b", "the export's end passed")]
+    assert book.observe([seen("a", "paused", latest="Failed"), seen("b", "ended")], NOW).opened == []
+
+
+def test_a_kind_change_updates_the_episode_and_keeps_its_acknowledgement() -> None:
+    """failing -> running -> overdue -> failing is one episode; only a completed run ends it."""
+    book = AlertBook()
+    book.observe([seen("a", "ok")], NOW)
+    (alert,) = book.observe([seen("a", "failing", "latest run Failed", 1)], NOW).opened
+    assert book.acknowledge(alert.id, NOW) is alert
+    running = book.observe([seen("a", "running", "latest run Running")], NOW)
+    assert (running.opened, running.updated, running.resolved) == ([], [], [])
+    overdue = book.observe([seen("a", "overdue", "no completed run 25m after it started", latest="Running")], NOW)
+    assert overdue.opened == [] and overdue.updated == [alert] and alert.kind is AlertKind.OVERDUE
+    failing = book.observe([seen("a", "failing", "latest run Failed", 2)], NOW)
+    assert failing.opened == [] and failing.updated == [alert] and alert.kind is AlertKind.FAILING
+    assert not book.is_marked("a") and book.open_count == 0, "the acknowledgement holds for the episode"
+    assert book.observe([seen("a", "ok", latest="Cancelled")], NOW).resolved == [], "a cancelled run is no proof"
+    assert book.observe([seen("a", "ok")], NOW).resolved == [alert]
+    (again,) = book.observe([seen("a", "failing", "latest run Failed", 1)], NOW).opened
+    assert again.id != alert.id and book.is_marked("a"), "a new episode is a new alert"
+
+
+def test_a_filtered_out_export_is_observed_by_whoever_feeds_the_book_and_a_gone_one_resolves() -> None:
+    book = AlertBook()
+    book.observe([seen("a", "ok")], NOW)
+    book.observe([seen("a", "failing", "x", 1)], NOW)
+    assert [a.resolution for a in book.observe([], NOW).resolved] == ["no longer watched"]
 
 
 def test_one_toast_per_export_per_minute() -> None:
@@ -83,5 +126,11 @@ def test_hook_object_has_no_secret_fields() -> None:
     alert = book.observe([seen("a", "failing", "x", 2)], NOW).opened[0]
     body = alert.to_json("opened")
     assert body["event"] == "opened" and body["kind"] == "failing" and body["export"] == "export a"
-    assert set(body) == {"event", "kind", "state", "project", "export_id", "export", "detail", "since", "opened_at",
-                         "resolved_at"}
+    assert set(body) == {"event", "episode_id", "dedup_key", "severity", "summary", "kind", "state", "project",
+                         "export_id", "export", "detail", "since", "opened_at", "acknowledged_at", "resolved_at",
+                         "resolution"}
+    assert body["severity"] == "error" and body["summary"] == "export a: failing, 2 failed runs in a row"
+    assert body["dedup_key"] == body["episode_id"] == f"watchdeck:1:a:{NOW:%Y%m%dT%H%M%SZ}"
+    book.observe([seen("a", "overdue", "y")], NOW)
+    (resolved,) = book.observe([seen("a", "ok")], NOW).resolved
+    assert resolved.to_json("resolved")["episode_id"] == body["episode_id"]

@@ -6,9 +6,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tui.api.models import BatchExport
-from tui.state.alerts import AlertKind, AlertTracker
+from tui.state.alert_book import AlertBook, AlertChanges, AlertKind
 from tui.state.exports import ExportsSnapshot, WatchedExport, latest_run
 from tui.state.health import HealthState, judge
+from tui.state.incident import IncidentDesk
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -75,36 +76,40 @@ def snap(*exports: BatchExport) -> ExportsSnapshot:
     return ExportsSnapshot(exports=[WatchedExport("1", e) for e in exports])
 
 
+def observe(desk: IncidentDesk, e: BatchExport, now: datetime) -> AlertChanges:
+    exports = snap(e).exports
+    return desk.observe(exports, {w.key: judge(w.export, now) for w in exports}, now)
+
+
 def test_alerts_only_on_transitions_not_history() -> None:
-    tracker = AlertTracker()
+    desk = IncidentDesk(AlertBook())
     history = export([run(1, "Failed", NOW - timedelta(hours=1))])
-    assert tracker.observe(snap(history), NOW) == [], "a failure seen at start-up does not ring"
+    (first,) = observe(desk, history, NOW).opened
+    assert not first.new, "a failure seen at start-up is listed but does not ring"
+    assert desk.book.acknowledge_export("1:e1", NOW) == 1
     newer = export([run(1, "Failed", NOW - timedelta(hours=1)), run(2, "FailedRetryable", NOW)])
-    alerts = tracker.observe(snap(newer), NOW)
-    assert [a.kind for a in alerts] == [AlertKind.RUN_FAILED]
-    assert tracker.is_marked("1:e1")
-    assert tracker.acknowledge("1:e1") == 1
-    assert not tracker.is_marked("1:e1")
-    assert tracker.observe(snap(newer), NOW) == [], "the same failed run alerts once"
+    changes = observe(desk, newer, NOW)
+    assert changes.opened == [] and changes.updated == [], "another failed run is the same episode"
+    assert not desk.book.is_marked("1:e1"), "the acknowledgement holds for the episode"
+    assert first.detail == "2 failed runs in a row"
 
 
 def test_pause_without_operator_alerts_but_operator_pause_does_not() -> None:
-    tracker = AlertTracker()
+    desk = IncidentDesk(AlertBook())
     fine = [run(1, "Completed", NOW)]
-    tracker.observe(snap(export(fine)), NOW)
-    alerts = tracker.observe(snap(export(fine, paused=True)), NOW)
-    assert [a.kind for a in alerts] == [AlertKind.PAUSED_BY_SYSTEM]
-    tracker.expect_pause_change("1:e1", False)
-    assert tracker.observe(snap(export(fine, paused=False)), NOW) == []
+    observe(desk, export(fine), NOW)
+    assert [a.kind for a in observe(desk, export(fine, paused=True), NOW).opened] == [AlertKind.AUTO_PAUSED]
+    desk.book.expect_pause_change("1:e1", False)
+    assert observe(desk, export(fine, paused=False), NOW).opened == []
 
 
 def test_lag_crossing_threshold_alerts_once() -> None:
-    tracker = AlertTracker(lag_threshold_intervals=2.0)
+    desk = IncidentDesk(AlertBook())
     e = export([run(1, "Completed", NOW - timedelta(hours=1))])
-    tracker.observe(snap(e), NOW)
+    observe(desk, e, NOW)
     later = NOW + timedelta(hours=3)
-    assert [a.kind for a in tracker.observe(snap(e), later)] == [AlertKind.OVERDUE]
-    assert tracker.observe(snap(e), later + timedelta(minutes=5)) == []
+    assert [a.kind for a in observe(desk, e, later).opened] == [AlertKind.OVERDUE]
+    assert observe(desk, e, later + timedelta(minutes=5)).opened == []
 
 
 def test_times_that_happened_never_read_as_future_under_skew() -> None:

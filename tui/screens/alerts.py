@@ -28,13 +28,13 @@ from tui.widgets.footer import LeakFreeFooter
 # (bold red, or reversed under NO_COLOR where red would turn a faint grey).
 KIND_TONE: dict[str, Tone] = {
     AlertKind.FAILING: Tone.FAILURE,
-    AlertKind.LAGGING: Tone.WARNING,
+    AlertKind.OVERDUE: Tone.WARNING,
     AlertKind.AUTO_PAUSED: Tone.PAUSED,
 }
 
 
 def kind_style(kind: str) -> str:
-    """The style of an alert kind in the current mode (a stopped export is plain bold in both)."""
+    """The style of an alert kind in the current mode."""
     tone = KIND_TONE.get(kind)
     return tone.style if tone is not None else "bold"
 

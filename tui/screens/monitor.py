@@ -34,11 +34,10 @@ from tui.palette import Tone
 from tui.render import clean, plain
 from tui.screens.monitor_actions import BoardChanged, ExportActions, PollWanted
 from tui.screens.monitor_incident import INCIDENT_ACTIONS, IncidentKeys
-from tui.state.alerts import Alert
 from tui.state.budget import effective_poll_seconds
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport
-from tui.state.health import Verdict, incomplete_reason_of_run
+from tui.state.health import incomplete_reason_of_run
 from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
 from tui.state.project_names import fetch_project_label
@@ -277,13 +276,14 @@ class MonitorScreen(ExportActions, IncidentKeys):
 
     def _on_snapshot(self, snapshot: ExportsSnapshot) -> None:
         now = self.now()
-        alerts = self.board.apply_snapshot(snapshot, now)
-        if alerts:
-            self._raise_alerts(alerts)
+        verdicts = self.board.apply_snapshot(snapshot, now)
+        # The alert book sees every export (a filter hides rows, it does not resolve their alerts); the incident
+        # views follow the table's filter. The rows are drawn after, so their marks are this poll's alerts.
+        shown = {w.key for w in self.board.visible()} if self.board.filter or self.board.key_filter else None
+        self.incident_poll(snapshot.exports, verdicts, now, shown=shown)
         self._announce_started_retries()
         if not self.frozen:
             self._render_exports(now)
-        self.incident_poll(self.board.visible(), self._verdicts(now), now)
         if not self._project_labels_asked:  # after the first poll's frame: the exports come first
             self._project_labels_asked = True
             self.call_after_refresh(self._load_project_labels)
@@ -292,19 +292,10 @@ class MonitorScreen(ExportActions, IncidentKeys):
         # checks the keys again (and rebuilds only if what it shows differs).
         self.refresh_bindings()
 
-    def _raise_alerts(self, alerts: list[Alert]) -> None:
-        """The bell for what changed for the worse; the toasts are the alert book's (new alerts only, one per
-        export a minute, never over a dialog: :meth:`IncidentKeys.incident_poll`)."""
-        if alerts and self.wd.settings.bell:
+    def ring_bell(self) -> None:
+        """The bell for an alert that opened (:meth:`IncidentKeys.incident_poll` decides when)."""
+        if self.wd.settings.bell:
             self.app.bell()
-
-    def _verdicts(self, now: datetime) -> dict[str, Verdict]:
-        """The board's verdict of each shown export (judged now where the rows were not drawn: a frozen view)."""
-        verdicts: dict[str, Verdict] = {}
-        for watched in self.board.visible():
-            facts = self.board.facts(watched.key)
-            verdicts[watched.key] = facts.verdict if facts is not None else self.board.judge(watched, now)
-        return verdicts
 
     def _paused_here(self, key: str, paused: bool) -> None:
         """The operator paused or unpaused from this screen: not an alert when the poll shows it."""
@@ -323,7 +314,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         if self.board.snapshot is None:
             return
         table = self.query_one("#exports", LiveTable)
-        diff = self.board.rows(now)
+        diff = self.board.rows(now, self.marked_keys())
         rows: list[tuple[str, dict[str, Text]]] = []
         changed: dict[str, list[str]] = {}
         fresh: dict[str, dict[str, Text]] = {}
@@ -690,8 +681,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
             return None
         if watched is not None and self.board.is_pending(action, watched.key):
             return None
-        if (action == "acknowledge" and watched is not None and not self.board.alerts.is_marked(watched.key)
-                and not self.incident.desk.book.open_for(watched.key)):
+        if action == "acknowledge" and watched is not None and not self.incident.desk.book.is_marked(watched.key):
             return None
         return True
 
@@ -782,8 +772,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         watched = self.board.selected()
         if watched is None:
             return
-        acknowledged = self.incident.desk.book.acknowledge_export(watched.key, self.wd.clock.now())
-        if self.board.acknowledge(watched.key) or acknowledged:
+        if self.incident.desk.book.acknowledge_export(watched.key, self.now()):
             self.notify("Alert acknowledged.", markup=False, timeout=3)
             self._render_exports(self.now())
             self.refresh_bindings()

@@ -4,14 +4,17 @@ backfills (``B``) and cancelling a run (``c``); and what each poll does for them
 A base of :class:`~tui.screens.monitor.MonitorScreen`, kept apart so the
 monitor's module stays about showing exports. After each poll the screen
 calls :meth:`IncidentKeys.incident_poll`: the desk takes the exports in the
-table's order with their health verdicts, the alert book opens and resolves
-alerts, new ones get a toast (never over a dialog or the editor, one per
-export per minute) and every new and resolved one goes to the ``on_alert`` hook.
+table's order with their health verdicts, and the one alert book opens,
+updates and resolves episodes. An episode that opens (not one already open at
+the first look) rings the bell, gets a toast (never over a dialog or the
+editor, one per export per minute) and goes to the ``on_alert`` hook as
+"opened", and as "resolved" when it ends; a kind changing inside an episode
+does none of these.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -118,10 +121,15 @@ class IncidentKeys(WatchdeckScreen[None]):
                                         profile=profile, read_only=read_only)
         self.hook = AlertHook(on_alert, secret) if on_alert else None
 
+    def ring_bell(self) -> None:
+        """Ring the terminal bell (where the settings say so)."""
+
     def incident_poll(self, exports: Sequence[WatchedExport], verdicts: Mapping[str, VerdictLike],
-                      now: datetime) -> None:
-        changes = self.incident.desk.observe(exports, verdicts, now)
+                      now: datetime, *, shown: Collection[str] | None = None) -> None:
+        changes = self.incident.desk.observe(exports, verdicts, now, shown=shown)
         book = self.incident.desk.book
+        if any(alert.new for alert in changes.opened):
+            self.ring_bell()
         if changes.opened and self._may_toast():
             chosen = book.toasts(changes.opened, now)
             for alert in chosen[:TOASTS_PER_POLL]:
@@ -157,6 +165,11 @@ class IncidentKeys(WatchdeckScreen[None]):
     @property
     def open_alerts(self) -> int:
         return self.incident.desk.book.open_count
+
+    def marked_keys(self) -> set[str]:
+        """The rows that carry the alert mark: the exports with an open (unacknowledged) alert."""
+        incident = getattr(self, "incident", None)
+        return {alert.key for alert in incident.desk.book.open_alerts} if incident is not None else set()
 
     def alerts_words(self) -> str:
         count = self.open_alerts

@@ -1,14 +1,24 @@
-"""Alerts that stay: opened from health verdicts, kept until they resolve or the operator acknowledges them.
+"""The one alert model: an alert is an episode of one export being unhealthy.
 
-The book does not judge exports: it turns each export's verdict (failing,
-overdue, paused…) into an alert kind, opens an alert when the kind appears,
-resolves it when the verdict no longer says so. Acknowledged and resolved
-alerts move to a history kept for the session and written to the journal.
+An episode opens when an export's health verdict turns failing or overdue (or
+the export pauses without the operator asking here). Inside the episode the
+kind may change (failing, overdue, auto-paused, as new attempts start and
+fail): that updates the open alert; it is no new alert, so no new toast, bell
+or page. The episode ends only when it is over on the server's record:
+
+* a run completed (the verdict is healthy again and its latest run is
+  Completed, or the newest completed interval moved on): a running attempt,
+  or a cancelled one, does not end it;
+* the operator paused the export from this dashboard;
+* the export's end passed, or it is no longer watched (deleted, another project).
+
+An acknowledgement holds for the whole episode, whatever its kind becomes.
+The book does not judge exports: the verdicts are :mod:`tui.state.health`'s.
+Acknowledged and resolved alerts move to a history kept for the session and
+written to the journal.
 
 What is already broken at the first look is listed as open but is not *new*:
-no toast and no hook for it, so restarting the dashboard does not page anyone.
-Pauses and ends are alerts only as transitions seen while watching (a pause the
-operator asked for from this screen is not one).
+no toast, bell or hook for it, so restarting the dashboard does not page anyone.
 """
 
 from __future__ import annotations
@@ -20,16 +30,26 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from tui.render import clean
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 
 TOAST_EVERY_SECONDS = 60.0
+HISTORY_KEEP = 500  # acknowledged and resolved alerts kept for the pane (the journal has them all)
+SUMMARY_LIMIT = 1024  # PagerDuty Events v2 cuts a summary at 1024 characters
 
 
 class AlertKind(StrEnum):
     FAILING = "failing"
-    LAGGING = "lagging"
+    OVERDUE = "overdue"
     AUTO_PAUSED = "auto-paused"
-    STOPPED = "stopped"
+
+
+# What a pager makes of each kind (PagerDuty Events v2's severities).
+SEVERITY: dict[AlertKind, str] = {
+    AlertKind.FAILING: "error",
+    AlertKind.OVERDUE: "warning",
+    AlertKind.AUTO_PAUSED: "warning",
+}
 
 
 @dataclass(frozen=True)
@@ -43,6 +63,8 @@ class Observation:
     state: str  # the verdict's state: "failing", "overdue", "paused", "ended", "ok"…
     reason: str
     failure_streak: int = 0
+    latest_status: str | None = None  # the status of the verdict's latest run
+    completed_end: datetime | None = None  # the end of the newest completed interval
     since: datetime | None = None  # when the trouble began, where the verdict knows (first failed run…)
     # Or how to find it out: asked only when an alert opens (it reads the export's run history).
     since_of: Callable[[], datetime | None] | None = None
@@ -54,6 +76,8 @@ class Observation:
 
 @dataclass
 class Alert:
+    """One episode of one export being unhealthy."""
+
     id: int
     key: str
     project_id: str
@@ -66,6 +90,13 @@ class Alert:
     new: bool = True  # False for what was already wrong at the first look
     acknowledged_at: datetime | None = None
     resolved_at: datetime | None = None
+    resolution: str = ""  # why the episode ended: "a run completed", "paused by the operator"…
+    completed_end: datetime | None = None  # the newest completed interval's end when the episode opened
+
+    @property
+    def episode_id(self) -> str:
+        """Stable for the episode (opened, updated, resolved): project, export and when the trouble began."""
+        return f"watchdeck:{self.project_id}:{self.export_id}:{self.since:%Y%m%dT%H%M%SZ}"
 
     @property
     def is_open(self) -> bool:
@@ -79,10 +110,24 @@ class Alert:
             return "acknowledged"
         return "open"
 
+    @property
+    def severity(self) -> str:
+        return SEVERITY.get(self.kind, "warning")
+
+    @property
+    def summary(self) -> str:
+        """One line for a pager or a chat: the export, the kind and how much."""
+        detail = f", {self.detail}" if self.detail else ""
+        return clean(f"{self.export_name}: {self.kind}{detail}", limit=SUMMARY_LIMIT)
+
     def to_json(self, event: str) -> dict[str, Any]:
         """The object a hook receives: plain fields, no key and nothing else secret."""
         return {
             "event": event,
+            "episode_id": self.episode_id,
+            "dedup_key": self.episode_id,
+            "severity": self.severity,
+            "summary": self.summary,
             "kind": str(self.kind),
             "state": self.state,
             "project": self.project_id,
@@ -91,34 +136,49 @@ class Alert:
             "detail": self.detail,
             "since": self.since.isoformat(),
             "opened_at": self.opened_at.isoformat(),
+            "acknowledged_at": self.acknowledged_at.isoformat() if self.acknowledged_at else None,
             "resolved_at": self.resolved_at.isoformat() if self.resolved_at else None,
+            "resolution": self.resolution or None,
         }
 
 
-def kinds_of(observation: Observation, was: Observation | None, expected_pause: bool | None) -> dict[AlertKind, str]:
-    """The alert kinds an observation holds now, each with its detail in numbers."""
-    kinds: dict[AlertKind, str] = {}
+def kind_of(observation: Observation, was: Observation | None, operator_paused: bool) -> AlertKind | None:
+    """The alert kind an observation holds now; None when the verdict itself says nothing is wrong."""
     if observation.state == "failing":
-        streak = observation.failure_streak
-        kinds[AlertKind.FAILING] = (f"{streak} failed runs in a row" if streak > 1 else observation.reason)
-    elif observation.state == "overdue":
-        kinds[AlertKind.LAGGING] = observation.reason
-    paused_now = observation.state == "paused"
-    if paused_now and was is not None and was.state != "paused" and expected_pause is not True:
-        kinds[AlertKind.AUTO_PAUSED] = observation.reason
-    if observation.state == "ended" and was is not None and was.state != "ended":
-        kinds[AlertKind.STOPPED] = observation.reason
-    return kinds
+        return AlertKind.FAILING
+    if observation.state == "overdue":
+        return AlertKind.OVERDUE
+    if observation.state == "paused" and not operator_paused and was is not None and was.state != "paused":
+        return AlertKind.AUTO_PAUSED
+    return None
+
+
+def detail_of(observation: Observation) -> str:
+    """The alert's detail in numbers."""
+    streak = observation.failure_streak
+    if observation.state == "failing" and streak > 1:
+        return f"{streak} failed runs in a row"
+    return observation.reason
+
+
+def completed_since(alert: Alert, observation: Observation) -> bool:
+    """A run completed since the episode opened: the latest run is Completed, or the newest completed
+    interval moved on (a completed retry of an older interval does not move it)."""
+    if observation.latest_status == "Completed":
+        return True
+    end = observation.completed_end
+    return end is not None and (alert.completed_end is None or end > alert.completed_end)
 
 
 @dataclass
 class AlertChanges:
     opened: list[Alert] = field(default_factory=list)
+    updated: list[Alert] = field(default_factory=list)  # the kind changed inside the episode: no new page
     resolved: list[Alert] = field(default_factory=list)
 
 
 class AlertBook:
-    """Open alerts, the session's history, and which new alerts deserve a toast."""
+    """The episodes in course (one per export at most), the session's history, and which deserve a toast."""
 
     def __init__(self, journal: ActionJournal | None = None, profile: str | None = None,
                  toast_every: float = TOAST_EVERY_SECONDS) -> None:
@@ -126,8 +186,8 @@ class AlertBook:
         self.profile = profile
         self.toast_every = toast_every
         self._ids = itertools.count(1)
-        self._current: dict[tuple[str, AlertKind], Alert] = {}  # unresolved (open or acknowledged)
-        self.history: list[Alert] = []  # acknowledged or resolved, newest first
+        self._current: dict[str, Alert] = {}  # row key -> its episode in course (open or acknowledged)
+        self.history: list[Alert] = []  # acknowledged or resolved, newest first, at most HISTORY_KEEP
         self._last: dict[str, Observation] = {}
         self._expected_pause: dict[str, bool] = {}
         self._toasted: dict[str, datetime] = {}
@@ -137,16 +197,26 @@ class AlertBook:
 
     @property
     def open_alerts(self) -> list[Alert]:
-        """Open alerts, the newest first."""
-        return sorted((a for a in self._current.values() if a.is_open), key=lambda a: (-a.opened_at.timestamp(),
-                                                                                           -a.id))
+        """Open (unacknowledged) alerts, the newest first."""
+        return sorted((a for a in self._current.values() if a.is_open),
+                      key=lambda a: (-a.opened_at.timestamp(), -a.id))
 
     @property
     def open_count(self) -> int:
         return sum(1 for a in self._current.values() if a.is_open)
 
     def open_for(self, key: str) -> list[Alert]:
-        return [a for a in self._current.values() if a.key == key and a.is_open]
+        alert = self._current.get(key)
+        return [alert] if alert is not None and alert.is_open else []
+
+    def is_marked(self, key: str) -> bool:
+        """Whether the export's row carries the alert mark: an episode in course, not acknowledged."""
+        alert = self._current.get(key)
+        return alert is not None and alert.is_open
+
+    def episode(self, key: str) -> Alert | None:
+        """The export's episode in course, acknowledged or not."""
+        return self._current.get(key)
 
     def get(self, alert_id: int) -> Alert | None:
         for alert in (*self._current.values(), *self.history):
@@ -157,53 +227,70 @@ class AlertBook:
     # ------------------------------------------------------------------ changing
 
     def expect_pause_change(self, key: str, paused: bool) -> None:
-        """The operator asked for this pause here: it is not an alert."""
+        """The operator asked for this pause here: it is not an alert, and a pause ends the episode."""
         self._expected_pause[key] = paused
 
     def observe(self, observations: Iterable[Observation], now: datetime) -> AlertChanges:
         changes = AlertChanges()
-        seen: set[tuple[str, AlertKind]] = set()
         first = not self._primed
         self._primed = True
         current: dict[str, Observation] = {}
         for observation in observations:
-            current[observation.key] = observation
-            was = self._last.get(observation.key)
-            expected = self._expected_pause.get(observation.key)
-            if expected is not None and expected == (observation.state == "paused"):
-                self._expected_pause.pop(observation.key, None)
-            for kind, detail in kinds_of(observation, was, expected).items():
-                ident = (observation.key, kind)
-                seen.add(ident)
-                alert = self._current.get(ident)
-                if alert is not None:
-                    alert.detail = detail
-                    alert.export_name = observation.name
-                    continue
-                alert = Alert(next(self._ids), observation.key, observation.project_id, observation.export_id,
-                              observation.name, kind, detail, observation.began(now), now, new=not first)
-                self._current[ident] = alert
-                changes.opened.append(alert)
-        # An export that left the list is no longer watched: its alerts resolve with it, except pauses and stops.
-        for ident, alert in list(self._current.items()):
-            if ident in seen:
+            key = observation.key
+            current[key] = observation
+            was = self._last.get(key)
+            expected = self._expected_pause.get(key)
+            paused = observation.state == "paused"
+            operator_paused = expected is True and paused
+            if expected is not None and expected == paused:
+                del self._expected_pause[key]
+            kind = kind_of(observation, was, operator_paused)
+            alert = self._current.get(key)
+            if alert is None:
+                if kind is not None:
+                    changes.opened.append(self._open(observation, kind, now, new=not first))
                 continue
-            key, kind = ident
-            if kind in (AlertKind.AUTO_PAUSED, AlertKind.STOPPED):
-                still = current.get(key)
-                holds = "paused" if kind is AlertKind.AUTO_PAUSED else "ended"
-                if still is not None and still.state == holds:
-                    continue
-            alert.resolved_at = now
-            del self._current[ident]
-            self._to_history(alert)
-            self._journal(alert, "alert resolved", now)
+            alert.export_name = observation.name
+            if kind is not None:
+                alert.detail = detail_of(observation)
+                if kind is not alert.kind:
+                    alert.kind = kind
+                    changes.updated.append(alert)
+                continue
+            ending = ("paused by the operator" if operator_paused
+                      else "the export's end passed" if observation.state == "ended"
+                      else "a run completed" if not paused and completed_since(alert, observation)
+                      else "")
+            if ending:
+                self._resolve(alert, ending, now)
+                changes.resolved.append(alert)
+        for key in [k for k in self._current if k not in current]:
+            alert = self._current[key]
+            self._resolve(alert, "no longer watched", now)
             changes.resolved.append(alert)
+        for key in [k for k in self._expected_pause if k not in current]:
+            del self._expected_pause[key]
+        for key in [k for k in self._toasted if k not in current]:
+            del self._toasted[key]
         self._last = current
         return changes
 
+    def _open(self, observation: Observation, kind: AlertKind, now: datetime, *, new: bool) -> Alert:
+        alert = Alert(next(self._ids), observation.key, observation.project_id, observation.export_id,
+                      observation.name, kind, detail_of(observation), observation.began(now), now, new=new,
+                      completed_end=observation.completed_end)
+        self._current[observation.key] = alert
+        return alert
+
+    def _resolve(self, alert: Alert, why: str, now: datetime) -> None:
+        alert.resolved_at = now
+        alert.resolution = why
+        del self._current[alert.key]
+        self._to_history(alert)
+        self._journal(alert, "alert resolved", now)
+
     def acknowledge(self, alert_id: int, now: datetime) -> Alert | None:
-        """Move an open alert to the history; it stays known (not re-opened) until its cause resolves."""
+        """Acknowledge an open alert: it moves to the history, and stays quiet until its episode ends."""
         for alert in self._current.values():
             if alert.id == alert_id and alert.is_open:
                 alert.acknowledged_at = now
@@ -232,6 +319,7 @@ class AlertBook:
         if alert in self.history:
             self.history.remove(alert)
         self.history.insert(0, alert)
+        del self.history[HISTORY_KEEP:]
 
     def _journal(self, alert: Alert, action: str, now: datetime) -> None:
         if self.journal is None:
@@ -241,4 +329,5 @@ class AlertBook:
                                          project=alert.project_id, export=alert.export_id, name=alert.export_name,
                                          server_time=now,
                                          detail={"kind": str(alert.kind), "detail": alert.detail,
-                                                 "since": alert.since.isoformat()}))
+                                                 "since": alert.since.isoformat(), "episode_id": alert.episode_id,
+                                                 **({"resolution": alert.resolution} if alert.resolution else {})}))

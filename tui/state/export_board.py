@@ -4,21 +4,20 @@ The snapshot of the last good poll, the operator's optimistic pauses, the
 actions in flight, the retries whose new run is awaited, the filter, the
 cache of run histories, and per row the facts a row is drawn from (its
 verdict among them) with the diff against the last drawing. The screen
-renders a board and turns keys into board calls; the alert tracker and the
-verdicts come from :mod:`tui.state.alerts` and :mod:`tui.state.health`, so the
-cells, the alerts and ``watchdeck status`` agree.
+renders a board and turns keys into board calls; the verdicts come from
+:mod:`tui.state.health` (so the cells, the alerts and ``watchdeck status``
+agree) and the row marks from the one alert model (:mod:`tui.state.alert_book`).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from tui.api.models import BatchExportRun
-from tui.state.alerts import Alert, AlertTracker
 from tui.state.exports import ExportsSnapshot, MissingRoutes, WatchedExport, latest_run, runs_oldest_first
 from tui.state.health import DEFAULT_GRACE_SECONDS, DEFAULT_LAG_INTERVALS, Verdict, judge, runs_newest_first
 
@@ -78,7 +77,6 @@ class ExportBoard:
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.lag_intervals = lag_intervals
         self.grace_seconds = grace_seconds
-        self.alerts = AlertTracker(lag_threshold_intervals=lag_intervals, grace_seconds=grace_seconds)
         self.snapshot: ExportsSnapshot | None = None
         self.filter = ""
         self.key_filter: tuple[tuple[str, ...], str] | None = None  # a failure group's exports, and its name
@@ -92,7 +90,8 @@ class ExportBoard:
         self._runs: dict[str, list[BatchExportRun]] = {}
         self._facts: dict[str, RowFacts] = {}
         self._by_key: dict[str, WatchedExport] = {}
-        self._observed_at: datetime | None = None
+        self._judged: dict[str, tuple[tuple[Any, ...], Verdict]] = {}  # this poll's verdicts, by row key
+        self._judged_at: datetime | None = None
 
     # ------------------------------------------------------------------ verdicts
 
@@ -102,42 +101,49 @@ class ExportBoard:
 
     @property
     def failing_count(self) -> int:
-        return self.alerts.failing_count
+        """Exports whose verdict at the last poll was failing."""
+        return sum(1 for _, verdict in self._judged.values() if verdict.failing)
 
     # ------------------------------------------------------------------ snapshots
 
-    def apply_snapshot(self, snapshot: ExportsSnapshot, now: datetime) -> list[Alert]:
-        """A new poll arrived: settle optimistic pauses the server now shows, and return the new alerts."""
+    def apply_snapshot(self, snapshot: ExportsSnapshot, now: datetime) -> dict[str, Verdict]:
+        """A new poll arrived: settle optimistic pauses the server now shows; returns every export's verdict."""
         self.snapshot = snapshot
         self._by_key = snapshot.by_key()
         for watched in snapshot.exports:
             expected = self._optimistic_paused.get(watched.key)
             if expected is not None and watched.export.paused == expected:
                 del self._optimistic_paused[watched.key]
-        alerts = self.alerts.observe(snapshot, now, self._verdicts_of_unchanged_rows(now))
-        self._observed_at = now
-        return alerts
+        return self.verdicts(now)
 
-    def _judged_with_alerts(self, watched: WatchedExport, now: datetime) -> Verdict:
-        """The verdict the alert tracker judged for this poll, where it judged the very same export at ``now``
-        with the same allowance (the first poll draws 200 rows: they were judged once, not twice)."""
-        judged = self.alerts.judged.get(watched.key)
-        if (judged is not None and now == self._observed_at and watched.key not in self._optimistic_paused
-                and self.alerts.lag_threshold_intervals == self.lag_intervals
-                and self.alerts.grace_seconds == self.grace_seconds):
-            return judged
-        return self.judge(watched, now)
+    def verdicts(self, now: datetime) -> dict[str, Verdict]:
+        """Every export's verdict at ``now`` (an operator's pause applied), in the snapshot's order.
 
-    def _verdicts_of_unchanged_rows(self, now: datetime) -> dict[str, Verdict]:
-        """Verdicts judged this minute on exactly this data (no optimistic pause) need not be judged again."""
+        A verdict judged this minute on exactly the same data is reused: a quiet poll of 200 exports judges
+        nothing again, and the rows drawn after it reuse these (each export is judged once per poll).
+        """
+        if self.snapshot is None:
+            return {}
         minute = int(now.timestamp() // 60)
-        reusable: dict[str, Verdict] = {}
-        for key, facts in self._facts.items():
-            watched = self._by_key.get(key)
-            if (watched is not None and facts.minute == minute and key not in self._optimistic_paused
-                    and row_fingerprint(watched, facts.marked) == facts.fingerprint):
-                reusable[key] = facts.verdict
-        return reusable
+        old_minute = int(self._judged_at.timestamp() // 60) if self._judged_at is not None else None
+        judged: dict[str, tuple[tuple[Any, ...], Verdict]] = {}
+        for raw in self.snapshot.exports:
+            watched = self.with_optimistic(raw)
+            fingerprint = row_fingerprint(watched, False)
+            old = self._judged.get(watched.key)
+            if old is not None and old[0] == fingerprint and old_minute == minute:
+                judged[watched.key] = old
+            else:
+                judged[watched.key] = (fingerprint, self.judge(watched, now))
+        self._judged, self._judged_at = judged, now
+        return {key: verdict for key, (_, verdict) in judged.items()}
+
+    def _verdict(self, watched: WatchedExport, now: datetime) -> Verdict:
+        """This poll's verdict of the export where it was judged at ``now`` on the same data; else judged now."""
+        old = self._judged.get(watched.key)
+        if old is not None and now == self._judged_at and old[0] == row_fingerprint(watched, False):
+            return old[1]
+        return self.judge(watched, now)
 
     def take_started_retries(self) -> list[tuple[str, BatchExportRun]]:
         """The awaited retries whose new run has appeared (row key, run); each is reported once."""
@@ -162,6 +168,7 @@ class ExportBoard:
         self.snapshot = None
         self._by_key = {}
         self._facts = {}
+        self._judged = {}
         self._runs = {}
         self.selected_key = None
         self.selected_run_id = None
@@ -196,8 +203,9 @@ class ExportBoard:
                 shown.append(watched)
         return shown
 
-    def rows(self, now: datetime) -> RowsDiff:
-        """The visible rows' facts at ``now``, and which changed since the last call.
+    def rows(self, now: datetime, marked: Collection[str] = frozenset()) -> RowsDiff:
+        """The visible rows' facts at ``now``, and which changed since the last call; ``marked`` are the rows
+        with an open alert (the alert book's).
 
         A row whose data did not change keeps its facts within a minute (time
         cells have minute resolution), so a quiet poll of 200 exports judges
@@ -212,14 +220,14 @@ class ExportBoard:
         for raw in self.snapshot.exports:
             watched = self.with_optimistic(raw)
             key = watched.key
-            marked = self.alerts.is_marked(key)
-            fingerprint = row_fingerprint(watched, marked)
+            mark = key in marked
+            fingerprint = row_fingerprint(watched, mark)
             old = self._facts.get(key)
             if old is None or old.fingerprint != fingerprint:
-                fresh[key] = RowFacts(watched, marked, fingerprint, self._judged_with_alerts(watched, now), minute)
+                fresh[key] = RowFacts(watched, mark, fingerprint, self._verdict(watched, now), minute)
                 diff.rebuilt.add(key)
             elif old.minute != minute:
-                fresh[key] = RowFacts(watched, marked, fingerprint, self._judged_with_alerts(watched, now), minute)
+                fresh[key] = RowFacts(watched, mark, fingerprint, self._verdict(watched, now), minute)
                 diff.retimed.add(key)
             else:
                 fresh[key] = old
@@ -301,8 +309,7 @@ class ExportBoard:
         return (action, key) in self._pending
 
     def paused_by_operator(self, key: str, paused: bool) -> None:
-        """The server accepted a pause or unpause: show it now, and do not alert when the poll confirms it."""
-        self.alerts.expect_pause_change(key, paused)
+        """The server accepted a pause or unpause: show it now; the listeners (the alert book) are told."""
         self._optimistic_paused[key] = paused
         for listener in self.pause_listeners:
             listener(key, paused)
@@ -317,8 +324,7 @@ class ExportBoard:
             self.snapshot.exports = [w for w in self.snapshot.exports if w.key != key]
             self._by_key.pop(key, None)
         self._facts.pop(key, None)
+        self._judged.pop(key, None)
         if self.selected_key == key:
             self.selected_key = None
 
-    def acknowledge(self, key: str) -> int:
-        return self.alerts.acknowledge(key)

@@ -9,7 +9,7 @@ per export, so every view sees the same runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -36,6 +36,12 @@ class VerdictLike(Protocol):
 
     @property
     def failure_streak(self) -> int: ...
+
+    @property
+    def latest_run(self) -> BatchExportRun | None: ...
+
+    @property
+    def last_completed_end(self) -> datetime | None: ...
 
 
 def runs_fingerprint(runs: Sequence[BatchExportRun]) -> tuple[tuple[str, str], ...]:
@@ -93,17 +99,19 @@ class IncidentDesk:
             listener()
 
     def observe(self, exports: Sequence[WatchedExport], verdicts: Mapping[str, VerdictLike],
-                now: datetime) -> AlertChanges:
-        """One poll: the exports in the table's order and each one's verdict; returns the alerts opened and resolved."""
+                now: datetime, *, shown: Collection[str] | None = None) -> AlertChanges:
+        """One poll: every watched export in the table's order and each one's verdict; returns the alerts opened,
+        updated and resolved. The alert book sees every export; the views only those ``shown`` (the table's
+        filter), all when None."""
         self.now = now
-        keyed = [(w.key, w) for w in exports]
+        keyed = [(w.key, w) for w in exports if shown is None or w.key in shown]
         self.order = [key for key, _ in keyed]
         self.exports = {key: self._desk_export(key, w) for key, w in keyed}
         for key in list(self._history):
             if key not in self.exports:
                 del self._history[key]
                 self._covered.pop(key, None)
-        observations = [self._observation(key, self.exports[key], verdicts[key]) for key, _ in keyed if key in verdicts]
+        observations = [self._observation(w, verdicts[w.key]) for w in exports if w.key in verdicts]
         changes = self.book.observe(observations, now)
         self._changed()
         return changes
@@ -113,12 +121,16 @@ class IncidentDesk:
         runs = merge_runs(history, watched.export.latest_runs) if history else watched.export.latest_runs
         return DeskExport(watched, runs)
 
-    def _observation(self, key: str, item: DeskExport, verdict: VerdictLike) -> Observation:
-        watched = item.watched
+    def _observation(self, watched: WatchedExport, verdict: VerdictLike) -> Observation:
+        item = self.exports.get(watched.key)
+        runs = item.runs if item is not None else watched.export.latest_runs
         failing = str(verdict.state) == "failing"
-        return Observation(key, watched.project_id, watched.export.id, watched.export.name or watched.export.id,
-                           str(verdict.state), verdict.reason, verdict.failure_streak,
-                           since_of=(lambda: streak_start(item.runs)) if failing else None)
+        latest = verdict.latest_run
+        return Observation(watched.key, watched.project_id, watched.export.id,
+                           watched.export.name or watched.export.id, str(verdict.state), verdict.reason,
+                           verdict.failure_streak, latest_status=latest.status if latest is not None else None,
+                           completed_end=verdict.last_completed_end,
+                           since_of=(lambda: streak_start(runs)) if failing else None)
 
     def add_runs(self, key: str, runs: Iterable[BatchExportRun], covered_since: datetime | None = None) -> None:
         """Runs fetched for one export (a runs page); ``covered_since`` when the page reaches back to there."""
