@@ -116,13 +116,13 @@ def test_paused_is_never_overdue() -> None:
     assert not v.unhealthy
 
 
-def test_paused_export_whose_last_run_failed_is_failing() -> None:
-    """The service pauses exports that keep failing: that pause must not hide the failure."""
+def test_paused_export_whose_last_run_failed_is_paused_and_says_so() -> None:
+    """Pausing is how an operator quiets an export: paused wins, and the reason keeps the failure in view."""
     e = export([run(i, "Failed", NOW - i * HOUR) for i in (3, 2, 1)], paused=True)
     v = judge(e, NOW)
-    assert v.state is HealthState.FAILING
+    assert v.state is HealthState.PAUSED and not v.unhealthy
     assert v.failure_streak == 3
-    assert v.reason == "latest run Failed, 3 failed runs in a row"
+    assert v.reason == "paused: no runs are scheduled; the last run failed 59m ago (Failed, 3 failed runs in a row)"
 
 
 def test_ended_is_never_overdue() -> None:

@@ -20,9 +20,11 @@ Run statuses fall in the real service's own groups (its run-status filter,
 
 Which state wins when several hold (first match):
 
-1. ``failing``: the latest run is in the failed group (a paused or ended
-   export included: the service pauses exports that keep failing);
-2. ``paused``; 3. ``ended`` (its ``end_at`` has passed): never overdue;
+1. ``paused``: pausing is how an operator quiets an export, so a paused
+   export is never failing nor overdue; its reason says where its last run
+   failed (the service also pauses exports that keep failing);
+2. ``failing``: the latest run is in the failed group (an ended export included);
+3. ``ended`` (its ``end_at`` has passed): never overdue;
 4. ``overdue``: no Completed data for longer than ``lag_intervals`` intervals
    plus ``grace`` (an export without Completed data counts from its
    ``start_at``, else its creation; one that has not started is never overdue);
@@ -256,12 +258,17 @@ def judge(
         return Verdict(state=state, reason=reason, judged_at=now, latest_run=latest, failure_streak=streak,
                        lag_seconds=lag, allowed_lag_seconds=allowed, last_completed_end=done_end, next_due=next_due)
 
-    if latest is not None and latest.status in FAILED_GROUP:
-        in_a_row = f", {streak} failed runs in a row" if streak > 1 else ""
-        return verdict(HealthState.FAILING, f"{_status_words(latest)}{in_a_row}")
+    in_a_row = f", {streak} failed runs in a row" if streak > 1 else ""
     if export.paused:
         since = f" for {span(age_seconds(export.last_paused_at, now))}" if export.last_paused_at else ""
-        return verdict(HealthState.PAUSED, f"paused{since}: no runs are scheduled")
+        failed = ""
+        if latest is not None and latest.status in FAILED_GROUP:
+            when = run_activity_time(latest)
+            ago = f" {span(age_seconds(when, now))} ago" if when is not None else ""
+            failed = f"; the last run failed{ago} ({latest.status}{in_a_row})"
+        return verdict(HealthState.PAUSED, f"paused{since}: no runs are scheduled{failed}")
+    if latest is not None and latest.status in FAILED_GROUP:
+        return verdict(HealthState.FAILING, f"{_status_words(latest)}{in_a_row}")
     if ended:
         assert export.end_at is not None
         return verdict(HealthState.ENDED, f"ended {span(age_seconds(export.end_at, now))} ago: no runs are scheduled")
