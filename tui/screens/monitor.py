@@ -709,6 +709,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
     def _board_changed(self) -> None:
         self.refresh_bindings()
         self._render_exports(self.now())
+        self._update_title()
 
     @on(PollWanted)
     def _poll_wanted(self) -> None:
@@ -775,6 +776,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         if self.incident.desk.book.acknowledge_export(watched.key, self.now()):
             self.notify("Alert acknowledged.", markup=False, timeout=3)
             self._render_exports(self.now())
+            self._update_title()
             self.refresh_bindings()
 
     # ------------------------------------------------------------------ incident views (tui.screens.monitor_incident)

@@ -29,6 +29,7 @@ from tui.api.models import BatchExportRun
 from tui.render import clean, plain
 from tui.screens.base import WatchdeckScreen
 from tui.screens.incident_base import IncidentContext
+from tui.screens.monitor_actions import BoardChanged
 from tui.state.action_budget import ActionBudget
 from tui.state.alert_book import Alert, AlertBook
 from tui.state.alert_hooks import AlertHook
@@ -207,6 +208,7 @@ class IncidentKeys(WatchdeckScreen[None]):
         from tui.screens.alerts import AlertsScreen
 
         def chosen(result: JumpTo | None) -> None:
+            self.post_message(BoardChanged())  # acknowledged there: the row marks and the title follow
             if result is not None:
                 self._export_table.show_export(result.key)
 
