@@ -22,6 +22,8 @@ from .helpers import EXPORTS, FROZEN_AT
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--soak-cycles", type=int, default=None,
                      help="poll cycles of the soak test (default 30, or $WATCHDECK_SOAK_CYCLES)")
+    parser.addoption("--soak-minutes", type=float, default=None,
+                     help="minutes of the churning soak test (default 30, or $WATCHDECK_SOAK_MINUTES)")
 
 
 @pytest.fixture(autouse=True)

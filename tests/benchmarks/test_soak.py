@@ -1,7 +1,9 @@
-"""Soak: the monitor against a fast, faulty sandbox for N poll cycles; memory, tasks and workers stay flat.
+"""Soaks: the monitor polling every 2 s for a long time; memory, tasks and workers stay flat.
 
-Short by default (30 cycles at the 2 s minimum interval, about a minute and a half); for hours:
-``make bench`` with ``WATCHDECK_SOAK_CYCLES=5000`` or ``pytest -s tests/benchmarks/test_soak.py --soak-cycles 5000``.
+1. Against a fast, faulty sandbox for N poll cycles. Short by default (30 cycles, about a minute and a half); for
+   hours: ``WATCHDECK_SOAK_CYCLES=5000`` or ``--soak-cycles 5000``.
+2. Over 50 exports whose runs change every 2 s, for ``--soak-minutes`` (default 30, ``make bench``): RSS grows less
+   than 1 % over the last half.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import os
 import subprocess
 import sys
 import time
+import tracemalloc
 from datetime import datetime
 from pathlib import Path
 
@@ -128,3 +131,152 @@ async def test_soak_with_faults(request: pytest.FixtureRequest, user_dirs: Path)
     assert end["rss"] <= base["rss"] * (1 + RSS_TOLERANCE), (end, base)
     assert end["tasks"] <= base["tasks"] + COUNT_TOLERANCE, (end, base)
     assert end["workers"] <= base["workers"] + COUNT_TOLERANCE, (end, base)
+
+
+# --------------------------------------------------------------------------- runs changing every 2 s
+#
+# The monitor over 50 exports whose runs change every 2 s; memory levels off. Every 2 s the sandbox (its own
+# process, so its database is not counted) starts five new runs and finishes the five it started the cycle before,
+# each with a status from a rotating list and, where it failed, an error text never seen before: the newest-ten
+# window of every export moves on every 20 s, the alert book opens and ends episodes, and every store keyed by run id
+# or error text sees new keys all the time. The monitor polls every 2 s. Passes when RSS over the last half of the
+# run grows by less than 1 %. The length is a parameter: 30 minutes by default (``make bench``);
+# ``--soak-minutes 5`` or ``WATCHDECK_SOAK_MINUTES=5`` for a quick look, and ``WATCHDECK_SOAK_TRACE=1`` prints the
+# allocation sites that grew over the last half (tracemalloc; slow).
+
+GROWTH_LIMIT = 0.01  # over the last half of the run
+WARMUP_SECONDS = 60.0  # caches fill, the first windows of runs scroll by
+SAMPLE_SECONDS = 30.0
+CHURN_SCRIPT = r"""
+import sys, threading, time, uuid
+from datetime import UTC, datetime, timedelta
+from tui.clock import ScaledClock
+from tui.sandbox.runner import SandboxOptions, start_sandbox
+from tui.sandbox.timeutil import iso
+
+handle = start_sandbox(SandboxOptions(seed=7, exports=50, simulate=False, clock=ScaledClock(datetime.now(UTC), 1.0)))
+print(handle.base_url, handle.api_key, handle.project_id, flush=True)
+db = handle.state.db
+with db.read() as c:
+    ids = [r["id"] for r in c.execute("SELECT id FROM exports WHERE deleted = 0 AND project_id = 1 "
+                                      "ORDER BY created_at").fetchall()]
+STATUSES = ["Failed", "Completed", "FailedRetryable", "Completed", "Cancelled", "Failed", "TimedOut", "Completed",
+            "Running"]
+ERRORS = ["ConnectionResetError: [Errno 104] Connection reset by peer (request {tag})",
+          "ClientError: An error occurred (AccessDenied) when calling the PutObject operation (request {tag})",
+          "OperationalError: could not connect to server at 10.0.{a}.{b}, port 5432: timeout expired"]
+pending = []
+n = 0
+while True:
+    time.sleep(2.0)
+    now = handle.clock.now().replace(microsecond=0)
+    with db.transaction() as c:
+        for run_id, k in pending:
+            status = STATUSES[k % len(STATUSES)]
+            tag = uuid.uuid4().hex[:16]
+            error = None if status in ("Completed", "Running") else ERRORS[k % len(ERRORS)].format(
+                tag=tag, a=k % 250, b=(k // 250) % 250)
+            finished = None if status == "Running" else iso(now)
+            c.execute("UPDATE runs SET status = ?, latest_error = ?, finished_at = ?, last_updated_at = ?, "
+                      "records_completed = ? WHERE id = ?", (status, error, finished, iso(now), k % 9000, run_id))
+        pending = []
+        for i in range(5):
+            k = n * 5 + i
+            run_id = str(uuid.uuid4())
+            c.execute("INSERT INTO runs(id, export_id, status, active, created_at, data_interval_start, "
+                      "data_interval_end, last_updated_at, instance_id, plan) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                      (run_id, ids[k % len(ids)], "Running", 0, iso(now), iso(now - timedelta(minutes=5)), iso(now),
+                       iso(now), str(uuid.uuid4()), "{}"))
+            pending.append((run_id, k))
+    n += 1
+"""
+
+
+def soak_minutes(config: pytest.Config) -> float:
+    option = config.getoption("--soak-minutes")
+    return float(option if option is not None else os.environ.get("WATCHDECK_SOAK_MINUTES", "30"))
+
+
+def growth_by_site(first: tracemalloc.Snapshot, last: tracemalloc.Snapshot, top: int = 15) -> list[list[object]]:
+    stats = last.compare_to(first, "traceback")
+    rows: list[list[object]] = []
+    for stat in stats[:top]:
+        frames = [f for f in stat.traceback if "/tui/" in f.filename] or list(stat.traceback)
+        where = " <- ".join(f"{Path(f.filename).name}:{f.lineno}" for f in frames[-3:])
+        rows.append([f"{stat.size_diff / 1024:+.0f}", stat.count_diff, where])
+    return rows
+
+
+async def test_soak_runs_changing_every_two_seconds(request: pytest.FixtureRequest, user_dirs: Path) -> None:
+    minutes = soak_minutes(request.config)
+    trace = os.environ.get("WATCHDECK_SOAK_TRACE") == "1"
+    server = subprocess.Popen([sys.executable, "-c", CHURN_SCRIPT], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    samples: list[list[object]] = []
+    rss: list[tuple[float, float]] = []
+    traced: list[tracemalloc.Snapshot] = []
+    try:
+        assert server.stdout is not None
+        base_url, api_key, project_id = server.stdout.readline().split()
+        now = datetime.fromisoformat(httpx.get(f"{base_url}/_sandbox/clock").json()["now"].replace("Z", "+00:00"))
+        settings = Settings(base_url=base_url, api_key=api_key, project_ids=[project_id], poll_seconds=2.0,
+                            bell=False)
+        app = WatchdeckApp(settings, clock=ScaledClock(now, 1.0))
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(lambda: isinstance(app.screen, MonitorScreen))
+            screen: MonitorScreen = app.screen
+            table = screen.query_one("#exports", LiveTable)
+            await wait_for(lambda: table.row_count > 0, timeout=60)
+            await asyncio.sleep(WARMUP_SECONDS)
+            if trace:
+                tracemalloc.start(12)
+            started = time.monotonic()
+            total = minutes * 60.0
+            cycles0 = screen.poller.cycles
+            next_sample = 0.0
+            half_traced = False
+            while (elapsed := time.monotonic() - started) < total:
+                if elapsed >= next_sample:
+                    gc.collect()
+                    value = rss_mb()
+                    rss.append((elapsed, value))
+                    book = screen.incident.desk.book
+                    samples.append([f"{elapsed / 60:.1f}", f"{value:.1f}", f"{100 * (value / rss[0][1] - 1):+.2f} %",
+                                    screen.poller.cycles - cycles0, book.open_count, len(book.history),
+                                    len(asyncio.all_tasks()), len(app.workers)])
+                    next_sample += SAMPLE_SECONDS
+                if trace and not half_traced and elapsed >= total / 2:
+                    half_traced = True
+                    gc.collect()
+                    traced.append(tracemalloc.take_snapshot())
+                await asyncio.sleep(0.5)
+                if screen.poller.cycles - cycles0 == 0 and elapsed > 120:
+                    raise AssertionError("no poll in two minutes")
+            gc.collect()
+            end = rss_mb()
+            rss.append((time.monotonic() - started, end))
+            if trace:
+                traced.append(tracemalloc.take_snapshot())
+                tracemalloc.stop()
+            polls = screen.poller.cycles - cycles0
+            assert app.is_running and isinstance(app.screen, MonitorScreen) and table.row_count > 0
+            await pilot.pause()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+    report(f"8. soak: 50 exports, 5 runs changing every 2 s, polled every 2 s for {minutes:g} min "
+           f"(after {WARMUP_SECONDS:.0f} s warm-up)", samples,
+           ["min", "RSS MB", "growth", "polls", "open alerts", "history", "asyncio tasks", "workers"])
+    half = min(rss, key=lambda s: abs(s[0] - rss[-1][0] / 2))[1]
+    growth = end / half - 1
+    print(f"  {polls} polls; RSS {half:.1f} MB at half-time, {end:.1f} MB at the end: {100 * growth:+.2f} % "
+          f"over the last half")
+    if traced:
+        report("allocation sites that grew over the last half (KiB, blocks)", growth_by_site(*traced),
+               ["KiB", "blocks", "where"])
+    crash_log = user_dirs / "state"
+    crashes = list(crash_log.rglob("*.log")) if crash_log.exists() else []
+    assert not crashes, f"unexpected exceptions were logged: {crashes}"
+    assert polls >= minutes * 60 / 2 * 0.5, f"only {polls} polls in {minutes:g} min"
+    if not trace:  # tracemalloc's own tables grow
+        assert growth < GROWTH_LIMIT, f"RSS grew {100 * growth:+.2f} % over the last half"

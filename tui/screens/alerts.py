@@ -116,9 +116,9 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
         history = self.query_one("#alerts-history", DataTable)
         history.clear()
         self.query_one("#alerts-history-title", Static).update(
-            Text.assemble(("History", "bold"), f" · {len(book.history)} this session",
+            Text.assemble(("History", "bold"), f" · {book.history_total} this session",
                           ("  (journaled)", Tone.MUTED.style)))
-        for alert in book.history[:200]:
+        for alert in book.history:
             moment = alert.resolved_at or alert.acknowledged_at
             history.add_row(Text("resolved" if alert.resolved_at else "acked",
                                  style=Tone.DONE.style if alert.resolved_at else Tone.MUTED.style),

@@ -34,7 +34,7 @@ from tui.render import clean
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 
 TOAST_EVERY_SECONDS = 60.0
-HISTORY_KEEP = 500  # acknowledged and resolved alerts kept for the pane (the journal has them all)
+HISTORY_KEEP = 200  # acknowledged and resolved alerts kept: what the pane lists (the journal has them all)
 SUMMARY_LIMIT = 1024  # PagerDuty Events v2 cuts a summary at 1024 characters
 
 
@@ -188,6 +188,7 @@ class AlertBook:
         self._ids = itertools.count(1)
         self._current: dict[str, Alert] = {}  # row key -> its episode in course (open or acknowledged)
         self.history: list[Alert] = []  # acknowledged or resolved, newest first, at most HISTORY_KEEP
+        self.history_total = 0  # how many alerts went to the history this session (the list keeps the newest)
         self._last: dict[str, Observation] = {}
         self._expected_pause: dict[str, bool] = {}
         self._toasted: dict[str, datetime] = {}
@@ -318,6 +319,8 @@ class AlertBook:
     def _to_history(self, alert: Alert) -> None:
         if alert in self.history:
             self.history.remove(alert)
+        elif alert.acknowledged_at is None or alert.resolved_at is None:
+            self.history_total += 1  # its first move (one acknowledged, then resolved, was counted when acknowledged)
         self.history.insert(0, alert)
         del self.history[HISTORY_KEEP:]
 
