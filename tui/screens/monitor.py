@@ -292,11 +292,6 @@ class MonitorScreen(ExportActions, IncidentKeys):
         # checks the keys again (and rebuilds only if what it shows differs).
         self.refresh_bindings()
 
-    def ring_bell(self) -> None:
-        """The bell for an alert that opened (:meth:`IncidentKeys.incident_poll` decides when)."""
-        if self.wd.settings.bell:
-            self.app.bell()
-
     def _paused_here(self, key: str, paused: bool) -> None:
         """The operator paused or unpaused from this screen: not an alert when the poll shows it."""
         self.incident.desk.book.expect_pause_change(key, paused)

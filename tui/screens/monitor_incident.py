@@ -122,15 +122,12 @@ class IncidentKeys(WatchdeckScreen[None]):
                                         profile=profile, read_only=read_only)
         self.hook = AlertHook(on_alert, secret) if on_alert else None
 
-    def ring_bell(self) -> None:
-        """Ring the terminal bell (where the settings say so)."""
-
     def incident_poll(self, exports: Sequence[WatchedExport], verdicts: Mapping[str, VerdictLike],
                       now: datetime, *, shown: Collection[str] | None = None) -> None:
         changes = self.incident.desk.observe(exports, verdicts, now, shown=shown)
         book = self.incident.desk.book
-        if any(alert.new for alert in changes.opened):
-            self.ring_bell()
+        if self.wd.settings.bell and any(alert.new for alert in changes.opened):
+            self.app.bell()
         if changes.opened and self._may_toast():
             chosen = book.toasts(changes.opened, now)
             for alert in chosen[:TOASTS_PER_POLL]:
