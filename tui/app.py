@@ -27,13 +27,11 @@ from tui.render import clean
 from tui.safe_app import SafeApp
 from tui.screens.base import AppHandle
 from tui.screens.key_guide import guide_for
-from tui.startup import FREEZE_AFTER_SECONDS, EarlyPoll, resume_collector
+from tui.startup import FREEZE_AFTER_SECONDS, resume_collector
 from tui.state.server_time import ServerClock
 from tui.state.shared import SharedViewers
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
-
     from tui.api.cache import SharedCache
     from tui.state.exports import FirstPoll
 
@@ -63,7 +61,7 @@ class WatchdeckApp(SafeApp[int]):
         clock: Clock | None = None,
         api: ApiClient | None = None,
         start_mode: str = "monitor",
-        first_poll: EarlyPoll | None = None,
+        first_poll: FirstPoll | None = None,
     ) -> None:
         super().__init__()
         use_no_color(self.no_color)
@@ -103,12 +101,12 @@ class WatchdeckApp(SafeApp[int]):
             self._clients[project_id] = client
         return client
 
-    def take_first_poll(self, project_ids: Iterable[str]) -> Future[FirstPoll | None] | None:
-        """The answer of the poll sent while the app loaded, once, to the monitor watching those projects."""
-        early, self._first_poll = self._first_poll, None
-        if early is None or early.project_ids != list(project_ids):
+    def take_first_poll(self, project_ids: Iterable[str]) -> FirstPoll | None:
+        """The poll sent while the app loaded, once, to the monitor watching those projects."""
+        first, self._first_poll = self._first_poll, None
+        if first is None or first.project_ids != list(project_ids):
             return None
-        return early.answer
+        return first
 
     @property
     def api(self) -> ApiClient:
