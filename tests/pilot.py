@@ -7,6 +7,8 @@ footer delay (``FOOTER_SETTLE``).
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from textual.app import App
@@ -14,10 +16,11 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer
 from textual.widgets._footer import FooterKey
+from textual.worker import WorkerCancelled
 
 from tui.screens.surveys import FOOTER_SETTLE, SurveyBrowserScreen
 
-__all__ = ["footer_shows_current_keys", "record_stock_updates", "settle", "workers_done"]
+__all__ = ["footer_shows_current_keys", "record_stock_updates", "settle", "until", "workers_done"]
 
 SETTLE_ROUNDS = 100
 """How many rounds ``settle`` waits before it gives up: far more than any screen here needs."""
@@ -58,7 +61,9 @@ async def settle(pilot: Pilot[Any]) -> None:
     app = pilot.app
     footer_waits = FOOTER_WAITS
     for _ in range(SETTLE_ROUNDS):
-        await app.workers.wait_for_complete()
+        # A worker cancelled meanwhile (an exclusive one replaced by the next) is done too: not a failure to wait on.
+        with contextlib.suppress(WorkerCancelled):
+            await app.workers.wait_for_complete()
         await pilot.pause()
         if not workers_done(app):
             continue
@@ -87,3 +92,13 @@ def record_stock_updates(table: DataTable[Any]) -> list[tuple[object, ...]]:
 
     table.update_cell = update_cell  # type: ignore[method-assign]
     return calls
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = SETTLE_ROUNDS) -> None:
+    """Settle, then give the app more rounds until ``condition`` holds (a resize reaches a screen's handlers a
+    round or more after the app's). Returns either way: the caller asserts what it expected."""
+    await settle(pilot)
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause()
