@@ -148,7 +148,7 @@ def duration(seconds: float | None) -> str:
 
 
 def coarse_duration(seconds: float | None) -> str:
-    """Minute resolution for figures that age on a wall screen (lag): ``<1m``, ``35m``, ``2h05m``, ``3d04h``.
+    """Minute resolution for figures that age (lag, health reasons): ``<1m``, ``35m``, ``2h05m``, ``3d04h``.
 
     Second resolution would change every row's cell at every poll, and each
     changed row costs a repaint; a lag figure does not need seconds.
