@@ -26,9 +26,9 @@ from tui.api.models import BatchExportRun
 from tui.render import clean, plain
 from tui.screens.base import WatchdeckScreen
 from tui.screens.incident_base import IncidentContext
-from tui.state.action_budget import ActionBudget
 from tui.state.alert_book import Alert, AlertBook
 from tui.state.alert_hooks import AlertHook
+from tui.state.budget import ActionBudget
 from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk, VerdictLike
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
