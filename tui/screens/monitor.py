@@ -25,6 +25,7 @@ from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Sparkline, Static, TabbedContent
+from textual.widgets.data_table import CellDoesNotExist, RowDoesNotExist
 from textual.worker import Worker, WorkerError
 
 from tui.api.cache_context import bypass_cache
@@ -388,7 +389,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
     def _select_row(self, table: DataTable[object]) -> None:
         try:
             row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
-        except Exception:
+        except CellDoesNotExist:  # an empty table
             return
         self.board.selected_key = row_key.value
 
@@ -551,7 +552,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         table = self.query_one("#runs", LiveTable)
         try:
             index = table.get_row_index(run_id)
-        except Exception:
+        except RowDoesNotExist:  # the run is not among the rows shown
             return
         table.move_cursor(row=index)
 
