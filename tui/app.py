@@ -41,7 +41,7 @@ class WatchdeckApp(SafeApp[int]):
 
     TITLE = "watchdeck"
     # The survey, editor and picker screens bring their own sheets when first shown: parsing and matching
-    # every sheet for every widget cost the monitor's first frame ~20 ms.
+    # every sheet for every widget would delay the monitor's first frame.
     CSS_PATH: ClassVar[list[str | PurePath]] = stylesheets("app.tcss", "monitor.tcss", "modals.tcss")
     ENABLE_COMMAND_PALETTE = True
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -79,7 +79,7 @@ class WatchdeckApp(SafeApp[int]):
         self._start_mode = start_mode
         # Answers shared with the other viewers of this key (tui.api.cache); hishel is imported only when on.
         # With the first poll already sent (no other viewer was on the store), the store opens after the first
-        # frame: opening it (hishel, and redis where installed) cost that frame ~130 ms.
+        # frame: opening it (hishel, and redis where installed) would delay that frame.
         self.cache_warning: str | None = None
         self._cache_deferred = first_poll is not None and settings.cache
         self.shared_cache = None if self._cache_deferred else self._open_cache(settings)
@@ -162,7 +162,7 @@ class WatchdeckApp(SafeApp[int]):
         """What start-up put off until the first frames were drawn: the shared store, then the collector."""
         if self._cache_deferred:
             self._cache_deferred = False
-            # Its imports (hishel, and redis where installed: ~130 ms) on a thread, not in one UI stall.
+            # Its imports (hishel, and redis where installed) on a thread, not in one UI stall.
             self.run_worker(self._load_cache_code, thread=True, group="shared-cache", exit_on_error=False)
         resume_collector()
 

@@ -3,7 +3,7 @@
 Every string from the server (names, questions, log lines, errors, creator
 names) is untrusted. Textual parses markup in plain ``str`` cells and labels,
 and neither ``Text`` nor ``markup=False`` removes terminal escape sequences
-(measured: ``\\x1b[2J`` from a string cleared the terminal). So untrusted text
+(``\\x1b[2J`` in a string clears the terminal). So untrusted text
 goes through :func:`clean` (control characters removed) and becomes a
 ``rich.text.Text`` (never parsed as markup) via :func:`plain`.
 """

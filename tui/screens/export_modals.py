@@ -199,7 +199,7 @@ class BackfillScreen(WatchdeckModal[BackfillRequest | None]):
 
     @on(Input.Submitted, "#backfill-end")
     def _end_entered(self) -> None:
-        """Enter in the last field submits, as in any form (it used to do nothing)."""
+        """Enter in the last field submits, as in any form."""
         self.action_submit()
 
     @on(Button.Pressed, "#backfill-go")

@@ -452,7 +452,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
 
         Holding a key through 200 rows asks once, not 200 times (each move cancels the wait before
         it); after a poll, the new rows are on screen before the request (the first of a session also
-        loads httpx's transport, ~30 ms). Meanwhile the runs shown are the export's own ``latest_runs``.
+        loads httpx's transport). Meanwhile the runs shown are the export's own ``latest_runs``.
         The wait is a worker rather than a timer so that a load about to start counts as work in
         progress for whoever waits for the app to finish its work (``make screenshots``, the tests),
         and ends with the screen like any worker. A load already asking goes on until the next one starts.
@@ -621,7 +621,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         line = fit_status(badges, phrases, self.size.width)
         with contextlib.suppress(NoMatches):
             # The height is fixed in monitor.tcss: skip the whole-screen layout update() does by default,
-            # which every second cost more CPU than the polls themselves (measured 1.37 % -> 0.79 % idle).
+            # which every second would cost more CPU than the polls themselves (make bench: idle CPU).
             self.query_one("#monitor-status", Static).update(line, layout=False)
         self.set_class(state in (Freshness.STALE, Freshness.OFFLINE), "-stale")
 

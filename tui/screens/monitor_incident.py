@@ -42,8 +42,8 @@ if TYPE_CHECKING:
     from tui.state.timeline import TimelineModel
 
 # The screens behind these keys (alerts, groups, timeline, repair, backfills, the confirm dialog) are imported
-# on their key: with them (and the text editor the repair dialog brings) the monitor's first frame waited
-# ~40 ms longer.
+# on their key: with them (and the text editor the repair dialog brings) the monitor's first frame would wait
+# for their imports.
 
 INCIDENT_ACTIONS = frozenset({"alerts", "groups", "timeline", "repair", "backfills", "cancel_run"})
 MUTATING_INCIDENT_ACTIONS = frozenset({"repair", "cancel_run"})

@@ -32,7 +32,7 @@ class AlertKind(StrEnum):
     RUN_FAILED = "run failed"
     REPEATED_FAILURES = "failing repeatedly"
     OVERDUE = "overdue"
-    LAGGING = "overdue"  # the older name of the same alert
+    LAGGING = "overdue"  # another name of the same alert
     PAUSED_BY_SYSTEM = "paused without an operator"
     UNPAUSED_BY_SYSTEM = "unpaused without an operator"
 

@@ -5,8 +5,8 @@ that one test (``tests/test_textual_private.py``) can name the one that moved
 when the installed Textual changes, instead of a table drawing garbage at
 3 a.m. Where a use is a one-liner, the code calls the function below; the
 DataTable internals stay inside :class:`~tui.widgets.live_table.LiveTable`,
-whose measured targets (a poll that repaints only changed rows) need them,
-and are listed here too.
+whose targets (a poll that repaints only changed rows) need them, and are
+listed here too.
 """
 
 from __future__ import annotations
