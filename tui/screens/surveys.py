@@ -438,7 +438,8 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         A footer refresh rebuilds its widgets (a long frame, and cyclic garbage for the next full collection),
         and paging through 10,000 surveys changes the keys on most pages. So while the cursor keeps moving the
         footer waits (FOOTER_SETTLE after the last move) and then shows the state of the row the cursor stopped
-        on. What a key does is never late: Textual asks check_action when the key is pressed. """
+        on. What a key does is never late: Textual asks check_action when the key is pressed.
+        """
         self._bindings_state = tuple(self.check_action(action, ()) for action in _SELECTION_ACTIONS)
         now = monotonic()
         quiet = now - self._moved_at >= FOOTER_QUIET
