@@ -94,11 +94,14 @@ def record_stock_updates(table: DataTable[Any]) -> list[tuple[object, ...]]:
     return calls
 
 
-async def until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = SETTLE_ROUNDS) -> None:
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = SETTLE_ROUNDS,
+                step: float | None = None) -> None:
     """Settle, then give the app more rounds until ``condition`` holds (a resize reaches a screen's handlers a
-    round or more after the app's). Returns either way: the caller asserts what it expected."""
+    round or more after the app's; a debounce timer fires ``step`` seconds at a time). Returns either way: the
+    caller asserts what it expected."""
     await settle(pilot)
     for _ in range(rounds):
         if condition():
             return
-        await pilot.pause()
+        await pilot.pause(step)
+        await settle(pilot)
