@@ -89,3 +89,14 @@ def test_the_scan_sees_reads_assignments_and_overrides() -> None:
     assert unlisted_uses({"set": "self._bindings_ready = True"}) == {"set: _bindings_ready"}
     assert unlisted_uses({"override": "class F:\n    def _refresh_layout(self): pass"}) == {"override: _refresh_layout"}
     assert unlisted_uses({"ours": "self._survey_rows = []"}) == set()
+
+
+def test_a_survey_dialog_keeps_the_surveys_name_out_of_its_own() -> None:
+    """The survey's name is server text: it is shown, never made the screen's DOM name (``DOMNode._name``)."""
+    from tui.screens.survey_file_edit import SurveyDiffScreen
+    from tui.screens.survey_modals import SummaryScreen
+
+    summary = SummaryScreen("42", "Evil [b]name")
+    diff = SurveyDiffScreen("Evil [b]name", ["- a", "+ b"], ["name"])
+    assert summary.name is None and diff.name is None
+    assert summary.survey_name == diff.survey_name == "Evil [b]name"
