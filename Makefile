@@ -5,8 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Five pytest workers on two cores: Pilot tests spend about half their time waiting (timers, the sandbox, pauses),
-# so two workers left the cores idle; one worker spends the wall-screen minute waiting on real dashboards
-# (tests/conftest.py hands out the long tests first). Measured here: 4 m 36 s with three workers, 3 m 33 s with five.
+# so two workers would leave the cores idle; one worker spends the wall-screen window waiting on real dashboards
+# (tests/conftest.py hands out the long tests first).
 TEST_WORKERS ?= 5
 
 .PHONY: demo test bench lint screenshots clean

@@ -7,17 +7,20 @@ footer delay (``FOOTER_SETTLE``).
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer
+from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
+from textual.worker import WorkerCancelled
 
 from tui.screens.surveys import FOOTER_SETTLE, SurveyBrowserScreen
 
-__all__ = ["footer_shows_current_keys", "record_stock_updates", "settle", "workers_done"]
+__all__ = ["footer_shows_current_keys", "settle", "until", "workers_done"]
 
 SETTLE_ROUNDS = 100
 """How many rounds ``settle`` waits before it gives up: far more than any screen here needs."""
@@ -58,7 +61,9 @@ async def settle(pilot: Pilot[Any]) -> None:
     app = pilot.app
     footer_waits = FOOTER_WAITS
     for _ in range(SETTLE_ROUNDS):
-        await app.workers.wait_for_complete()
+        # A worker cancelled meanwhile (an exclusive one replaced by the next) is done too: not a failure to wait on.
+        with contextlib.suppress(WorkerCancelled):
+            await app.workers.wait_for_complete()
         await pilot.pause()
         if not workers_done(app):
             continue
@@ -72,18 +77,14 @@ async def settle(pilot: Pilot[Any]) -> None:
     raise AssertionError("the app did not settle: a worker kept running")
 
 
-def record_stock_updates(table: DataTable[Any]) -> list[tuple[object, ...]]:
-    """The calls of the table's stock ``update_cell`` from now on (each still done), newest last.
-
-    ``LiveTable.apply`` sets changed cells in place and repaints only their rows; it falls back to
-    ``update_cell``, which repaints every visible cell, only where Textual's internals are not as expected.
-    """
-    calls: list[tuple[object, ...]] = []
-    stock = table.update_cell
-
-    def update_cell(*args: Any, **kwargs: Any) -> None:
-        calls.append(args)
-        stock(*args, **kwargs)
-
-    table.update_cell = update_cell  # type: ignore[method-assign]
-    return calls
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = SETTLE_ROUNDS,
+                step: float | None = None) -> None:
+    """Settle, then give the app more rounds until ``condition`` holds (a resize reaches a screen's handlers a
+    round or more after the app's; a debounce timer fires ``step`` seconds at a time). Returns either way: the
+    caller asserts what it expected."""
+    await settle(pilot)
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause(step)
+        await settle(pilot)

@@ -283,11 +283,7 @@ def _run_dashboard(settings: Settings, clock: Clock | None = None) -> int:
     from tui.app import WatchdeckApp
 
     app = WatchdeckApp(settings, clock=clock, first_poll=first_poll)
-    try:
-        app.run()
-    finally:
-        if first_poll is not None:
-            first_poll.stop()
+    app.run()
     return app.return_code or 0
 
 
@@ -359,11 +355,7 @@ def _run_demo(args: argparse.Namespace) -> int:
         from tui.app import WatchdeckApp
 
         app = WatchdeckApp(settings, clock=server.clock, first_poll=first_poll)
-        try:
-            app.run()
-        finally:
-            if first_poll is not None:
-                first_poll.stop()  # before the sandbox stops: a child still polling holds its pipe
+        app.run()
     return app.return_code or 0
 
 

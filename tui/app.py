@@ -27,13 +27,11 @@ from tui.render import clean
 from tui.safe_app import SafeApp
 from tui.screens.base import AppHandle
 from tui.screens.key_guide import guide_for
-from tui.startup import FREEZE_AFTER_SECONDS, EarlyPoll, resume_collector
+from tui.startup import FREEZE_AFTER_SECONDS, resume_collector
 from tui.state.server_time import ServerClock
 from tui.state.shared import SharedViewers
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
-
     from tui.api.cache import SharedCache
     from tui.state.exports import FirstPoll
 
@@ -43,7 +41,7 @@ class WatchdeckApp(SafeApp[int]):
 
     TITLE = "watchdeck"
     # The survey, editor and picker screens bring their own sheets when first shown: parsing and matching
-    # every sheet for every widget cost the monitor's first frame ~20 ms.
+    # every sheet for every widget would delay the monitor's first frame.
     CSS_PATH: ClassVar[list[str | PurePath]] = stylesheets("app.tcss", "monitor.tcss", "modals.tcss")
     ENABLE_COMMAND_PALETTE = True
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -63,7 +61,7 @@ class WatchdeckApp(SafeApp[int]):
         clock: Clock | None = None,
         api: ApiClient | None = None,
         start_mode: str = "monitor",
-        first_poll: EarlyPoll | None = None,
+        first_poll: FirstPoll | None = None,
     ) -> None:
         super().__init__()
         use_no_color(self.no_color)
@@ -81,7 +79,7 @@ class WatchdeckApp(SafeApp[int]):
         self._start_mode = start_mode
         # Answers shared with the other viewers of this key (tui.api.cache); hishel is imported only when on.
         # With the first poll already sent (no other viewer was on the store), the store opens after the first
-        # frame: opening it (hishel, and redis where installed) cost that frame ~130 ms.
+        # frame: opening it (hishel, and redis where installed) would delay that frame.
         self.cache_warning: str | None = None
         self._cache_deferred = first_poll is not None and settings.cache
         self.shared_cache = None if self._cache_deferred else self._open_cache(settings)
@@ -103,12 +101,12 @@ class WatchdeckApp(SafeApp[int]):
             self._clients[project_id] = client
         return client
 
-    def take_first_poll(self, project_ids: Iterable[str]) -> Future[FirstPoll | None] | None:
-        """The answer of the poll sent while the app loaded, once, to the monitor watching those projects."""
-        early, self._first_poll = self._first_poll, None
-        if early is None or early.project_ids != list(project_ids):
+    def take_first_poll(self, project_ids: Iterable[str]) -> FirstPoll | None:
+        """The poll sent while the app loaded, once, to the monitor watching those projects."""
+        first, self._first_poll = self._first_poll, None
+        if first is None or first.project_ids != list(project_ids):
             return None
-        return early.answer
+        return first
 
     @property
     def api(self) -> ApiClient:
@@ -164,7 +162,7 @@ class WatchdeckApp(SafeApp[int]):
         """What start-up put off until the first frames were drawn: the shared store, then the collector."""
         if self._cache_deferred:
             self._cache_deferred = False
-            # Its imports (hishel, and redis where installed: ~130 ms) on a thread, not in one UI stall.
+            # Its imports (hishel, and redis where installed) on a thread, not in one UI stall.
             self.run_worker(self._load_cache_code, thread=True, group="shared-cache", exit_on_error=False)
         resume_collector()
 

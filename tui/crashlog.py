@@ -9,7 +9,6 @@ logged (a traceback's locals can hold the key).
 
 from __future__ import annotations
 
-import re
 import traceback
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -20,12 +19,11 @@ from tui.paths import state_dir
 from tui.private_files import append_private
 from tui.redaction import mask_secrets_in
 
-_BEARER = re.compile(r"(Bearer\s+)\S+", re.IGNORECASE)
 LOG_FILE_NAME = "errors.log"
 
 
 def scrub(text: str, secrets: Iterable[str] = ()) -> str:
-    return mask_secrets_in(_BEARER.sub(r"\1[hidden]", text), frozenset(secrets))
+    return mask_secrets_in(text, secrets)
 
 
 def crash_log_path() -> Path:

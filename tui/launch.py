@@ -1,9 +1,4 @@
-"""The ``watchdeck`` command's entry point: the collector is turned off before anything heavy is imported.
-
-Importing the settings (pydantic) and then Textual makes ~300k objects that live as long
-as the process; with the collector on, each import batch set off full passes over all of
-them (``tui.startup``, which imports only the standard library).
-"""
+"""The ``watchdeck`` command's entry point: ``tui.startup``'s tricks run before anything heavy is imported."""
 
 from __future__ import annotations
 

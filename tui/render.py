@@ -3,7 +3,7 @@
 Every string from the server (names, questions, log lines, errors, creator
 names) is untrusted. Textual parses markup in plain ``str`` cells and labels,
 and neither ``Text`` nor ``markup=False`` removes terminal escape sequences
-(measured: ``\\x1b[2J`` from a string cleared the terminal). So untrusted text
+(``\\x1b[2J`` in a string clears the terminal). So untrusted text
 goes through :func:`clean` (control characters removed) and becomes a
 ``rich.text.Text`` (never parsed as markup) via :func:`plain`.
 """
@@ -148,7 +148,7 @@ def duration(seconds: float | None) -> str:
 
 
 def coarse_duration(seconds: float | None) -> str:
-    """Minute resolution for figures that age on a wall screen (lag): ``<1m``, ``35m``, ``2h05m``, ``3d04h``.
+    """Minute resolution for figures that age (lag, health reasons): ``<1m``, ``35m``, ``2h05m``, ``3d04h``.
 
     Second resolution would change every row's cell at every poll, and each
     changed row costs a repaint; a lag figure does not need seconds.

@@ -22,7 +22,7 @@ from tui.clock import FrozenClock
 from tui.screens.incident_base import IncidentContext
 from tui.screens.timeline import TimelineScreen
 from tui.state import failure_groups
-from tui.state.action_budget import ActionBudget
+from tui.state.budget import ActionBudget
 from tui.state.exports import WatchedExport
 from tui.state.failure_groups import group_failures
 from tui.state.incident import IncidentDesk

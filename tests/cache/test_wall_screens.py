@@ -1,6 +1,6 @@
 """Many screens, one poll: dashboards of one key share the poll through the cache; keys never mix.
 
-Eight real dashboard processes run at once for two minutes against one sandbox:
+Eight real dashboard processes run at once for thirty polls against one sandbox:
 five with one key, one with another key (the one-process baseline, measured in
 the same run and on the same store) and two with a third key. The sandbox
 counts what each key sent. Five viewers must cost at most 1.2 times what one
@@ -9,7 +9,7 @@ answers crossed keys, the baseline would have read the others' and asked less).
 
 The SQLite store's wall and the Redis store's wall (tests/cache/test_redis.py)
 are measured at the same time, by one session fixture (``wall_counts``): the
-two minutes are spent waiting, once. Both tests are one xdist group, so under
+window is spent waiting, once. Both tests are one xdist group, so under
 ``make test`` one worker holds them while the others run the rest.
 """
 

@@ -35,6 +35,13 @@ def test_help_lists_every_flag(argv: list[str], flags: list[str], capsys: pytest
         assert flag in out, flag
 
 
+def test_status_help_lists_only_what_status_uses(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["status", "--help"], env={}) == 0
+    out = capsys.readouterr().out
+    assert "--json" in out and "--grace" in out
+    assert "--poll" not in out and "--read-only" not in out
+
+
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [

@@ -11,6 +11,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
+from tests.pilot import until
 from tui.api.models import Survey
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.editor import SurveyEditorScreen
@@ -332,9 +333,8 @@ async def test_draft_is_offered_back_after_a_quit_and_removed_after_save(sandbox
     async with app.run_test(size=SIZE) as pilot:
         await open_editor(pilot, survey)
         await set_input(pilot, "#f-name", "Drafty, renamed")
-        await pilot.pause(0.2)  # the debounce fires and the thread writes
-        await app.workers.wait_for_complete()
         path = data_dir / "drafts" / f"{survey.id}.json"
+        await until(pilot, lambda: path.exists() and "renamed" in path.read_text(), step=0.05)  # the debounce fires
         assert json.loads(path.read_text())["form"]["name"] == "Drafty, renamed"
         app.exit()  # a quit without leaving the editor
     app = make_app(sandbox)

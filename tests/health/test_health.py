@@ -255,7 +255,7 @@ def test_groups_cover_every_known_status() -> None:
 
 
 def test_span_words() -> None:
-    assert [span(s) for s in (5, 300, 10440, 3 * 86400 + 4 * 3600, -5)] == ["5s", "5m", "2h54m", "3d04h", "0s"]
+    assert [span(s) for s in (5, 300, 10440, 3 * 86400 + 4 * 3600, -5)] == ["<1m", "5m", "2h54m", "3d04h", "<1m"]
 
 
 # --------------------------------------------------------------------------- incomplete answers

@@ -19,8 +19,8 @@ from tui.clock import FrozenClock
 from tui.palette import use_no_color
 from tui.paths import stylesheets
 from tui.screens.incident_base import IncidentContext
-from tui.state.action_budget import ActionBudget
 from tui.state.alert_book import AlertBook
+from tui.state.budget import ActionBudget
 from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk
 from tui.state.journal import ActionJournal

@@ -25,7 +25,7 @@ async def test_hook_gets_the_alert_on_stdin_without_the_key(tmp_path: Path) -> N
     result = await hook.send({"event": "opened", "detail": f"error quoting {KEY}"})
     assert result.ok, result.message
     got = json.loads(out.read_text())
-    assert got["body"] == {"event": "opened", "detail": "error quoting [key]"}
+    assert got["body"] == {"event": "opened", "detail": "error quoting ***"}
     assert got["argv"] == ["$HOME", "a;b"]  # no shell: nothing expanded or split
     assert "WATCHDECK_API_KEY" not in got["env"] and "OTHER" not in got["env"]
     assert got["env"]["CHAT_URL"] == "https://x"

@@ -14,7 +14,7 @@ from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.backfills import NO_BACKFILLS_LIST, BackfillsScreen
 from tui.screens.incident_base import IncidentContext
-from tui.state.action_budget import ActionBudget
+from tui.state.budget import ActionBudget
 from tui.state.incident import IncidentDesk
 from tui.state.journal import ActionJournal
 from tui.state.repair import ExportRef

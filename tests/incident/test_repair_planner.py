@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
-from tui.state.action_budget import ActionBudget
+from tui.state.budget import ActionBudget
 from tui.state.repair import (
     ExportRef,
     RepairRunner,

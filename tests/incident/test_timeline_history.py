@@ -12,7 +12,7 @@ from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.incident_base import IncidentContext
 from tui.screens.timeline import TimelineScreen
-from tui.state.action_budget import ActionBudget
+from tui.state.budget import ActionBudget
 from tui.state.exports import ExportsSource
 from tui.state.incident import IncidentDesk
 from tui.state.journal import ActionJournal

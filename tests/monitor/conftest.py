@@ -13,7 +13,7 @@ from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
-from tui.startup import EarlyPoll
+from tui.state.exports import FirstPoll
 from tui.widgets.live_table import LiveTable
 
 FROZEN_AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -32,7 +32,7 @@ def sandbox() -> Iterator[SandboxHandle]:
         yield handle
 
 
-def make_app(handle: SandboxHandle, first_poll: EarlyPoll | None = None, **settings: Any) -> WatchdeckApp:
+def make_app(handle: SandboxHandle, first_poll: FirstPoll | None = None, **settings: Any) -> WatchdeckApp:
     values: dict[str, Any] = {"base_url": handle.base_url, "api_key": handle.api_key,
                               "project_ids": [handle.project_id], "poll_seconds": 30.0, "bell": False}
     values.update(settings)

@@ -136,3 +136,20 @@ async def test_escape_on_the_count_sends_nothing(sandbox: SandboxHandle) -> None
         assert isinstance(app.screen, BackfillScreen), "back at the form, dates kept"
         assert app.screen.query_one("#backfill-start", Input).value == "2026-01-01 00:00"
         assert requests(sandbox, "POST", "/backfill") == []
+
+
+async def test_enter_in_the_backfill_end_field_submits(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Events to S3 data lake")
+        await settle(pilot)
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, BackfillScreen)
+        await pilot.press("enter")  # start field: on to the end field
+        assert app.screen.focused is app.screen.query_one("#backfill-end", Input)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, BackfillScreen)
+        assert requests(sandbox, "POST", "/backfill")

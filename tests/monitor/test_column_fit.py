@@ -11,7 +11,7 @@ import pytest
 from rich.text import Text
 
 from tests.monitor.conftest import make_app, select_export
-from tests.pilot import settle
+from tests.pilot import settle, until
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.monitor import STATUS_AGE, STATUS_POLL, STATUS_PROJECT, fit_status
 from tui.widgets.live_table import LiveTable, fit_columns
@@ -79,7 +79,7 @@ async def test_columns_come_back_when_the_terminal_widens(sandbox: SandboxHandle
         exports.move_cursor(row=4, animate=False)
         narrow = [c.key.value for c in exports.ordered_columns]
         await pilot.resize_terminal(160, 48)
-        await settle(pilot)
+        await until(pilot, lambda: "progress" in {c.key.value for c in exports.ordered_columns})
         wide = [c.key.value for c in exports.ordered_columns]
         assert set(narrow) < set(wide) and {"progress", "due"} <= set(wide)
         assert exports.row_count == 12 and exports.cursor_row == 4

@@ -25,7 +25,8 @@ from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.monitor import MonitorScreen
-from tui.startup import EarlyPoll, start_first_poll
+from tui.startup import start_first_poll
+from tui.state.exports import FirstPoll
 from tui.state.shared import SharedViewers
 from tui.widgets.live_table import LiveTable
 
@@ -38,9 +39,9 @@ def settings_for(handle: SandboxHandle, **values: Any) -> Settings:
     return Settings(**fields)
 
 
-async def finished(early: EarlyPoll | None) -> EarlyPoll:
+async def finished(early: FirstPoll | None) -> FirstPoll:
     assert early is not None
-    await asyncio.wrap_future(early.answer)
+    assert await asyncio.wrap_future(early.done), "the first poll ran"
     return early
 
 
@@ -112,8 +113,7 @@ async def test_a_failed_first_poll_is_the_monitors_first_failure_in_the_clients_
     """Not sent twice: the monitor shows the first poll's failure at once, and its next poll asks again."""
     key = "phx_not_a_key_of_this_server"
     early = await finished(start_first_poll(settings_for(sandbox, api_key=key), FrozenClock(FROZEN_AT)))
-    first = early.answer.result()
-    assert first is not None and first.snapshot is None and first.error is not None
+    assert early.snapshot is None and early.error is not None
     app = make_app(sandbox, first_poll=early, api_key=key)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)

@@ -15,7 +15,7 @@ import pytest
 from textual.widgets import Log, Static
 
 from tests.monitor.conftest import FROZEN_AT, make_app, requests, select_export
-from tests.pilot import settle
+from tests.pilot import settle, until
 from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.logs import MAX_LINES, LogsScreen, kept_summary
@@ -84,7 +84,6 @@ async def test_a_normal_server_keeps_following(sandbox: SandboxHandle, monkeypat
         logs = app.screen
         assert isinstance(logs, LogsScreen)
         asked = len(requests(sandbox, "GET", "/logs"))
-        await asyncio.sleep(1.0)
-        await pilot.pause()
+        await until(pilot, lambda: len(requests(sandbox, "GET", "/logs")) > asked, step=0.1)  # the next follow
         assert logs.follow and not logs.ignores_paging
         assert len(requests(sandbox, "GET", "/logs")) > asked

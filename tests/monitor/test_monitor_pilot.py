@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 from textual.widget import Widget
-from textual.widgets import Input, Log, Static
+from textual.widgets import Input, Log, OptionList, Static
 from textual.widgets._footer import FooterKey
 
 from tests.monitor.conftest import make_app, requests, select_export
@@ -458,3 +458,35 @@ async def test_footer_rebuilds_only_when_its_keys_change(sandbox: SandboxHandle)
         assert not {id(key) for key in footer.query(FooterKey)} & {id(key) for key in keys}, "other keys: rebuilt"
         enabled = {key.key: not key.disabled for key in footer.query(FooterKey)}
         assert enabled.get("u") and not enabled.get("p"), "the footer shows that only unpause applies"
+
+
+async def test_a_keystroke_after_opening_edit_does_not_replace_the_name(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, "Postgres audit trail")
+        await settle(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, EditExportScreen)
+        name = app.screen.query_one("#edit-name", Input)
+        name.focus()
+        await pilot.pause()
+        await pilot.press("x")
+        assert name.value != "x" and "Postgres audit trail" in name.value
+
+
+async def test_first_down_in_the_project_picker_moves_to_the_next_project(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("P")
+        await settle(pilot)
+        options = app.screen.query_one("#picker-list", OptionList)
+        current = options.highlighted
+        await pilot.press("down")
+        assert options.highlighted == (current or 0) + 1
+        chosen = options.get_option_at_index(options.highlighted).id
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.project_id == chosen != sandbox.project_id

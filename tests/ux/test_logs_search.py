@@ -6,7 +6,7 @@ from rich.style import Style
 from textual.widgets import Log, Static
 
 from tests.monitor.conftest import make_app, requests, select_export
-from tests.pilot import settle
+from tests.pilot import settle, until
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.logs import LevelHighlighter, LogsScreen
 
@@ -34,8 +34,12 @@ async def test_search_filters_as_you_type_and_highlights(sandbox: SandboxHandle)
         every = log.line_count
         word = log.lines[-1].split()[3]  # a word of a message
         await pilot.press("slash", *word.lower())  # no Enter
-        await pilot.pause(0.5)
-        await settle(pilot)
+
+        def searched_for() -> bool:
+            return any("search=" in r.get("query", r["path"]) for r in requests(sandbox, "GET", "/logs/"))
+
+        await until(pilot, lambda: searched_for() and all(word.lower() in line.lower() for line in log.lines),
+                    step=0.05)  # the search waits for typing to pause
         searched = [r for r in requests(sandbox, "GET", "/logs/") if "search=" in r.get("query", r["path"])]
         assert searched, "the server was asked with the search before Enter"
         assert 0 < log.line_count <= every
@@ -48,8 +52,7 @@ async def test_search_filters_as_you_type_and_highlights(sandbox: SandboxHandle)
         assert any(Style.parse(str(span.style)).reverse and span.start == start for span in text.spans)
         assert "search" in _title(screen)
         await pilot.press("escape")  # closes the bar and clears the search
-        await pilot.pause(0.5)
-        await settle(pilot)
+        await until(pilot, lambda: log.line_count == every, step=0.05)
         assert "search" not in _title(screen)
         assert log.line_count == every
         assert isinstance(app.screen, LogsScreen)

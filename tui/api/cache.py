@@ -74,8 +74,8 @@ COUNT_KEEP_SECONDS = 3600
 RECEIVED_AT_HEADER = "x-watchdeck-received-at"
 #: An answer serves other viewers until it is this share of the poll interval old. Viewers poll one interval
 #: after the answer they showed was fetched, so they fall in step with the first one; with half an interval,
-#: viewers half an interval apart found the answer just expired as often as not and stayed apart (measured:
-#: five viewers cost 1.4 times one). A viewer never reads its own last answer: it polls a whole interval on.
+#: viewers half an interval apart would find the answer just expired as often as not and stay apart
+#: (tests/cache/test_wall_screens.py). A viewer never reads its own last answer: it polls a whole interval on.
 ANSWER_SHARE_OF_INTERVAL = 0.9
 PRIVATE_REQUEST_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization"})
 

@@ -217,7 +217,7 @@ def _tls_for(base_url: str) -> ssl.SSLContext | bool:
 
     No request of a plain-http client can reach TLS (redirects are not followed and
     ``next`` links are re-based on the base URL), yet httpx loads the whole CA bundle
-    for every client: 20 ms of the monitor's start. Should TLS ever be reached, a
+    for every client, on the monitor's start path. Should TLS ever be reached, a
     context with no trusted roots fails closed.
     """
     return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT) if urlsplit(base_url).scheme == "http" else True
@@ -265,8 +265,8 @@ class ApiClient:
             "Accept": "application/json",
             **({} if self._key_problem else {"Authorization": f"Bearer {api_key}"}),
         })
-        # Made on the first request: the first one made in a process loads httpx's transport (httpcore, h11:
-        # ~20 ms), which the monitor's first frame need not wait for when its first poll was sent elsewhere.
+        # Made on the first request: the first one made in a process loads httpx's transport (httpcore, h11),
+        # which the monitor's first frame need not wait for when its first poll was sent elsewhere.
         self._http_client: httpx.AsyncClient | None = None
         self._retired: list[httpx.AsyncClient] = []  # replaced by share_answers; closed with this client
         self.requests_sent = 0

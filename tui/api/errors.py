@@ -45,22 +45,10 @@ class ApiError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(status={self.status!r}, code={self.code!r}, path={self.path!r})"
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as it is, without calling ``__init__`` again (a subclass's takes other arguments): a first
-        poll made in a child process sends its failure back this way."""
-        return (_rebuilt, (type(self), self.args, self.__dict__))
-
     @property
     def short(self) -> str:
         """A few words for a status bar: ``HTTP 503``, ``network``, ``401 bad key``."""
         return f"HTTP {self.status}" if self.status else "error"
-
-
-def _rebuilt(cls: type[ApiError], args: tuple[Any, ...], state: dict[str, Any]) -> ApiError:
-    error = cls.__new__(cls)
-    error.args = args
-    error.__dict__.update(state)
-    return error
 
 
 class ValidationFailed(ApiError):

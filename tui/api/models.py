@@ -81,7 +81,7 @@ class ReadModel(BaseModel):
     """Base of every model read from the server: keeps unknown fields."""
 
     # defer_build: a model is built on first use, so start-up does not pay for the survey models
-    # while the monitor only reads exports (about 40 ms of import time measured).
+    # while the monitor only reads exports.
     model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=(), defer_build=True)
 
     @property

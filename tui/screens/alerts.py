@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
+from textual.widgets.data_table import CellDoesNotExist
 
 from tui.palette import Tone
 from tui.paths import stylesheets
@@ -140,7 +141,7 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
             return None
         try:
             row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
-        except Exception:
+        except CellDoesNotExist:
             return None
         if row_key.value is None or not row_key.value.isdigit():
             return None

@@ -10,7 +10,6 @@ imports the screens) and every use of ``self.app.api`` needed a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future
 from typing import ClassVar, Protocol, TypeVar, cast
 
 from textual.app import App
@@ -45,7 +44,7 @@ class AppHandle(Protocol):
 
     def api_for(self, project_id: str) -> ApiClient: ...
 
-    def take_first_poll(self, project_ids: Iterable[str]) -> Future[FirstPoll | None] | None: ...
+    def take_first_poll(self, project_ids: Iterable[str]) -> FirstPoll | None: ...
 
     def switch_project(self, project_id: str) -> None: ...
 

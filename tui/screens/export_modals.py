@@ -23,11 +23,11 @@ from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteVa
 from tui.api.models import BatchExport, BatchExportRun, Interval
 from tui.api.writes import check_backfill, check_export_write, count_backfill_runs, iso, parse_datetime
 from tui.palette import Tone
+from tui.redaction import is_secret_key
 from tui.render import clean, editable, plain
 from tui.screens.base import WatchdeckModal
 from tui.state.exports import WatchedExport
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
-from tui.state.secrets import is_secret_key
 from tui.status_look import status_text
 from tui.widgets.cleaned_note import CleanedNote
 
@@ -199,7 +199,7 @@ class BackfillScreen(WatchdeckModal[BackfillRequest | None]):
 
     @on(Input.Submitted, "#backfill-end")
     def _end_entered(self) -> None:
-        """Enter in the last field submits, as in any form (it used to do nothing)."""
+        """Enter in the last field submits, as in any form."""
         self.action_submit()
 
     @on(Button.Pressed, "#backfill-go")

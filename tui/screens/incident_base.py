@@ -20,7 +20,7 @@ from tui.clock import Clock
 from tui.palette import Tone
 from tui.render import coarse_duration
 from tui.screens.base import WatchdeckScreen
-from tui.state.action_budget import ActionBudget
+from tui.state.budget import ActionBudget
 from tui.state.incident import IncidentDesk
 from tui.state.journal import ActionJournal
 

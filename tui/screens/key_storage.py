@@ -1,7 +1,7 @@
 """Where a pasted API key is kept, asked when a new profile is saved, so the next start is not a dead end.
 
-A key pasted into the form used to last for the session only, and the next
-launch exited with "no API key". The operator chooses: the OS keyring (when
+A key pasted into the form and kept nowhere lasts for the session only, and the
+next launch exits with "no API key". The operator chooses: the OS keyring (when
 one works), the profile in config.toml (a 0600 file; only after an explicit
 choice, since a key in a file is the weakest place), or nowhere, in which case
 the dialog shows the ``key_command`` line to add for a password manager.

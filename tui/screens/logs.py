@@ -1,7 +1,7 @@
 """Logs of a run or of an export: level colours, level filter, search, follow.
 
 Uses Textual's ``Log`` fed with ``write_lines`` in batches: plain text (no
-markup is ever parsed) and cheap (about 8 µs a line, measured), where per-line
+markup is ever parsed) and cheap per line, where per-line
 ``write_line`` leaks a worker per call and ``RichLog`` renders every line as
 it arrives. Colour comes from a highlighter applied only to visible lines.
 Memory is bounded to the newest :data:`MAX_LINES` lines.

@@ -30,9 +30,9 @@ from tui.render import clean, plain
 from tui.screens.base import WatchdeckScreen
 from tui.screens.incident_base import IncidentContext
 from tui.screens.monitor_actions import BoardChanged
-from tui.state.action_budget import ActionBudget
 from tui.state.alert_book import Alert, AlertBook
 from tui.state.alert_hooks import AlertHook
+from tui.state.budget import ActionBudget
 from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk, VerdictLike
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from tui.state.timeline import TimelineModel
 
 # The screens behind these keys (alerts, groups, timeline, repair, backfills, the confirm dialog) are imported
-# on their key: with them (and the text editor the repair dialog brings) the monitor's first frame waited
-# ~40 ms longer.
+# on their key: with them (and the text editor the repair dialog brings) the monitor's first frame would wait
+# for their imports.
 
 INCIDENT_ACTIONS = frozenset({"alerts", "groups", "timeline", "repair", "backfills", "cancel_run"})
 MUTATING_INCIDENT_ACTIONS = frozenset({"repair", "cancel_run"})

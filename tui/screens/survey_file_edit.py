@@ -76,14 +76,15 @@ class SurveyDiffScreen(WatchdeckModal[bool]):
 
     def __init__(self, name: str, diff: list[str], fields: list[str]) -> None:
         super().__init__(classes="survey-modal")
-        self._name = name
+        self.survey_name = name
         self._diff = diff
         self._fields = fields
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="survey-diff-dialog"):
-            yield Static(Text.assemble(("Apply the edited file to ", "bold"), plain(self._name, "bold", limit=120),
-                                       ("?", "bold")), classes="dialog-title")
+            yield Static(Text.assemble(("Apply the edited file to ", "bold"),
+                                       plain(self.survey_name, "bold", limit=120), ("?", "bold")),
+                         classes="dialog-title")
             yield Static(Text("Changes " + ", ".join(self._fields) + ". Nothing is sent until you apply."))
             with VerticalScroll(id="survey-diff-body"):
                 yield Static(diff_text(self._diff), id="survey-diff")

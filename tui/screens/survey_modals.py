@@ -199,12 +199,13 @@ class SummaryScreen(WatchdeckModal[None]):
     def __init__(self, survey_id: str, name: str) -> None:
         super().__init__(classes="survey-modal")
         self.survey_id = survey_id
-        self._name = name
+        self.survey_name = name
         self.summary: ResponseSummary | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="summary-dialog", classes="dialog"):
-            yield Static(Text.assemble(("Responses of ", "bold"), plain(self._name, "bold")), classes="dialog-title")
+            yield Static(Text.assemble(("Responses of ", "bold"), plain(self.survey_name, "bold")),
+                         classes="dialog-title")
             yield LoadingIndicator(id="summary-loading")
             with VerticalScroll(id="summary-scroll"):
                 yield Static("", id="summary-text")

@@ -435,12 +435,10 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     def _update_bindings(self) -> None:
         """Refresh the footer when the enabled keys change: at once after a quiet spell, else once the cursor rests.
 
-        A footer refresh rebuilds its widgets (measured: 20-75 ms, and ~6,000 objects of cyclic
-        garbage). Paging through 10,000 surveys changed the keys on most pages; the rebuilds were
-        frames over 50 ms themselves and their garbage made the next full collections take 50-65 ms.
-        So while the cursor keeps moving the footer waits (FOOTER_SETTLE after the last move) and
-        then shows the state of the row the cursor stopped on. What a key does is never late:
-        Textual asks check_action when the key is pressed.
+        A footer refresh rebuilds its widgets (a long frame, and cyclic garbage for the next full collection),
+        and paging through 10,000 surveys changes the keys on most pages. So while the cursor keeps moving the
+        footer waits (FOOTER_SETTLE after the last move) and then shows the state of the row the cursor stopped
+        on. What a key does is never late: Textual asks check_action when the key is pressed.
         """
         self._bindings_state = tuple(self.check_action(action, ()) for action in _SELECTION_ACTIONS)
         now = monotonic()

@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tui.redaction import mask_secrets_in
+
 HOOK_TIMEOUT_SECONDS = 10.0
 KEY_VARIABLES = ("WATCHDECK_API_KEY", "POSTHOG_API_KEY", "POSTHOG_PERSONAL_API_KEY")
 
@@ -39,11 +41,11 @@ def hook_environment(environ: Mapping[str, str], secret: str | None) -> dict[str
 
 
 def scrub(payload: Any, secret: str | None) -> Any:
-    """The payload with the key cut out of every string (an error message could quote a header)."""
+    """The payload with the key masked in every string (an error message could quote a header)."""
     if not secret:
         return payload
     if isinstance(payload, str):
-        return payload.replace(secret, "[key]")
+        return mask_secrets_in(payload, (secret,))
     if isinstance(payload, Mapping):
         return {k: scrub(v, secret) for k, v in payload.items()}
     if isinstance(payload, list):

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tui.api.cache_context import bypass_cache, collect_answer_times
 from tui.api.client import ApiClient
@@ -22,6 +24,10 @@ from tui.api.models import BatchExport, BatchExportRun, ItemError
 from tui.state.health import incomplete_reason, runs_newest_first
 from tui.state.health import latest_run as health_latest_run
 from tui.state.poller import describe_failure
+
+if TYPE_CHECKING:
+    from tui.config import Settings
+    from tui.state.server_time import ServerClock
 
 LIST_RECHECK_SECONDS = 600.0
 #: A first poll (sent while the app loaded) older than this when the monitor asks is not shown: it asks again.
@@ -86,7 +92,7 @@ class ExportsSnapshot:
 
 @dataclass
 class Learned:
-    """What a source learned from its polls, in plain values: a first poll made elsewhere hands it over."""
+    """What a source learned from its polls: the first poll (:class:`FirstPoll`) hands it over to the monitor's."""
 
     requests_sent: dict[str, int] = field(default_factory=dict)  # per project
     list_answered: set[str] = field(default_factory=set)
@@ -95,19 +101,70 @@ class Learned:
     last_complete: dict[str, BatchExport] = field(default_factory=dict)
 
 
-@dataclass
 class FirstPoll:
-    """A poll made before the app was up (by a source of its own, on a thread or in a child process): its answer
-    and what it learned. Plain values only, so that it can come back from a child process whole."""
+    """The monitor's first poll, sent on a thread while the app loads (:mod:`tui.startup`).
 
-    learned: Learned
-    snapshot: ExportsSnapshot | None
-    finished_at: float  # time.monotonic(), which is the machine's (one clock for every process)
-    error: Exception | None = None  # why it failed: the client's own words, as the monitor's poll would say them
-    server_offsets: list[float] = field(default_factory=list)  # the server clock's samples, server minus local
+    It runs the app's own code for a poll (:class:`ApiClient` and :class:`ExportsSource` on an event loop of its
+    own), so the key, proxy, TLS, redirect and retry rules are the client's. Its answers date ``server_clock``
+    (the app's, from then on). Once ``done`` is set, the monitor's source takes over the answer (``snapshot`` or
+    ``error``) and what it learned, as if it had asked itself.
+    """
+
+    def __init__(self, settings: Settings, server_clock: ServerClock, project_ids: Sequence[str],
+                 before: Callable[[], object] | None = None) -> None:
+        self._settings = settings
+        self._before = before  # run first: e.g. wait until the demo's sandbox serves
+        self.server_clock = server_clock
+        self.project_ids = list(project_ids)
+        self.learned = Learned()
+        self.snapshot: ExportsSnapshot | None = None
+        self.error: Exception | None = None  # why it failed: the client's own words, as the monitor's poll says them
+        self.finished_at = 0.0  # time.monotonic()
+        self.done: Future[bool] = Future()  # True once it asked; False when it could not run at all
+
+    def __repr__(self) -> str:  # never the key
+        return f"FirstPoll(projects={self.project_ids!r})"
+
+    def start(self) -> FirstPoll:
+        threading.Thread(target=self._run, name="watchdeck-first-poll", daemon=True).start()
+        return self
+
+    def answered(self) -> bool:
+        """Finished with exports, recently enough to be shown (else the monitor asks again)."""
+        return self.done.done() and self.done.result() and self.snapshot is not None and self.fresh()
 
     def fresh(self) -> bool:
         return time.monotonic() - self.finished_at <= FIRST_POLL_MAX_AGE
+
+    def _run(self) -> None:
+        try:
+            if self._before is not None:
+                self._before()
+            asyncio.run(self._poll())
+        except Exception:  # a first poll that could not even run is not used: the monitor asks itself
+            self.done.set_result(False)
+        else:
+            self.done.set_result(True)
+
+    async def _poll(self) -> None:
+        from tui.api.retry_budget import retry_budget
+
+        settings = self._settings
+        clients = [ApiClient(settings.base_url, settings.api_key.get_secret_value(), project_id)
+                   for project_id in self.project_ids]
+        for client in clients:
+            client.on_server_date = self.server_clock.record
+        source = ExportsSource(clients, settings.export_ids)
+        try:
+            with retry_budget(settings.poll_seconds):  # as the monitor's poller does: retries end within one poll
+                self.snapshot = await source.fetch()
+        except ApiError as err:  # the monitor's first poll fails with it, in the client's words
+            self.error = err
+        finally:
+            for client in clients:
+                await client.aclose()
+            self.learned = source.learned()
+            self.finished_at = time.monotonic()
 
 
 class ExportsSource:
@@ -124,7 +181,7 @@ class ExportsSource:
 
     def __init__(self, clients: Sequence[ApiClient], extra_ids: Sequence[str] = (), *,
                  monotonic: Callable[[], float] = time.monotonic,
-                 first_poll: Future[FirstPoll | None] | None = None) -> None:
+                 first_poll: FirstPoll | None = None) -> None:
         self.clients = list(clients)
         # The answer of a poll sent while the app loaded (tui.startup): the first fetch takes it over.
         self._first_poll = first_poll
@@ -154,11 +211,7 @@ class ExportsSource:
 
     def answers_waiting(self) -> bool:
         """A first poll made while the app loaded holds a fresh answer: the next fetch needs no round trip."""
-        pending = self._first_poll
-        if pending is None or not pending.done():
-            return False
-        first = pending.result()
-        return first is not None and first.snapshot is not None and first.fresh()
+        return self._first_poll is not None and self._first_poll.answered()
 
     async def fetch(self) -> ExportsSnapshot:
         """One poll of every project. One project failing does not blank the others: its last good
@@ -214,12 +267,12 @@ class ExportsSource:
         """The first poll's answer (or failure) when it is fresh; what it learned (a missing list route, the last
         good and complete exports) is kept either way, as if this source had asked."""
         assert self._first_poll is not None
-        pending, self._first_poll = self._first_poll, None
+        first, self._first_poll = self._first_poll, None
         try:
-            first = await asyncio.wait_for(asyncio.wrap_future(pending), FIRST_POLL_WAIT)
+            ran = await asyncio.wait_for(asyncio.wrap_future(first.done), FIRST_POLL_WAIT)
         except TimeoutError:
             return None
-        if first is None:
+        if not ran:
             return None
         self.adopt(first.learned)
         if not first.fresh():

@@ -43,6 +43,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from tui.api.models import BatchExport, BatchExportRun, RunStatus
+from tui.render import coarse_duration as span  # the numbers of a reason: the one duration format
 
 DEFAULT_LAG_INTERVALS = 2.0
 DEFAULT_GRACE_SECONDS = 600.0
@@ -209,18 +210,6 @@ def due_at(anchor: datetime | None, step: int | None, paused: bool, end_at: date
 
 
 # --------------------------------------------------------------------------- words
-
-
-def span(seconds: float) -> str:
-    """``45s``, ``12m``, ``2h54m``, ``3d04h``: the numbers of a reason."""
-    s = int(max(0.0, seconds))
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m"
-    if s < 86400:
-        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
-    return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
 
 
 def _status_words(run: BatchExportRun) -> str:

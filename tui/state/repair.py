@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Generic, TypeVar
 
 from tui.api.models import BatchExportRun, RunStatus
-from tui.state.action_budget import ActionBudget
+from tui.state.budget import ActionBudget
 from tui.state.intervals import by_interval, is_failed, is_in_progress
 
 TYPED_CONFIRM_ABOVE = 20

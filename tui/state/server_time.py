@@ -40,13 +40,6 @@ class ServerClock:
             stamped = stamped.replace(tzinfo=UTC)
         self._offsets.append((stamped - self.local.now()).total_seconds())
 
-    def offsets(self) -> list[float]:
-        """The samples kept, server minus local in seconds (a first poll made in a child process sends them)."""
-        return list(self._offsets)
-
-    def add_offsets(self, offsets: list[float]) -> None:
-        self._offsets.extend(offsets)
-
     @property
     def samples(self) -> int:
         return len(self._offsets)

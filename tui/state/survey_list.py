@@ -6,11 +6,11 @@ Why it looks the way it does:
 
 * 10,000 surveys must not be loaded before the first page shows, so the list
   is fetched one ``limit``/``offset`` page at a time as the operator scrolls.
-* A parsed :class:`~tui.api.models.Survey` costs about 8 KB of Python objects
-  (measured: 80 MB for 10,000), which alone would break the 150 MB budget. A
+* A parsed :class:`~tui.api.models.Survey` is many Python objects: 10,000 of
+  them alone would break the memory budget (``make bench`` prints it). A
   loaded survey is therefore kept as a small :class:`SurveyRow` (the columns)
-  plus its JSON, zlib-compressed (about 3 KB -> 1 KB); the detail pane
-  decompresses and parses the one it shows (about 0.15 ms).
+  plus its JSON, zlib-compressed; the detail pane decompresses and parses the
+  one it shows.
 * The name filter is the server's ``search``; the status is derived from
   dates (there is no server field), so the status filter runs here, on the
   pages loaded so far, and the screen keeps loading while too few rows match.
@@ -36,8 +36,7 @@ PACK_CHUNK = 20  # surveys packed per event-loop step (see SurveyPager.fetch_nex
 COUNTS_MAX_AGE = timedelta(seconds=60)
 
 #: Held so pydantic's cache of parametrized models (a WeakValueDictionary) keeps ``Page[Survey]``:
-#: unreferenced, the class was collected and rebuilt for every page (about 4 ms and ~1,000 objects
-#: of cyclic garbage each, measured while paging through 10,000 surveys).
+#: unreferenced, the class would be collected and rebuilt for every page (with its cyclic garbage).
 SURVEY_PAGE: type[Page[Survey]] = Page[Survey]
 
 #: ``f`` cycles through these; None means every status.
@@ -89,7 +88,7 @@ class SurveyRow:
         )
 
     def survey(self) -> Survey:
-        """The full survey, parsed again (about 0.1 ms) when the detail pane needs it."""
+        """The full survey, parsed again when the detail pane needs it."""
         return Survey.model_validate_json(zlib.decompress(self.packed))
 
     def status_at(self, now: datetime) -> SurveyStatus:
@@ -139,9 +138,8 @@ class SurveyPager:
     async def fetch_next(self, lister: SurveyLister) -> PageResult:
         """Fetch the next page and pack its surveys; does not change state (apply it with :meth:`accept`).
 
-        Packing (JSON dump + zlib) is ~80 µs a survey, 8 ms a page: done here in steps of
-        PACK_CHUNK surveys so the UI never waits for a whole page of it in one go (a garbage
-        collection landing in that step would add to it).
+        Packing (JSON dump + zlib) is done here in steps of PACK_CHUNK surveys so the UI never waits
+        for a whole page of it in one go (a garbage collection landing in that step would add to it).
         """
         generation, offset = self.generation, self.next_offset
         page = await lister.list(limit=self.page_size, offset=offset, search=self.search or None)

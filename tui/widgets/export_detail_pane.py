@@ -1,8 +1,8 @@
 """The monitor's lower half: the selected export's runs (with two charts) and its details, as tabs.
 
 Mounted just after the monitor's first frame, into a slot of its size: the
-exports come first. Composing, styling and drawing these ~17 widgets cost the
-first frame with data ~45 ms (a third of the monitor's own share of start-up).
+exports come first. Composing, styling and drawing these widgets would delay
+the first frame with data.
 """
 
 from __future__ import annotations

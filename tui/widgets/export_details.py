@@ -9,10 +9,10 @@ from typing import Any
 from rich.text import Text
 
 from tui.palette import Tone
+from tui.redaction import mask_secrets
 from tui.render import ago, clean, past_ago, plain
 from tui.state.exports import WatchedExport
 from tui.state.health import Verdict
-from tui.state.secrets import mask_secrets
 
 
 def _when(value: datetime | None, now: datetime) -> str:

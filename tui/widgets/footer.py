@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 
@@ -14,54 +13,38 @@ from tui.widgets.textual_private import forget_rendered_lines
 class LeakFreeFooter(Footer):
     """The footer, coalescing rebuilds and without the leak of its old keys.
 
-    Textual's Footer queues one full rebuild per ``bindings_updated`` signal, and a screen sends
-    that on every focus change, highlight and ``refresh_bindings``: the monitor's start-up queued
-    17 rebuilds (about 60 ms of mounting and styling before the first frame with data), and each
-    row the operator moves to queued another although the keys were the same. Here the signals
-    before the next refresh are merged into one check, and the keys are rebuilt only when what
-    they would show (binding, enabled, tooltip) differs from what is on screen.
+    Textual's Footer recomposes once per ``bindings_updated`` signal, and a screen sends that on
+    every focus change, highlight and ``refresh_bindings``, mostly with the same keys. Here a
+    recompose rebuilds the keys only when what they would show (binding, enabled, tooltip)
+    differs from what is on screen.
 
     Each rebuild mounts new ``FooterKey`` widgets bound to ``Footer.compact`` with ``data_bind``;
     the bindings of removed keys stay in the footer's watcher list until ``compact`` changes, which
-    it never does (the textual #6666 pattern). Paging through 10,000 surveys rebuilt it on most
-    pages and kept about 1,000 dead keys (140,000 objects) alive, which made each full garbage
-    collection take 65-90 ms. Touching ``compact`` after a rebuild drops the dead keys' bindings
-    (Textual prunes closed watchers then); the live keys see the same value. The dead keys' line
-    caches are emptied too: Textual's ``StylesCache.get_inner_outer`` is an ``lru_cache(1024)`` on
-    a method, so it keeps up to 1,024 dead widgets' caches (and their rendered lines, ~40,000
-    objects) alive for the collector to walk.
+    it never does (the textual #6666 pattern), and they and their widgets stay alive. Touching
+    ``compact`` after a rebuild drops the dead keys' bindings (Textual prunes closed watchers then);
+    the live keys see the same value. The dead keys' line caches are emptied too: Textual's
+    ``StylesCache.get_inner_outer`` is an ``lru_cache(1024)`` on a method, so it keeps up to 1,024
+    dead widgets' caches (and their rendered lines) alive for the collector to walk.
     """
 
-    _rebuild_queued = False
     _fit_tries = 0
     _shown_keys: Hashable = None
     ALWAYS_SHOWN: frozenset[str] = frozenset({"question_mark", "q"})
     """Keys never dropped for width: help (which lists the rest) and quit."""
-
-    def bindings_changed(self, screen: Screen) -> None:
-        self._bindings_ready = True
-        if not screen.app.app_focus or self._rebuild_queued:
-            return
-        if self.is_attached and screen is self.screen:
-            self._rebuild_queued = True
-            self.call_after_refresh(self._rebuild_if_changed)
 
     def _keys_to_show(self) -> Hashable:
         bindings = tuple((binding, enabled, tooltip) for (_, binding, enabled, tooltip)
                          in self.screen.active_bindings.values())
         return bindings, self.show_command_palette, self.compact
 
-    async def _rebuild_if_changed(self) -> None:
-        self._rebuild_queued = False
+    async def recompose(self) -> None:
+        """Rebuild the keys where they changed (Textual's Footer calls this after each bindings signal)."""
         if not self.is_attached:
             return
         keys = self._keys_to_show()
         if keys == self._shown_keys:
             return
         self._shown_keys = keys
-        await self.recompose()
-
-    async def recompose(self) -> None:
         old = list(self.children)
         await super().recompose()
         self.mutate_reactive(Footer.compact)

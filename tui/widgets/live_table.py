@@ -1,16 +1,14 @@
-"""A DataTable that updates rows in place and repaints only the rows that changed.
+"""A DataTable keyed by row id that updates rows in place, and draws one-line text cells straight to segments.
 
-Measured on a 2-core machine with Textual 8: any stock
-``update_cell`` bumps the table's update counter, which invalidates every render
-cache, so the next frame re-renders every visible cell: about 45 ms per poll
-whether 10 or 200 cells changed. A wall screen polling 200 exports cannot
-afford that. ``apply`` instead drops the cached renders of the changed rows
-only and refreshes just their lines, keeping cursor and scroll where they are.
+``apply`` diffs the rows shown against the rows wanted: vanished rows are
+removed, new ones added, changed cells set with Textual's ``update_cell``, all
+inside one ``batch_update``, keeping cursor and scroll where they are. Any
+``update_cell`` invalidates every render cache, so the next frame draws every
+visible cell again; each one-line text cell is drawn by :meth:`LiveTable._render_cell`
+without Rich's layout (``make bench`` prints what a poll costs either way).
 
-It leans on DataTable internals (the caches named below, stable across Textual
-8.x); if they are missing it falls back to stock ``update_cell``, which is
-slower but correct. Rows added or removed, and sorting, go through the stock
-paths, inside one ``batch_update``.
+Two DataTable internals are overridden (``_render_cell``, ``_update_dimensions``);
+they and the members they read are listed in :mod:`tui.widgets.textual_private`.
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.geometry import Size
 from textual.widgets import DataTable
-from textual.widgets.data_table import CellDoesNotExist, ColumnKey, RowKey
+from textual.widgets.data_table import CellDoesNotExist, RowKey
 
 from tui.widgets.textual_private import SegmentLines
 
@@ -122,8 +120,8 @@ class LiveTable(DataTable[Any]):
         """With every column a fixed width, only the virtual size is needed.
 
         Stock DataTable measures every cell of every new row with Rich to widen
-        auto-width columns, even when no column is one: 2,600 measures for 200
-        exports, about 40 ms before the first frame with data could be drawn.
+        auto-width columns, even when no column is one: for 200 exports, thousands
+        of measures before the first frame with data can be drawn.
         """
         rows = self.rows
         fixed = not any(column.auto_width for column in self.columns.values())
@@ -141,8 +139,8 @@ class LiveTable(DataTable[Any]):
         """A one-line Text cell drawn straight to segments, the rest by DataTable.
 
         Stock DataTable renders each cell through Rich's ``render_lines`` of a
-        ``Styled(Padding(Text))``: about 180 us a cell, 60 ms for the 330 cells of
-        the first frame with data. The same segments are built here directly
+        ``Styled(Padding(Text))``, for every cell of the first frame with data.
+        The same segments are built here directly
         (``tests/monitor/test_live_table.py`` compares the two on many cells).
         """
         row_key = self._row_locations.get_key(row_index)
@@ -190,47 +188,12 @@ class LiveTable(DataTable[Any]):
                 self.update_rows(updates)
 
     def update_rows(self, updates: Mapping[str, Mapping[str, Text | str]]) -> None:
-        """Set cells of existing rows and repaint only those rows."""
-        updates = {row: {col: with_ellipsis(value) for col, value in cells.items()} for row, cells in updates.items()}
-        try:
-            self._fast_update(updates)
-        except (AttributeError, KeyError, TypeError):
+        """Set cells of existing rows (Textual's ``update_cell``: the next frame draws the visible cells again, each
+        through :meth:`_render_cell`)."""
+        with self.app.batch_update():
             for row, cells in updates.items():
                 for col, value in cells.items():
                     try:
-                        self.update_cell(row, col, value)
+                        self.update_cell(row, col, with_ellipsis(value))
                     except CellDoesNotExist:
                         continue
-
-    def _fast_update(self, updates: Mapping[str, Mapping[str, Text | str]]) -> None:
-        data = self._data
-        row_keys: set[RowKey] = set()
-        cell_keys: set[tuple[RowKey, ColumnKey]] = set()
-        for row, cells in updates.items():
-            row_key = RowKey(row)
-            if row_key not in data:
-                continue
-            for col, value in cells.items():
-                column_key = ColumnKey(col)
-                if column_key in data[row_key]:
-                    data[row_key][column_key] = value
-                    cell_keys.add((row_key, column_key))
-            row_keys.add(row_key)
-        if not row_keys:
-            return
-        update_count = self._update_count
-        indexes = {key: self._row_locations.get(key) for key in row_keys}
-        positions = [index for index in indexes.values() if index is not None]
-        for index in positions:
-            self._row_renderable_cache.discard((update_count, index))
-        # Only the changed cells are rendered again; the row's other cells come from the cache.
-        for cell_key in [k for k in self._cell_render_cache.keys() if (k[0], k[1]) in cell_keys]:  # noqa: SIM118
-            self._cell_render_cache.discard(cell_key)
-        for row_cache_key in [k for k in self._row_render_cache.keys() if k[0] in row_keys]:  # noqa: SIM118
-            self._row_render_cache.discard(row_cache_key)
-        regions = [self._get_row_region(index) for index in positions]
-        lines = {y for region in regions for y in range(region.y, region.y + region.height)}
-        for line_key in [k for k in self._line_cache.keys() if k[0] in lines]:  # noqa: SIM118
-            self._line_cache.discard(line_key)
-        for region in regions:
-            self._refresh_region(region)

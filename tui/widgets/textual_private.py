@@ -4,9 +4,8 @@ Textual may rename any of these in a minor release. They are listed here so
 that one test (``tests/test_textual_private.py``) can name the one that moved
 when the installed Textual changes, instead of a table drawing garbage at
 3 a.m. Where a use is a one-liner, the code calls the function below; the
-DataTable internals stay inside :class:`~tui.widgets.live_table.LiveTable`,
-whose measured targets (a poll that repaints only changed rows) need them,
-and are listed here too.
+DataTable internals stay inside :class:`~tui.widgets.live_table.LiveTable`
+(its cell renderer, for the first frame with data), and are listed here too.
 """
 
 from __future__ import annotations
@@ -34,25 +33,19 @@ PRIVATE_USES: tuple[PrivateUse, ...] = (
     PrivateUse("textual.widget.Widget", "_styles_cache",
                "a removed footer key's rendered lines stay alive in an lru_cache until this is emptied"),
     PrivateUse("textual.widgets._data_table", "SegmentLines", "the return type of DataTable's row renderer"),
-    # LiveTable: repaint only the changed rows (a stock update_cell re-renders every visible cell).
+    # LiveTable: one-line Text cells drawn straight to segments, and no measuring of fixed-width columns.
     PrivateUse("textual.widgets.DataTable", "_render_cell", "draw one-line Text cells straight to segments"),
     PrivateUse("textual.widgets.DataTable", "_update_dimensions", "skip measuring cells when every column is fixed"),
-    PrivateUse("textual.widgets.DataTable", "_cell_render_cache", "drop the cached renders of changed rows only"),
-    PrivateUse("textual.widgets.DataTable", "_row_render_cache", "drop the cached renders of changed rows only"),
-    PrivateUse("textual.widgets.DataTable", "_line_cache", "drop the cached lines of changed rows only"),
-    PrivateUse("textual.widgets.DataTable", "_row_renderable_cache", "drop the cached renders of changed rows only"),
-    PrivateUse("textual.widgets.DataTable", "_update_count", "the counter a stock update bumps to flush every cache"),
-    PrivateUse("textual.widgets.DataTable", "_data", "write changed cells without flushing every cache"),
-    PrivateUse("textual.widgets.DataTable", "_row_locations", "find a changed row's index"),
-    PrivateUse("textual.widgets.DataTable", "_column_locations", "find a changed cell's column"),
-    PrivateUse("textual.widgets.DataTable", "_get_row_region", "refresh only a changed row's lines"),
-    PrivateUse("textual.widgets.DataTable", "_refresh_region", "refresh only a changed row's lines"),
     PrivateUse("textual.widgets.DataTable", "_get_row_renderables", "the row's cells as the stock table draws them"),
     PrivateUse("textual.widgets.DataTable", "_get_styles_to_render_cell", "cell styles as the stock table has them"),
     PrivateUse("textual.widgets.DataTable", "_show_hover_cursor", "draw the hover row as the stock table does"),
     PrivateUse("textual.widgets.DataTable", "_total_row_height", "the table's virtual height after fixed columns"),
     PrivateUse("textual.widgets.DataTable", "_row_label_column_width", "the left edge of the first column"),
     PrivateUse("textual.widgets.DataTable", "_pseudo_class_state", "a cell's cache key, as the stock table keys it"),
+    PrivateUse("textual.widgets.DataTable", "_update_count", "a cell's cache key, as the stock table keys it"),
+    PrivateUse("textual.widgets.DataTable", "_cell_render_cache", "the stock table's cache of drawn cells"),
+    PrivateUse("textual.widgets.DataTable", "_row_locations", "a drawn cell's row key"),
+    PrivateUse("textual.widgets.DataTable", "_column_locations", "a drawn cell's column key"),
 )
 
 

@@ -1,12 +1,11 @@
 """A virtual table: a large list of rows drawn one visible line at a time (Textual's Line API).
 
-Why not ``DataTable``: it keeps a rich ``Text`` (or a parsed renderable) per cell plus row and
-key objects per row. With the survey list's 10,000 rows that was ~70,000 ``Text`` objects and
-about a million objects the cyclic garbage collector walked (0.6 s per full collection, measured),
-and 200 MB of RSS. Here a row is one small tuple of already-cleaned plain strings plus a tuple of
-per-cell style keys (shared between rows); nothing per cell is built until its line is on screen,
-and the strips of the lines on screen are kept in a small LRU so moving the cursor re-renders two
-lines, not the table.
+Why not ``DataTable``: it keeps a rich ``Text`` (or a parsed renderable) per cell plus row and key objects per
+row. With the survey list's 10,000 rows that is tens of thousands of ``Text`` objects, many more for the cyclic
+garbage collector to walk, and a large RSS. Here a row is one small tuple of already-cleaned plain strings plus
+a tuple of per-cell style keys (shared between rows); nothing per cell is built until its line is on screen, and
+the strips of the lines on screen are kept in a small LRU so moving the cursor re-renders two lines, not the
+table.
 
 What it does: fixed column widths (appending rows never re-measures anything), a header row that
 stays put and posts :class:`VirtualTable.HeaderSelected` on click, a row cursor (up/down,
