@@ -260,6 +260,10 @@ def build_schema(base_url: str, generation: str = "newest") -> dict[str, Any]:
                                                               _p("question_id", "query")],
                                                       body="Empty")},
     }
+    if generation == "newest":  # the lifecycle actions exist on the newest service only
+        for action in ("launch", "stop"):
+            paths[s + "{id}/" + action + "/"] = {"post": _op(f"surveys_{action}", "Survey", scope="survey:write",
+                                                             params=[pid, sid], body="Empty", bad_input=True)}
     for prefix, tag in (("/api/environments/{project_id}", "environments_"), ("/api/projects/{project_id}", "")):
         b = prefix + "/batch_exports/"
         paths[b] = {"get": _op(f"{tag}batch_exports_list", "PaginatedBatchExportList", scope="batch_export:read",

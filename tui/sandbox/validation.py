@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import urlparse
 from zoneinfo import available_timezones
 
+from tui.api.survey_rules import Refusal, field_refusals, linked_variant_refusal
 from tui.sandbox.errors import ServiceError, validation_error
 from tui.sandbox.html_clean import clean_html
 from tui.sandbox.timeutil import INTERVALS, iso, parse_input_datetime
@@ -144,8 +145,19 @@ def _check_link(link: str) -> str:
     return clean_html(link)
 
 
-def survey_payload(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
-    """Validate a survey create/PATCH body; returns the fields to store (unknown fields kept as sent)."""
+def refuse(refusal: Refusal | None) -> None:
+    """Raise a rule the body breaks (``tui.api.survey_rules``) as the real service reports it."""
+    if refusal is not None:
+        raise validation_error(refusal.message, refusal.attr)
+
+
+def survey_payload(body: dict[str, Any], *, creating: bool, existing: dict[str, Any] | None = None,
+                   newest: bool = True) -> dict[str, Any]:
+    """Validate a survey create/PATCH body; returns the fields to store (unknown fields kept as sent).
+
+    ``existing`` is the stored survey (empty when creating); ``newest`` turns on the rules only the newest
+    generation has (questions' validation rules, translation language codes).
+    """
     if creating:
         for required in ("name", "type"):
             if body.get(required) is None:
@@ -213,6 +225,9 @@ def survey_payload(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
             check_int(body[id_field], id_field, minimum=-INT32_MAX - 1)
     if "remove_targeting_flag" in body:
         check_bool(body["remove_targeting_flag"], "remove_targeting_flag", nullable=True)
+    refusals = field_refusals(body, {} if creating else existing, newest=newest)
+    refuse(refusals[0] if refusals else None)
+    refuse(linked_variant_refusal(body))
     tff = body.get("targeting_flag_filters")
     if tff is not None:
         if not isinstance(tff, dict):
