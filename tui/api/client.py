@@ -12,7 +12,8 @@ requests at once, and these retry rules:
   request was sent (nothing can have happened on the server).
 
 Where the spec and the real service differ (backfill route, query field name) the spec's form is
-tried first and the fallback that worked is remembered for this client.
+tried first and the fallback that worked is remembered for the server, by every client of it in the
+process (``tui.api.route_memory``).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ from tui.api.models import (
     parse_page,
 )
 from tui.api.retry_budget import attempt_timeout, may_retry
+from tui.api.route_memory import SHARED_ROUTES, RouteMemory
 from tui.api.urls import EXPORT_LIST_PAGE_SIZE, Params, batch_exports_path, follow_next
 from tui.api.writes import check_export_write, check_survey_write, iso
 
@@ -239,6 +241,7 @@ class ApiClient:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         cache: SharedCache | None = None,
+        routes: RouteMemory | None = None,
     ) -> None:
         # A key that cannot go in a header is never put in one: httpx/h11 would quote the header value,
         # key included, in their error. Such a client answers every request with Unauthorized instead
@@ -258,6 +261,7 @@ class ApiClient:
         self._host = _display_host(self.base_url)
         self._gate = asyncio.Semaphore(max_in_flight)
         self._cache = cache  # shared answers for reads (tui.api.cache); None: every read asks the server
+        self.routes = SHARED_ROUTES if routes is None else routes  # what this server's routes turned out to be
         self._transport = transport
         # httpx's Headers: its repr masks the key.
         self._headers = httpx.Headers({
@@ -558,11 +562,12 @@ class SurveysApi:
         return {str(k): int(v) for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
+BACKFILL_FORMS = ("backfill/", "backfills/")  # the spec's, then the real service's
+
+
 class BatchExportsApi:
     def __init__(self, client: ApiClient) -> None:
         self._c = client
-        self._backfill_path: str | None = None  # remembered once one form worked
-        self._dates_accepted = True  # backfills/ takes a day/week export's bounds as dates (newest servers)
         self.logs_refused: LogsUnavailable | None = None  # logs refused to this key: not asked again
 
     @property
@@ -606,30 +611,33 @@ class BatchExportsApi:
         return await self._c.get_page(f"{self.base}{export_id}/runs/", BatchExportRun, params or None)
 
     async def backfill(self, export_id: str, start_at: datetime | date, end_at: datetime | date) -> BackfillResult:
-        """Spec's ``backfill/`` first; on 404/405 the real ``backfills/``; the form that worked is kept.
+        """Spec's ``backfill/`` first; on 404/405 the real ``backfills/``; the form that worked is kept for the server.
 
         Dates (a day or week export's bounds) are what the newest service's ``backfills/`` takes, as
         ``YYYY-MM-DD``; ``backfill/`` (older servers only) wants datetimes with an offset, so there a date
         goes as midnight UTC, and so it does on ``backfills/`` once a server has called a date naive.
+        A remembered form that stops answering (the server changed generation) is learned again; when no
+        form answers, the error is the remembered form's (an export that is gone), else the last one's.
         """
-        forms = [self._backfill_path] if self._backfill_path else ["backfill/", "backfills/"]
-        last: ApiError | None = None
+        route = self._c.routes.backfill(self._c.base_url)
+        known = route.path
+        forms = [known, *(f for f in BACKFILL_FORMS if f != known)] if known else list(BACKFILL_FORMS)
+        errors: builtins.list[ApiError] = []
         for form in forms:
-            as_dates = form == "backfills/" and self._dates_accepted
+            as_dates = form == "backfills/" and route.dates
             try:
                 data = await self._post_bounds(f"{self.base}{export_id}/{form}", start_at, end_at, as_dates)
             except (NotFound, MethodNotAllowed) as err:
-                last = err
+                errors.append(err)
                 continue
             except ValidationFailed as err:
                 if not (as_dates and _is_date_input(start_at) and "naive" in (err.detail or "")):
                     raise
-                self._dates_accepted = False  # an older server: its backfills/ wants datetimes too
+                route.dates = False  # an older server: its backfills/ wants datetimes too
                 data = await self._post_bounds(f"{self.base}{export_id}/{form}", start_at, end_at, False)
-            self._backfill_path = form
+            route.path = form
             return self._backfill_result(data, f"{self.base}{export_id}/{form}")
-        assert last is not None
-        raise last
+        raise errors[0] if known else errors[-1]
 
     async def _post_bounds(self, path: str, start_at: datetime | date, end_at: datetime | date,
                            as_dates: bool) -> Any:
