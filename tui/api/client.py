@@ -520,9 +520,10 @@ class SurveysApi:
         data = await self._c.request("POST", self.base, json_body=body)
         return self._c._one(data, Survey, "POST", self.base)
 
-    async def update(self, survey_id: str, changes: Mapping[str, Any]) -> Survey:
-        """PATCH exactly the given fields."""
-        body = check_survey_write(changes)
+    async def update(self, survey_id: str, changes: Mapping[str, Any],
+                     existing: Mapping[str, Any] | None = None) -> Survey:
+        """PATCH exactly the given fields; ``existing`` (the survey as stored) lets every rule be checked first."""
+        body = check_survey_write(changes, existing=existing)
         path = f"{self.base}{survey_id}/"
         return self._c._one(await self._c.request("PATCH", path, json_body=body), Survey, "PATCH", path)
 
