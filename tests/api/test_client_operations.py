@@ -77,6 +77,15 @@ async def test_surveys_list_with_limit_and_offset(api: ApiClient, sandbox: Sandb
     assert all(isinstance(s, Survey) for s in page.results)
 
 
+async def test_a_search_longer_than_the_newest_takes_is_cut(api: ApiClient, sandbox: Sandbox) -> None:
+    """products/surveys/backend/api/survey.py: the newest service refuses a search over 200 characters (400, attr
+    "search"); the client sends the first 200, as older servers read it."""
+    page = await api.surveys.list(limit=5, search="z" * 250)
+    assert page.results == []
+    [sent] = sandbox.requests()
+    assert sent["status"] == 200 and sent["query_params"]["search"] == ["z" * 200]
+
+
 async def test_surveys_iterate_follows_next(api: ApiClient, sandbox: Sandbox, wire: Wire) -> None:
     pages = [page async for page in api.surveys.iterate(page_size=15)]
     count = pages[0].count

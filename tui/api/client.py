@@ -72,6 +72,7 @@ from tui.api.models import (
 )
 from tui.api.retry_budget import attempt_timeout, may_retry
 from tui.api.route_memory import SHARED_ROUTES, RouteMemory
+from tui.api.survey_rules import SEARCH_MAX
 from tui.api.urls import EXPORT_LIST_PAGE_SIZE, Params, batch_exports_path, follow_next
 from tui.api.writes import check_export_write, check_survey_write, iso
 
@@ -495,14 +496,17 @@ class SurveysApi:
 
     async def list(self, limit: int | None = None, offset: int | None = None,
                    search: str | None = None, archived: bool | None = None) -> Page[Survey]:
-        """One page; ``search`` and ``archived`` are the real service's filters (older servers ignore them)."""
+        """One page; ``search`` and ``archived`` are the real service's filters (older servers ignore them).
+
+        A search longer than the newest service takes (``SEARCH_MAX``) is cut there, as older servers cut it.
+        """
         params: dict[str, Any] = {}
         if limit is not None:
             params["limit"] = limit
         if offset is not None:
             params["offset"] = offset
         if search:
-            params["search"] = search
+            params["search"] = search[:SEARCH_MAX]
         if archived is not None:
             params["archived"] = "true" if archived else "false"
         return await self._c.get_page(self.base, Survey, params or None)
