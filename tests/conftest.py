@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tui.api.route_memory import SHARED_ROUTES
 from tui.palette import use_no_color
 
 
@@ -28,6 +29,12 @@ def _colour_looks_by_default() -> Iterator[None]:
     use_no_color(False)
     yield
     use_no_color(False)
+
+
+@pytest.fixture(autouse=True)
+def _no_learned_routes() -> None:
+    """The process-wide memory of servers' routes starts each test empty: sandboxes shared by tests share URLs."""
+    SHARED_ROUTES.clear()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -122,7 +122,7 @@ def apply(settings: Settings, path: Path, *, dry_run: bool = False, out: TextIO 
             detail = {"fields": sorted(todo.send), "via": "surveys apply", "file": str(path)}
             try:
                 saved = (await client.surveys.create(todo.send) if todo.creating
-                         else await client.surveys.update(todo.survey_id or "", todo.send))
+                         else await client.surveys.update(todo.survey_id or "", todo.send, todo.existing))
             except WriteValidationError as error:
                 _journal(settings, action, todo.survey_id, name, f"refused before sending: {error}", detail)
                 raise

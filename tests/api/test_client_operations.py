@@ -28,6 +28,7 @@ from tui.api.models import (
     SpecificQuestionBranching,
     Survey,
 )
+from tui.api.route_memory import RouteMemory
 
 NEW_SURVEY: dict[str, Any] = {
     "name": "Checkout feedback (client test)",
@@ -74,6 +75,15 @@ async def test_surveys_list_with_limit_and_offset(api: ApiClient, sandbox: Sandb
     assert page.next is not None and "offset=10" in page.next
     assert page.previous is not None
     assert all(isinstance(s, Survey) for s in page.results)
+
+
+async def test_a_search_longer_than_the_newest_takes_is_cut(api: ApiClient, sandbox: Sandbox) -> None:
+    """products/surveys/backend/api/survey.py: the newest service refuses a search over 200 characters (400, attr
+    "search"); the client sends the first 200, as older servers read it."""
+    page = await api.surveys.list(limit=5, search="z" * 250)
+    assert page.results == []
+    [sent] = sandbox.requests()
+    assert sent["status"] == 200 and sent["query_params"]["search"] == ["z" * 200]
 
 
 async def test_surveys_iterate_follows_next(api: ApiClient, sandbox: Sandbox, wire: Wire) -> None:
@@ -307,7 +317,7 @@ async def test_backfill_dates_fall_back_to_datetimes_where_backfills_calls_them_
 @pytest.mark.parametrize("status", [404, 405])
 async def test_backfill_falls_back_to_plural_and_remembers(api: ApiClient, fresh: Sandbox, wire: Wire,
                                                            status: int) -> None:
-    """A server without the spec's ``backfill/`` (the newest real one): ``backfills/``, remembered per client."""
+    """A server without the spec's ``backfill/`` (the newest real one): ``backfills/``, remembered for the server."""
     export = await _an_export(api)
     fresh.clean()
     fresh.fault(kind="status", status=status, path=r"/backfill/$")
@@ -320,10 +330,64 @@ async def test_backfill_falls_back_to_plural_and_remembers(api: ApiClient, fresh
         ("POST", base + "backfill/"), ("POST", base + "backfills/"), ("POST", base + "backfills/")]
     received(fresh, wire, "POST", base + "backfills/", body=body)
     assert first.backfill_id and second.backfill_id
-    # another client starts from the spec's form again: the memory is per client
-    async with ApiClient(fresh.base_url, fresh.api_key, fresh.project_id) as other:
+    # another client of the same server (the dashboard's client of another project) knows it already
+    async with ApiClient(fresh.base_url, fresh.api_key, fresh.project_id, routes=api.routes) as other:
         await other.batch_exports.backfill(export.id, start, start + timedelta(hours=1))
-    assert fresh.requests()[3]["path"] == base + "backfill/"
+    assert [r["path"] for r in fresh.requests()[3:]] == [base + "backfills/"]
+
+
+async def test_backfill_route_is_learned_once_per_server(fresh: Sandbox, older: Sandbox) -> None:
+    """The route a server has is learned by the first backfill to it, whichever client sends it, and only for that
+    server: two clients (two projects) of the newest server cost one 404 between them; an older server, whose
+    ``backfill/`` answers, is asked there."""
+    routes = RouteMemory()
+    start = NOW - timedelta(hours=2)
+    for project in ("1", "2"):
+        async with ApiClient(fresh.base_url, fresh.api_key, project, routes=routes) as client:
+            export = await _an_export(client)
+            fresh.clean()
+            await client.batch_exports.backfill(export.id, start, start + timedelta(hours=1))
+            sent = [(r["path"].rsplit("/", 2)[-2], r["status"]) for r in fresh.requests()]
+            assert sent == ([("backfill", 404), ("backfills", 201)] if project == "1" else [("backfills", 201)])
+    async with ApiClient(older.base_url, older.api_key, older.project_id, routes=routes) as client:
+        export = await _an_export(client)
+        older.clean()
+        for hours in (1, 2):  # other bounds: an older server names a backfill by them
+            await client.batch_exports.backfill(export.id, start, start + timedelta(hours=hours))
+    assert [(r["path"].rsplit("/", 2)[-2], r["status"]) for r in older.requests()] == [("backfill", 200)] * 2
+    assert len(routes) == 2
+
+
+async def test_backfill_route_is_learned_again_when_the_server_changes_generation(older: Sandbox) -> None:
+    """A remembered ``backfill/`` that starts answering 404 (the server was upgraded to the newest generation) is
+    replaced by ``backfills/`` at the next backfill, and that is what the one after sends."""
+    routes = RouteMemory()
+    start = NOW - timedelta(hours=2)
+    async with ApiClient(older.base_url, older.api_key, older.project_id, routes=routes) as client:
+        export = await _an_export(client)
+        older.clean()
+        await client.batch_exports.backfill(export.id, start, start + timedelta(hours=1))
+        older.fault(kind="status", status=404, path=r"/backfill/$")
+        for hours in (2, 3):  # other bounds: an older server names a backfill by them
+            await client.batch_exports.backfill(export.id, start - timedelta(hours=hours), start)
+    assert [(r["path"].rsplit("/", 2)[-2], r["status"]) for r in older.requests()] == [
+        ("backfill", 200), ("backfill", 404), ("backfills", 200), ("backfills", 200)]
+    assert routes.backfill(older.base_url).path == "backfills/"
+
+
+async def test_a_missing_export_reports_the_remembered_routes_404(fresh: Sandbox) -> None:
+    """Both forms 404 for an export that does not exist; the error is the one of the form the server has, and the
+    memory keeps that form."""
+    routes = RouteMemory()
+    routes.backfill(fresh.base_url).path = "backfills/"
+    start = NOW - timedelta(hours=2)
+    async with ApiClient(fresh.base_url, fresh.api_key, fresh.project_id, routes=routes) as client:
+        with pytest.raises(NotFound) as raised:
+            await client.batch_exports.backfill("01930000-0000-0000-0000-000000000000", start,
+                                                start + timedelta(hours=1))
+    assert str(raised.value.path).endswith("/backfills/")
+    assert [r["path"].rsplit("/", 2)[-2] for r in fresh.requests()] == ["backfills", "backfill"]
+    assert routes.backfill(fresh.base_url).path == "backfills/"
 
 
 async def test_pause_and_unpause(api: ApiClient, fresh: Sandbox, wire: Wire) -> None:

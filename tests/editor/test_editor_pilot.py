@@ -191,9 +191,26 @@ async def _int32_overflow(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
     return "#fe-responses_limit"
 
 
+async def _external_with_a_url(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
+    """products/surveys/backend/api/survey.py validate(): an external survey takes no page conditions."""
+    await select_item(pilot, 0)
+    await set_select(pilot, "#f-type", "external_survey")
+    await set_area(pilot, "#f-conditions", '{"url": "https://acme.io"}')
+    return "#fe-conditions"
+
+
+async def _variant_without_its_flag(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
+    """products/surveys/backend/api/survey.py validate(): linkedFlagVariant needs linked_flag_id."""
+    await select_item(pilot, 0)
+    await set_area(pilot, "#f-conditions", '{"linkedFlagVariant": "test"}')
+    return "#fe-conditions"
+
+
 @pytest.mark.parametrize(
     ("scenario", "message"),
     [
+        (_external_with_a_url, "The following condition fields are not allowed for external surveys: url"),
+        (_variant_without_its_flag, "linkedFlagVariant can only be used when a linked_flag_id is specified"),
         (_empty_question_text, "question text is required"),
         (_bad_link, "must be an http(s) URL"),
         (_empty_choice, "a choice cannot be empty"),

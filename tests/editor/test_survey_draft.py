@@ -36,7 +36,8 @@ RAW: dict[str, Any] = {
          "branching": {"type": "response_based", "responseValues": {"1": 3, "5": "end"}, "extraBranchKey": 1}},
         {"id": "qc", "type": "single_choice", "question": "Pick", "choices": ["a", "b", "c"],
          "branching": {"type": "specific_question", "index": 0}},
-        {"id": "qd", "type": "link", "question": "Visit", "link": "https://example.com/", "validation": [{"x": 1}]},
+        {"id": "qd", "type": "link", "question": "Visit", "link": "https://example.com/",
+         "validation": [{"type": "min_length", "value": 3, "x": 1}]},
     ],
 }
 
@@ -263,3 +264,43 @@ def test_draft_json_is_plain_json() -> None:
     draft = load()
     text = json.dumps(draft.to_json(datetime(2026, 1, 1, tzinfo=UTC)))
     assert json.loads(text)["survey_id"] == RAW["id"]
+
+
+def test_the_real_services_rules_show_in_its_words_at_their_fields() -> None:
+    """tui/api/survey_rules.py, from products/surveys/backend/api/survey.py: an external survey's page conditions,
+    a minimum length above the maximum, a translation keyed by a language name; each at its own field."""
+    draft = load({**RAW, "type": "external_survey", "conditions": {"url": "https://acme.io", "urlMatchType": "exact"},
+                  "questions": [{"id": "qa", "type": "open", "question": "Email?",
+                                 "validation": [{"type": "min_length", "value": 9}, {"type": "max_length", "value": 3}]}
+                                ]})
+    draft.questions[0].set("translations", {"english": {"question": "Email?"}})  # a key the survey did not have
+    problems = draft.problems()
+    assert problems["conditions"] == ("The following condition fields are not allowed for external surveys: url, "
+                                      "urlMatchType")
+    assert problems["questions[0].validation"] == "Minimum length cannot be greater than maximum length"
+    assert problems["questions[0].translations"].startswith(
+        "Question 1 translation: 'english' is not a valid language code.")
+
+
+def test_translation_keys_the_survey_already_has_are_kept() -> None:
+    """_validate_question_translations keeps keys the stored survey already has (saved before the rule); a new
+    bad key is refused, and so is the survey's base language."""
+    legacy = {**RAW, "questions": [{"id": "qa", "type": "open", "question": "Why?",
+                                    "translations": {"default": {"question": "Pourquoi ?"}}}]}
+    draft = load(legacy)
+    assert draft.problems() == {}
+    draft.questions[0].set("translations", {"default": {"question": "Pourquoi ?"}, "EN": {"question": "Why?"}})
+    assert "matches the survey's base language ('en')" in draft.problems()["questions[0].translations"]
+
+
+def test_a_variant_condition_goes_with_its_flag() -> None:
+    """validate(): the real service judges linkedFlagVariant against the linked_flag_id of the same request, so a
+    PATCH of the conditions carries the survey's flag too; without a flag it is refused before sending."""
+    draft = load({**RAW, "linked_flag_id": 12, "conditions": {"url": "x"}})
+    draft.form["conditions"] = json.dumps({"linkedFlagVariant": "any"})
+    assert draft.changes() == {"conditions": {"linkedFlagVariant": "any"}, "linked_flag_id": 12}
+    assert draft.blocking_problems() == {}
+    flagless = load()
+    flagless.form["conditions"] = json.dumps({"linkedFlagVariant": "any"})
+    assert flagless.blocking_problems() == {
+        "conditions": "linkedFlagVariant can only be used when a linked_flag_id is specified"}

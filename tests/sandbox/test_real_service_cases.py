@@ -413,10 +413,6 @@ def test_list_search_covers_descriptions_and_filters(client: httpx.Client) -> No
     widget = _survey(client, type="widget").json()
     found = client.get(S, params={"search": marker}).json()["results"]
     assert [s["id"] for s in found] == [api_survey["id"]]
-    # the term is cut to 200 characters: a 201st that differs from the name's still matches
-    long_name = _survey(client, name="z" * 200 + "A" + marker).json()
-    long_search = client.get(S, params={"search": "z" * 200 + "B"}).json()["results"]
-    assert [row["id"] for row in long_search] == [long_name["id"]]
     by_ids = client.get(S, params={"ids": f"{api_survey['id']},{widget['id']}"}).json()["results"]
     assert {s["id"] for s in by_ids} == {api_survey["id"], widget["id"]}
     assert {s["type"] for s in client.get(S, params={"type": "api", "limit": 500}).json()["results"]} == {"api"}

@@ -116,3 +116,44 @@ def test_errors_go_to_the_top_as_comments_and_are_dropped_on_reading() -> None:
     with pytest.raises(SurveyFileError) as caught:
         validate({**doc, "id": None})
     assert "name" in caught.value.problems
+
+
+def _survey_with_flag(sandbox: Any) -> str:
+    response = httpx.get(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/", params={"limit": 200},
+                         headers={"Authorization": f"Bearer {sandbox.api_key}"})
+    return next(str(s["id"]) for s in response.json()["results"] if s.get("linked_flag"))
+
+
+def test_apply_refuses_what_the_real_service_refuses_in_its_words(sandbox: Any, tmp_path: Path) -> None:
+    """products/surveys/backend/api/survey.py: validation rules (min above max) and translation language codes
+    (newest) are refused before anything is sent, each at its field path, in the real service's words."""
+    survey_id = _first_survey_id(sandbox, tmp_path)
+    doc = json.loads(watchdeck(sandbox, "get", survey_id, tmp_path=tmp_path).stdout)
+    doc["questions"][0]["validation"] = [{"type": "min_length", "value": 50}, {"type": "max_length", "value": 10}]
+    doc["questions"][0]["translations"] = {"english": {"question": "Same again"}}
+    (tmp_path / "s.json").write_text(json.dumps(doc))
+    done = watchdeck(sandbox, "apply", "s.json", tmp_path=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "questions[0].validation: Minimum length cannot be greater than maximum length" in done.stderr
+    assert "questions[0].translations: Question 1 translation: 'english' is not a valid language code." in done.stderr
+    assert survey_writes(sandbox) == []
+
+
+def test_apply_of_a_variant_condition_sends_its_flag_along(sandbox: Any, tmp_path: Path) -> None:
+    """validate(): linkedFlagVariant is judged against the linked_flag_id of the same request, so the PATCH of the
+    conditions carries the survey's flag; a file whose survey has no flag is refused before sending."""
+    survey_id = _survey_with_flag(sandbox)
+    doc = json.loads(watchdeck(sandbox, "get", survey_id, tmp_path=tmp_path).stdout)
+    doc["conditions"] = {"linkedFlagVariant": "any"}
+    (tmp_path / "s.json").write_text(json.dumps(doc))
+    done = watchdeck(sandbox, "apply", "s.json", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [write] = survey_writes(sandbox)
+    assert write["method"] == "PATCH" and write["body"] == {"conditions": {"linkedFlagVariant": "any"},
+                                                             "linked_flag_id": doc["linked_flag_id"]}
+    (tmp_path / "new.json").write_text(json.dumps({"name": "Variant, no flag", "type": "popover", "questions": [
+        {"type": "open", "question": "Hi?"}], "conditions": {"linkedFlagVariant": "any"}}))
+    refused = watchdeck(sandbox, "apply", "new.json", tmp_path=tmp_path)
+    assert refused.returncode == 1
+    assert "conditions: linkedFlagVariant can only be used when a linked_flag_id is specified" in refused.stderr
+    assert len(survey_writes(sandbox)) == 1

@@ -12,7 +12,8 @@ requests at once, and these retry rules:
   request was sent (nothing can have happened on the server).
 
 Where the spec and the real service differ (backfill route, query field name) the spec's form is
-tried first and the fallback that worked is remembered for this client.
+tried first and the fallback that worked is remembered for the server, by every client of it in the
+process (``tui.api.route_memory``).
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ from tui.api.models import (
     parse_page,
 )
 from tui.api.retry_budget import attempt_timeout, may_retry
+from tui.api.route_memory import SHARED_ROUTES, RouteMemory
+from tui.api.survey_rules import SEARCH_MAX
 from tui.api.urls import EXPORT_LIST_PAGE_SIZE, Params, batch_exports_path, follow_next
 from tui.api.writes import check_export_write, check_survey_write, iso
 
@@ -239,6 +242,7 @@ class ApiClient:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         cache: SharedCache | None = None,
+        routes: RouteMemory | None = None,
     ) -> None:
         # A key that cannot go in a header is never put in one: httpx/h11 would quote the header value,
         # key included, in their error. Such a client answers every request with Unauthorized instead
@@ -258,6 +262,7 @@ class ApiClient:
         self._host = _display_host(self.base_url)
         self._gate = asyncio.Semaphore(max_in_flight)
         self._cache = cache  # shared answers for reads (tui.api.cache); None: every read asks the server
+        self.routes = SHARED_ROUTES if routes is None else routes  # what this server's routes turned out to be
         self._transport = transport
         # httpx's Headers: its repr masks the key.
         self._headers = httpx.Headers({
@@ -491,14 +496,17 @@ class SurveysApi:
 
     async def list(self, limit: int | None = None, offset: int | None = None,
                    search: str | None = None, archived: bool | None = None) -> Page[Survey]:
-        """One page; ``search`` and ``archived`` are the real service's filters (older servers ignore them)."""
+        """One page; ``search`` and ``archived`` are the real service's filters (older servers ignore them).
+
+        A search longer than the newest service takes (``SEARCH_MAX``) is cut there, as older servers cut it.
+        """
         params: dict[str, Any] = {}
         if limit is not None:
             params["limit"] = limit
         if offset is not None:
             params["offset"] = offset
         if search:
-            params["search"] = search
+            params["search"] = search[:SEARCH_MAX]
         if archived is not None:
             params["archived"] = "true" if archived else "false"
         return await self._c.get_page(self.base, Survey, params or None)
@@ -516,9 +524,10 @@ class SurveysApi:
         data = await self._c.request("POST", self.base, json_body=body)
         return self._c._one(data, Survey, "POST", self.base)
 
-    async def update(self, survey_id: str, changes: Mapping[str, Any]) -> Survey:
-        """PATCH exactly the given fields."""
-        body = check_survey_write(changes)
+    async def update(self, survey_id: str, changes: Mapping[str, Any],
+                     existing: Mapping[str, Any] | None = None) -> Survey:
+        """PATCH exactly the given fields; ``existing`` (the survey as stored) lets every rule be checked first."""
+        body = check_survey_write(changes, existing=existing)
         path = f"{self.base}{survey_id}/"
         return self._c._one(await self._c.request("PATCH", path, json_body=body), Survey, "PATCH", path)
 
@@ -558,11 +567,12 @@ class SurveysApi:
         return {str(k): int(v) for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
+BACKFILL_FORMS = ("backfill/", "backfills/")  # the spec's, then the real service's
+
+
 class BatchExportsApi:
     def __init__(self, client: ApiClient) -> None:
         self._c = client
-        self._backfill_path: str | None = None  # remembered once one form worked
-        self._dates_accepted = True  # backfills/ takes a day/week export's bounds as dates (newest servers)
         self.logs_refused: LogsUnavailable | None = None  # logs refused to this key: not asked again
 
     @property
@@ -606,30 +616,33 @@ class BatchExportsApi:
         return await self._c.get_page(f"{self.base}{export_id}/runs/", BatchExportRun, params or None)
 
     async def backfill(self, export_id: str, start_at: datetime | date, end_at: datetime | date) -> BackfillResult:
-        """Spec's ``backfill/`` first; on 404/405 the real ``backfills/``; the form that worked is kept.
+        """Spec's ``backfill/`` first; on 404/405 the real ``backfills/``; the form that worked is kept for the server.
 
         Dates (a day or week export's bounds) are what the newest service's ``backfills/`` takes, as
         ``YYYY-MM-DD``; ``backfill/`` (older servers only) wants datetimes with an offset, so there a date
         goes as midnight UTC, and so it does on ``backfills/`` once a server has called a date naive.
+        A remembered form that stops answering (the server changed generation) is learned again; when no
+        form answers, the error is the remembered form's (an export that is gone), else the last one's.
         """
-        forms = [self._backfill_path] if self._backfill_path else ["backfill/", "backfills/"]
-        last: ApiError | None = None
+        route = self._c.routes.backfill(self._c.base_url)
+        known = route.path
+        forms = [known, *(f for f in BACKFILL_FORMS if f != known)] if known else list(BACKFILL_FORMS)
+        errors: builtins.list[ApiError] = []
         for form in forms:
-            as_dates = form == "backfills/" and self._dates_accepted
+            as_dates = form == "backfills/" and route.dates
             try:
                 data = await self._post_bounds(f"{self.base}{export_id}/{form}", start_at, end_at, as_dates)
             except (NotFound, MethodNotAllowed) as err:
-                last = err
+                errors.append(err)
                 continue
             except ValidationFailed as err:
                 if not (as_dates and _is_date_input(start_at) and "naive" in (err.detail or "")):
                     raise
-                self._dates_accepted = False  # an older server: its backfills/ wants datetimes too
+                route.dates = False  # an older server: its backfills/ wants datetimes too
                 data = await self._post_bounds(f"{self.base}{export_id}/{form}", start_at, end_at, False)
-            self._backfill_path = form
+            route.path = form
             return self._backfill_result(data, f"{self.base}{export_id}/{form}")
-        assert last is not None
-        raise last
+        raise errors[0] if known else errors[-1]
 
     async def _post_bounds(self, path: str, start_at: datetime | date, end_at: datetime | date,
                            as_dates: bool) -> Any:

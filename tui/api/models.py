@@ -32,6 +32,7 @@ from pydantic import (
     ValidationError,
     ValidatorFunctionWrapHandler,
     field_validator,
+    model_validator,
 )
 
 
@@ -559,6 +560,14 @@ class LogEntry(ReadModel):
     message: str = ""
     log_source_id: str | None = None
     instance_id: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older_names(cls, data: Any) -> Any:
+        """Older servers name the export ``batch_export_id`` and the workflow run ``run_id``."""
+        if isinstance(data, Mapping) and "log_source_id" not in data and "batch_export_id" in data:
+            data = {**data, "log_source_id": data["batch_export_id"], "instance_id": data.get("run_id")}
+        return data
 
 
 # --------------------------------------------------------------------------- activity, projects, responses

@@ -19,6 +19,7 @@ from urllib.parse import urlparse
 
 from tui.api.errors import WriteValidationError
 from tui.api.models import BranchingType, ExportModel, Interval, QuestionType
+from tui.api.survey_rules import survey_refusals
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
@@ -156,8 +157,13 @@ def _check_question(problems: dict[str, str], index: int, question: Any, count: 
     _check_branching(problems, f"{path}.branching", question.get("branching"), kind, index, count)
 
 
-def check_survey_write(payload: Mapping[str, Any], *, creating: bool = False) -> dict[str, Any]:
-    """Validate a survey create/PATCH body; returns it as a plain dict or raises WriteValidationError."""
+def check_survey_write(payload: Mapping[str, Any], *, creating: bool = False,
+                       existing: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Validate a survey create/PATCH body; returns it as a plain dict or raises WriteValidationError.
+
+    Besides watchdeck's own checks, every rule of the real service (``tui.api.survey_rules``), in its words;
+    ``existing`` is the survey as stored (for the rules that depend on it; None: unknown, those are skipped).
+    """
     problems: dict[str, str] = {}
     body = dict(payload)
     if creating or "name" in body:
@@ -186,6 +192,8 @@ def check_survey_write(payload: Mapping[str, Any], *, creating: bool = False) ->
         else:
             for index, question in enumerate(questions):
                 _check_question(problems, index, question, len(questions))
+    for refusal in survey_refusals(body, {} if creating else existing):
+        problems.setdefault(refusal.path, refusal.message)
     if problems:
         raise WriteValidationError(problems)
     return body

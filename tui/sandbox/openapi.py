@@ -94,8 +94,10 @@ def _components() -> dict[str, Any]:
         "Project": _obj({"id": INT, "uuid": STR, "organization": STR, "name": STR, "timezone": STR,
                          "api_token": STR, "created_at": DT}, ["id", "name"]),
         "PaginatedProjectList": page("Project"),
+        # newest: log_source_id and instance_id; older: team_id, batch_export_id and run_id
         "LogEntry": _obj({"timestamp": DT, "level": STR, "message": STR, "log_source_id": STR,
-                          "instance_id": STR}, ["timestamp", "level", "message"]),
+                          "instance_id": STR, "team_id": INT, "batch_export_id": STR, "run_id": NSTR},
+                         ["timestamp", "level", "message"]),
         "LogEntryList": _obj({"results": {"type": "array", "items": _ref("LogEntry")}}, ["results"]),
         "ActivityLogPage": _obj({"results": {"type": "array", "items": {"type": "object"}}, "next": NSTR,
                                  "previous": NSTR, "total_count": INT}, ["results", "total_count"]),
@@ -155,10 +157,7 @@ def _survey_write_body(creating: bool) -> dict[str, Any]:
 
 
 def _request_bodies() -> dict[str, Any]:
-    return {
-        "SurveyCreate": _survey_write_body(True),
-        "PatchedSurvey": _survey_write_body(False),
-        "PatchedBatchExport": _obj({
+    patched_export = _obj({
             "name": {"type": "string", "minLength": 1}, "model": {"type": "string", "enum": ["events", "persons"]},
             "interval": {"type": "string", "enum": ["hour", "day", "week", "every 5 minutes", "every 15 minutes"]},
             "paused": BOOL, "start_at": NDT, "end_at": NDT, "hogql_query": STR, "timezone": NSTR,
@@ -166,7 +165,13 @@ def _request_bodies() -> dict[str, Any]:
             "offset_hour": {"type": "integer", "minimum": 0, "maximum": 23, "nullable": True},
             "destination": _obj({"type": STR, "config": {"type": "object", "nullable": True},
                                  "integration_id": NINT}),
-        }),
+        })
+    return {
+        "SurveyCreate": _survey_write_body(True),
+        "PatchedSurvey": _survey_write_body(False),
+        "PatchedBatchExport": patched_export,
+        # a create, and a PUT, carry at least these
+        "BatchExportWrite": {**patched_export, "required": ["name", "destination", "interval"]},
         # a date (YYYY-MM-DD) for day and week exports on the newest backfills/, else a datetime with offset
         "BackfillRequest": _obj({"start_at": STR, "end_at": NSTR}, ["start_at"]),
         "UnpauseRequest": _obj({"backfill": BOOL}),
@@ -260,14 +265,22 @@ def build_schema(base_url: str, generation: str = "newest") -> dict[str, Any]:
                                                               _p("question_id", "query")],
                                                       body="Empty")},
     }
+    if generation == "newest":  # the lifecycle actions exist on the newest service only
+        for action in ("launch", "stop"):
+            paths[s + "{id}/" + action + "/"] = {"post": _op(f"surveys_{action}", "Survey", scope="survey:write",
+                                                             params=[pid, sid], body="Empty", bad_input=True)}
     for prefix, tag in (("/api/environments/{project_id}", "environments_"), ("/api/projects/{project_id}", "")):
         b = prefix + "/batch_exports/"
         paths[b] = {"get": _op(f"{tag}batch_exports_list", "PaginatedBatchExportList", scope="batch_export:read",
-                               params=[pid, lim, off])}
+                               params=[pid, lim, off]),
+                    "post": _op(f"{tag}batch_exports_create", "BatchExport", 201, "batch_export:write", [pid],
+                                "BatchExportWrite")}
         paths[b + "{id}/"] = {
             "get": _op(f"{tag}batch_exports_retrieve", "BatchExport", scope="batch_export:read", params=[pid, eid]),
             "patch": _op(f"{tag}batch_exports_partial_update", "BatchExport", scope="batch_export:write",
                          params=[pid, eid], body="PatchedBatchExport"),
+            "put": _op(f"{tag}batch_exports_update", "BatchExport", scope="batch_export:write",
+                       params=[pid, eid], body="BatchExportWrite"),
             "delete": _op(f"{tag}batch_exports_destroy", None, 204, "batch_export:write", [pid, eid]),
         }
         paths[b + "{id}/pause/"] = {"post": _op(f"{tag}batch_exports_pause", "Paused", scope="batch_export:write",

@@ -26,6 +26,9 @@ class SandboxOptions:
     # ids, logs as {"results"}) or "older" (also backfill/, datetime bounds, workflow-id backfill ids,
     # logs through the limit/offset paginator).
     generation: str = "newest"
+    # Projects whose team has the real service's "high-frequency-batch-exports" feature (sub-hour intervals);
+    # the demo project has it.
+    high_frequency_projects: tuple[int, ...] = (1,)
     scenario: str | None = None  # "outage": the seed holds a recent outage of one destination type
     # A folder of seeded worlds: seed at the hour, keep it there, simulate on to now (the demo's fast start).
     world_cache: str | None = None

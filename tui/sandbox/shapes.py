@@ -12,6 +12,7 @@ import sqlite3
 from datetime import datetime
 from typing import Any
 
+from tui.sandbox import hogql
 from tui.sandbox.db import loads
 from tui.sandbox.seed import SECRET_KEYS
 from tui.sandbox.timeutil import parse_iso
@@ -174,7 +175,7 @@ def export(c: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
         "last_updated_at": doc.get("last_updated_at") or row["created_at"],
         "last_paused_at": doc.get("last_paused_at"), "start_at": row["start_at"], "end_at": row["end_at"],
         "latest_runs": [run(r) for r in runs], "hogql_query": query, "native_query": query,
-        "schema": {"fields": [], "values": {}, "hogql_query": query} if query else None,
+        "schema": hogql.schema(query) if query else None,
         "filters": doc.get("filters"), "timezone": doc.get("timezone") or "UTC",
         **offsets(row["interval"], interval_offset(doc)),
     }
@@ -194,7 +195,9 @@ def interval_offset(doc: dict[str, Any]) -> int | None:
 
 
 def offsets(interval: str, offset: int | None) -> dict[str, int | None]:
-    """``offset_day`` (weekly only) and ``offset_hour`` (daily and weekly) read back from the offset."""
-    if offset is None or interval not in ("day", "week"):
+    """``offset_day`` (weekly only) and ``offset_hour`` (daily and weekly) read back from the offset, as the real
+    model's properties do: no offset is Sunday at midnight."""
+    if interval not in ("day", "week"):
         return {"offset_day": None, "offset_hour": None}
+    offset = offset or 0
     return {"offset_day": offset // 86400 if interval == "week" else None, "offset_hour": offset % 86400 // 3600}

@@ -12,6 +12,8 @@ from typing import Any
 from urllib.parse import urlparse
 from zoneinfo import available_timezones
 
+from tui.api.survey_rules import Refusal, field_refusals, linked_variant_refusal
+from tui.sandbox import hogql
 from tui.sandbox.errors import ServiceError, validation_error
 from tui.sandbox.html_clean import clean_html
 from tui.sandbox.timeutil import INTERVALS, iso, parse_input_datetime
@@ -144,8 +146,19 @@ def _check_link(link: str) -> str:
     return clean_html(link)
 
 
-def survey_payload(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
-    """Validate a survey create/PATCH body; returns the fields to store (unknown fields kept as sent)."""
+def refuse(refusal: Refusal | None) -> None:
+    """Raise a rule the body breaks (``tui.api.survey_rules``) as the real service reports it."""
+    if refusal is not None:
+        raise validation_error(refusal.message, refusal.attr)
+
+
+def survey_payload(body: dict[str, Any], *, creating: bool, existing: dict[str, Any] | None = None,
+                   newest: bool = True) -> dict[str, Any]:
+    """Validate a survey create/PATCH body; returns the fields to store (unknown fields kept as sent).
+
+    ``existing`` is the stored survey (empty when creating); ``newest`` turns on the rules only the newest
+    generation has (questions' validation rules, translation language codes).
+    """
     if creating:
         for required in ("name", "type"):
             if body.get(required) is None:
@@ -213,6 +226,9 @@ def survey_payload(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
             check_int(body[id_field], id_field, minimum=-INT32_MAX - 1)
     if "remove_targeting_flag" in body:
         check_bool(body["remove_targeting_flag"], "remove_targeting_flag", nullable=True)
+    refusals = field_refusals(body, {} if creating else existing, newest=newest)
+    refuse(refusals[0] if refusals else None)
+    refuse(linked_variant_refusal(body))
     tff = body.get("targeting_flag_filters")
     if tff is not None:
         if not isinstance(tff, dict):
@@ -226,9 +242,86 @@ def survey_payload(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
     return out
 
 
-def export_patch(body: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
-    """Validate a batch-export PATCH; returns normalised values for the fields present."""
+# Destination types a create may name, and the config keys each requires (the real workflow inputs' fields
+# without a default).
+DESTINATION_TYPES = ("S3", "AwsS3", "S3Compatible", "Snowflake", "Postgres", "Redshift", "BigQuery", "Databricks",
+                     "AzureBlob", "HTTP")
+REQUIRED_CONFIG = {
+    "S3": ("bucket_name", "region", "prefix"), "AwsS3": ("bucket_name", "region", "prefix"),
+    "S3Compatible": ("bucket_name", "region", "prefix"), "Snowflake": ("database", "warehouse", "schema"),
+    "Postgres": ("database",), "Redshift": ("database",), "BigQuery": ("dataset_id",),
+    "Databricks": ("http_path", "catalog", "schema", "table_name"), "AzureBlob": ("container_name",),
+    "HTTP": ("url", "token"),
+}
+# Newest: credentials live in an Integration. (type, name in the message, needed on update too)
+NEEDS_INTEGRATION = {
+    "AwsS3": ("AwsS3", True), "S3Compatible": ("S3Compatible", True), "Snowflake": ("Snowflake", False),
+    "Postgres": ("Postgres", False), "Redshift": ("Redshift", False), "BigQuery": ("BigQuery", True),
+    "Databricks": ("Databricks", True), "AzureBlob": ("Azure Blob", True),
+}
+HTTP_URLS = ("https://us.i.posthog.com/batch/", "https://eu.i.posthog.com/batch/")
+S3_DEPRECATED = ("The 'S3' destination type is deprecated and can no longer be used. "
+                 "Use 'AwsS3' for AWS S3, or 'S3Compatible' for S3-compatible storage.")
+HIGH_FREQUENCY = {"newest": "Higher frequency batch exports are not enabled for this team.",
+                  "older": "Higher frequency exports are not enabled for this team."}
+
+
+def _required(detail_attr: str) -> ServiceError:
+    return validation_error("This field is required.", detail_attr, code="required")
+
+
+def _check_destination(dest: Any, current: dict[str, Any] | None, *, full: bool, newest: bool) -> dict[str, Any]:
+    """The ``destination`` of a create or PUT (``full``) or PATCH, as BatchExportDestinationSerializer and
+    validate_destination check it (the newest generation; older servers only check its shape)."""
+    if not isinstance(dest, dict):
+        raise validation_error(f"Invalid data. Expected a dictionary, but got {type(dest).__name__}.",
+                               "destination")
+    old_type = current["destination"]["type"] if current else None
+    kind = dest.get("type", old_type if not full else None)
+    if full and kind is None:
+        raise _required("destination__type")
+    if full and kind not in DESTINATION_TYPES:
+        raise _invalid_choice(kind, "destination__type")
+    config = dest.get("config")
+    if full and "config" not in dest:
+        raise _required("destination__config")
+    if config is not None and not isinstance(config, dict):
+        raise validation_error("Configuration must be an object.", "destination__config")
+    if full and newest:
+        missing = [key for key in REQUIRED_CONFIG.get(str(kind), ()) if key not in (config or {})]
+        if missing:
+            raise validation_error(f"Configuration missing required field: '{missing[0]}'", "destination")
+    if old_type is not None and "type" in dest and dest["type"] != old_type:
+        raise validation_error(
+            f"Cannot change destination type from '{old_type}' to '{dest['type']}'. Delete this batch export "
+            "and create a new one with the new destination type.", "destination")
+    if full and newest:
+        if kind == "S3":
+            raise validation_error(S3_DEPRECATED, "destination")
+        integration = dest.get("integration_id", dest.get("integration"))
+        if integration is None and current is not None and "integration_id" not in dest \
+                and "integration" not in dest:
+            integration = current.get("integration")
+        named, always = NEEDS_INTEGRATION.get(str(kind), ("", False))
+        if named and integration is None and (always or current is None):
+            raise validation_error(f"Integration is required for {named} batch exports", "destination")
+        url = (config or {}).get("url")
+        if kind == "HTTP" and url and url not in HTTP_URLS:
+            raise validation_error(f"Invalid destination URL: {url}", "destination")
+    return dest
+
+
+def export_write(body: dict[str, Any], current: dict[str, Any] | None, *, full: bool = False, newest: bool = True,
+                 high_frequency: bool = True) -> dict[str, Any]:
+    """Validate a batch-export create (``current`` None), PUT (``full``) or PATCH; returns normalised values for
+    the fields given. A create or PUT needs ``name``, ``destination`` and ``interval``."""
+    creating = current is None
+    full = full or creating
     out: dict[str, Any] = {}
+    if full:
+        for required in ("name", "destination", "interval"):
+            if required not in body:
+                raise _required(required)
     if "name" in body:
         if not isinstance(body["name"], str) or not body["name"].strip():
             raise validation_error("This field may not be blank.", "name", code="blank")
@@ -237,21 +330,26 @@ def export_patch(body: dict[str, Any], current: dict[str, Any]) -> dict[str, Any
         if body["model"] not in MODELS:
             raise _invalid_choice(body["model"], "model")
         out["model"] = body["model"]
+    if "destination" in body:
+        out["destination"] = _check_destination(body["destination"], current, full=full, newest=newest)
     if "interval" in body:
         if body["interval"] is None:
             raise validation_error("This field may not be null.", "interval", code="null")
         if body["interval"] not in INTERVALS:
             raise _invalid_choice(body["interval"], "interval")
+        if body["interval"] not in ("hour", "day", "week") and not high_frequency and (newest or creating):
+            raise ServiceError(403, "authentication_error", "permission_denied",
+                               HIGH_FREQUENCY["newest" if newest else "older"])
         out["interval"] = body["interval"]
-    _check_timing(body, current, out)
+    _check_timing(body, current or {}, out, full=full)
     if "paused" in body:
         check_bool(body["paused"], "paused")
         out["paused"] = body["paused"]
     for field in ("start_at", "end_at", "last_paused_at"):
         if field in body:
             out[field] = check_datetime(body[field], field)
-    start = out.get("start_at", current.get("start_at"))
-    end = out.get("end_at", current.get("end_at"))
+    start = out.get("start_at", (current or {}).get("start_at"))
+    end = out.get("end_at", (current or {}).get("end_at"))
     if start and end and end <= start:
         raise validation_error("The end_at must be after the start_at.", "end_at")
     for query_field in ("hogql_query", "native_query"):
@@ -261,20 +359,11 @@ def export_patch(body: dict[str, Any], current: dict[str, Any]) -> dict[str, Any
                 raise validation_error("Not a valid string.", query_field)
             if q.strip():
                 check_export_query(q, query_field)
-            out["hogql_query"] = q
-    if "destination" in body:
-        dest = body["destination"]
-        if not isinstance(dest, dict):
-            raise validation_error('Invalid data. Expected a dictionary, but got str.', "destination")
-        old_type = current["destination"]["type"]
-        if "type" in dest and dest["type"] != old_type:
-            raise validation_error(
-                f"Cannot change destination type from '{old_type}' to '{dest['type']}'. Delete this batch export "
-                "and create a new one with the new destination type.", "destination")
-        config = dest.get("config")
-        if config is not None and not isinstance(config, dict):
-            raise validation_error("Configuration must be an object.", "destination__config")
-        out["destination"] = dest
+            out["hogql_query"] = hogql.normalise(q) if q.strip() else q
+    dest = out.get("destination") or {}
+    kind = dest.get("type") or ((current or {}).get("destination") or {}).get("type")
+    if newest and kind == "HTTP" and out.get("model", "events") != "events":
+        raise validation_error("HTTP batch exports only support the events model", None)
     return out
 
 
@@ -289,9 +378,10 @@ def _check_offset(body: dict[str, Any], field: str, maximum: int) -> int | None:
     return int(value)
 
 
-def _check_timing(body: dict[str, Any], current: dict[str, Any], out: dict[str, Any]) -> None:
+def _check_timing(body: dict[str, Any], current: dict[str, Any], out: dict[str, Any], *, full: bool) -> None:
     """``timezone``, ``offset_day`` (0-6, weekly) and ``offset_hour`` (0-23, daily/weekly), kept as the real
-    model keeps them: one ``interval_offset`` in seconds, reset when the interval changes to one without."""
+    model keeps them: one ``interval_offset`` in seconds, reset when the interval changes to one without, and
+    on a create or PUT that leaves the offsets out."""
     if "timezone" in body:
         tz = body["timezone"]
         if tz is not None and tz not in TIMEZONES:
@@ -314,9 +404,13 @@ def _check_timing(body: dict[str, Any], current: dict[str, Any], out: dict[str, 
     if interval == "day":
         if "offset_hour" in body:
             out["interval_offset"] = None if hour is None else hour * 3600
+        elif full:
+            out["interval_offset"] = None
     elif interval == "week":
         if "offset_day" in body or "offset_hour" in body:
             out["interval_offset"] = (day or 0) * 86400 + (hour or 0) * 3600
+        elif full:
+            out["interval_offset"] = None
     else:
         out["interval_offset"] = None
 

@@ -433,7 +433,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
             if self.draft.survey is None:
                 saved = await self.api.surveys.create(changes)
             else:
-                saved = await self.api.surveys.update(self.draft.survey.id, changes)
+                saved = await self.api.surveys.update(self.draft.survey.id, changes, self.draft.existing)
         except WriteValidationError as err:
             self.server_problems = {}
             self.refused = f"Not saved: {err}"

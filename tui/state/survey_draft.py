@@ -30,6 +30,7 @@ from typing import Any
 
 from tui.api.errors import WriteValidationError
 from tui.api.models import QuestionType, Survey
+from tui.api.survey_rules import with_companions
 from tui.api.writes import INT32_MAX, check_survey_write, iso, parse_datetime, valid_link
 from tui.private_files import write_private
 
@@ -244,6 +245,8 @@ class SurveyDraft:
         self.cleaned: set[str] = set()
         self._load(survey)
         self.baseline: dict[str, Any] = self.payload() if survey is not None else {}
+        # The survey as stored, for the real service's rules that depend on it (saved translation keys).
+        self.existing: dict[str, Any] = stored(survey) if survey is not None else {}
 
     @property
     def creating(self) -> bool:
@@ -506,7 +509,8 @@ class SurveyDraft:
         if self.creating:
             return {k: v for k, v in body.items()
                     if k in ("name", "type", "questions") or (v not in (None, "", False))}
-        return {k: v for k, v in body.items() if k not in self.baseline or self.baseline[k] != v}
+        return with_companions({k: v for k, v in body.items() if k not in self.baseline or self.baseline[k] != v},
+                               body)
 
     @property
     def dirty(self) -> bool:
@@ -520,7 +524,7 @@ class SurveyDraft:
         problems: dict[str, str] = {}
         body = self.payload()
         try:
-            check_survey_write(body, creating=self.creating)
+            check_survey_write(body, creating=self.creating, existing=self.existing)
         except WriteValidationError as err:
             problems.update(err.problems)
         problems.update(self.field_problems())
@@ -630,6 +634,11 @@ class SurveyDraft:
         counter = data.get("counter")
         used = [int(q.key[1:]) for q in self.questions if q.key[1:].isdigit()]
         self._counter = max([counter if isinstance(counter, int) else 0, *used, self._counter])
+
+
+def stored(survey: Survey) -> dict[str, Any]:
+    """A survey as the server sent it (unknown keys included): what the real service's rules compare with."""
+    return survey.model_dump(mode="json", exclude_unset=True, by_alias=True)
 
 
 def top_level(path: str) -> str:

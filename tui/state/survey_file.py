@@ -18,8 +18,9 @@ from typing import Any
 
 from tui.api.errors import WriteValidationError
 from tui.api.models import Survey
+from tui.api.survey_rules import with_companions
 from tui.api.writes import check_survey_write
-from tui.state.survey_draft import EDITED_SURVEY_FIELDS, SurveyDraft
+from tui.state.survey_draft import EDITED_SURVEY_FIELDS, SurveyDraft, stored
 
 FILE_FIELDS = ("id", *EDITED_SURVEY_FIELDS, "questions")
 ERROR_PREFIX = {"json": "// ", "yaml": "# "}
@@ -85,8 +86,11 @@ def loads(text: str, fmt: str = "json") -> dict[str, Any]:
     return value
 
 
-def validate(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """The editor's rules on a file's survey; returns the body to send (without the id) or raises SurveyFileError."""
+def validate(doc: Mapping[str, Any], existing: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The editor's rules on a file's survey; returns the body to send (without the id) or raises SurveyFileError.
+
+    ``existing`` is the server's survey where it has been read (the rules that depend on it are skipped before).
+    """
     problems: dict[str, str] = {}
     unknown = [key for key in doc if key not in FILE_FIELDS]
     for key in unknown:
@@ -96,7 +100,7 @@ def validate(doc: Mapping[str, Any]) -> dict[str, Any]:
         problems["id"] = "must be the survey's id (text), or left out to create a survey"
     body = {key: value for key, value in doc.items() if key in FILE_FIELDS and key != "id"}
     try:
-        check_survey_write(body, creating=survey_id is None)
+        check_survey_write(body, creating=survey_id is None, existing=existing)
     except WriteValidationError as err:
         problems.update(err.problems)
     if problems:
@@ -111,6 +115,7 @@ class Plan:
     survey_id: str | None
     send: dict[str, Any]
     diff: list[str] = field(default_factory=list)
+    existing: dict[str, Any] | None = None  # the server's survey, for the rules checked again before sending
 
     @property
     def creating(self) -> bool:
@@ -123,13 +128,14 @@ class Plan:
 
 def plan(doc: Mapping[str, Any], current: Survey | None) -> Plan:
     """The fields that differ from ``current`` (all of them when creating) and the diff of the two files."""
-    body = validate(doc)
+    existing = stored(current) if current is not None else None
+    body = validate(doc, existing)
     if current is None:
         return Plan(None, body, unified_diff({}, dict(doc), "(new survey)"))
     before = document(current)
-    changed = {key: value for key, value in body.items() if before.get(key) != value}
+    changed = with_companions({key: value for key, value in body.items() if before.get(key) != value}, body)
     after = {**before, **changed}
-    return Plan(current.id, changed, unified_diff(before, after, current.name or current.id))
+    return Plan(current.id, changed, unified_diff(before, after, current.name or current.id), existing)
 
 
 def unified_diff(before: Mapping[str, Any], after: Mapping[str, Any], name: str) -> list[str]:

@@ -1,7 +1,8 @@
-"""Batch exports: list, retrieve, update, delete, pause and unpause."""
+"""Batch exports: list, create, retrieve, update (PATCH and PUT), delete, pause and unpause."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -14,7 +15,7 @@ from tui.sandbox.endpoint import Ctx, api, int_param, limit_offset, ok, routes
 from tui.sandbox.resources.backfills import create_backfill
 from tui.sandbox.resources.lookup import export_row
 from tui.sandbox.timeutil import INTERVALS, floor_interval, iso, parse_iso
-from tui.sandbox.validation import export_patch
+from tui.sandbox.validation import export_write
 
 
 @api("batch_export:read")
@@ -52,8 +53,39 @@ def _set_paused(c: Any, row: Any, paused: bool, now: datetime) -> None:
               (int(paused), next_end, dumps(doc), row["id"]))
 
 
+def _write_options(ctx: Ctx, pid: int) -> dict[str, bool]:
+    return {"newest": ctx.state.options.generation == "newest",
+            "high_frequency": pid in ctx.state.options.high_frequency_projects}
+
+
+@api("batch_export:write")
+async def export_create(ctx: Ctx) -> Response:
+    """products/batch_exports/backend/api/batch_export.py BatchExportSerializer.create: 201 and the export."""
+    pid = ctx.project_id()
+    body = await ctx.json()
+    now = ctx.now
+    fields = export_write(body, None, **_write_options(ctx, pid))
+    dest = fields["destination"]
+    interval = fields["interval"]
+    eid = str(uuid.uuid4())
+    doc = {"name": fields["name"], "model": fields.get("model", "events"),
+           "destination": {"type": dest["type"], "config": dict(dest.get("config") or {})},
+           "hogql_query": fields.get("hogql_query") or "", "last_paused_at": None, "last_updated_at": iso(now),
+           "filters": body.get("filters"), "timezone": fields.get("timezone", "UTC"),
+           "interval_offset": fields.get("interval_offset"),
+           "integration": dest.get("integration_id", dest.get("integration"))}
+    next_end = iso(floor_interval(now, interval) + timedelta(seconds=INTERVALS[interval]))
+    with ctx.state.db.transaction() as c:
+        c.execute("INSERT INTO exports(id, project_id, created_at, deleted, paused, interval, start_at, end_at, "
+                  "next_end, profile, data) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                  (eid, pid, iso(now), 0, int(bool(fields.get("paused"))), interval, fields.get("start_at"),
+                   fields.get("end_at"), next_end, "normal", dumps(doc)))
+        return ok(shapes.export(c, export_row(c, pid, eid)), 201)
+
+
 @api("batch_export:write")
 async def export_update(ctx: Ctx) -> Response:
+    """PATCH changes the fields given; PUT needs every required field (name, destination, interval)."""
     pid = ctx.project_id()
     eid = ctx.param("id")
     body = await ctx.json()
@@ -62,8 +94,9 @@ async def export_update(ctx: Ctx) -> Response:
         row = export_row(c, pid, eid)
         doc = loads(row["data"])
         current = {"start_at": row["start_at"], "end_at": row["end_at"], "destination": doc["destination"],
-                   "interval": row["interval"], "interval_offset": shapes.interval_offset(doc)}
-        fields = export_patch(body, current)
+                   "interval": row["interval"], "interval_offset": shapes.interval_offset(doc),
+                   "integration": doc.get("integration")}
+        fields = export_write(body, current, full=ctx.request.method == "PUT", **_write_options(ctx, pid))
         if "paused" in fields:
             _set_paused(c, row, fields.pop("paused"), now)
             row = export_row(c, pid, eid)
@@ -76,8 +109,9 @@ async def export_update(ctx: Ctx) -> Response:
             if isinstance(dest.get("config"), dict):
                 doc["destination"]["config"] = shapes.deep_merge(doc["destination"].get("config") or {},
                                                                  dest["config"])
-            if "integration_id" in dest:
-                doc["integration"] = dest["integration_id"]
+            for key in ("integration", "integration_id"):
+                if key in dest:
+                    doc["integration"] = dest[key]
         doc["last_updated_at"] = iso(now)
         interval = fields.get("interval", row["interval"])
         next_end = row["next_end"]
@@ -136,8 +170,8 @@ def export_routes() -> list[BaseRoute]:
     out: list[BaseRoute] = []
     for prefix in EXPORT_PREFIXES:
         b = prefix + "/batch_exports"
-        out += routes(b, exports_list, ["GET"])
-        out += routes(b + "/{id}", export_retrieve, ["GET"]) + routes(b + "/{id}", export_update, ["PATCH"])
+        out += routes(b, exports_list, ["GET"]) + routes(b, export_create, ["POST"])
+        out += routes(b + "/{id}", export_retrieve, ["GET"]) + routes(b + "/{id}", export_update, ["PATCH", "PUT"])
         out += routes(b + "/{id}", export_delete, ["DELETE"])
         out += routes(b + "/{id}/pause", export_pause, ["POST"])
         out += routes(b + "/{id}/unpause", export_unpause, ["POST"])

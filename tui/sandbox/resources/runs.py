@@ -69,13 +69,15 @@ def _log_query(ctx: Ctx, column: str, value: str) -> Response:
         rows = c.execute(
             f"SELECT timestamp, level, message, export_id, instance_id FROM logs WHERE {' AND '.join(where)} "
             "ORDER BY timestamp DESC, seq DESC LIMIT ?", [*args, -1 if ignore_paging else limit]).fetchall()
-    entries = [{"timestamp": r["timestamp"], "level": r["level"], "message": r["message"],
-                "log_source_id": r["export_id"], "instance_id": r["instance_id"]} for r in rows]
     if ctx.state.options.generation == "older":
-        # older servers page logs through the default limit/offset paginator, which also reads ``limit``:
-        # the count never exceeds the limit and there is never a next page
-        return ok({"count": len(entries), "next": None, "previous": None, "results": entries})
-    return ok({"results": entries})
+        # older servers serialise their BatchExportLogEntry dataclass (team, export and run ids) and page it
+        # through the default limit/offset paginator, which also reads ``limit``: the count never exceeds the
+        # limit and there is never a next page
+        older = [{"team_id": ctx.project_id(), "batch_export_id": r["export_id"], "run_id": r["instance_id"],
+                  "timestamp": r["timestamp"], "level": r["level"], "message": r["message"]} for r in rows]
+        return ok({"count": len(older), "next": None, "previous": None, "results": older})
+    return ok({"results": [{"timestamp": r["timestamp"], "level": r["level"], "message": r["message"],
+                            "log_source_id": r["export_id"], "instance_id": r["instance_id"]} for r in rows]})
 
 
 @api("batch_export:read")

@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
+from tui.api.survey_rules import SEARCH_MAX, external_survey_refusals, linked_variant_refusal, search_refusal
 from tui.sandbox import shapes
 from tui.sandbox.db import dumps, loads
 from tui.sandbox.endpoint import SQL_INT_MAX, Ctx, api, int_param, limit_offset, ok, routes
@@ -19,9 +20,7 @@ from tui.sandbox.errors import not_found, validation_error
 from tui.sandbox.seed import flag_doc, internal_flag_filters
 from tui.sandbox.summaries import summarize
 from tui.sandbox.timeutil import iso, parse_iso
-from tui.sandbox.validation import SHUFFLE_AND_BRANCHING, survey_payload
-
-SEARCH_MAX = 200
+from tui.sandbox.validation import SHUFFLE_AND_BRANCHING, refuse, survey_payload
 
 
 def _survey_row(c: Any, pid: int, sid: str) -> Any:
@@ -35,12 +34,14 @@ def _survey_row(c: Any, pid: int, sid: str) -> Any:
 async def surveys_list(ctx: Ctx) -> Response:
     pid = ctx.project_id()
     q = ctx.request.query_params
+    if _newest(ctx):
+        refuse(search_refusal(q.get("search")))
     limit = int_param(ctx.request, "limit", 100) or 100
     offset = int_param(ctx.request, "offset", 0)
     where: list[str] = ["project_id = ?"]
     args: list[Any] = [pid]
     # DRF's SearchFilter over name and description: every term (split on spaces and commas) must match
-    # one of them; the term is capped at 200 characters.
+    # one of them; older servers cut the search at 200 characters (the newest refuse a longer one).
     for term in re.split(r"[\s,]+", (q.get("search") or "")[:SEARCH_MAX].strip()):
         if term:
             like = "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
@@ -69,6 +70,10 @@ async def surveys_list(ctx: Ctx) -> Response:
     return ok({"count": count, "next": nxt, "previous": prev, "results": results})
 
 
+def _newest(ctx: Ctx) -> bool:
+    return ctx.state.options.generation == "newest"
+
+
 @api("survey:read")
 async def survey_retrieve(ctx: Ctx) -> Response:
     pid = ctx.project_id()
@@ -84,6 +89,27 @@ def _flag_in_project(c: Any, pid: int, flag_id: Any, message: str) -> int | None
     if row is None or loads(row["data"]).get("deleted"):
         raise validation_error(message, None)
     return int(flag_id)
+
+
+def _flag_variants(c: Any, pid: int, flag_id: Any) -> list[str] | None:
+    """The variant keys of a flag of this project (None when there is no such flag)."""
+    if not flag_id or isinstance(flag_id, bool) or not isinstance(flag_id, int):
+        return None
+    row = c.execute("SELECT data FROM flags WHERE id = ? AND team_id = ?", (flag_id, pid)).fetchone()
+    if row is None:
+        return None
+    multivariate = (loads(row["data"]).get("filters") or {}).get("multivariate") or {}
+    return [str(v.get("key")) for v in multivariate.get("variants") or [] if isinstance(v, dict)]
+
+
+def _check_rules(c: Any, pid: int, body: dict[str, Any]) -> None:
+    """Whole-body rules the real serializer checks (tui.api.survey_rules): the linked flag's variant exists
+    (its flag is looked up first), then what an external survey may not carry."""
+    if "linked_flag_id" in body:
+        _flag_in_project(c, pid, body["linked_flag_id"], "Feature Flag with this ID does not exist")
+    refuse(linked_variant_refusal(body, _flag_variants(c, pid, body.get("linked_flag_id"))))
+    refusals = external_survey_refusals(body)
+    refuse(refusals[0] if refusals else None)
 
 
 def _ensure_question_ids(doc: dict[str, Any]) -> None:
@@ -189,10 +215,11 @@ def _activity(c: Any, pid: int, item_id: str, name: str, user_id: int, activity:
 async def survey_create(ctx: Ctx) -> Response:
     pid = ctx.project_id()
     body = await ctx.json()
-    fields = survey_payload(body, creating=True)
+    fields = survey_payload(body, creating=True, newest=_newest(ctx))
     now = ctx.now
     sid = str(uuid.uuid4())
     with ctx.state.db.transaction() as c:
+        _check_rules(c, pid, body)
         if c.execute("SELECT 1 FROM surveys WHERE project_id = ? AND name = ?", (pid, fields["name"])).fetchone():
             raise validation_error("There is already a survey with this name.", None, code="unique")
         doc: dict[str, Any] = {**shapes.SURVEY_DEFAULTS, **fields, "created_at": iso(now),
@@ -217,10 +244,11 @@ async def survey_update(ctx: Ctx) -> Response:
     body = await ctx.json()
     sid = ctx.param("id")
     with ctx.state.db.read() as c:
-        _survey_row(c, pid, sid)
-    fields = survey_payload(body, creating=False)
+        stored = loads(_survey_row(c, pid, sid)["data"])
+    fields = survey_payload(body, creating=False, existing=stored, newest=_newest(ctx))
     now = ctx.now
     with ctx.state.db.transaction() as c:
+        _check_rules(c, pid, body)
         row = _survey_row(c, pid, sid)
         doc = loads(row["data"])
         name = fields.get("name", row["name"])
@@ -251,6 +279,50 @@ async def survey_update(ctx: Ctx) -> Response:
         if changes:
             _activity(c, pid, sid, name, ctx.key.user_id, "updated", changes, now)
         return ok(shapes.survey(c, _survey_row(c, pid, sid), write_response=True))
+
+
+async def _lifecycle(ctx: Ctx, field: str, activity: str, archived: str, past: str | None) -> Response:
+    """``launch`` (start_date) and ``stop`` (end_date), newest only: set the date to now unless it has passed.
+
+    ``past`` is the refusal when the other date has passed (launching an ended survey); None: nothing to do.
+    """
+    if not _newest(ctx):
+        raise not_found()
+    pid = ctx.project_id()
+    sid = ctx.param("id")
+    now = ctx.now
+    with ctx.state.db.transaction() as c:
+        row = _survey_row(c, pid, sid)
+        doc = loads(row["data"])
+        if doc.get("archived") or row["archived"]:
+            raise validation_error(archived, None)
+        end = doc.get("end_date")
+        if past is not None and end and parse_iso(end) <= now:
+            raise validation_error(past, None)
+        current = doc.get(field)
+        if not (current and parse_iso(current) <= now):
+            doc[field] = iso(now)
+            _apply_iterations(doc)
+            _apply_flags(c, pid, sid, row["name"], {}, doc)
+            c.execute("UPDATE surveys SET data = ? WHERE id = ?", (dumps(doc), sid))
+            _activity(c, pid, sid, row["name"], ctx.key.user_id, activity,
+                      [{"type": "Survey", "action": "changed", "field": field, "before": current,
+                        "after": doc[field]}], now)
+        return ok(shapes.survey(c, _survey_row(c, pid, sid)))
+
+
+@api("survey:write")
+async def survey_launch(ctx: Ctx) -> Response:
+    """products/surveys/backend/api/survey.py ``launch``: start_date = now; a launched survey is left as it is."""
+    return await _lifecycle(ctx, "start_date", "launched", "Cannot launch an archived survey. Unarchive it first.",
+                            "Cannot launch a survey with end_date in the past. Extend the end_date first.")
+
+
+@api("survey:write")
+async def survey_stop(ctx: Ctx) -> Response:
+    """products/surveys/backend/api/survey.py ``stop``: end_date = now; a stopped survey is left as it is."""
+    return await _lifecycle(ctx, "end_date", "stopped",
+                            "Cannot stop an archived survey. Unarchive it first if needed.", None)
 
 
 @api("survey:write")
@@ -447,4 +519,5 @@ def survey_routes() -> list[BaseRoute]:
     out += routes(s + "/{id}/activity", survey_activity, ["GET"])
     out += routes(s + "/{id}/summarize_responses", survey_summarize, ["POST"])
     out += routes(s + "/{id}/stats", survey_stats, ["GET"])
+    out += routes(s + "/{id}/launch", survey_launch, ["POST"]) + routes(s + "/{id}/stop", survey_stop, ["POST"])
     return out
