@@ -87,8 +87,9 @@ def test_question_validation_rules(gen: tuple[str, httpx.Client], rules: Any, de
 
 
 def test_linked_flag_variant_needs_the_linked_flag_in_the_same_request(gen: tuple[str, httpx.Client]) -> None:
-    """validate(): ``linkedFlagVariant`` without ``linked_flag_id`` in the request is refused (attr null), even on a
-    survey that has its flag; with the flag, the variant must be one it has (or "any")."""
+    """validate() of both generations (posthog/api/survey.py, products/surveys/backend/api/survey.py):
+    ``linkedFlagVariant`` without ``linked_flag_id`` in the request is refused (attr null), even on a survey that
+    has its flag; with the flag, the variant must be one it has (or "any")."""
     _, c = gen
     flag = _linked_flag_id(c)
     message = "linkedFlagVariant can only be used when a linked_flag_id is specified"
@@ -111,8 +112,9 @@ def test_linked_flag_variant_needs_the_linked_flag_in_the_same_request(gen: tupl
 ])
 def test_external_survey_refuses_page_conditions(gen: tuple[str, httpx.Client], conditions: dict[str, Any],
                                                  named: str) -> None:
-    """validate(): a request making an external_survey may not carry URL/selector/device conditions, nor
-    actions or events with values (errors keyed "conditions"); test_external_surveys.py."""
+    """validate() of both generations (posthog/api/survey.py, products/surveys/backend/api/survey.py): a request
+    making an external_survey may not carry URL/selector/device conditions, nor actions or events with values
+    (errors keyed "conditions"); products/surveys/backend/api/test/test_external_surveys.py."""
     _, c = gen
     detail, attr = _error(_survey(c, type="external_survey", conditions=conditions))
     assert (detail, attr) == (f"The following condition fields are not allowed for external surveys: {named}",
