@@ -1,4 +1,4 @@
-"""Command line: the dashboard, ``--demo``, ``watchdeck status`` and ``watchdeck sandbox``.
+"""Command line: the dashboard, ``--demo``, ``watchdeck status``, ``watchdeck metrics`` and ``watchdeck sandbox``.
 
 Start-up errors are one line on stderr and exit code 2, never a traceback: an
 unexpected exception prints one line naming a log file in the state dir, where
@@ -31,6 +31,7 @@ from tui.web import DEFAULT_WEB_PORT
 
 if TYPE_CHECKING:
     from tui.clock import Clock
+    from tui.metrics_cmd import Listen
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -88,6 +89,15 @@ def _grace_seconds(text: str) -> float:
 def _cache_url(text: str) -> str:
     try:
         return check_cache_url(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _listen(text: str) -> Listen:
+    from tui.metrics_cmd import parse_listen
+
+    try:
+        return parse_listen(text)
     except ValueError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
 
@@ -155,6 +165,13 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--grace", metavar="SECONDS", type=_grace_seconds, default=None,
                         help="extra time before an export counts as overdue (default 600 s)")
     _add_connection_flags(status, in_subcommand=True, dashboard=False)
+    metrics = sub.add_parser(
+        "metrics", help="serve the exports' health to Prometheus on /metrics (polls as the dashboard does)",
+        description="Poll the watched exports as the dashboard does and serve their health verdicts, open alerts "
+                    "and the polls' own figures on /metrics for Prometheus. Stops on SIGTERM or ctrl+c.")
+    metrics.add_argument("--listen", metavar="HOST:PORT", type=_listen, default=None,
+                         help="address to serve (default 127.0.0.1:9185: loopback only; anything else warns)")
+    _add_connection_flags(metrics, in_subcommand=True)
     surveys = sub.add_parser("surveys", help="a survey as a file: get it, edit it, apply it (keep it in git)",
                              description="Surveys as files, for keeping them in a repository.")
     survey_sub = surveys.add_subparsers(dest="survey_command", metavar="ACTION", required=True)
@@ -245,6 +262,8 @@ def _main(argv: Sequence[str] | None, env: Mapping[str, str], clock: Clock | Non
         return _run_status(args, env, clock)
     if args.command == "surveys":
         return _run_surveys(args, env)
+    if args.command == "metrics":
+        return _run_metrics(args, env)
     if args.web:
         return _run_web(args, argv, env)
     if args.demo:
@@ -297,6 +316,18 @@ def _run_status(args: argparse.Namespace, env: Mapping[str, str], clock: Clock |
     _warn(settings)
     grace = args.grace if args.grace is not None else status_cmd.DEFAULT_GRACE_SECONDS
     return status_cmd.run(settings, as_json=args.json, grace=grace, clock=clock, env=dict(env))
+
+
+def _run_metrics(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from tui import metrics_cmd
+
+    try:
+        settings = _resolve(args, env)
+    except (ConfigError, NeedsSetup) as err:
+        return _fail(str(err))
+    _warn(settings)
+    listen = args.listen or metrics_cmd.parse_listen(metrics_cmd.DEFAULT_LISTEN)
+    return metrics_cmd.run(settings, listen)
 
 
 def _run_surveys(args: argparse.Namespace, env: Mapping[str, str]) -> int:

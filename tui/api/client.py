@@ -156,6 +156,24 @@ def error_from_response(response: httpx.Response, method: str, path: str) -> Api
     return ApiError(f"Unexpected answer HTTP {status} to {method} {path}.", **common)
 
 
+#: What a request came to: an answer (from the server, or another viewer's from the shared cache), an error
+#: status by kind, or no answer at all.
+OUTCOMES = ("ok", "cached", "client_error", "rate_limited", "server_error", "network_error")
+
+
+def answer_outcome(response: httpx.Response) -> str:
+    """One of :data:`OUTCOMES` for an answer (a redirect, never followed, counts as a client error)."""
+    status = response.status_code
+    if status == 429:
+        return "rate_limited"
+    if status >= 500:
+        return "server_error"
+    if status >= 300:
+        return "client_error"
+    caching = response.extensions.get("caching")
+    return "cached" if caching and caching.get("from_cache") else "ok"
+
+
 def _display_host(base_url: str) -> str:
     """host[:port] for messages: never the user:password@ part a URL may carry."""
     parts = urlsplit(base_url)
@@ -278,6 +296,8 @@ class ApiClient:
         # Told the Date header of every answer fresh from the server (never of a cached one): the state layer
         # estimates the server's clock from them.
         self.on_server_date: Callable[[str], None] | None = None
+        # Told what each request came to (one of OUTCOMES): the exporter counts them.
+        self.on_answer: Callable[[str], None] | None = None
         self.projects = ProjectsApi(self)
         self.surveys = SurveysApi(self)
         self.batch_exports = BatchExportsApi(self)
@@ -385,6 +405,7 @@ class ApiClient:
                     extensions=cached, timeout=httpx.Timeout(timeout),
                 )
             except httpx.HTTPError as exc:
+                self._answered("network_error")
                 raise _network_error(exc, self._host, method, path, timeout) from None
             finally:
                 if self._cache is not None:
@@ -396,6 +417,7 @@ class ApiClient:
         if date and self.on_server_date is not None:
             self.on_server_date(date)
         _last_status.set(response.status_code)
+        self._answered(answer_outcome(response))
         if response.status_code >= 400:
             raise error_from_response(response, method, path)
         if 300 <= response.status_code < 400:
@@ -416,6 +438,10 @@ class ApiClient:
                 f"{self._host} sent a malformed or truncated answer to {method} {path}.",
                 status=response.status_code, method=method, path=path,
             ) from None
+
+    def _answered(self, outcome: str) -> None:
+        if self.on_answer is not None:
+            self.on_answer(outcome)
 
     async def _cache_settings(self, method: str, path: str, params: Params) -> dict[str, Any] | None:
         """The shared cache's key and TTL for a GET (the key is hashed with the API key: answers never cross keys)."""

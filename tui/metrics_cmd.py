@@ -1,0 +1,211 @@
+"""``watchdeck metrics``: the monitor's verdicts for Prometheus, on ``/metrics``, without a UI.
+
+It polls as the monitor does: the same :class:`~tui.state.exports.ExportsSource`
+and :class:`~tui.state.poller.Poller` (backoff, ``Retry-After``), the same
+rate-limit budget, the shared answer cache with the other viewers of the key,
+and the one health model through :mod:`tui.state.export_feed`. Each poll
+replaces the reading that ``prometheus_client``'s HTTP server serves
+(:mod:`tui.state.metric_families`). Loopback by default; another address is
+served after a warning, since anyone who reaches it reads the exports' names and
+health. SIGTERM and SIGINT stop it cleanly (exit 0).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
+
+from tui.api.client import ApiClient
+from tui.clock import Clock, SystemClock
+from tui.config import Settings
+from tui.state.budget import effective_poll_seconds
+from tui.state.export_feed import AlertFeed, judge_exports
+from tui.state.exports import ExportsSnapshot, ExportsSource
+from tui.state.metric_families import ExportReading, PollMetrics, Reading
+from tui.state.poller import Poller
+from tui.state.server_time import ServerClock
+from tui.state.shared import SharedViewers
+
+if TYPE_CHECKING:
+    from tui.api.cache import SharedCache
+
+DEFAULT_LISTEN = "127.0.0.1:9185"
+EXIT_OK = 0
+EXIT_ERROR = 2
+
+
+@dataclass(frozen=True)
+class Listen:
+    host: str
+    port: int
+
+    @property
+    def loopback(self) -> bool:
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+    def url(self, port: int | None = None) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port if port is None else port}/metrics"
+
+
+def parse_listen(text: str) -> Listen:
+    """``HOST:PORT`` (``[::1]:9185`` for IPv6); port 0 takes a free one. Raises ValueError with the reason."""
+    host, sep, port_text = text.strip().rpartition(":")
+    if not sep or not host:
+        raise ValueError(f"--listen wants HOST:PORT, e.g. {DEFAULT_LISTEN}, not {text!r}")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise ValueError(f"--listen: {port_text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise ValueError(f"--listen: port {port} is out of range")
+    return Listen(host, port)
+
+
+def exposure_warning(listen: Listen) -> str | None:
+    """Why an address other than loopback is a risk: the metrics have no authentication."""
+    if listen.loopback:
+        return None
+    return (f"serving metrics on {listen.host}, not loopback: anyone who can reach port {listen.port} reads every "
+            "watched export's name and health, without authentication (the API key is never served). "
+            "Use 127.0.0.1 with a local Prometheus, or a firewall or an authenticating proxy.")
+
+
+class Exporter:
+    """The poll loop: one :class:`Poller` over the watched projects, each answer turned into a :class:`Reading`."""
+
+    def __init__(self, settings: Settings, metrics: PollMetrics, *, clock: Clock | None = None,
+                 cache: SharedCache | None = None) -> None:
+        self.settings = settings
+        self.metrics = metrics
+        self.server_clock = ServerClock(clock or SystemClock())
+        self.cache = cache
+        key = settings.api_key.get_secret_value()
+        self.clients = [ApiClient(settings.base_url, key, pid, cache=cache) for pid in settings.project_ids]
+        for client in self.clients:
+            client.on_server_date = self.server_clock.record
+            client.on_answer = metrics.count_request
+        self.source = ExportsSource(self.clients, settings.export_ids)
+        self.poller: Poller[ExportsSnapshot] = Poller(self.source.fetch, settings.poll_seconds,
+                                                      age_of=lambda snapshot: snapshot.answer_age)
+        self.shared = SharedViewers(cache, settings.base_url, key)
+        self.alerts = AlertFeed()
+        self.dated = False  # an answer has dated the server's clock
+
+    async def poll_once(self) -> None:
+        """One poll, its duration measured, and the reading replaced (the last good data judged again on a
+        failed poll, as the monitor's rows are)."""
+        started = time.monotonic()
+        outcome = await self.poller.run_once()
+        self.metrics.poll_duration.observe(time.monotonic() - started)
+        await self.shared.sync(self.poller.interval)
+        if outcome.ok:
+            self._apply_budget()
+            self.dated = True
+        self.metrics.show(self.reading())
+
+    def _apply_budget(self) -> None:
+        asked = self.settings.poll_seconds
+        seconds, _ = effective_poll_seconds(asked, self.source.requests_per_cycle)
+        self.poller.interval = self.shared.interval(asked, seconds)
+
+    def reading(self) -> Reading:
+        snapshot = self.poller.last_good
+        exports = snapshot.exports if snapshot is not None else []
+        now = self.server_clock.now()
+        verdicts = judge_exports(exports, now, lag_intervals=self.settings.lag_alert_intervals)
+        if snapshot is not None:
+            self.alerts.observe(exports, verdicts, now)
+        age = self.poller.age()
+        return Reading(
+            exports=[ExportReading(w.project_id, w.export.id, w.export.name, verdicts[w.key]) for w in exports],
+            alerts_open=self.alerts.open_by_kind(),
+            last_success_timestamp=None if age is None else time.time() - age,
+            clock_skew_seconds=self.server_clock.offset_seconds if self.server_clock.samples else None,
+        )
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Poll until ``stop`` is set; the next poll is armed only after the last one finished."""
+        while not stop.is_set():
+            await self.poll_once()
+            try:
+                await asyncio.wait_for(stop.wait(), self.poller.next_delay())
+            except TimeoutError:
+                pass
+
+    async def aclose(self) -> None:
+        for client in self.clients:
+            await client.aclose()
+        await self.shared.leave()
+        if self.cache is not None:
+            await self.cache.aclose()
+
+
+def _open_cache(settings: Settings, err: TextIO) -> SharedCache | None:
+    if not settings.cache:
+        return None
+    from tui.api.cache import CacheUnavailable, open_shared_cache
+
+    try:
+        cache = open_shared_cache(settings.cache_url)
+    except CacheUnavailable as error:
+        err.write(f"watchdeck: warning: shared cache off, asking the server: {error}\n")
+        return None
+    cache.poll_interval_is(settings.poll_seconds)
+    return cache
+
+
+async def _serve(settings: Settings, metrics: PollMetrics, err: TextIO) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    exporter = Exporter(settings, metrics, cache=_open_cache(settings, err))
+    try:
+        poller = asyncio.create_task(exporter.run(stop))
+        await stop.wait()
+        poller.cancel()
+        try:
+            await poller
+        except asyncio.CancelledError:
+            pass
+    finally:
+        await exporter.aclose()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+
+
+def run(settings: Settings, listen: Listen, *, stderr: TextIO | None = None) -> int:
+    """Serve ``/metrics`` on ``listen`` and poll until SIGTERM or SIGINT."""
+    from prometheus_client import start_http_server
+
+    err = stderr or sys.stderr
+    warning = exposure_warning(listen)
+    if warning:
+        err.write(f"watchdeck: warning: {warning}\n")
+    metrics = PollMetrics()
+    try:
+        httpd, thread = start_http_server(listen.port, listen.host, registry=metrics.registry)
+    except OSError as error:
+        err.write(f"watchdeck: cannot listen on {listen.host}:{listen.port}: {error.strerror or error}\n")
+        return EXIT_ERROR
+    err.write(f"watchdeck: serving {listen.url(httpd.server_port)}\n")
+    err.flush()
+    try:
+        asyncio.run(_serve(settings, metrics, err))
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+    return EXIT_OK

@@ -1,0 +1,144 @@
+"""The Prometheus families of ``watchdeck metrics`` and ``watchdeck status --format openmetrics``.
+
+Pure: a :class:`Reading` (the exports with their health verdicts, the open
+alerts by kind, the last successful poll, the server's clock skew) becomes
+metric families at scrape time through :class:`ReadingCollector`, registered on
+a ``prometheus_client`` registry with the poll's own histogram and counter
+(:class:`PollMetrics`). The library writes the exposition; nothing here formats
+text. The names are part of the interface (the README lists them):
+
+* ``watchdeck_export_healthy{project,export_id,export}``: 1 or 0, the verdict's;
+* ``watchdeck_export_state{project,export_id,export,state}``: 1 for the current
+  state, 0 for the others (``no runs`` is spelt ``no_runs``);
+* ``watchdeck_export_lag_seconds``, ``watchdeck_export_failure_streak``,
+  ``watchdeck_export_last_completed_end_timestamp_seconds``: per export, absent
+  where unknown;
+* ``watchdeck_alerts_open{kind}``;
+* ``watchdeck_poll_duration_seconds`` (histogram), ``watchdeck_requests_total{outcome}``,
+  ``watchdeck_last_successful_poll_timestamp_seconds``, ``watchdeck_server_clock_skew_seconds``.
+
+No label or value holds the API key: labels are the project id, the export's
+id and name as the server sends them (the library escapes them), a state, an
+alert kind and a request outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from tui.api.client import OUTCOMES
+from tui.state.health import HealthState, Verdict
+
+PREFIX = "watchdeck"
+EXPORT_LABELS = ("project", "export_id", "export")
+#: Every state an export can be in, as a label value.
+STATES: tuple[str, ...] = tuple(state.value.replace(" ", "_") for state in HealthState)
+POLL_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+
+def state_label(state: HealthState) -> str:
+    return state.value.replace(" ", "_")
+
+
+@dataclass(frozen=True)
+class ExportReading:
+    project_id: str
+    export_id: str
+    name: str
+    verdict: Verdict
+
+    @property
+    def labels(self) -> list[str]:
+        return [self.project_id, self.export_id, self.name]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one poll found: replaced whole after each poll, so a scrape never sees half of two polls."""
+
+    exports: Sequence[ExportReading] = ()
+    alerts_open: Mapping[str, int] = field(default_factory=dict)  # every kind, 0 where none is open
+    last_success_timestamp: float | None = None  # wall-clock seconds of the last successful poll's answer
+    clock_skew_seconds: float | None = None  # server minus this machine; None before any answer
+
+
+def export_families(exports: Iterable[ExportReading]) -> list[Metric]:
+    healthy = GaugeMetricFamily(f"{PREFIX}_export_healthy",
+                                "1 when the export is healthy (neither failing nor overdue), else 0",
+                                labels=EXPORT_LABELS)
+    state = GaugeMetricFamily(f"{PREFIX}_export_state", "1 for the export's current health state, 0 for the others",
+                              labels=(*EXPORT_LABELS, "state"))
+    lag = GaugeMetricFamily(f"{PREFIX}_export_lag_seconds",
+                            "Seconds since the end of the newest Completed data interval (server time)",
+                            labels=EXPORT_LABELS)
+    streak = GaugeMetricFamily(f"{PREFIX}_export_failure_streak", "Failed runs in a row at the newest end",
+                               labels=EXPORT_LABELS)
+    done = GaugeMetricFamily(f"{PREFIX}_export_last_completed_end_timestamp_seconds",
+                             "End of the newest Completed data interval, Unix seconds", labels=EXPORT_LABELS)
+    for reading in exports:
+        labels = reading.labels
+        verdict = reading.verdict
+        healthy.add_metric(labels, 0.0 if verdict.unhealthy else 1.0)
+        current = state_label(verdict.state)
+        for name in STATES:
+            state.add_metric([*labels, name], 1.0 if name == current else 0.0)
+        if verdict.lag_seconds is not None:
+            lag.add_metric(labels, verdict.lag_seconds)
+        streak.add_metric(labels, float(verdict.failure_streak))
+        if verdict.last_completed_end is not None:
+            done.add_metric(labels, verdict.last_completed_end.timestamp())
+    return [healthy, state, lag, streak, done]
+
+
+def reading_families(reading: Reading) -> list[Metric]:
+    families = export_families(reading.exports)
+    alerts = GaugeMetricFamily(f"{PREFIX}_alerts_open", "Open alerts by kind (the dashboard's alert model)",
+                               labels=("kind",))
+    for kind, count in sorted(reading.alerts_open.items()):
+        alerts.add_metric([kind], float(count))
+    families.append(alerts)
+    if reading.last_success_timestamp is not None:
+        families.append(GaugeMetricFamily(f"{PREFIX}_last_successful_poll_timestamp_seconds",
+                                          "When the last successful poll's answer was fetched, Unix seconds",
+                                          value=reading.last_success_timestamp))
+    if reading.clock_skew_seconds is not None:
+        families.append(GaugeMetricFamily(f"{PREFIX}_server_clock_skew_seconds",
+                                          "The server's clock minus this machine's, from its Date headers",
+                                          value=reading.clock_skew_seconds))
+    return families
+
+
+class ReadingCollector(Collector):
+    """Serves the latest :class:`Reading` at each scrape; holds nothing else, so memory stays flat."""
+
+    def __init__(self) -> None:
+        self.reading = Reading()
+
+    def collect(self) -> Iterator[Metric]:
+        yield from reading_families(self.reading)
+
+
+class PollMetrics:
+    """A registry with the reading's families, the polls' durations and the requests' outcomes."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=False)
+        self.collector = ReadingCollector()
+        self.registry.register(self.collector)
+        self.poll_duration = Histogram(f"{PREFIX}_poll_duration_seconds", "How long one poll of every watched "
+                                       "project took", buckets=POLL_BUCKETS, registry=self.registry)
+        self.requests = Counter(f"{PREFIX}_requests", "Requests sent to the server, by outcome",
+                                labelnames=("outcome",), registry=self.registry)
+        for outcome in OUTCOMES:  # every outcome from the start: a rate over a series that appears late is wrong
+            self.requests.labels(outcome=outcome)
+
+    def count_request(self, outcome: str) -> None:
+        self.requests.labels(outcome=outcome).inc()
+
+    def show(self, reading: Reading) -> None:
+        self.collector.reading = reading
