@@ -13,6 +13,7 @@ health. SIGTERM and SIGINT stop it cleanly (exit 0).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import signal
 import sys
@@ -101,7 +102,8 @@ class Exporter:
                                                       age_of=lambda snapshot: snapshot.answer_age)
         self.shared = SharedViewers(cache, settings.base_url, key)
         self.alerts = AlertFeed()
-        self.dated = False  # an answer has dated the server's clock
+        self.last_success: float | None = None  # wall-clock seconds
+        metrics.show(self.reading())  # every alert kind at 0 until the first poll says otherwise
 
     async def poll_once(self) -> None:
         """One poll, its duration measured, and the reading replaced (the last good data judged again on a
@@ -111,8 +113,8 @@ class Exporter:
         self.metrics.poll_duration.observe(time.monotonic() - started)
         await self.shared.sync(self.poller.interval)
         if outcome.ok:
+            self.last_success = time.time() - self.poller.answer_age  # when the answer was fetched
             self._apply_budget()
-            self.dated = True
         self.metrics.show(self.reading())
 
     def _apply_budget(self) -> None:
@@ -127,11 +129,10 @@ class Exporter:
         verdicts = judge_exports(exports, now, lag_intervals=self.settings.lag_alert_intervals)
         if snapshot is not None:
             self.alerts.observe(exports, verdicts, now)
-        age = self.poller.age()
         return Reading(
             exports=[ExportReading(w.project_id, w.export.id, w.export.name, verdicts[w.key]) for w in exports],
             alerts_open=self.alerts.open_by_kind(),
-            last_success_timestamp=None if age is None else time.time() - age,
+            last_success_timestamp=self.last_success,
             clock_skew_seconds=self.server_clock.offset_seconds if self.server_clock.samples else None,
         )
 
@@ -139,10 +140,8 @@ class Exporter:
         """Poll until ``stop`` is set; the next poll is armed only after the last one finished."""
         while not stop.is_set():
             await self.poll_once()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.poller.next_delay())
-            except TimeoutError:
-                pass
 
     async def aclose(self) -> None:
         for client in self.clients:
@@ -176,10 +175,8 @@ async def _serve(settings: Settings, metrics: PollMetrics, err: TextIO) -> None:
         poller = asyncio.create_task(exporter.run(stop))
         await stop.wait()
         poller.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             await poller
-        except asyncio.CancelledError:
-            pass
     finally:
         await exporter.aclose()
         for signum in (signal.SIGTERM, signal.SIGINT):

@@ -1,0 +1,130 @@
+"""``watchdeck metrics`` against the sandbox: the families, their values, a failed poll and a clean stop.
+
+The verdicts are the health model's (the same words as the table and ``status``); the alert counts are the
+dashboard's alert book's, where an export already failing or overdue at the first look is an open alert.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import httpx
+
+from tests.metrics.conftest import Exporter, Samples, World, make_world, value
+from tui.metrics_cmd import Listen, exposure_warning, parse_listen
+from tui.sandbox.runner import SandboxHandle
+from tui.state.metric_families import STATES
+
+EXPORT_FAMILIES = ("watchdeck_export_healthy", "watchdeck_export_state", "watchdeck_export_lag_seconds",
+                   "watchdeck_export_failure_streak", "watchdeck_export_last_completed_end_timestamp_seconds")
+
+
+def export_labels(world: World, export_id: str) -> dict[str, str]:
+    return {"project": "1", "export_id": export_id, "export": world.names[export_id]}
+
+
+def state_of(samples: Samples, world: World, export_id: str) -> list[str]:
+    labels = export_labels(world, export_id)
+    return [s for s in STATES if value(samples, "watchdeck_export_state", **labels, state=s) == 1.0]
+
+
+def polled(samples: Samples) -> bool:
+    return value(samples, "watchdeck_last_successful_poll_timestamp_seconds") is not None
+
+
+def test_families_and_values_of_a_failing_an_overdue_a_paused_and_a_healthy_export(
+        sandbox: SandboxHandle, start_exporter: Callable[..., Exporter]) -> None:
+    world = make_world(sandbox)
+    before = time.time()
+    exporter = start_exporter(sandbox)
+    samples = exporter.scrape_when(polled, "a first successful poll")
+    after = time.time()
+    expected = {world.healthy: ("ok", 1.0, 0.0), world.failing: ("failing", 0.0, 2.0),
+                world.overdue: ("overdue", 0.0, 0.0), world.paused: ("paused", 1.0, 0.0)}
+    for export_id, (state, healthy, streak) in expected.items():
+        labels = export_labels(world, export_id)
+        assert state_of(samples, world, export_id) == [state], world.names[export_id]
+        for other in STATES:  # every state has its series, 0 for all but the current one
+            assert value(samples, "watchdeck_export_state", **labels, state=other) in (0.0, 1.0)
+        assert value(samples, "watchdeck_export_healthy", **labels) == healthy
+        assert value(samples, "watchdeck_export_failure_streak", **labels) == streak
+    for export_id, end in world.last_completed_end.items():
+        labels = export_labels(world, export_id)
+        assert value(samples, "watchdeck_export_last_completed_end_timestamp_seconds", **labels) == end.timestamp()
+        lag = value(samples, "watchdeck_export_lag_seconds", **labels)
+        assert lag is not None and before - end.timestamp() - 1 <= lag <= after - end.timestamp() + 1
+    # only the failing and the overdue export are unhealthy in the whole project
+    unhealthy = {k for k, v in samples.items() if k[0] == "watchdeck_export_healthy" and v == 0.0}
+    assert {dict(labels)["export_id"] for _, labels in unhealthy} == {world.failing, world.overdue}
+    assert value(samples, "watchdeck_alerts_open", kind="failing") == 1.0
+    assert value(samples, "watchdeck_alerts_open", kind="lagging") == 1.0
+    assert value(samples, "watchdeck_alerts_open", kind="auto-paused") == 0.0
+    assert value(samples, "watchdeck_alerts_open", kind="stopped") == 0.0
+    # one list request per poll of one project, each answered: as many as polls
+    polls = value(samples, "watchdeck_poll_duration_seconds_count")
+    assert polls is not None and polls >= 1
+    assert value(samples, "watchdeck_requests_total", outcome="ok") == polls
+    assert value(samples, "watchdeck_requests_total", outcome="server_error") == 0.0
+    assert value(samples, "watchdeck_server_clock_skew_seconds") == 0.0
+    stamp = value(samples, "watchdeck_last_successful_poll_timestamp_seconds")
+    assert stamp is not None and before <= stamp <= after
+    text = exporter.text()
+    assert sandbox.api_key not in text
+    assert exporter.stop() == 0
+    assert exporter.stderr() == f"watchdeck: serving {exporter.url}\n"  # no traceback, no warning
+
+
+def test_a_failed_poll_keeps_the_last_good_verdicts_and_counts_the_errors(
+        sandbox: SandboxHandle, start_exporter: Callable[..., Exporter]) -> None:
+    world = make_world(sandbox)
+    exporter = start_exporter(sandbox)
+    first = exporter.scrape_when(polled, "a first successful poll")
+    last_good = value(first, "watchdeck_last_successful_poll_timestamp_seconds")
+    admin = httpx.Client(base_url=sandbox.base_url, timeout=10)
+    assert admin.post("/_sandbox/faults/", json={"kind": "status", "status": 503}).status_code == 201
+    failed = exporter.scrape_when(lambda s: (value(s, "watchdeck_requests_total", outcome="server_error") or 0) > 0
+                                  and (value(s, "watchdeck_poll_duration_seconds_count") or 0)
+                                  > (value(first, "watchdeck_poll_duration_seconds_count") or 0) + 1,
+                                  "a poll answered 503 to be over")
+    assert value(failed, "watchdeck_last_successful_poll_timestamp_seconds") == last_good
+    assert state_of(failed, world, world.failing) == ["failing"]  # the last good data, judged again
+    assert value(failed, "watchdeck_export_healthy", **export_labels(world, world.healthy)) == 1.0
+    assert admin.delete("/_sandbox/faults/").status_code == 204
+    healed = exporter.scrape_when(
+        lambda s: (value(s, "watchdeck_last_successful_poll_timestamp_seconds") or 0) > (last_good or 0),
+        "a successful poll after the fault")
+    assert state_of(healed, world, world.overdue) == ["overdue"]
+    admin.close()
+    assert exporter.stop() == 0
+
+
+def test_an_unreachable_server_serves_no_exports_and_the_network_errors(
+        sandbox: SandboxHandle, start_exporter: Callable[..., Exporter]) -> None:
+    url = sandbox.base_url
+    sandbox.stop()
+    exporter = start_exporter(sandbox)
+    samples = exporter.scrape_when(lambda s: (value(s, "watchdeck_requests_total", outcome="network_error") or 0) > 0,
+                                   "a refused request")
+    assert not polled(samples)
+    assert not [k for k in samples if k[0].startswith("watchdeck_export_")]
+    assert value(samples, "watchdeck_server_clock_skew_seconds") is None
+    assert value(samples, "watchdeck_alerts_open", kind="failing") == 0.0
+    assert url.startswith("http://127.0.0.1:")
+    assert exporter.stop() == 0
+
+
+def test_listen_is_loopback_by_default_and_another_address_names_the_risk() -> None:
+    assert parse_listen("127.0.0.1:9185") == Listen("127.0.0.1", 9185)
+    assert parse_listen("[::1]:0") == Listen("::1", 0)
+    assert exposure_warning(parse_listen("127.0.0.1:9185")) is None
+    assert exposure_warning(parse_listen("localhost:9185")) is None
+    assert exposure_warning(parse_listen("[::1]:9185")) is None
+    warning = exposure_warning(parse_listen("0.0.0.0:9185"))
+    assert warning is not None and "anyone who can reach port 9185" in warning and "without authentication" in warning
+    for bad in ("9185", "host:", "host:port", "127.0.0.1:70000"):
+        try:
+            parse_listen(bad)
+        except ValueError:
+            continue
+        raise AssertionError(f"{bad!r} was accepted")
