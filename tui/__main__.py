@@ -161,7 +161,10 @@ def build_parser() -> argparse.ArgumentParser:
             "all are healthy, 1 when a latest run failed or an export is overdue, 2 on connection or auth errors."
         ),
     )
-    status.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    status.add_argument("--json", action="store_true", help="print JSON instead of a table (--format json)")
+    status.add_argument("--format", choices=("table", "json", "openmetrics"), default=None, dest="output",
+                        help="table (default), json, or openmetrics: the families of `watchdeck metrics`, once "
+                             "(for node_exporter's textfile collector)")
     status.add_argument("--grace", metavar="SECONDS", type=_grace_seconds, default=None,
                         help="extra time before an export counts as overdue (default 600 s)")
     _add_connection_flags(status, in_subcommand=True, dashboard=False)
@@ -315,7 +318,7 @@ def _run_status(args: argparse.Namespace, env: Mapping[str, str], clock: Clock |
         return _fail(str(err))
     _warn(settings)
     grace = args.grace if args.grace is not None else status_cmd.DEFAULT_GRACE_SECONDS
-    return status_cmd.run(settings, as_json=args.json, grace=grace, clock=clock, env=dict(env))
+    return status_cmd.run(settings, as_json=args.json, grace=grace, clock=clock, env=dict(env), output=args.output)
 
 
 def _run_metrics(args: argparse.Namespace, env: Mapping[str, str]) -> int:

@@ -21,10 +21,11 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlsplit
 
 from tui.api.client import ApiClient
@@ -59,6 +60,9 @@ from tui.state.health import (
     run_activity_time,
 )
 from tui.state.server_time import ServerClock, describe_skew
+
+if TYPE_CHECKING:
+    from tui.state.metric_families import PollMetrics
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -162,8 +166,12 @@ def _needs_runs(verdict: Verdict, export: BatchExport) -> bool:
 
 
 async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = (), *,
-                  grace: float = DEFAULT_GRACE_SECONDS, timeout: float = 15.0) -> Report:
-    """One poll of every watched project. Connection and auth errors end up in ``report.errors``."""
+                  grace: float = DEFAULT_GRACE_SECONDS, timeout: float = 15.0,
+                  on_answer: Callable[[str], None] | None = None) -> Report:
+    """One poll of every watched project. Connection and auth errors end up in ``report.errors``.
+
+    ``on_answer`` is told what each request came to (the exporter's request counts).
+    """
     wanted = [e for e in dict.fromkeys([*settings.export_ids, *export_ids]) if e]
     server = ServerClock(clock)
     report = Report(checked_at=clock.now())
@@ -175,6 +183,7 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
         async with ApiClient(settings.base_url, key, project_id, timeout=timeout, max_retries=1,
                              max_retry_wait=5.0) as client:
             client.on_server_date = server.record
+            client.on_answer = on_answer
             runs_listed = True
             try:
                 exports, missing = await _project_exports(client, wanted)
@@ -210,6 +219,7 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
                 report.errors.append(f"project {project_id}: {err}")
     if not unreachable:
         async with ApiClient(settings.base_url, key, "@current", timeout=timeout, max_retries=0) as client:
+            client.on_answer = on_answer
             report.key = await fetch_key_report(client)
     if report.key is not None and report.key.missing and report.errors:
         # a check that failed may have failed for want of a scope: say what the key has and lacks
@@ -377,14 +387,49 @@ def use_colour(stream: TextIO, env: dict[str, str] | None = None) -> bool:
     return bool(isatty and isatty())
 
 
+def openmetrics(report: Report, metrics: PollMetrics, finished_at: float) -> str:
+    """The exporter's families for this one poll, in the OpenMetrics text format (node_exporter's textfile
+    collector); the alert counts are the alert model's at a first look, as the exporter's first poll has them."""
+    from prometheus_client.openmetrics.exposition import generate_latest
+
+    from tui.state.export_feed import AlertFeed
+    from tui.state.exports import WatchedExport
+    from tui.state.metric_families import ExportReading, Reading
+
+    watched = [WatchedExport(s.project_id, s.export) for s in report.exports]
+    verdicts = {w.key: s.verdict for w, s in zip(watched, report.exports, strict=True)}
+    alerts = AlertFeed()
+    alerts.observe(watched, verdicts, report.checked_at)
+    polled = not report.errors
+    metrics.show(Reading(
+        exports=[ExportReading(s.project_id, s.export.id, s.export.name, s.verdict) for s in report.exports],
+        alerts_open=alerts.open_by_kind(),
+        last_success_timestamp=finished_at if polled else None,
+        clock_skew_seconds=report.clock_skew_seconds if polled else None,
+    ))
+    return generate_latest(metrics.registry).decode()
+
+
 def run(settings: Settings, *, as_json: bool = False, export_ids: Sequence[str] = (),
         grace: float = DEFAULT_GRACE_SECONDS, clock: Clock | None = None,
-        stdout: TextIO | None = None, stderr: TextIO | None = None, env: dict[str, str] | None = None) -> int:
-    """Poll once, print, and return the exit code."""
+        stdout: TextIO | None = None, stderr: TextIO | None = None, env: dict[str, str] | None = None,
+        output: str | None = None) -> int:
+    """Poll once, print, and return the exit code. ``output``: "table" (the default), "json" or "openmetrics"."""
     out = stdout or sys.stdout
     err = stderr or sys.stderr
-    report = asyncio.run(collect(settings, clock or SystemClock(), export_ids, grace=grace))
-    if as_json:
+    output = output or ("json" if as_json else "table")
+    metrics: PollMetrics | None = None
+    if output == "openmetrics":
+        from tui.state.metric_families import PollMetrics  # prometheus_client: loaded only for this format
+
+        metrics = PollMetrics()
+    started = time.monotonic()
+    report = asyncio.run(collect(settings, clock or SystemClock(), export_ids, grace=grace,
+                                 on_answer=metrics.count_request if metrics is not None else None))
+    if metrics is not None:
+        metrics.poll_duration.observe(time.monotonic() - started)
+        out.write(openmetrics(report, metrics, time.time()))
+    elif output == "json":
         out.write(json.dumps(to_json(report, settings), indent=2) + "\n")
     elif report.exports or not report.errors:
         out.write(format_table(report, colour=use_colour(out, env)))

@@ -128,3 +128,45 @@ def test_listen_is_loopback_by_default_and_another_address_names_the_risk() -> N
         except ValueError:
             continue
         raise AssertionError(f"{bad!r} was accepted")
+
+
+def openmetrics_samples(text: str) -> Samples:
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+    samples: Samples = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            samples[(sample.name, frozenset(sample.labels.items()))] = sample.value
+    return samples
+
+
+def test_status_format_openmetrics_prints_the_exporters_families_once(
+        sandbox: SandboxHandle, start_exporter: Callable[..., Exporter]) -> None:
+    import subprocess
+    import sys
+
+    from tests.metrics.conftest import ROOT, watchdeck_env
+
+    world = make_world(sandbox)
+    done = subprocess.run([sys.executable, "-m", "tui", "status", "--format", "openmetrics"], cwd=ROOT,
+                          env=watchdeck_env(sandbox), capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (1, "")  # a failing and an overdue export: exit 1, as the table's
+    assert done.stdout.endswith("# EOF\n") and sandbox.api_key not in done.stdout
+    once = openmetrics_samples(done.stdout)
+    exporter_samples = start_exporter(sandbox).scrape_when(polled, "a first successful poll")
+    names = {name for name, _ in once if not name.endswith("_created")}
+    assert names == {name for name, _ in exporter_samples if not name.endswith("_created")}
+    for export_id, state in ((world.healthy, "ok"), (world.failing, "failing"), (world.overdue, "overdue"),
+                             (world.paused, "paused")):
+        assert state_of(once, world, export_id) == [state]
+    for key, number in exporter_samples.items():
+        if key[0] in ("watchdeck_export_healthy", "watchdeck_export_state", "watchdeck_export_failure_streak",
+                      "watchdeck_export_last_completed_end_timestamp_seconds", "watchdeck_alerts_open"):
+            assert once[key] == number, key
+    # one poll: the list, the runs of the overdue export (a second look before calling it overdue), and the
+    # key's scopes (its own record, then the user's)
+    assert once[("watchdeck_poll_duration_seconds_count", frozenset())] == 1.0
+    assert once[("watchdeck_requests_total", frozenset({("outcome", "ok")}))] == 4.0
+    assert [r["path"] for r in sandbox.requests()][:4] == [
+        "/api/environments/1/batch_exports/", f"/api/environments/1/batch_exports/{world.overdue}/runs/",
+        "/api/personal_api_keys/@current/", "/api/users/@me/"]

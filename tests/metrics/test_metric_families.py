@@ -1,0 +1,35 @@
+"""The families themselves: names as the server sends them, escaped by the library; absent values stay absent."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from prometheus_client import generate_latest
+
+from tests.metrics.conftest import parse_samples, value
+from tui.api.models import BatchExport
+from tui.state.health import judge
+from tui.state.metric_families import STATES, ExportReading, PollMetrics, Reading
+
+NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
+HOSTILE = 'Events "to" S3\nwith a \\ and \x1b[31mcolour'
+
+
+def test_a_hostile_name_is_a_label_value_as_sent_and_unknown_values_are_absent() -> None:
+    export = BatchExport.model_validate({"id": "e1", "name": HOSTILE, "interval": "hour", "paused": False,
+                                         "created_at": "2025-06-01T11:00:00Z", "latest_runs": []})
+    verdict = judge(export, NOW)
+    metrics = PollMetrics()
+    metrics.show(Reading(exports=[ExportReading("1", "e1", HOSTILE, verdict)], alerts_open={"failing": 0}))
+    samples = parse_samples(generate_latest(metrics.registry).decode())
+    labels = {"project": "1", "export_id": "e1", "export": HOSTILE}
+    assert verdict.state.value == "no runs"
+    assert value(samples, "watchdeck_export_state", **labels, state="no_runs") == 1.0
+    assert sum(value(samples, "watchdeck_export_state", **labels, state=s) or 0 for s in STATES) == 1.0
+    assert value(samples, "watchdeck_export_healthy", **labels) == 1.0
+    assert value(samples, "watchdeck_export_failure_streak", **labels) == 0.0
+    assert value(samples, "watchdeck_export_lag_seconds", **labels) is None
+    assert value(samples, "watchdeck_export_last_completed_end_timestamp_seconds", **labels) is None
+    assert value(samples, "watchdeck_last_successful_poll_timestamp_seconds") is None
+    assert value(samples, "watchdeck_server_clock_skew_seconds") is None
+    assert STATES == ("ok", "running", "failing", "overdue", "paused", "ended", "no_runs", "unknown_status")
