@@ -27,6 +27,7 @@ from tui.config import Settings
 from tui.state.budget import effective_poll_seconds
 from tui.state.export_feed import AlertFeed, judge_exports
 from tui.state.exports import ExportsSnapshot, ExportsSource
+from tui.state.health import unmatched_targets_warning
 from tui.state.metric_families import ExportReading, PollMetrics, Reading
 from tui.state.poller import Poller
 from tui.state.server_time import ServerClock
@@ -87,8 +88,9 @@ class Exporter:
     """The poll loop: one :class:`Poller` over the watched projects, each answer turned into a :class:`Reading`."""
 
     def __init__(self, settings: Settings, metrics: PollMetrics, *, clock: Clock | None = None,
-                 cache: SharedCache | None = None) -> None:
+                 cache: SharedCache | None = None, err: TextIO | None = None) -> None:
         self.settings = settings
+        self.err = err or sys.stderr
         self.metrics = metrics
         self.server_clock = ServerClock(clock or SystemClock())
         self.cache = cache
@@ -112,10 +114,18 @@ class Exporter:
         outcome = await self.poller.run_once()
         self.metrics.poll_duration.observe(time.monotonic() - started)
         await self.shared.sync(self.poller.interval)
+        if outcome.ok and outcome.value is not None and self.last_success is None:
+            self._warn_unmatched(outcome.value)
         if outcome.ok:
             self.last_success = time.time() - self.poller.answer_age  # when the answer was fetched
             self._apply_budget()
         self.metrics.show(self.reading())
+
+    def _warn_unmatched(self, snapshot: ExportsSnapshot) -> None:
+        warning = unmatched_targets_warning(self.settings.freshness, (w.export for w in snapshot.exports))
+        if warning:
+            self.err.write(f"watchdeck: warning: {warning}\n")
+            self.err.flush()
 
     def _apply_budget(self) -> None:
         asked = self.settings.poll_seconds
@@ -126,7 +136,8 @@ class Exporter:
         snapshot = self.poller.last_good
         exports = snapshot.exports if snapshot is not None else []
         now = self.server_clock.now()
-        verdicts = judge_exports(exports, now, lag_intervals=self.settings.lag_alert_intervals)
+        verdicts = judge_exports(exports, now, lag_intervals=self.settings.lag_alert_intervals,
+                                 freshness=self.settings.freshness)
         if snapshot is not None:
             self.alerts.observe(exports, verdicts, now)
         return Reading(
@@ -170,7 +181,7 @@ async def _serve(settings: Settings, metrics: PollMetrics, err: TextIO) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    exporter = Exporter(settings, metrics, cache=_open_cache(settings, err))
+    exporter = Exporter(settings, metrics, cache=_open_cache(settings, err), err=err)
     try:
         poller = asyncio.create_task(exporter.run(stop))
         await stop.wait()

@@ -58,6 +58,8 @@ from tui.state.health import (
     incomplete_reason_of_run,
     judge,
     run_activity_time,
+    target_for,
+    unmatched_targets_warning,
 )
 from tui.state.server_time import ServerClock, describe_skew
 
@@ -194,7 +196,9 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
                         report.errors.append(f"project {project_id}: answer incomplete, {problem}")
                         continue
                     now = server.now()
-                    verdict = judge(export, now, lag_intervals=lag_intervals, grace_seconds=grace)
+                    target = target_for(export, settings.freshness)
+                    verdict = judge(export, now, lag_intervals=lag_intervals, grace_seconds=grace,
+                                    target_seconds=target)
                     if runs_listed and _needs_runs(verdict, export):
                         try:
                             page = await client.batch_exports.runs(export.id)
@@ -205,7 +209,7 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
                         else:
                             runs = [r for r in page.results if incomplete_reason_of_run(r) is None]
                             verdict = judge(export, server.now(), runs=runs, lag_intervals=lag_intervals,
-                                            grace_seconds=grace)
+                                            grace_seconds=grace, target_seconds=target)
                     report.exports.append(ExportStatus(project_id, export, verdict))
             except NetworkError as err:
                 report.errors.append(describe_connection_error(err, settings.base_url))
@@ -437,6 +441,9 @@ def run(settings: Settings, *, as_json: bool = False, export_ids: Sequence[str] 
         if skew:
             out.write(f"\n{skew}: ages and lags are measured on the server's clock\n")
         out.write(key_note(report))
+    unmatched = unmatched_targets_warning(settings.freshness, (s.export for s in report.exports))
+    if unmatched and not report.errors:
+        err.write(f"watchdeck: warning: {unmatched}\n")
     for message in report.errors:
         err.write(f"watchdeck: {mask_url_password(message)}\n")
     out.flush()

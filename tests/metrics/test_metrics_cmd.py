@@ -170,3 +170,26 @@ def test_status_format_openmetrics_prints_the_exporters_families_once(
     assert [r["path"] for r in sandbox.requests()][:4] == [
         "/api/environments/1/batch_exports/", f"/api/environments/1/batch_exports/{world.overdue}/runs/",
         "/api/personal_api_keys/@current/", "/api/users/@me/"]
+
+
+def test_freshness_targets_of_the_profile_judge_the_exporters_verdicts(
+        sandbox: SandboxHandle, start_exporter: Callable[..., Exporter]) -> None:
+    import os
+    from pathlib import Path
+
+    world = make_world(sandbox)
+    config_dir = Path(os.environ["WATCHDECK_CONFIG_DIR"])
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "config.toml").write_text(
+        f'[profiles.sb.freshness]\n"{world.names[world.healthy]}" = "1m"\n"{world.overdue}" = "1d"\n'
+        '"Evnets" = "2h"\n')
+    exporter = start_exporter(sandbox)
+    samples = exporter.scrape_when(polled, "a first successful poll")
+    assert state_of(samples, world, world.healthy) == ["overdue"]  # its data is older than a minute
+    assert state_of(samples, world, world.overdue) == ["ok"]  # five hours behind, inside a day
+    assert value(samples, "watchdeck_alerts_open", kind="lagging") == 1.0
+    exporter.scrape_when(lambda s: (value(s, "watchdeck_poll_duration_seconds_count") or 0) >= 2, "a second poll")
+    assert exporter.stop() == 0
+    assert exporter.stderr().splitlines()[1:] == [
+        "watchdeck: warning: freshness target for 'Evnets' names no watched export (by id or name): "
+        "check the profile's [freshness] table"]

@@ -32,6 +32,21 @@ PRESET_BASE_URLS: dict[str, str] = {
 }
 
 
+_DURATION_RE = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
+
+
+def parse_duration(text: str) -> float:
+    """``"2h"``, ``"30m"``, ``"1h30m"``, ``"1d"``, ``"90s"`` in seconds; ValueError for anything else (or 0)."""
+    found = _DURATION_RE.match(text.strip().lower()) if isinstance(text, str) else None
+    if not text.strip() or found is None:
+        raise ValueError(f"{text!r} is not a duration like \"2h\", \"30m\" or \"1h30m\"")
+    days, hours, minutes, seconds = (int(part or 0) for part in found.groups())
+    total = float(days * 86400 + hours * 3600 + minutes * 60 + seconds)
+    if total <= 0:
+        raise ValueError(f"{text!r}: a freshness target must be longer than 0")
+    return total
+
+
 class InsecureUrl(ConfigError):
     """A plain-http base URL on another machine: the key would cross the network readable."""
 
@@ -101,6 +116,8 @@ class Settings(BaseModel):
     # Off unless the command line turns it on: tests and the demo build Settings directly.
     cache: bool = False
     cache_url: str | None = None
+    # How fresh each export's data must be, in seconds, by export id or name ([profiles.NAME.freshness]).
+    freshness: dict[str, float] = Field(default_factory=dict)
 
     @property
     def project_id(self) -> str:
@@ -154,6 +171,21 @@ class Profile(BaseModel):
     allow_insecure_http: bool = False
     on_alert: list[str] | None = None
     cache_url: str | None = None
+    freshness: dict[str, str] | None = None  # export id or name -> a duration ("2h", "30m")
+
+    @field_validator("freshness")
+    @classmethod
+    def _freshness(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        for name, text in (value or {}).items():
+            try:
+                parse_duration(text)
+            except ValueError as err:
+                raise ValueError(f"freshness of {name!r}: {err}") from None
+        return value
+
+    @property
+    def freshness_seconds(self) -> dict[str, float]:
+        return {name: parse_duration(text) for name, text in (self.freshness or {}).items()}
 
     @field_validator("cache_url")
     @classmethod

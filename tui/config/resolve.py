@@ -157,6 +157,7 @@ def resolve_settings(
             on_alert=list(prof.on_alert or []),
             cache=not overrides.no_cache,
             cache_url=overrides.cache_url or prof.cache_url,
+            freshness=prof.freshness_seconds,
         )
     except ValidationError as err:
         first = err.errors()[0]

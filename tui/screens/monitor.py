@@ -38,7 +38,7 @@ from tui.screens.monitor_incident import INCIDENT_ACTIONS, IncidentKeys
 from tui.state.budget import effective_poll_seconds
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport
-from tui.state.health import incomplete_reason_of_run
+from tui.state.health import incomplete_reason_of_run, unmatched_targets_warning
 from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
 from tui.state.project_names import fetch_project_label
@@ -153,6 +153,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._runs_table_owner: str | None = None
         self._project_labels: dict[str, str] = {}
         self._project_labels_asked = False
+        self._freshness_checked = False
         self._runs_view = RunsView()
         self._run_pages: dict[str, RunPages] = {}
         self._detail: ExportDetailPane | None = None
@@ -222,7 +223,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
             age_of=lambda snapshot: snapshot.answer_age,
         )
         self.board = ExportBoard(lag_intervals=self.wd.settings.lag_alert_intervals,
-                                 monotonic=lambda: self.wd.monotonic())
+                                 freshness=self.wd.settings.freshness, monotonic=lambda: self.wd.monotonic())
         self.board.pause_listeners.append(self._paused_here)
 
     def now(self) -> datetime:
@@ -285,6 +286,11 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._announce_started_retries()
         if not self.frozen:
             self._render_exports(now)
+        if not self._freshness_checked:  # a target naming no export is said once, at the first poll
+            self._freshness_checked = True
+            warning = unmatched_targets_warning(self.wd.settings.freshness, (w.export for w in snapshot.exports))
+            if warning:
+                self.notify(clean(warning, limit=400), title="Settings", severity="warning", markup=False, timeout=20)
         if not self._project_labels_asked:  # after the first poll's frame: the exports come first
             self._project_labels_asked = True
             self.call_after_refresh(self._load_project_labels)

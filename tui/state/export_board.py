@@ -12,14 +12,21 @@ agree) and the row marks from the one alert model (:mod:`tui.state.alert_book`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from tui.api.models import BatchExportRun
 from tui.state.exports import ExportsSnapshot, MissingRoutes, WatchedExport, latest_run, runs_oldest_first
-from tui.state.health import DEFAULT_GRACE_SECONDS, DEFAULT_LAG_INTERVALS, Verdict, judge, runs_newest_first
+from tui.state.health import (
+    DEFAULT_GRACE_SECONDS,
+    DEFAULT_LAG_INTERVALS,
+    Verdict,
+    judge,
+    runs_newest_first,
+    target_for,
+)
 
 RUNS_KEPT = 100
 
@@ -73,10 +80,11 @@ class ExportBoard:
     """The monitor's state. Every method is plain Python: tests drive it without an app."""
 
     def __init__(self, *, lag_intervals: float = DEFAULT_LAG_INTERVALS,
-                 grace_seconds: float = DEFAULT_GRACE_SECONDS,
+                 grace_seconds: float = DEFAULT_GRACE_SECONDS, freshness: Mapping[str, float] | None = None,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.lag_intervals = lag_intervals
         self.grace_seconds = grace_seconds
+        self.freshness = dict(freshness or {})  # export id or name -> freshness target, seconds
         self.snapshot: ExportsSnapshot | None = None
         self.filter = ""
         self.key_filter: tuple[tuple[str, ...], str] | None = None  # a failure group's exports, and its name
@@ -97,7 +105,8 @@ class ExportBoard:
 
     def judge(self, watched: WatchedExport, now: datetime) -> Verdict:
         """The one verdict, with this board's allowance (the same :func:`tui.state.health.judge` as ``status``)."""
-        return judge(watched.export, now, lag_intervals=self.lag_intervals, grace_seconds=self.grace_seconds)
+        return judge(watched.export, now, lag_intervals=self.lag_intervals, grace_seconds=self.grace_seconds,
+                     target_seconds=target_for(watched.export, self.freshness))
 
     @property
     def failing_count(self) -> int:

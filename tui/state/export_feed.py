@@ -8,12 +8,12 @@ anything: it calls the models and counts what they say.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from tui.state.alert_book import AlertBook, AlertKind
 from tui.state.exports import WatchedExport
-from tui.state.health import DEFAULT_GRACE_SECONDS, DEFAULT_LAG_INTERVALS, Verdict, judge
+from tui.state.health import DEFAULT_GRACE_SECONDS, DEFAULT_LAG_INTERVALS, Verdict, judge, target_for
 from tui.state.incident import IncidentDesk
 
 ALERT_KINDS: tuple[str, ...] = tuple(str(kind) for kind in AlertKind)
@@ -21,9 +21,11 @@ ALERT_KINDS: tuple[str, ...] = tuple(str(kind) for kind in AlertKind)
 
 def judge_exports(exports: Sequence[WatchedExport], now: datetime, *,
                   lag_intervals: float = DEFAULT_LAG_INTERVALS,
-                  grace_seconds: float = DEFAULT_GRACE_SECONDS) -> dict[str, Verdict]:
-    """Each export's verdict at ``now`` (server time), by row key."""
-    return {w.key: judge(w.export, now, lag_intervals=lag_intervals, grace_seconds=grace_seconds)
+                  grace_seconds: float = DEFAULT_GRACE_SECONDS,
+                  freshness: Mapping[str, float] | None = None) -> dict[str, Verdict]:
+    """Each export's verdict at ``now`` (server time), by row key; ``freshness``: the profile's targets."""
+    return {w.key: judge(w.export, now, lag_intervals=lag_intervals, grace_seconds=grace_seconds,
+                         target_seconds=target_for(w.export, freshness))
             for w in exports}
 
 

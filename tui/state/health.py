@@ -25,9 +25,11 @@ Which state wins when several hold (first match):
    failed (the service also pauses exports that keep failing);
 2. ``failing``: the latest run is in the failed group (an ended export included);
 3. ``ended`` (its ``end_at`` has passed): never overdue;
-4. ``overdue``: no Completed data for longer than ``lag_intervals`` intervals
-   plus ``grace`` (an export without Completed data counts from its
-   ``start_at``, else its creation; one that has not started is never overdue);
+4. ``overdue``: no Completed data for longer than its freshness target where the
+   profile sets one (``[profiles.NAME.freshness]``, by export id or name), else
+   ``lag_intervals`` intervals plus ``grace`` (an export without Completed data
+   counts from its ``start_at``, else its creation; one that has not started is
+   never overdue);
 5. ``no runs``; 6. ``running``; 7. ``unknown status`` (a status this version
    does not know); 8. ``ok``.
 
@@ -37,7 +39,7 @@ go negative, whatever this machine's clock says.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -86,6 +88,7 @@ class Verdict:
     allowed_lag_seconds: float | None  # None when the interval is unknown
     last_completed_end: datetime | None
     next_due: datetime | None  # None when paused, ended or the interval is unknown
+    rule: str = ""  # which overdue rule applied, in words: "freshness target 2h", "2 intervals + 10m grace"
 
     @property
     def unhealthy(self) -> bool:
@@ -212,6 +215,46 @@ def due_at(anchor: datetime | None, step: int | None, paused: bool, end_at: date
 # --------------------------------------------------------------------------- words
 
 
+def target_words(seconds: float) -> str:
+    """A freshness target as it is written: ``2h``, ``30m``, ``1h30m``, ``1d``, ``1m30s``."""
+    left = int(max(0.0, seconds))
+    parts = []
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        if left >= size:
+            parts.append(f"{left // size}{unit}")
+            left %= size
+    return "".join(parts) or "0s"
+
+
+def target_for(export: BatchExport, targets: Mapping[str, float] | None) -> float | None:
+    """The export's freshness target in seconds (named by id, else by name), or None."""
+    if not targets:
+        return None
+    found = targets.get(export.id)
+    return found if found is not None else targets.get(export.name)
+
+
+def unmatched_targets_warning(targets: Mapping[str, float] | None, exports: Iterable[BatchExport]) -> str | None:
+    """One line naming the freshness targets that name no watched export (by id or name), or None: a typo the
+    operator should hear of once, at the first poll."""
+    named = {key for export in exports for key in (export.id, export.name)}
+    unmatched = [key for key in (targets or {}) if key not in named]
+    if not unmatched:
+        return None
+    listed = ", ".join(repr(key) for key in unmatched)
+    several = len(unmatched) > 1
+    return (f"freshness target{'s' if several else ''} for {listed} name{'' if several else 's'} no watched export "
+            "(by id or name): check the profile's [freshness] table")
+
+
+def _rule_words(target: float | None, lag_intervals: float, grace_seconds: float, step: int | None) -> str:
+    if target is not None:
+        return f"freshness target {target_words(target)}"
+    if not step:
+        return "interval unknown: no overdue rule"
+    return f"{lag_intervals:g} intervals + {span(grace_seconds)} grace ({span(lag_intervals * step + grace_seconds)})"
+
+
 def _status_words(run: BatchExportRun) -> str:
     return f"latest run {run.status or 'without a status'}"
 
@@ -226,11 +269,13 @@ def judge(
     runs: Iterable[BatchExportRun] | None = None,
     lag_intervals: float = DEFAULT_LAG_INTERVALS,
     grace_seconds: float = DEFAULT_GRACE_SECONDS,
+    target_seconds: float | None = None,
 ) -> Verdict:
     """The health of ``export`` at ``now`` (server time).
 
     ``runs`` adds runs from elsewhere (the runs list) to the export's own
-    ``latest_runs``; duplicates by id are merged.
+    ``latest_runs``; duplicates by id are merged. ``target_seconds`` (the
+    export's freshness target, :func:`target_for`) replaces intervals plus grace.
     """
     all_runs = runs_newest_first([*export.latest_runs, *(runs or ())])
     latest = all_runs[0] if all_runs else None
@@ -238,14 +283,19 @@ def judge(
     done_end = last_completed_end(all_runs)
     lag = age_seconds(done_end, now) if done_end is not None else None
     step = export.interval_seconds
-    allowed = lag_intervals * step + grace_seconds if step else None
+    if target_seconds is not None:
+        allowed: float | None = target_seconds
+    else:
+        allowed = lag_intervals * step + grace_seconds if step else None
+    limit = f"target {target_words(target_seconds)}" if target_seconds is not None else f"allowed {span(allowed or 0)}"
     ended = export.end_at is not None and export.end_at <= now
     not_started = export.start_at is not None and export.start_at > now
     next_due = due_at(due_anchor(all_runs, step), step, export.paused, export.end_at, now)
 
     def verdict(state: HealthState, reason: str) -> Verdict:
         return Verdict(state=state, reason=reason, judged_at=now, latest_run=latest, failure_streak=streak,
-                       lag_seconds=lag, allowed_lag_seconds=allowed, last_completed_end=done_end, next_due=next_due)
+                       lag_seconds=lag, allowed_lag_seconds=allowed, last_completed_end=done_end, next_due=next_due,
+                       rule=_rule_words(target_seconds, lag_intervals, grace_seconds, step))
 
     in_a_row = f", {streak} failed runs in a row" if streak > 1 else ""
     if export.paused:
@@ -266,9 +316,9 @@ def judge(
         if reference is not None and age_seconds(reference, now) > allowed:
             behind = span(age_seconds(reference, now))
             if done_end is not None:
-                reason = f"no completed data for {behind}, allowed {span(allowed)}"
+                reason = f"no completed data for {behind}, {limit}"
             else:
-                reason = f"no completed run {behind} after it started, allowed {span(allowed)}"
+                reason = f"no completed run {behind} after it started, {limit}"
             if latest is not None and latest.status in RUNNING_GROUP:
                 reason += " (a run is in progress)"
             return verdict(HealthState.OVERDUE, reason)

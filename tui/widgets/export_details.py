@@ -57,6 +57,7 @@ def export_details_text(watched: WatchedExport, verdict: Verdict) -> Text:
     row("Health", plain(f"{verdict.state.value}: {verdict.reason}"))
     lag = verdict.lag_seconds
     row("Lag", "—" if lag is None else f"{lag:.0f} s behind")
+    row("Overdue rule", verdict.rule or "—")
     due = verdict.next_due
     row("Next run due", "—" if due is None else _when(due, now))
     text.append("\nDestination ", style="bold")
