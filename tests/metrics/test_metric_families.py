@@ -33,3 +33,24 @@ def test_a_hostile_name_is_a_label_value_as_sent_and_unknown_values_are_absent()
     assert value(samples, "watchdeck_last_successful_poll_timestamp_seconds") is None
     assert value(samples, "watchdeck_server_clock_skew_seconds") is None
     assert STATES == ("ok", "running", "failing", "overdue", "paused", "ended", "no_runs", "unknown_status")
+
+
+def test_the_readme_names_every_family_the_exporter_serves() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    readme = root / "README.md"
+    section = readme.read_text().split("## Prometheus and Grafana", 1)[1].split("\n## ", 1)[0]
+    metrics = PollMetrics()
+    metrics.show(Reading(exports=[ExportReading("1", "e1", "x", judge(BatchExport.model_validate(
+        {"id": "e1", "name": "x", "interval": "hour", "paused": False, "created_at": "2025-06-01T11:00:00Z",
+         "latest_runs": [{"id": "r", "status": "Completed", "data_interval_end": "2025-06-01T11:00:00Z"}]}), NOW))],
+        alerts_open={"failing": 0}, last_success_timestamp=1.0, clock_skew_seconds=0.0))
+    served = {family.name for family in metrics.registry.collect()}
+    assert len(served) == 10
+    for name in served:
+        shown = f"{name}_total" if name == "watchdeck_requests" else name
+        assert f"`{shown}`" in section, shown
+    rules = (root / "examples" / "prometheus" / "watchdeck-rules.yml").read_text()
+    for alert in ("WatchdeckExportFailing", "WatchdeckExportOverdue", "WatchdeckPollsFailing", "WatchdeckNeverPolled"):
+        assert f"alert: {alert}" in section and f"alert: {alert}" in rules
