@@ -199,15 +199,15 @@ def run(settings: Settings, listen: Listen, *, stderr: TextIO | None = None) -> 
     from prometheus_client import start_http_server
 
     err = stderr or sys.stderr
-    warning = exposure_warning(listen)
-    if warning:
-        err.write(f"watchdeck: warning: {warning}\n")
     metrics = PollMetrics()
     try:
         httpd, thread = start_http_server(listen.port, listen.host, registry=metrics.registry)
     except OSError as error:
         err.write(f"watchdeck: cannot listen on {listen.host}:{listen.port}: {error.strerror or error}\n")
         return EXIT_ERROR
+    warning = exposure_warning(Listen(listen.host, httpd.server_port))
+    if warning:
+        err.write(f"watchdeck: warning: {warning}\n")
     err.write(f"watchdeck: serving {listen.url(httpd.server_port)}\n")
     err.flush()
     try:

@@ -64,10 +64,10 @@ def watchdeck_env(handle: SandboxHandle, key: str | None = None) -> dict[str, st
 class Exporter:
     """A running ``watchdeck metrics`` on a free loopback port."""
 
-    def __init__(self, env: dict[str, str], args: list[str], log: Path) -> None:
+    def __init__(self, env: dict[str, str], args: list[str], log: Path, listen: str = "127.0.0.1:0") -> None:
         self.log = log
         self._err = log.open("w")
-        self.process = subprocess.Popen([sys.executable, "-m", "tui", "metrics", "--listen", "127.0.0.1:0", *args],
+        self.process = subprocess.Popen([sys.executable, "-m", "tui", "metrics", "--listen", listen, *args],
                                         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=self._err)
         wait_for(lambda: self.url is not None or self.process.poll() is not None, "the exporter to listen")
         assert self.url is not None, self.stderr()
@@ -75,8 +75,8 @@ class Exporter:
 
     @property
     def url(self) -> str | None:
-        found = re.search(r"serving (http://\S+/metrics)", self.log.read_text())
-        return found.group(1) if found else None
+        found = re.search(r"serving http://(\S+):(\d+)/metrics", self.log.read_text())
+        return f"http://127.0.0.1:{found.group(2)}/metrics" if found else None  # scraped over loopback
 
     def stderr(self) -> str:
         return self.log.read_text()
@@ -118,9 +118,10 @@ class Exporter:
 def start_exporter(tmp_path: Path) -> Iterator[Callable[..., Exporter]]:
     started: list[Exporter] = []
 
-    def start(handle: SandboxHandle, *args: str, key: str | None = None) -> Exporter:
-        exporter = Exporter(watchdeck_env(handle, key), ["--no-cache", "--poll", "2", *args],
-                            tmp_path / f"exporter-{len(started)}.log")
+    def start(handle: SandboxHandle, *args: str, key: str | None = None, cache: bool = False,
+              listen: str = "127.0.0.1:0") -> Exporter:
+        exporter = Exporter(watchdeck_env(handle, key), [*([] if cache else ["--no-cache"]), "--poll", "2", *args],
+                            tmp_path / f"exporter-{len(started)}.log", listen)
         started.append(exporter)
         return exporter
 

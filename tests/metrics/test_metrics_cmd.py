@@ -193,3 +193,25 @@ def test_freshness_targets_of_the_profile_judge_the_exporters_verdicts(
     assert exporter.stderr().splitlines()[1:] == [
         "watchdeck: warning: freshness target for 'Evnets' names no watched export (by id or name): "
         "check the profile's [freshness] table"]
+
+
+def test_two_exporters_share_answers_through_the_cache_and_another_address_warns(
+        sandbox: SandboxHandle, start_exporter: Callable[..., Exporter]) -> None:
+    """The dashboards' shared answer cache (on by default): the answer one exporter fetched serves the other's
+    first poll, so the server is asked once for both (a minute's interval: no second poll meanwhile)."""
+    make_world(sandbox)
+    first = start_exporter(sandbox, "--poll", "60", cache=True)
+    first.scrape_when(polled, "the first exporter's first poll")
+    second = start_exporter(sandbox, "--poll", "60", cache=True, listen="0.0.0.0:0")
+    port = (second.url or "").rsplit(":", 1)[1].split("/")[0]
+    assert second.stderr().splitlines()[0] == (
+        f"watchdeck: warning: serving metrics on 0.0.0.0, not loopback: anyone who can reach port {port} reads "
+        "every watched export's name and health, without authentication (the API key is never served). "
+        "Use 127.0.0.1 with a local Prometheus, or a firewall or an authenticating proxy.")
+    shared = second.scrape_when(polled, "the second exporter's first poll")
+    mine = first.scrape()
+    assert value(mine, "watchdeck_requests_total", outcome="ok") == 1.0
+    assert value(shared, "watchdeck_requests_total", outcome="ok") == 0.0
+    assert value(shared, "watchdeck_requests_total", outcome="cached") == 1.0
+    assert [r["path"] for r in sandbox.requests()] == ["/api/environments/1/batch_exports/"]
+    assert first.stop() == 0 and second.stop() == 0
