@@ -9,9 +9,10 @@ message comes from the client's errors, which hold none.
 
 The verdict is :func:`tui.state.health.judge`'s, the same as the monitor's, on
 the server's time (the ``Date`` header of its answers): "overdue" means no
-Completed data for ``lag_alert_intervals`` (default 2) intervals plus a grace
-period. Paused exports, exports that have not started yet, and exports past
-their ``end_at`` are never overdue. Where the server has no runs list (404/405),
+Completed data for the export's freshness target where the profile sets one,
+else for ``lag_alert_intervals`` (default 2) intervals plus a grace period.
+Paused exports, exports that have not started yet, and exports past their
+``end_at`` are never overdue. Where the server has no runs list (404/405),
 the runs in the export's own ``latest_runs`` are judged.
 """
 

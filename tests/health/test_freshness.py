@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -16,13 +17,13 @@ from textual.widgets import Static
 from tests.monitor.conftest import make_app, select_export
 from tests.pilot import settle
 from tui.api.models import BatchExport
-from tui.clock import FrozenClock
+from tui.clock import FrozenClock, ScaledClock
 from tui.config import ConfigError
 from tui.config.file import load_config
 from tui.config.models import parse_duration
 from tui.palette import Tone
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
-from tui.state.health import HealthState, judge, target_for, unmatched_targets_warning
+from tui.state.health import HealthState, judge, target_for, target_words, unmatched_targets_warning
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 FROZEN_AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -70,6 +71,8 @@ def test_a_target_is_found_by_id_before_name_and_one_naming_nothing_is_one_warni
 def test_durations_and_the_profile_table(tmp_path: Path) -> None:
     assert [parse_duration(t) for t in ("2h", "30m", "1h30m", "1d", "90s", " 2H ")] == [
         7200, 1800, 5400, 86400, 90, 7200]
+    assert [target_words(parse_duration(t)) for t in ("2h", "30m", "1h30m", "1d", "90s", "1d2h3m4s")] == [
+        "2h", "30m", "1h30m", "1d", "1m30s", "1d2h3m4s"]
     for bad in ("", "2", "2 hours", "0m", "-1h", "h"):
         with pytest.raises(ValueError):
             parse_duration(bad)
@@ -123,8 +126,6 @@ async def test_the_monitor_judges_by_the_target_and_the_details_pane_names_the_r
 
 
 def test_status_reads_the_profiles_targets(tmp_path: Path) -> None:
-    from tui.clock import ScaledClock
-
     clock = ScaledClock(datetime.now(UTC), speed=1.0)
     with start_sandbox(SandboxOptions(seed=7, simulate=False, clock=clock)) as handle:
         config_dir = Path(os.environ["WATCHDECK_CONFIG_DIR"])
@@ -136,8 +137,6 @@ def test_status_reads_the_profiles_targets(tmp_path: Path) -> None:
             "WATCHDECK_API_KEY": handle.api_key, "NO_COLOR": "1"}
         done = subprocess.run([sys.executable, "-m", "tui", "status", "--profile", "sb", "--json"], cwd=ROOT,
                               env=env, capture_output=True, text=True, timeout=60)
-    import json
-
     data = json.loads(done.stdout)
     rows = {e["name"]: e for e in data["exports"]}
     row = rows["Databricks lakehouse events"]

@@ -6,6 +6,7 @@ the runs stay as the test set them and the server's time is this machine's.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -153,8 +154,6 @@ def _exports(handle: SandboxHandle) -> list[dict[str, object]]:
     with handle.state.db.transaction() as c:
         rows = c.execute("SELECT id, paused, interval, end_at, data FROM exports WHERE project_id = 1 "
                          "AND deleted = 0 ORDER BY created_at").fetchall()
-    import json
-
     return [{"id": r[0], "paused": bool(r[1]), "interval": r[2], "end_at": r[3], "name": json.loads(r[4])["name"]}
             for r in rows]
 

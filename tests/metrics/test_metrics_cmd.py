@@ -6,18 +6,20 @@ dashboard's alert book's, where an export already failing or overdue at the firs
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
-from tests.metrics.conftest import Exporter, Samples, World, make_world, value
+from tests.metrics.conftest import ROOT, Exporter, Samples, World, make_world, value, watchdeck_env
 from tui.metrics_cmd import Listen, exposure_warning, parse_listen
 from tui.sandbox.runner import SandboxHandle
 from tui.state.metric_families import STATES
-
-EXPORT_FAMILIES = ("watchdeck_export_healthy", "watchdeck_export_state", "watchdeck_export_lag_seconds",
-                   "watchdeck_export_failure_streak", "watchdeck_export_last_completed_end_timestamp_seconds")
 
 
 def export_labels(world: World, export_id: str) -> dict[str, str]:
@@ -131,8 +133,6 @@ def test_listen_is_loopback_by_default_and_another_address_names_the_risk() -> N
 
 
 def openmetrics_samples(text: str) -> Samples:
-    from prometheus_client.openmetrics.parser import text_string_to_metric_families
-
     samples: Samples = {}
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
@@ -142,11 +142,6 @@ def openmetrics_samples(text: str) -> Samples:
 
 def test_status_format_openmetrics_prints_the_exporters_families_once(
         sandbox: SandboxHandle, start_exporter: Callable[..., Exporter]) -> None:
-    import subprocess
-    import sys
-
-    from tests.metrics.conftest import ROOT, watchdeck_env
-
     world = make_world(sandbox)
     done = subprocess.run([sys.executable, "-m", "tui", "status", "--format", "openmetrics"], cwd=ROOT,
                           env=watchdeck_env(sandbox), capture_output=True, text=True, timeout=60)
@@ -174,9 +169,6 @@ def test_status_format_openmetrics_prints_the_exporters_families_once(
 
 def test_freshness_targets_of_the_profile_judge_the_exporters_verdicts(
         sandbox: SandboxHandle, start_exporter: Callable[..., Exporter]) -> None:
-    import os
-    from pathlib import Path
-
     world = make_world(sandbox)
     config_dir = Path(os.environ["WATCHDECK_CONFIG_DIR"])
     config_dir.mkdir(parents=True, exist_ok=True)

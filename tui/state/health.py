@@ -85,7 +85,7 @@ class Verdict:
     latest_run: BatchExportRun | None
     failure_streak: int
     lag_seconds: float | None  # since the end of the newest Completed interval; never negative
-    allowed_lag_seconds: float | None  # None when the interval is unknown
+    allowed_lag_seconds: float | None  # the freshness target, else intervals plus grace; None without either
     last_completed_end: datetime | None
     next_due: datetime | None  # None when paused, ended or the interval is unknown
     rule: str = ""  # which overdue rule applied, in words: "freshness target 2h", "2 intervals + 10m grace"
