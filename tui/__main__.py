@@ -174,7 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "and the polls' own figures on /metrics for Prometheus. Stops on SIGTERM or ctrl+c.")
     metrics.add_argument("--listen", metavar="HOST:PORT", type=_listen, default=None,
                          help="address to serve (default 127.0.0.1:9185: loopback only; anything else warns)")
-    _add_connection_flags(metrics, in_subcommand=True)
+    _add_connection_flags(metrics, in_subcommand=True, dashboard=False)
+    metrics.add_argument("--poll", metavar="SECONDS", type=_poll_seconds, default=argparse.SUPPRESS,
+                         help=f"poll interval (default {DEFAULT_POLL_SECONDS:g} s, at least {MIN_POLL_SECONDS:g} s)")
     surveys = sub.add_parser("surveys", help="a survey as a file: get it, edit it, apply it (keep it in git)",
                              description="Surveys as files, for keeping them in a repository.")
     survey_sub = surveys.add_subparsers(dest="survey_command", metavar="ACTION", required=True)

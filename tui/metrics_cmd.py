@@ -64,14 +64,14 @@ def parse_listen(text: str) -> Listen:
     """``HOST:PORT`` (``[::1]:9185`` for IPv6); port 0 takes a free one. Raises ValueError with the reason."""
     host, sep, port_text = text.strip().rpartition(":")
     if not sep or not host:
-        raise ValueError(f"--listen wants HOST:PORT, e.g. {DEFAULT_LISTEN}, not {text!r}")
+        raise ValueError(f"HOST:PORT expected, e.g. {DEFAULT_LISTEN}, not {text!r}")
     host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
     try:
         port = int(port_text)
     except ValueError:
-        raise ValueError(f"--listen: {port_text!r} is not a port number") from None
+        raise ValueError(f"{port_text!r} is not a port number") from None
     if not 0 <= port <= 65535:
-        raise ValueError(f"--listen: port {port} is out of range")
+        raise ValueError(f"port {port} is out of range")
     return Listen(host, port)
 
 

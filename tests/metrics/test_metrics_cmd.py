@@ -103,7 +103,6 @@ def test_a_failed_poll_keeps_the_last_good_verdicts_and_counts_the_errors(
 
 def test_an_unreachable_server_serves_no_exports_and_the_network_errors(
         sandbox: SandboxHandle, start_exporter: Callable[..., Exporter]) -> None:
-    url = sandbox.base_url
     sandbox.stop()
     exporter = start_exporter(sandbox)
     samples = exporter.scrape_when(lambda s: (value(s, "watchdeck_requests_total", outcome="network_error") or 0) > 0,
@@ -112,7 +111,6 @@ def test_an_unreachable_server_serves_no_exports_and_the_network_errors(
     assert not [k for k in samples if k[0].startswith("watchdeck_export_")]
     assert value(samples, "watchdeck_server_clock_skew_seconds") is None
     assert value(samples, "watchdeck_alerts_open", kind="failing") == 0.0
-    assert url.startswith("http://127.0.0.1:")
     assert exporter.stop() == 0
 
 
