@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from prometheus_client import generate_latest
 
 from tests.metrics.conftest import parse_samples, value
 from tui.api.models import BatchExport
+from tui.state.export_feed import HISTORY_KEPT, AlertFeed
+from tui.state.exports import WatchedExport
 from tui.state.health import judge
 from tui.state.metric_families import STATES, ExportReading, PollMetrics, Reading
 
@@ -36,8 +39,6 @@ def test_a_hostile_name_is_a_label_value_as_sent_and_unknown_values_are_absent()
 
 
 def test_the_readme_names_every_family_the_exporter_serves() -> None:
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[2]
     readme = root / "README.md"
     section = readme.read_text().split("## Prometheus and Grafana", 1)[1].split("\n## ", 1)[0]
@@ -54,3 +55,19 @@ def test_the_readme_names_every_family_the_exporter_serves() -> None:
     rules = (root / "examples" / "prometheus" / "watchdeck-rules.yml").read_text()
     for alert in ("WatchdeckExportFailing", "WatchdeckExportOverdue", "WatchdeckPollsFailing", "WatchdeckNeverPolled"):
         assert f"alert: {alert}" in section and f"alert: {alert}" in rules
+
+
+def test_the_alert_feed_counts_open_alerts_by_kind_and_keeps_a_bounded_history() -> None:
+    def export(status: str) -> WatchedExport:
+        return WatchedExport("1", BatchExport.model_validate({
+            "id": "e1", "name": "x", "interval": "hour", "paused": False, "created_at": "2025-06-01T11:00:00Z",
+            "latest_runs": [{"id": f"r-{status}", "status": status, "data_interval_end": "2025-06-01T11:00:00Z",
+                             "created_at": "2025-06-01T11:00:00Z"}]}))
+
+    feed = AlertFeed()
+    for n in range(2 * HISTORY_KEPT + 5):  # failing, then fixed: an alert opened and resolved each time
+        now = NOW + timedelta(minutes=n)
+        watched = export("Failed" if n % 2 == 0 else "Completed")
+        feed.observe([watched], {watched.key: judge(watched.export, now)}, now)
+    assert feed.open_by_kind() == {"failing": 1, "lagging": 0, "auto-paused": 0, "stopped": 0}
+    assert len(feed.desk.book.history) == HISTORY_KEPT
