@@ -9,7 +9,7 @@ from prometheus_client import generate_latest
 
 from tests.metrics.conftest import parse_samples, value
 from tui.api.models import BatchExport
-from tui.state.export_feed import HISTORY_KEPT, AlertFeed
+from tui.state.export_feed import AlertFeed
 from tui.state.exports import WatchedExport
 from tui.state.health import judge
 from tui.state.metric_families import STATES, ExportReading, PollMetrics, Reading
@@ -57,7 +57,7 @@ def test_the_readme_names_every_family_the_exporter_serves() -> None:
         assert f"alert: {alert}" in section and f"alert: {alert}" in rules
 
 
-def test_the_alert_feed_counts_open_alerts_by_kind_and_keeps_a_bounded_history() -> None:
+def test_the_alert_feed_counts_open_episodes_by_their_current_kind() -> None:
     def export(status: str) -> WatchedExport:
         return WatchedExport("1", BatchExport.model_validate({
             "id": "e1", "name": "x", "interval": "hour", "paused": False, "created_at": "2025-06-01T11:00:00Z",
@@ -65,9 +65,9 @@ def test_the_alert_feed_counts_open_alerts_by_kind_and_keeps_a_bounded_history()
                              "created_at": "2025-06-01T11:00:00Z"}]}))
 
     feed = AlertFeed()
-    for n in range(2 * HISTORY_KEPT + 5):  # failing, then fixed: an alert opened and resolved each time
+    for n in range(5):  # failing, then fixed by a completed run: an episode opened and ended each time
         now = NOW + timedelta(minutes=n)
         watched = export("Failed" if n % 2 == 0 else "Completed")
         feed.observe([watched], {watched.key: judge(watched.export, now)}, now)
-    assert feed.open_by_kind() == {"failing": 1, "lagging": 0, "auto-paused": 0, "stopped": 0}
-    assert len(feed.desk.book.history) == HISTORY_KEPT
+    assert feed.open_by_kind() == {"failing": 1, "overdue": 0, "auto-paused": 0}
+    assert len(feed.desk.book.history) == 2

@@ -60,9 +60,8 @@ def test_families_and_values_of_a_failing_an_overdue_a_paused_and_a_healthy_expo
     unhealthy = {k for k, v in samples.items() if k[0] == "watchdeck_export_healthy" and v == 0.0}
     assert {dict(labels)["export_id"] for _, labels in unhealthy} == {world.failing, world.overdue}
     assert value(samples, "watchdeck_alerts_open", kind="failing") == 1.0
-    assert value(samples, "watchdeck_alerts_open", kind="lagging") == 1.0
+    assert value(samples, "watchdeck_alerts_open", kind="overdue") == 1.0
     assert value(samples, "watchdeck_alerts_open", kind="auto-paused") == 0.0
-    assert value(samples, "watchdeck_alerts_open", kind="stopped") == 0.0
     # one list request per poll of one project, each answered: as many as polls
     polls = value(samples, "watchdeck_poll_duration_seconds_count")
     assert polls is not None and polls >= 1
@@ -177,7 +176,7 @@ def test_freshness_targets_of_the_profile_judge_the_exporters_verdicts(
     samples = exporter.scrape_when(polled, "a first successful poll")
     assert state_of(samples, world, world.healthy) == ["overdue"]  # its data is older than a minute
     assert state_of(samples, world, world.overdue) == ["ok"]  # five hours behind, inside a day
-    assert value(samples, "watchdeck_alerts_open", kind="lagging") == 1.0
+    assert value(samples, "watchdeck_alerts_open", kind="overdue") == 1.0
     exporter.scrape_when(lambda s: (value(s, "watchdeck_poll_duration_seconds_count") or 0) >= 2, "a second poll")
     assert exporter.stop() == 0
     assert exporter.stderr().splitlines()[1:] == [

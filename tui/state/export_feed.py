@@ -17,8 +17,6 @@ from tui.state.health import DEFAULT_GRACE_SECONDS, DEFAULT_LAG_INTERVALS, Verdi
 from tui.state.incident import IncidentDesk
 
 ALERT_KINDS: tuple[str, ...] = tuple(str(kind) for kind in AlertKind)
-#: Resolved alerts the exporter keeps (it shows none; the book keeps a session's history for the alerts pane).
-HISTORY_KEPT = 100
 
 
 def judge_exports(exports: Sequence[WatchedExport], now: datetime, *,
@@ -39,7 +37,6 @@ class AlertFeed:
 
     def observe(self, exports: Sequence[WatchedExport], verdicts: dict[str, Verdict], now: datetime) -> None:
         self.desk.observe(exports, verdicts, now)
-        del self.desk.book.history[HISTORY_KEPT:]  # a process that runs for months: bounded
 
     def open_by_kind(self) -> dict[str, int]:
         counts = dict.fromkeys(ALERT_KINDS, 0)
