@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 # Five pytest workers on two cores: Pilot tests spend about half their time waiting (timers, the sandbox, pauses),
 # so two workers would leave the cores idle; one worker spends the wall-screen window waiting on real dashboards
 # (tests/conftest.py hands out the long tests first).
@@ -11,29 +12,34 @@ TEST_WORKERS ?= 5
 
 .PHONY: demo test bench lint screenshots clean
 
+# `make demo` installs what the dashboard and its sandbox need; `make test` (and lint, bench, screenshots) adds the
+# dev tools to the same venv. An editable install is not byte-compiled (pip compiles what it copies): start-up would
+# pay ~30 ms to compile tui/ wherever PYTHONDONTWRITEBYTECODE is set, hence compileall.
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	# An editable install is not byte-compiled (pip compiles what it copies): start-up would pay ~30 ms
-	# to compile tui/ wherever PYTHONDONTWRITEBYTECODE is set.
-	$(BIN)/python -m compileall -q tui
-	touch $(STAMP)
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --upgrade pip
+	@$(BIN)/python -m pip install --quiet -e .
+	@$(BIN)/python -m compileall -q tui
+	@touch $(STAMP)
+
+$(DEV_STAMP): $(STAMP)
+	@$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(DEV_STAMP)
 
 demo: $(STAMP)
 	$(BIN)/watchdeck --demo
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check tui tests
 	$(BIN)/mypy tui
 
 test: lint
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q -s tests/benchmarks -p no:cacheprovider --override-ini addopts=
 
-screenshots: $(STAMP)
+screenshots: $(DEV_STAMP)
 	$(BIN)/python -m tui.tools.screenshots screenshots
 
 clean:

@@ -31,6 +31,7 @@ from tui.web import DEFAULT_WEB_PORT
 
 if TYPE_CHECKING:
     from tui.clock import Clock
+    from tui.demo import DemoServer
     from tui.metrics_cmd import Listen
 
 EXIT_USAGE = 2
@@ -150,7 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--web-host", default="127.0.0.1", metavar="HOST",
                      help="address to bind (default 127.0.0.1: loopback only; anything else warns)")
     web.add_argument("--web-actions", action="store_true",
-                     help="let the browser pause, resume and backfill (web mode is read-only without it)")
+                     help="let the browser use every key that changes anything, as in the terminal "
+                          "(web mode is read-only without it)")
     _add_connection_flags(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     status = sub.add_parser(
@@ -165,6 +167,8 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--format", choices=("table", "json", "openmetrics"), default=None, dest="output",
                         help="table (default), json, or openmetrics: the families of `watchdeck metrics`, once "
                              "(for node_exporter's textfile collector)")
+    status.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
+                        help="ask a fresh demo sandbox (the one `watchdeck --demo` starts)")
     status.add_argument("--grace", metavar="SECONDS", type=_grace_seconds, default=None,
                         help="extra time before an export counts as overdue (default 600 s)")
     _add_connection_flags(status, in_subcommand=True, dashboard=False)
@@ -191,6 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     apply.add_argument("path", metavar="FILE", type=Path, help="a .json, .yaml or .yml file")
     apply.add_argument("--dry-run", action="store_true", help="print the diff and stop: nothing is sent")
     _add_connection_flags(apply, in_subcommand=True, dashboard=False)
+    listing = survey_sub.add_parser("list", help="print every survey's id, name, type and status, one a line")
+    _add_connection_flags(listing, in_subcommand=True, dashboard=False)
     sandbox = sub.add_parser("sandbox", help="serve the local sandbox server")
     from tui.sandbox import cli as sandbox_cli
 
@@ -314,12 +320,25 @@ def _run_dashboard(settings: Settings, clock: Clock | None = None) -> int:
 def _run_status(args: argparse.Namespace, env: Mapping[str, str], clock: Clock | None) -> int:
     from tui import status_cmd
 
+    grace = args.grace if args.grace is not None else status_cmd.DEFAULT_GRACE_SECONDS
+    if args.demo:  # `watchdeck --demo status` or `watchdeck status --demo`
+        from tui.demo import open_demo_server
+
+        try:
+            server = open_demo_server()
+        except OSError as err:
+            return _fail(f"cannot start the sandbox: {err}")
+        with server:
+            if not server.wait_until_serving():
+                return _fail("the demo sandbox did not start")
+            settings = _demo_settings(server, args)
+            return status_cmd.run(settings, as_json=args.json, grace=grace, clock=clock or server.clock,
+                                  env=dict(env), output=args.output)
     try:
         settings = _resolve(args, env)
     except ConfigError as err:
         return _fail(str(err))
     _warn(settings)
-    grace = args.grace if args.grace is not None else status_cmd.DEFAULT_GRACE_SECONDS
     return status_cmd.run(settings, as_json=args.json, grace=grace, clock=clock, env=dict(env), output=args.output)
 
 
@@ -345,6 +364,8 @@ def _run_surveys(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     _warn(settings)
     if args.survey_command == "get":
         return surveys_cmd.get(settings, args.survey_id, yaml=args.yaml)
+    if args.survey_command == "list":
+        return surveys_cmd.list_surveys(settings)
     return surveys_cmd.apply(settings, args.path, dry_run=args.dry_run)
 
 
@@ -364,6 +385,20 @@ def _run_welcome(args: argparse.Namespace, env: Mapping[str, str], reason: Needs
     return 0
 
 
+def _demo_settings(server: DemoServer, args: argparse.Namespace) -> Settings:
+    return Settings(
+        base_url=server.base_url,
+        api_key=server.api_key,
+        project_ids=list(getattr(args, "projects", None) or []) or [server.project_id],
+        export_ids=list(getattr(args, "exports", None) or []),
+        poll_seconds=getattr(args, "poll", None) or DEMO_POLL_SECONDS,
+        read_only=bool(getattr(args, "read_only", False)),
+        profile="demo",
+        demo=True,
+        key_source="sandbox",
+    )
+
+
 def _run_demo(args: argparse.Namespace) -> int:
     from tui.demo import open_demo_server
 
@@ -374,17 +409,9 @@ def _run_demo(args: argparse.Namespace) -> int:
         except OSError as err:
             return _fail(f"cannot start the sandbox: {err}")
     with server:
-        settings = Settings(
-            base_url=server.base_url,
-            api_key=server.api_key,
-            project_ids=list(getattr(args, "projects", None) or []) or [server.project_id],
-            export_ids=list(getattr(args, "exports", None) or []),
-            poll_seconds=getattr(args, "poll", None) or DEMO_POLL_SECONDS,
-            read_only=bool(getattr(args, "read_only", False)),
-            profile="demo",
-            demo=True,
-            key_source="sandbox",
-        )
+        settings = _demo_settings(server, args)
+        print(f"watchdeck: demo sandbox on {server.base_url} (watchdeck status --base-url {server.base_url}, "
+              f"key {server.api_key})", file=sys.stderr, flush=True)
         # Sent as soon as the sandbox serves, while Textual loads.
         first_poll = startup.start_first_poll(settings, server.clock, before=server.wait_until_serving)
         startup.quiet_collector()

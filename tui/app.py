@@ -9,31 +9,35 @@ import time
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual.app import SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.dom import DOMNode
+from textual.notifications import SeverityLevel
 from textual.reactive import var
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
 from tui.api.client import ApiClient
 from tui.clock import Clock, SystemClock
 from tui.config import Settings, remember_project
+from tui.key_registry import bindings, describe
 from tui.palette import use_no_color
 from tui.paths import state_dir, stylesheets
 from tui.private_files import write_private
 from tui.render import clean
 from tui.safe_app import SafeApp
 from tui.screens.base import AppHandle
-from tui.screens.key_guide import guide_for
 from tui.startup import FREEZE_AFTER_SECONDS, resume_collector
 from tui.state.server_time import ServerClock
 from tui.state.shared import SharedViewers
+from tui.toasts import Toast, ToastQueue, toast_seconds
 
 if TYPE_CHECKING:
     from tui.api.cache import SharedCache
     from tui.state.exports import FirstPoll
+
+TOAST_CHECK_SECONDS = 0.5  # how often waiting toasts are looked at (a dialog closed, a toast left)
 
 
 class WatchdeckApp(SafeApp[int]):
@@ -44,13 +48,7 @@ class WatchdeckApp(SafeApp[int]):
     # every sheet for every widget would delay the monitor's first frame.
     CSS_PATH: ClassVar[list[str | PurePath]] = stylesheets("app.tcss", "monitor.tcss", "modals.tcss")
     ENABLE_COMMAND_PALETTE = True
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("question_mark", "help", "Help", id="app.help"),
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
-        Binding("ctrl+z", "suspend_process", "Suspend", show=False, id="app.suspend"),
-        Binding("P", "pick_project", "Project", id="app.pick_project"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings("app"))
     # The project shown; screens that show one project watch it: self.watch(self.app, "project_id", ...).
     project_id: var[str] = var("")
 
@@ -88,6 +86,7 @@ class WatchdeckApp(SafeApp[int]):
         self.monotonic: Callable[[], float] = time.monotonic
         self.jitter: Callable[[], float] = random.random
         self._ui_state_loaded = False
+        self.toasts = ToastQueue(time.monotonic)  # real time: a toast leaves when the operator has read it
 
     # ------------------------------------------------------------------ clients
 
@@ -153,6 +152,25 @@ class WatchdeckApp(SafeApp[int]):
         self._warn_about_cache()
         self.set_timer(FREEZE_AFTER_SECONDS, self._after_first_frames)
         self.app_resume_signal.subscribe(self, self._repaint_after_resume)
+        self.set_interval(TOAST_CHECK_SECONDS, self._release_toasts)
+
+    # ------------------------------------------------------------------ toasts (tui.toasts)
+
+    def _toasts_blocked(self) -> bool:
+        """A dialog (or help) is open: a toast would cover it."""
+        return isinstance(self.screen, ModalScreen)
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """A toast, shown now or when no dialog is open and fewer than a few are on screen (tui.toasts)."""
+        toast = Toast(message, title, severity, toast_seconds(severity, timeout), markup, time.monotonic())
+        if self.toasts.offer(toast, blocked=self._toasts_blocked()):
+            super().notify(message, title=title, severity=severity, timeout=toast.timeout, markup=markup)
+
+    def _release_toasts(self) -> None:
+        for toast in self.toasts.release(blocked=self._toasts_blocked()):
+            super().notify(toast.message, title=toast.title, severity=cast(SeverityLevel, toast.severity),
+                           timeout=toast.timeout, markup=toast.markup)
 
     def _warn_about_cache(self) -> None:
         if self.cache_warning:
@@ -226,12 +244,13 @@ class WatchdeckApp(SafeApp[int]):
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             binding = active.binding
-            guide = guide_for(binding)
-            if guide is None or not active.enabled or binding.action in seen:
+            words = describe(binding)
+            if words is None or not active.enabled or binding.action in seen:
                 continue
             seen.add(binding.action)
             key = self.get_key_display(binding)
-            yield SystemCommand(guide.title, f"{guide.sentence} (key: {key})",
+            title, sentence = words
+            yield SystemCommand(title, f"{sentence} (key: {key})",
                                 partial(self._run_binding, active.node, binding.action))
 
     async def _run_binding(self, node: DOMNode, action: str) -> None:

@@ -4,7 +4,8 @@
 ``--yaml``). ``apply`` checks the file with the editor's rules (exit 1 with the
 field paths when it breaks them), prints the diff against the server's survey,
 and then creates it (no ``id`` in the file) or PATCHes the fields that differ.
-``--dry-run`` stops after the diff. Exit 2 when the server cannot be asked.
+``--dry-run`` stops after the diff. Exit 1 when the file breaks the rules or the server refuses it, 2 when the
+server cannot be asked. ``watchdeck surveys list`` prints each survey's id, name, type and status.
 Every write ``apply`` sends is journaled, failed or not, as the survey browser journals its own:
 the next person on call reads one journal whichever way a survey was changed.
 """
@@ -13,12 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tui.api.cache_context import bypass_cache
 from tui.api.client import ApiClient
-from tui.api.errors import ApiError, UnreadableAnswer, WriteValidationError
+from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
 from tui.config import Settings
 from tui.render import clean
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
@@ -141,9 +143,37 @@ def apply(settings: Settings, path: Path, *, dry_run: bool = False, out: TextIO 
         return _invalid(path, error, err)
     except WriteValidationError as error:
         return _invalid(path, SurveyFileError(error.problems), err)
+    except ValidationFailed as error:  # the server was asked, and refused the file's content
+        err.write(f"watchdeck: {path}: {clean(str(error), limit=300)}\n")
+        return EXIT_INVALID
     except ApiError as error:
         err.write(f"watchdeck: {clean(str(error), limit=300)}\n")
         return EXIT_ERROR
+
+
+def list_surveys(settings: Settings, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Every survey of the project, one a line: id, name, type, status (tab-separated, for scripts)."""
+    out, err = out or sys.stdout, err or sys.stderr
+
+    async def fetch() -> list[str]:
+        lines: list[str] = []
+        now = datetime.now(UTC)
+        async with _client(settings) as client:
+            async for page in client.surveys.iterate():
+                for survey in page.results:
+                    fields = (survey.id, survey.name, str(survey.type or ""), survey.status_at(now).value)
+                    lines.append("\t".join(clean(field, limit=200).replace("\t", " ") for field in fields))
+        return lines
+
+    try:
+        lines = asyncio.run(fetch())
+    except ApiError as error:
+        err.write(f"watchdeck: {clean(str(error), limit=300)}\n")
+        return EXIT_ERROR
+    out.write("id\tname\ttype\tstatus\n")
+    for line in lines:
+        out.write(line + "\n")
+    return EXIT_OK
 
 
 def _journal(settings: Settings, action: str, survey_id: str | None, name: str | None, result: str,

@@ -278,12 +278,16 @@ def serve(argv: Sequence[str], host: str = "127.0.0.1", port: int = DEFAULT_WEB_
     if (warning := exposure_warning(host, port, actions=actions)) is not None:
         print(f"watchdeck: warning: {warning}", file=sys.stderr)
     mode = "actions on (--web-actions)" if actions else "read-only; --web-actions turns the changing keys on"
-    print(f"watchdeck: serving on {display_url(host, port, token)} (each visit runs its own dashboard; {mode})",
-          file=sys.stderr, flush=True)
+    line = f"watchdeck: serving on {display_url(host, port, token)} (each visit runs its own dashboard; {mode})"
+
+    def announce(_aiohttp_says: str) -> None:
+        """Called by aiohttp once the socket listens: the URL is printed only when it can be opened."""
+        print(line, file=sys.stderr, flush=True)
+
     _quiet_logging()
     try:
         web.run_app(build_app(app_command(argv, actions=actions), guard), host=host, port=port,
-                    print=None, access_log=None)
+                    print=announce, access_log=None)
     except OSError as err:
         print(f"watchdeck: cannot listen on {_netloc(host, port)}: {err.strerror or err}", file=sys.stderr)
         return 2

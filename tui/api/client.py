@@ -125,7 +125,9 @@ def error_from_response(response: httpx.Response, method: str, path: str) -> Api
                                   body=body)
     if status == 400:
         where = f" (field {attr})" if attr else ""
-        return ValidationFailed(f"The server refused the input{where}: {detail or 'invalid input'}.", **common)
+        said = (detail or "invalid input").rstrip()
+        return ValidationFailed(f"The server refused the input{where}: {said}{'' if said.endswith('.') else '.'}",
+                                **common)
     if status == 401:
         return Unauthorized(
             "The API key was refused (401): check WATCHDECK_API_KEY and that the key belongs to this host's region.",

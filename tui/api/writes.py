@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from tui.api.errors import WriteValidationError
-from tui.api.models import BranchingType, ExportModel, Interval, QuestionType
+from tui.api.models import BranchingType, ExportModel, Interval, QuestionType, SurveyType
 from tui.api.survey_rules import survey_refusals
 
 INT32_MIN = -(2**31)
@@ -170,6 +170,8 @@ def check_survey_write(payload: Mapping[str, Any], *, creating: bool = False,
         name = body.get("name")
         if not isinstance(name, str) or not name.strip():
             problems["name"] = "a name is required"
+    if "type" in body and body["type"] not in {kind.value for kind in SurveyType}:
+        problems["type"] = "must be one of " + ", ".join(kind.value for kind in SurveyType)
     for key in SURVEY_INT_FIELDS:
         _check_int32(problems, key, body.get(key), minimum=0)
     for key in SURVEY_DATE_FIELDS:

@@ -13,11 +13,12 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import CellDoesNotExist
 
+from tui.key_registry import bindings
 from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import plain
@@ -49,11 +50,7 @@ class JumpTo:
 
 class AlertsScreen(IncidentScreen[JumpTo | None]):
     CSS_PATH = stylesheets("incident.tcss")  # loaded when first shown: not part of the monitor\'s start
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "jump", "Go to export", id="alerts.jump"),
-        Binding("a", "acknowledge", "Acknowledge", id="alerts.ack"),
-        Binding("exclamation_mark,escape", "close", "Close", id="alerts.close"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings("alerts"))
 
     def __init__(self, context: IncidentContext) -> None:
         super().__init__(context, id="alerts-screen", classes="incident-screen")

@@ -12,12 +12,13 @@ from typing import ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportBackfill
+from tui.key_registry import bindings
 from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import ago, plain, progress_bar
@@ -49,11 +50,7 @@ def progress_cells(backfill: BatchExportBackfill) -> Text:
 class BackfillsScreen(WatchdeckScreen[None]):
     TAKES_ALERT_TOASTS = True
     CSS_PATH = stylesheets("incident.tcss")  # loaded when first shown: not part of the monitor\'s start
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "cancel_backfill", "Cancel backfill", id="backfills.cancel"),
-        Binding("ctrl+r", "reload", "Refresh", id="backfills.refresh"),
-        Binding("B,escape", "close", "Close", id="backfills.close"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings("backfills"))
 
     def __init__(self, context: IncidentContext, export: ExportRef) -> None:
         super().__init__(id="backfills-screen", classes="incident-screen")

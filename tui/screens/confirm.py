@@ -1,7 +1,6 @@
-"""A yes/no question answered with one key; focus starts on No.
+"""A yes/no question answered with one key, confirmed as every dialog is (:mod:`tui.screens.dialog`).
 
-Destructive actions ask first, and a stray Enter must not confirm them, hence
-the focus on "No" (harlequin's order, not posting's default).
+``y``, or Enter on the confirming button (focused first, and named after the action); ``n`` or Escape says no.
 """
 
 from __future__ import annotations
@@ -12,17 +11,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
-from tui.screens.base import WatchdeckModal
+from tui.screens.dialog import Dialog
 
 
-class ConfirmScreen(WatchdeckModal[bool]):
+class ConfirmScreen(Dialog[bool]):
     """Dismisses with True on ``y``/Yes and False on ``n``/No/escape."""
 
-    BINDINGS = [
-        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
-        Binding("n", "answer(False)", "No", id="confirm.no"),
-        Binding("escape", "answer(False)", "Cancel", show=False),
-    ]
+    CONFIRM = "confirm-yes"
+    BINDINGS = [Binding("n", "answer(False)", "No", id="confirm.no")]
 
     def __init__(self, title: str, question: Text | str, *, yes_label: str = "Yes", danger: bool = False) -> None:
         super().__init__(classes="confirm-modal")
@@ -36,11 +32,8 @@ class ConfirmScreen(WatchdeckModal[bool]):
             yield Static(Text(self._title, style="bold"), classes="dialog-title")
             yield Static(self._question, id="confirm-question")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("No (n)", id="confirm-no", variant="primary")
-                yield Button(f"{self._yes_label} (y)", id="confirm-yes", variant="error" if self._danger else "default")
-
-    def on_mount(self) -> None:
-        self.query_one("#confirm-no", Button).focus()
+                yield Button("No (n)", id="confirm-no")
+                yield Button(f"{self._yes_label} (y)", id="confirm-yes", variant="error" if self._danger else "primary")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -48,3 +41,6 @@ class ConfirmScreen(WatchdeckModal[bool]):
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)

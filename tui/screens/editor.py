@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widget import Widget
@@ -30,6 +30,7 @@ from textual.widgets.option_list import Option
 
 from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
 from tui.api.models import Survey
+from tui.key_registry import bindings, writing_actions
 from tui.palette import Tone
 from tui.paths import data_dir, stylesheets
 from tui.render import ago, clean, plain
@@ -58,7 +59,8 @@ DRAFT_DELAY = 1.0  # seconds after the last edit before the draft is written
 SHOW_DELAY = 0.1  # seconds the list cursor must rest on an item before its form is mounted
 SETTINGS = "__survey__"  # option id of the survey-settings item
 KIND_TAGS = {"open": "open", "link": "link", "rating": "rate", "single_choice": "one", "multiple_choice": "many"}
-MUTATING = frozenset({"save", "add", "duplicate", "delete", "move"})
+# Hidden in read-only mode: what writes, and the edits that could only lead to a save.
+MUTATING = writing_actions("editor") | {"add", "duplicate", "delete", "move"}
 
 
 def _line(label: Text, bad: bool) -> Text:
@@ -90,15 +92,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
     CSS_PATH = stylesheets("editor.tcss")  # loaded when first shown: not part of the monitor's start
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "save", "Save", id="editor.save"),
-        Binding("escape", "leave", "Back", id="editor.leave"),
-        Binding("ctrl+n,f2", "add", "Add question", id="editor.add"),
-        Binding("ctrl+t,f3", "duplicate", "Duplicate", id="editor.duplicate"),
-        Binding("f8", "delete", "Delete question", id="editor.delete"),
-        Binding("ctrl+up,alt+up", "move(-1)", "Move up", id="editor.move_up"),
-        Binding("ctrl+down,alt+down", "move(1)", "Move down", id="editor.move_down"),
-        Binding("f5,ctrl+o", "preview", "Preview", id="editor.preview"),
-        Binding("f6", "switch_pane", "List/form", id="editor.switch_pane"),
+        binding for binding in bindings("editor") if not (binding.id or "").startswith("editor.choice_")
     ]
 
     def __init__(self, survey: Survey | None, *, on_failure: SurveyWriteFailed | None = None) -> None:

@@ -26,6 +26,7 @@ from tui.palette import Tone
 from tui.redaction import is_secret_key
 from tui.render import clean, editable, plain
 from tui.screens.base import WatchdeckModal
+from tui.screens.dialog import Dialog
 from tui.state.exports import WatchedExport
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 from tui.status_look import status_text
@@ -78,17 +79,15 @@ class BackfillRequest:
         return self.start_at, self.end_at
 
 
-class BackfillScreen(WatchdeckModal[BackfillRequest | None]):
+class BackfillScreen(Dialog[BackfillRequest | None]):
     """Start and end (UTC), default the last 24 h, with the number of runs it will create.
 
     A day or week export takes dates instead (a week export's on its own weekday), the last day or
     week by default.
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "submit", "Start backfill"),
-    ]
+    CONFIRM = "backfill-go"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+s", "submit", "Start backfill")]
 
     def __init__(self, export: BatchExport, now: datetime, project_created_at: datetime | None = None) -> None:
         super().__init__(classes="backfill-modal")
@@ -120,8 +119,8 @@ class BackfillScreen(WatchdeckModal[BackfillRequest | None]):
             yield Static("", id="backfill-end-error", classes="field-error")
             yield Static("", id="backfill-summary")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="backfill-cancel")
-                yield Button("Start backfill", id="backfill-go", variant="warning")
+                yield Button("Cancel (esc)", id="backfill-cancel")
+                yield Button("Backfill", id="backfill-go", variant="warning")
 
     def on_mount(self) -> None:
         self._validate()
@@ -172,7 +171,10 @@ class BackfillScreen(WatchdeckModal[BackfillRequest | None]):
                                 style="bold"))
         else:
             summary.update("")
-        self.query_one("#backfill-go", Button).disabled = request is None
+            what = ""
+        go = self.query_one("#backfill-go", Button)
+        go.disabled = request is None
+        go.label = f"Backfill {what}" if what and not what.startswith("an ") else "Backfill"
         return request
 
     def action_submit(self) -> None:
@@ -211,10 +213,10 @@ class BackfillScreen(WatchdeckModal[BackfillRequest | None]):
         self.dismiss(None)
 
 
-class TypedCountConfirmScreen(WatchdeckModal[bool]):
+class TypedCountConfirmScreen(Dialog[bool]):
     """A big backfill is confirmed by typing its number of runs: one stray key cannot start 20,000 runs."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    CONFIRM = "backfill-confirm-go"
 
     def __init__(self, runs: int) -> None:
         super().__init__(classes="delete-modal")
@@ -227,8 +229,8 @@ class TypedCountConfirmScreen(WatchdeckModal[bool]):
                               f"Type {self.runs} to start it."))
             yield Input(id="backfill-confirm-count", placeholder=str(self.runs))
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="backfill-confirm-cancel", variant="primary")
-                yield Button("Start backfill", id="backfill-confirm-go", variant="warning", disabled=True)
+                yield Button("Cancel (esc)", id="backfill-confirm-cancel")
+                yield Button(f"Backfill {self.runs:,} runs", id="backfill-confirm-go", variant="warning", disabled=True)
 
     def on_mount(self) -> None:
         self.query_one("#backfill-confirm-count", Input).focus()
@@ -262,10 +264,10 @@ class TypedCountConfirmScreen(WatchdeckModal[bool]):
         self.dismiss(False)
 
 
-class DeleteExportScreen(WatchdeckModal[bool]):
+class DeleteExportScreen(Dialog[bool]):
     """Deleting an export cannot be undone: the operator types its name."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    CONFIRM = "delete-go"
 
     def __init__(self, export: BatchExport) -> None:
         super().__init__(classes="delete-modal")
@@ -279,8 +281,8 @@ class DeleteExportScreen(WatchdeckModal[bool]):
                                        " and stops its runs. It cannot be undone.\nType the export's name to confirm."))
             yield Input(id="delete-name", placeholder=self._expected)
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="delete-cancel", variant="primary")
-                yield Button("Delete", id="delete-go", variant="error", disabled=True)
+                yield Button("Cancel (esc)", id="delete-cancel")
+                yield Button("Delete export", id="delete-go", variant="error", disabled=True)
 
     def on_mount(self) -> None:
         self.query_one("#delete-name", Input).focus()
@@ -338,17 +340,15 @@ class RunErrorScreen(WatchdeckModal[None]):
 EDIT_FIELDS = ("name", "interval", "paused", "start_at", "end_at", "destination", "native_query")
 
 
-class EditExportScreen(WatchdeckModal[BatchExport | None]):
+class EditExportScreen(Dialog[BatchExport | None]):
     """Edit name, interval, paused, start/end, destination config and query; PATCH only what changed.
 
     Secret config keys are not shown (the server omits them anyway, and the
     PATCH deep-merges ``config``, so leaving them out keeps them).
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "save", "Save"),
-    ]
+    CONFIRM = "edit-save"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+s", "save", "Save")]
 
     def __init__(self, watched: WatchedExport, journal: ActionJournal) -> None:
         super().__init__(classes="edit-modal")
@@ -398,7 +398,7 @@ class EditExportScreen(WatchdeckModal[BatchExport | None]):
                 yield Static("", id="edit-native_query-error", classes="field-error")
             yield Static("", id="edit-summary", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="edit-cancel")
+                yield Button("Cancel (esc)", id="edit-cancel")
                 yield Button("Save (ctrl+s)", id="edit-save", variant="primary")
 
     def on_mount(self) -> None:

@@ -13,11 +13,12 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 
+from tui.key_registry import bindings
 from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import plain
@@ -36,11 +37,7 @@ class FilterTo:
 
 class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
     CSS_PATH = stylesheets("incident.tcss")  # loaded when first shown: not part of the monitor\'s start
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "filter", "Show these exports", id="groups.filter"),
-        Binding("R", "repair", "Repair group", id="groups.repair"),
-        Binding("g,escape", "close", "Close", id="groups.close"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings("groups"))
 
     def __init__(self, context: IncidentContext) -> None:
         super().__init__(context, id="groups-screen", classes="incident-screen")

@@ -1,9 +1,8 @@
-"""``?``: every key of the current screen, grouped by purpose, derived from the live bindings.
+"""``?``: every key of the current screen, grouped by purpose, from the one registry of keys.
 
-Derived rather than written by hand so that it can never disagree with what
-the keys do (dolphie's single command table, textual's active bindings): a
-key disabled for the current selection shows dimmed, a key hidden by
-``--read-only`` does not show at all.
+Every registered key the screen (or the focused widget) has is listed: one that does not apply to the
+current selection shows dimmed, one that writes is left out in read-only mode (it cannot be used at all).
+Keys outside the registry (a dialog's own) are listed by their footer label.
 """
 
 from __future__ import annotations
@@ -16,64 +15,83 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tui.key_registry import GROUP_ORDER, KeyEntry, describe, effective_keys, entry_for
 from tui.palette import Tone
-from tui.screens.base import WatchdeckModal
-from tui.screens.key_guide import KeyGuide, guide_for
+from tui.screens.base import WatchdeckModal, app_handle
 from tui.status_look import legend
 
-# Binding id suffix -> purpose. Anything not listed lands in "Other".
-PURPOSES: dict[str, str] = {
-    "pause": "Act on the export", "unpause": "Act on the export", "backfill": "Act on the export",
-    "edit": "Act on the export", "delete": "Act on the export", "ack": "Act on the export",
-    "retry": "Runs and logs", "run_logs": "Runs and logs", "export_logs": "Runs and logs",
-    "run_error": "Runs and logs", "follow": "Runs and logs", "level": "Runs and logs",
-    "runs_by_interval": "Runs and logs", "runs_filter": "Runs and logs", "cancel_run": "Runs and logs",
-    "alerts": "In an incident", "groups": "In an incident", "timeline": "In an incident", "repair": "In an incident",
-    "backfills": "In an incident",
-    "refresh": "View", "filter": "View", "freeze": "View", "slower": "View", "faster": "View",
-    "search": "View", "reload": "View", "status_filter": "View", "sort": "View",
-    "surveys": "Navigate", "monitor": "Navigate", "quit": "Navigate", "help": "Navigate", "back": "Navigate",
-    "palette": "Navigate", "projects": "Navigate", "pick_project": "Navigate", "suspend": "Navigate",
-}
-GROUP_ORDER = (
-    "Act on the export", "In an incident", "Act on a survey", "Edit the survey", "Runs and logs", "View", "Navigate",
-    "Other",
-)
+OTHER = "Other"
 
 
-def _purpose(binding: Binding) -> str:
-    if binding.id:
-        area, _, name = binding.id.partition(".")
-        if area == "surveys" and name not in ("monitor", "search", "reload", "status_filter", "sort", "filter"):
-            return "Act on a survey"
-        if area == "editor":
-            return "Edit the survey"
-        if area == "logs" and name != "back":
-            return "Runs and logs"
-        return PURPOSES.get(name, "Other")
-    return "Other"
+def _declared_bindings(node: DOMNode) -> list[Binding]:
+    """Every binding a node's classes declare, whether or not ``check_action`` shows it now."""
+    found: list[Binding] = []
+    for cls in reversed(type(node).__mro__):
+        for binding in cls.__dict__.get("BINDINGS", ()):
+            if isinstance(binding, Binding):
+                found.append(binding)
+    return found
 
 
-def _key_label(screen: Screen[object], binding: Binding) -> str:
-    return ", ".join(screen.app.get_key_display(Binding(key, binding.action)) for key in binding.key.split(","))
+def _nodes(screen: Screen[object]) -> list[DOMNode]:
+    """The focused widget and its containers, the screen, then the app: where a key press looks for a binding."""
+    nodes: list[DOMNode] = []
+    focused = screen.focused
+    if focused is not None:
+        nodes.extend([focused, *[a for a in focused.ancestors if a is not screen and a is not screen.app]])
+    return [*nodes, screen, screen.app]
+
+
+def screen_keys(screen: Screen[object]) -> list[tuple[str, str, str, str, bool]]:
+    """(group, key, title, sentence, applies now) for each key of the screen, in the registry's order.
+
+    Only the keys a key press can reach: the screen's own, the focused widget's and the app's.
+    """
+    settings = app_handle(screen.app).settings
+    keymap = getattr(settings, "keymap", {}) or {}
+    read_only = bool(getattr(settings, "read_only", False))
+    active: dict[str, bool] = {}
+    for shown in screen.active_bindings.values():
+        key = shown.binding.id or f"{shown.binding.action}:{shown.binding.key}"
+        active[key] = active.get(key, False) or shown.enabled
+    rows: list[tuple[str, str, str, str, bool]] = []
+    seen: set[str] = set()
+    for node in _nodes(screen):
+        for binding in _declared_bindings(node):
+            entry: KeyEntry | None = entry_for(binding)
+            ident = binding.id or f"{binding.action}:{binding.key}"
+            if ident in seen:
+                continue
+            if entry is None:
+                words = describe(binding)
+                if words is None or ident not in active:
+                    continue
+                seen.add(ident)
+                rows.append((OTHER, _key_label(screen, binding.key), *words, active[ident]))
+                continue
+            if entry.writes and read_only:
+                continue
+            seen.add(ident)
+            rows.append((entry.group, _key_label(screen, effective_keys(entry, keymap)), entry.title,
+                         entry.sentence, active.get(ident, False)))
+    return rows
+
+
+def _key_label(screen: Screen[object], keys: str) -> str:
+    return ", ".join(screen.app.get_key_display(Binding(key, "")) for key in keys.split(","))
 
 
 def keys_table(screen: Screen[object]) -> Group:
     """The screen's keys by purpose, each with what it does in a sentence; Textual's generic keys left out."""
-    groups: dict[str, list[tuple[str, KeyGuide, bool]]] = {}
-    seen: set[str] = set()
-    for active in screen.active_bindings.values():
-        binding = active.binding
-        guide = guide_for(binding)
-        if guide is None or binding.action in seen:
-            continue
-        seen.add(binding.action)
-        groups.setdefault(_purpose(binding), []).append((_key_label(screen, binding), guide, active.enabled))
+    groups: dict[str, list[tuple[str, str, str, bool]]] = {}
+    for group, key, title, sentence, applies in screen_keys(screen):
+        groups.setdefault(group, []).append((key, title, sentence, applies))
     parts: list[Text | Table] = []
-    for group in GROUP_ORDER:
+    for group in (*GROUP_ORDER, OTHER):
         rows = groups.get(group)
         if not rows:
             continue
@@ -81,9 +99,9 @@ def keys_table(screen: Screen[object]) -> Group:
         table.add_column(justify="right", style=Tone.KEY.style, no_wrap=True, min_width=6)
         table.add_column(no_wrap=True)
         table.add_column(ratio=1)
-        for key, guide, enabled in rows:
-            table.add_row(Text(key), Text(guide.title, style="" if enabled else Tone.MUTED.style),
-                          Text(guide.sentence, style=Tone.MUTED.style))
+        for key, title, sentence, applies in rows:
+            table.add_row(Text(key), Text(title, style="" if applies else Tone.MUTED.style),
+                          Text(sentence, style=Tone.MUTED.style))
         parts.extend([Text(group, style="bold underline"), table, Text("")])
     return Group(*parts)
 
@@ -103,6 +121,15 @@ def status_legend_table() -> Table:
     return table
 
 
+def demo_note(base_url: str) -> Text:
+    """Where the demo's sandbox is, and how to start another outage on it (the first one lasts about ten minutes)."""
+    body = '{"destination": "S3", "minutes": 600}'
+    return Text.assemble(
+        ("Demo", "bold underline"), "\nThe sandbox serves on ", (base_url, "bold"),
+        " (watchdeck status --demo asks a fresh one). Its outage goes on for about ten minutes; start another:\n",
+        (f"curl -X POST {base_url}/_sandbox/outages -H 'Content-Type: application/json' -d '{body}'", "bold"))
+
+
 class HelpScreen(WatchdeckModal[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q", "close", "Close")]
 
@@ -118,6 +145,9 @@ class HelpScreen(WatchdeckModal[None]):
                 yield Static(status_legend_table(), id="help-legend")
                 yield Static(Text("Dimmed keys do not apply to the current selection. ctrl+p opens the command "
                                   "palette with every action.", style=Tone.MUTED.style))
+                settings = app_handle(self._for.app).settings
+                if settings.demo:
+                    yield Static(demo_note(settings.base_url), id="help-demo")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -23,13 +23,14 @@ from rich.highlighter import Highlighter
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Input, Log, Static
 
 from tui.api.errors import ApiError, LogsUnavailable, MethodNotAllowed, NotFound, ServerError
 from tui.api.models import BatchExportRun, LogEntry
+from tui.key_registry import bindings
 from tui.palette import Tone
 from tui.render import clean, plain
 from tui.screens.base import WatchdeckScreen
@@ -89,18 +90,7 @@ def level_filter(level: str) -> list[str] | None:
 class LogsScreen(WatchdeckScreen[None]):
     """Full-screen log view; escape goes back to the monitor."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Back", id="logs.back"),
-        Binding("f", "toggle_follow", "Follow", id="logs.follow"),
-        Binding("v", "cycle_level", "Level", id="logs.level"),
-        Binding("slash", "search", "Search", id="logs.search"),
-        Binding("ctrl+r", "reload", "Reload", id="logs.reload"),
-        # Priority: the log's own End, PageUp and Up would scroll without telling the header (and the
-        # follow timer) that following started or stopped.
-        Binding("end", "follow_on", "End", show=False, priority=True),
-        Binding("pageup", "read_back('page')", "Page up", show=False, priority=True),
-        Binding("up", "read_back('line')", "Line up", show=False, priority=True),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings("logs"))
 
     follow: reactive[bool] = reactive(True)
     level: reactive[str] = reactive("ALL")

@@ -19,7 +19,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.reactive import reactive
@@ -31,10 +31,11 @@ from textual.worker import Worker, WorkerError
 from tui.api.cache_context import bypass_cache
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, ProjectNotFound
 from tui.api.models import BatchExportRun
+from tui.key_registry import bindings, writing_actions
 from tui.palette import Tone
 from tui.render import clean, plain
 from tui.screens.monitor_actions import BoardChanged, ExportActions, PollWanted
-from tui.screens.monitor_incident import INCIDENT_ACTIONS, IncidentKeys
+from tui.screens.monitor_incident import INCIDENT_ACTIONS, INCIDENT_KEY_IDS, IncidentKeys
 from tui.state.budget import effective_poll_seconds
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport
@@ -63,7 +64,8 @@ from tui.widgets.live_table import LiveTable, fit_columns
 from tui.widgets.run_rows import RunsView, run_rows
 from tui.widgets.textual_private import write_terminal_title
 
-MUTATING_ACTIONS = frozenset({"pause", "unpause", "backfill", "retry", "edit", "delete"})
+# What read-only mode hides: the registry's writing actions of the monitor and its incident keys.
+MUTATING_ACTIONS = writing_actions("monitor")
 POLL_STEPS = (2.0, 3.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0)
 NARROW_WIDTH = 120
 SHORT_HEIGHT = 30
@@ -118,23 +120,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
     """Exports table on top; the selected export's runs, charts and details below."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("p", "pause", "Pause", id="monitor.pause"),
-        Binding("u", "unpause", "Unpause", id="monitor.unpause"),
-        Binding("b", "backfill", "Backfill", id="monitor.backfill"),
-        Binding("r", "retry", "Retry run", id="monitor.retry"),
-        Binding("l", "run_logs", "Run logs", id="monitor.run_logs"),
-        Binding("L", "export_logs", "Export logs", id="monitor.export_logs"),
-        Binding("enter", "run_error", "Run error", id="monitor.run_error", show=False),
-        Binding("e", "edit", "Edit", id="monitor.edit"),
-        Binding("D", "delete", "Delete", id="monitor.delete"),
-        Binding("a", "acknowledge", "Ack alert", id="monitor.ack"),
-        Binding("ctrl+r", "refresh", "Refresh", id="monitor.refresh"),
-        Binding("slash", "filter", "Filter", id="monitor.filter"),
-        Binding("space", "freeze", "Freeze", id="monitor.freeze"),
-        Binding("plus,equals_sign", "slower", "+poll", id="monitor.slower", show=False),
-        Binding("minus", "faster", "-poll", id="monitor.faster", show=False),
-        Binding("tab", "app.switch_to('surveys')", "Surveys", id="monitor.surveys"),
-        Binding("escape", "clear_filter", "Clear filter", show=False),
+        binding for binding in bindings("monitor") if binding.id not in INCIDENT_KEY_IDS
     ]
 
     frozen: reactive[bool] = reactive(False)
@@ -147,6 +133,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._runs_bypass_next = False  # ctrl+r: the next runs load asks the server, not the shared cache
         self._last_title = ""
         self._run_cells: dict[str, dict[str, Text]] = {}
+        self._cancelling: set[str] = set()  # runs sent a cancel that the server still shows in progress
         self._details_text: Text | None = None
         self._export_columns: list[tuple[str, str, int | None]] = []
         self._run_columns: list[tuple[str, str, int | None]] = []
@@ -501,6 +488,10 @@ class MonitorScreen(ExportActions, IncidentKeys):
             return
         runs = self._runs_shown(watched.key)
         rows = run_rows(runs, self._runs_view, now)
+        if self._cancelling:
+            self._cancelling -= {run.id for run in runs if not run.is_in_progress}
+            rows = [(key, {**cells, "status": Text("cancelling…", style=Tone.NOTE.style)})
+                    if key in self._cancelling else (key, cells) for key, cells in rows]
         keys = [key for key, _ in rows]
         old_keys = [k.value for k in runs_table.rows]
         if keys != old_keys:
@@ -743,6 +734,11 @@ class MonitorScreen(ExportActions, IncidentKeys):
         box.focus()
 
     def action_clear_filter(self) -> None:
+        """Escape: from the runs pane back to the exports; else clear the filter."""
+        runs = self.query("#runs").results(LiveTable)
+        if (table := next(iter(runs), None)) is not None and table.has_focus:
+            self.query_one("#exports", LiveTable).focus()
+            return
         if self.board.key_filter is not None:
             self.board.key_filter = None
             self._redraw_filtered()
@@ -840,6 +836,13 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._tick_status()
         if len(self.wd.settings.project_ids) > 1:
             self._render_exports(self.now())
+
+    def mark_cancelling(self, run_id: str, cancelling: bool) -> None:
+        if cancelling:
+            self._cancelling.add(run_id)
+        else:
+            self._cancelling.discard(run_id)
+        self._render_selected(self.now())
 
     def runs_view_changed(self, view: RunsView) -> None:
         self._runs_view = view

@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from rich.text import Text
 from textual import work
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.screen import ModalScreen
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportRun
+from tui.key_registry import bindings, writing_actions
 from tui.render import clean, plain
 from tui.screens.base import WatchdeckScreen
 from tui.screens.incident_base import IncidentContext
@@ -49,8 +50,9 @@ if TYPE_CHECKING:
 # on their key: with them (and the text editor the repair dialog brings) the monitor's first frame would wait
 # for their imports.
 
+INCIDENT_KEY_IDS = ("monitor.alerts", "monitor.groups", "monitor.timeline", "monitor.repair", "monitor.backfills",
+                    "monitor.cancel_run", "monitor.runs_by_interval", "monitor.runs_filter")
 INCIDENT_ACTIONS = frozenset({"alerts", "groups", "timeline", "repair", "backfills", "cancel_run"})
-MUTATING_INCIDENT_ACTIONS = frozenset({"repair", "cancel_run"})
 TOASTS_PER_POLL = 5
 
 
@@ -86,6 +88,10 @@ class ExportTable(Protocol):
         """Show the selected export's runs this way."""
         ...
 
+    def mark_cancelling(self, run_id: str, cancelling: bool) -> None:
+        """Show the run as "cancelling" until the server says it ended (or stop, when the cancel failed)."""
+        ...
+
     def lacks_runs_list(self, project_id: str) -> bool:
         """Whether this server has the interface's own shape (no export list: no backfills list, no run cancel)."""
         ...
@@ -94,16 +100,7 @@ class ExportTable(Protocol):
 class IncidentKeys(WatchdeckScreen[None]):
     """Provides the incident keys; the monitor provides the exports, the verdicts and the way to show a row."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("exclamation_mark", "alerts", "Alerts", id="monitor.alerts"),
-        Binding("g", "groups", "Groups", id="monitor.groups"),
-        Binding("t", "timeline", "Timeline", id="monitor.timeline"),
-        Binding("R", "repair", "Repair", id="monitor.repair"),
-        Binding("B", "backfills", "Backfills", id="monitor.backfills", show=False),
-        Binding("c", "cancel_run", "Cancel run", id="monitor.cancel_run", show=False),
-        Binding("i", "runs_by_interval", "Runs by interval", id="monitor.runs_by_interval", show=False),
-        Binding("f", "runs_filter", "Runs filter", id="monitor.runs_filter", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings(*INCIDENT_KEY_IDS))
 
     incident: IncidentContext
     _export_table: ExportTable
@@ -177,15 +174,14 @@ class IncidentKeys(WatchdeckScreen[None]):
 
     def incident_check(self, action: str, read_only: bool) -> bool | None:
         """``check_action`` for the incident keys: None greys a key out, False hides it."""
-        if action in MUTATING_INCIDENT_ACTIONS and read_only:
+        if action in writing_actions("monitor") and read_only:
             return False
         if action == "repair" and self._export_table.selected() is None:
             return None
         if action == "backfills" and self._export_table.selected() is None:
             return None
-        if action == "cancel_run":
-            run = self._export_table.selected_run()
-            return True if run is not None and run.is_in_progress else None
+        if action == "cancel_run":  # on a finished run it says why it cannot
+            return True if self._export_table.selected_run() is not None else None
         return True
 
     _runs_view: RunsView = RunsView()
@@ -262,7 +258,11 @@ class IncidentKeys(WatchdeckScreen[None]):
         from tui.screens.confirm import ConfirmScreen
 
         watched, run = self._export_table.selected(), self._export_table.selected_run()
-        if watched is None or run is None or not run.is_in_progress:
+        if watched is None or run is None:
+            return
+        if not run.is_in_progress:
+            self.notify(clean(f"This run is {run.status}: only a starting or running run can be cancelled.", limit=200),
+                        markup=False, timeout=4)
             return
         if self._unsupported("cancel", watched.project_id):
             self.notify(NO_RUN_CANCEL, markup=False, timeout=6)
@@ -272,6 +272,7 @@ class IncidentKeys(WatchdeckScreen[None]):
 
         def answered(yes: bool | None) -> None:
             if yes:
+                self._export_table.mark_cancelling(run.id, True)
                 self._cancel_run(watched, run)
 
         self.app.push_screen(ConfirmScreen("Cancel run", question, yes_label="Cancel run", danger=True), answered)
@@ -285,9 +286,11 @@ class IncidentKeys(WatchdeckScreen[None]):
             await api.cancel_run(watched.export.id, run.id)
         except (NotFound, MethodNotAllowed):
             self.incident.unsupported.add(("cancel", watched.project_id))
+            self._export_table.mark_cancelling(run.id, False)
             self.notify(NO_RUN_CANCEL.replace("nothing was sent", "nothing was changed"), markup=False, timeout=6)
             result = "not supported"
         except ApiError as err:
+            self._export_table.mark_cancelling(run.id, False)
             self.notify(clean(str(err), limit=400), title="Cancel failed", severity="error", markup=False,
                         timeout=12)
             result = f"failed: {err}"

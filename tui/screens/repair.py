@@ -25,7 +25,7 @@ from tui.api.models import BatchExportRun
 from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import plain
-from tui.screens.base import WatchdeckModal
+from tui.screens.dialog import Dialog
 from tui.screens.export_modals import DATE_FORMAT, parse_operator_time
 from tui.screens.incident_base import IncidentContext
 from tui.state.failure_groups import FailureGroup
@@ -53,12 +53,10 @@ def _span(start: datetime | None, end: datetime) -> str:
     return f"{start:%m-%d %H:%M}→{end:%H:%M}" if start is not None else f"…→{end:%m-%d %H:%M}"
 
 
-class RepairScreen(WatchdeckModal[RepairProgress | None]):
+class RepairScreen(Dialog[RepairProgress | None]):
     CSS_PATH = stylesheets("incident.tcss")  # loaded when first shown: not part of the monitor\'s start
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "stop_or_close", "Cancel / stop", id="repair.stop"),
-        Binding("ctrl+s", "go", "Send", id="repair.go"),
-    ]
+    CONFIRM = "repair-go"  # y, Enter on it, or ctrl+s sends; escape cancels, or stops what is being sent
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+s", "go", "Send", id="repair.go")]
 
     def __init__(self, context: IncidentContext, title: str, planner: Planner, gap_planner: GapPlanner,
                  keys: Sequence[str] = ()) -> None:
@@ -121,7 +119,6 @@ class RepairScreen(WatchdeckModal[RepairProgress | None]):
 
     def on_mount(self) -> None:
         self._replan()
-        self.query_one("#repair-cancel", Button).focus()
         if self.reading_history:
             self._load_history()
 
@@ -344,6 +341,9 @@ class RepairScreen(WatchdeckModal[RepairProgress | None]):
     def _summary(self, progress: RepairProgress) -> str:
         gaps = sum(1 for item in (self.runner.items if self.runner else []) if isinstance(item, GapRange))
         return progress.summary("sent" if gaps else "retried")
+
+    def action_cancel(self) -> None:
+        self.action_stop_or_close()
 
     def action_stop_or_close(self) -> None:
         if self.runner is not None and not self.runner.progress.finished:

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.timer import Timer
 from textual.widgets import Header, Input, Static
@@ -42,6 +42,7 @@ from tui.api.cache_context import bypass_cache
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, WriteValidationError
 from tui.api.models import Survey, SurveyStats, SurveyStatus
 from tui.api.writes import iso
+from tui.key_registry import bindings, writing_actions
 from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import clean, plain, when_text
@@ -64,7 +65,7 @@ from tui.widgets.survey_detail import SurveyDetail
 from tui.widgets.survey_table import SurveyTable, responses_text, survey_row
 from tui.widgets.virtual_table import KEY, Row, VirtualTable
 
-MUTATING_ACTIONS = frozenset({"new", "edit", "edit_file", "delete", "archive", "unarchive", "launch", "stop"})
+MUTATING_ACTIONS = writing_actions("surveys")  # what read-only mode hides
 NEEDS_SELECTION = frozenset({"edit", "edit_file", "delete", "archive", "unarchive", "launch", "stop", "summarize",
                              "activity"})
 _SELECTION_ACTIONS = tuple(sorted(NEEDS_SELECTION))  # the footer changes only when one of these does
@@ -88,25 +89,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     CSS_PATH = stylesheets("surveys.tcss")  # loaded when first shown: not part of the monitor's start
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "filter", "Filter", id="surveys.filter"),
-        Binding("f", "cycle_status", "Status", id="surveys.status_filter"),
-        Binding("o", "cycle_sort", "Sort", id="surveys.sort"),
-        Binding("O", "reverse_sort", "Reverse", id="surveys.sort_reverse", show=False),
-        Binding("enter", "toggle_detail", "Detail", id="surveys.detail"),
-        Binding("n", "new", "New", id="surveys.new"),
-        Binding("e", "edit", "Edit", id="surveys.edit"),
-        Binding("E", "edit_file", "Edit as file", id="surveys.edit_file", show=False),
-        Binding("d", "delete", "Delete", id="surveys.delete"),
-        Binding("a", "archive", "Archive", id="surveys.archive"),
-        Binding("a", "unarchive", "Unarchive", id="surveys.unarchive"),
-        Binding("s", "launch", "Launch", id="surveys.launch"),
-        Binding("s", "stop", "Stop", id="surveys.stop"),
-        Binding("S", "summarize", "Summary", id="surveys.summarize"),
-        Binding("h", "activity", "Activity", id="surveys.activity"),
-        Binding("H", "activity_all", "All activity", id="surveys.activity_all"),
-        Binding("ctrl+r", "reload", "Reload", id="surveys.reload"),
-        Binding("tab", "monitor", "Monitor", id="surveys.monitor"),
-        Binding("escape", "escape", "Back", id="surveys.escape", show=False),
+        binding for binding in bindings("surveys") if binding.id not in SurveyTable.KEY_IDS
     ]
 
     AUTO_FOCUS = "#survey-table"

@@ -15,11 +15,12 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.widgets import Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportRun
+from tui.key_registry import bindings
 from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import plain
@@ -42,11 +43,7 @@ class OpenRun:
 
 class TimelineScreen(IncidentScreen[OpenRun | None]):
     CSS_PATH = stylesheets("incident.tcss")  # loaded when first shown: not part of the monitor\'s start
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("plus,equals_sign", "zoom(-1)", "Zoom in", id="timeline.zoom_in"),
-        Binding("minus", "zoom(1)", "Zoom out", id="timeline.zoom_out"),
-        Binding("t,escape", "close", "Close", id="timeline.close"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings("timeline"))
 
     def __init__(self, context: IncidentContext, model: TimelineModel | None = None) -> None:
         super().__init__(context, id="timeline-screen", classes="incident-screen")

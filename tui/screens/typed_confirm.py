@@ -6,23 +6,20 @@ the name is not. Exports and surveys ask alike.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
 from tui.render import clean, plain
-from tui.screens.base import WatchdeckModal
+from tui.screens.dialog import Dialog
 
 
-class TypedNameConfirmScreen(WatchdeckModal[bool]):
+class TypedNameConfirmScreen(Dialog[bool]):
     """Dismisses with True once the exact name is typed and Enter (or Delete) pressed; escape says no."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="typed_confirm.cancel")]
+    CONFIRM = "typed-confirm-go"
 
     def __init__(self, title: str, lead: Text, name: str, *, yes_label: str = "Delete") -> None:
         super().__init__(classes="delete-modal")
@@ -37,7 +34,7 @@ class TypedNameConfirmScreen(WatchdeckModal[bool]):
             yield Static(Text.assemble(self._lead, "\nType the name to confirm: ", plain(self.expected, "bold")))
             yield Input(id="typed-confirm-name", placeholder=self.expected, select_on_focus=False)
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="typed-confirm-cancel", variant="primary")
+                yield Button("Cancel (esc)", id="typed-confirm-cancel")
                 yield Button(self._yes_label, id="typed-confirm-go", variant="error", disabled=True)
 
     def on_mount(self) -> None:

@@ -14,12 +14,13 @@ they and the members they read are listed in :mod:`tui.widgets.textual_private`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.widgets import DataTable
 from textual.widgets.data_table import CellDoesNotExist, RowKey
@@ -100,6 +101,12 @@ def with_ellipsis(cell: Text | str) -> Text | str:
 
 class LiveTable(DataTable[Any]):
     """DataTable keyed by row id with a diffing ``apply``; text cut to fit a column ends with ``…``."""
+
+    # Home and End move the cursor to the first and last row (the stock table only scrolls the view).
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("home", "scroll_top", "First row", show=False),
+        Binding("end", "scroll_bottom", "Last row", show=False),
+    ]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

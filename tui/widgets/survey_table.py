@@ -21,10 +21,11 @@ import sys
 from datetime import datetime
 from typing import Any, ClassVar
 
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 
 from tui.api.models import SurveyStatus
+from tui.key_registry import bindings
 from tui.palette import Tone
 from tui.render import ago, clean
 from tui.state.survey_list import SurveyRow
@@ -103,10 +104,8 @@ class SurveyTable(VirtualTable):
     COMPONENT_CLASSES: ClassVar[set[str]] = {MUTED, *STATUS_CLASSES.values()}
 
     # The survey ids of the keymap (home/end go to the first/last loaded row).
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("home", "first", "First", show=False, id="surveys.first"),
-        Binding("end", "last", "Last", show=False, id="surveys.last"),
-    ]
+    KEY_IDS = ("surveys.first", "surveys.last")
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings(*KEY_IDS))
 
     class NearEnd(Message):
         """The cursor or the viewport is within ``lookahead`` rows of the end."""

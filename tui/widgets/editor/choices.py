@@ -12,14 +12,17 @@ one choice per line in a TextArea: five widgets per choice made 10,000 choices t
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static, TextArea
 from textual.widgets.button import ButtonVariant
 
+from tui.key_registry import bindings
 from tui.palette import Tone
 from tui.state.survey_draft import SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
@@ -38,11 +41,8 @@ def _mouse_button(label: str, button_id: str, tooltip: str, variant: ButtonVaria
 class ChoicesEditor(Vertical):
     """Edits ``choices`` of one question of ``draft``."""
 
-    BINDINGS = [
-        Binding("ctrl+shift+up", "move_choice(-1)", "Choice up", show=False, id="editor.choice_up"),
-        Binding("ctrl+shift+down", "move_choice(1)", "Choice down", show=False, id="editor.choice_down"),
-        Binding("alt+delete", "remove_choice", "Remove choice", show=False, id="editor.choice_remove"),
-    ]
+    KEY_IDS = ("editor.choice_add", "editor.choice_up", "editor.choice_down", "editor.choice_remove")
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings(*KEY_IDS))
 
     def __init__(self, draft: SurveyDraft, key: str, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="choices-editor")
@@ -74,7 +74,7 @@ class ChoicesEditor(Vertical):
                 yield _mouse_button("✕", f"choice-del-{i}", "Remove this choice (alt+delete)", variant="error")
             yield FieldError(id=f"ce-{i}")
         yield FieldError(id="ce-all")
-        yield Button("Add choice", id="choice-add", compact=True)
+        yield Button("Add choice (F4)", id="choice-add", compact=True)
 
     def on_mount(self) -> None:
         self._restore_focus()
@@ -141,6 +141,16 @@ class ChoicesEditor(Vertical):
         self.draft.add_choice(self.key)
         await self.rebuild(focus=len(self.draft.question(self.key).choices) - 1)
         self.post_message(DraftEdited("questions", structural=True, source="choices"))
+
+    async def action_add_choice(self) -> None:
+        """The add-choice key: a new empty choice, focused (in text mode a new line does the same)."""
+        if self.text_mode:
+            area = self.query_one("#choices-text", TextArea)
+            area.move_cursor(area.document.end)
+            area.insert("\n")
+            area.focus()
+            return
+        await self.add_choice()
 
     async def action_move_choice(self, delta: int) -> None:
         focused = self.screen.focused

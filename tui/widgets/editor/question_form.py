@@ -21,6 +21,7 @@ from tui.render import plain
 from tui.state.survey_draft import QUESTION_KINDS, SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.editor.branching import BranchingForm
+from tui.widgets.editor.check_field import CheckField
 from tui.widgets.editor.choices import ChoicesEditor
 from tui.widgets.editor.common import DraftEdited, FieldError
 
@@ -50,7 +51,7 @@ class QuestionForm(Vertical):
         yield Static(plain(f"Question {index + 1} of {len(self.draft.questions)} · {kind_label}", "bold"),
                      classes="form-title")
         yield Label("Question text", classes="field-label")
-        yield Input(q.text, placeholder="What do you want to ask?", id="q-question", compact=True,
+        yield Input(q.text, placeholder="e.g. What do you want to ask?", id="q-question", compact=True,
                     select_on_focus=False)
         yield from self._cleaned_note("question")
         yield FieldError(id="qe-question")
@@ -64,10 +65,10 @@ class QuestionForm(Vertical):
         yield Select(_options(("text", "html"), q.get("descriptionContentType")), allow_blank=False,
                      value=q.get("descriptionContentType"), id="q-descriptionContentType", compact=True)
         yield FieldError(id="qe-descriptionContentType")
-        yield Checkbox("Optional (respondents may skip it)", bool(q.get("optional")), id="q-optional")
+        yield CheckField("Optional (respondents may skip it)", bool(q.get("optional")), id="q-optional")
         yield Label("Button text", classes="field-label")
-        yield Input(str(q.get("buttonText") or ""), placeholder="Submit", id="q-buttonText", compact=True,
-                    select_on_focus=False)
+        yield Input(str(q.get("buttonText") or ""), placeholder="e.g. Submit (empty: the default)", id="q-buttonText",
+                    compact=True, select_on_focus=False)
         yield from self._cleaned_note("buttonText")
         yield FieldError(id="qe-buttonText")
         if q.kind == QuestionType.LINK:
@@ -88,19 +89,19 @@ class QuestionForm(Vertical):
                          prompt="Choose", id="q-scale", compact=True)
             yield FieldError(id="qe-scale")
             yield Label("Lower bound label", classes="field-label")
-            yield Input(str(q.get("lowerBoundLabel") or ""), placeholder="Unlikely", id="q-lowerBoundLabel",
-                        compact=True)
+            yield Input(str(q.get("lowerBoundLabel") or ""), placeholder="e.g. Unlikely (empty: no label)",
+                        id="q-lowerBoundLabel", compact=True)
             yield from self._cleaned_note("lowerBoundLabel")
             yield FieldError(id="qe-lowerBoundLabel")
             yield Label("Upper bound label", classes="field-label")
-            yield Input(str(q.get("upperBoundLabel") or ""), placeholder="Very likely", id="q-upperBoundLabel",
-                        compact=True)
+            yield Input(str(q.get("upperBoundLabel") or ""), placeholder="e.g. Very likely (empty: no label)",
+                        id="q-upperBoundLabel", compact=True)
             yield from self._cleaned_note("upperBoundLabel")
             yield FieldError(id="qe-upperBoundLabel")
         elif q.kind in CHOICE_KINDS:
             yield ChoicesEditor(self.draft, self.key, id="choices")
-            yield Checkbox("Shuffle the choices", bool(q.get("shuffleOptions")), id="q-shuffleOptions")
-            yield Checkbox("Last choice is open (free text)", bool(q.get("hasOpenChoice")), id="q-hasOpenChoice")
+            yield CheckField("Shuffle the choices", bool(q.get("shuffleOptions")), id="q-shuffleOptions")
+            yield CheckField("Last choice is open (free text)", bool(q.get("hasOpenChoice")), id="q-hasOpenChoice")
         elif q.kind not in QUESTION_KINDS:
             yield Static(plain(f"Watchdeck does not know the kind {q.kind!r}; its other fields are kept as they are."),
                          classes="hint")

@@ -1,0 +1,165 @@
+"""Issue 27, items 1-3: toasts wait for dialogs and stay few and short; every dialog confirms the same way and shows
+its own keys; the runs pane's Escape, Home/End and `c` on a finished or cancelled run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.widgets import Button
+from textual.widgets._footer import FooterKey
+
+from tests.incident.test_monitor_keys import monitor, notes, put_cursor_on_a_running_run, running_export
+from tests.monitor.conftest import make_app, requests, select_export
+from tests.pilot import settle
+from tui.sandbox.runner import SandboxHandle
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.export_modals import BackfillScreen
+from tui.toasts import HELD_SECONDS, INFO_SECONDS, MAX_SHOWN, Toast, ToastQueue, toast_seconds
+from tui.widgets.live_table import LiveTable
+
+FAILING = "Snowflake warehouse (hourly)"
+
+
+def toasts_on_screen(app: Any) -> list[str]:
+    """The notifications the app shows now (what its toast rack draws; the tests' notes() read the same)."""
+    return [str(notification.message) for notification in app._notifications]
+
+
+def footer_words(screen: Any) -> set[str]:
+    return {str(key.description) for key in screen.query(FooterKey) if key.description}
+
+
+async def wait_for(pilot: Any, condition: Any, rounds: int = 100) -> None:
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition never held")
+
+
+class Ticks:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def toast(ticks: Ticks, severity: str = "error", asked: float | None = None) -> Toast:
+    return Toast("m", "", severity, toast_seconds(severity, asked), False, ticks.now)
+
+
+def test_toasts_wait_for_a_dialog_show_a_few_at_a_time_and_old_news_is_dropped() -> None:
+    ticks = Ticks()
+    queue = ToastQueue(ticks)
+    assert queue.offer(toast(ticks), blocked=True) is False, "a dialog is open: it waits"
+    assert queue.release(blocked=True) == []
+    assert len(queue.release(blocked=False)) == 1
+    assert [queue.offer(toast(ticks), blocked=False) for _ in range(MAX_SHOWN + 2)] == [True] * (MAX_SHOWN - 1) + [
+        False] * 3, "one shows already: at most MAX_SHOWN at once"
+    ticks.now += 10.1  # the errors on screen have left
+    assert len(queue.release(blocked=False)) == MAX_SHOWN
+    queue.offer(toast(ticks), blocked=True)
+    ticks.now += HELD_SECONDS + 1
+    assert queue.release(blocked=False) == [], "a toast that waited over a minute is old news"
+
+
+def test_information_leaves_within_a_few_seconds_whatever_was_asked() -> None:
+    assert toast_seconds("information", 60) == INFO_SECONDS
+    assert toast_seconds("information", None) == INFO_SECONDS
+    assert toast_seconds("error", 2) == 2 and toast_seconds("error", 600) == 10
+
+
+async def test_an_alert_toast_waits_until_the_dialog_closes(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        select_export(app, FAILING)
+        await pilot.press("p")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        app.notify("Snowflake: failing", title="Alert", severity="error")
+        await pilot.pause(0.6)  # two looks of the app at its waiting toasts
+        assert toasts_on_screen(app) == [], "nothing covers the dialog"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: any("Snowflake: failing" in text for text in toasts_on_screen(app)))
+        for n in range(6):
+            app.notify(f"note {n}")
+        await pilot.pause()
+        assert len(toasts_on_screen(app)) <= MAX_SHOWN
+
+
+async def test_confirm_dialog_y_enter_escape_and_its_own_footer(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, FAILING)
+        await pilot.press("p")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        assert dialog.focused is not None and dialog.focused.id == "confirm-yes"
+        assert str(dialog.query_one("#confirm-yes", Button).label) == "Pause (y)", "names the action"
+        assert footer_words(dialog) == {"Confirm", "Cancel", "No"}, "the dialog's keys, not the monitor's"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert requests(sandbox, "POST", "/pause/") == []
+        await pilot.press("p")
+        await settle(pilot)
+        await pilot.press("enter")  # on the confirming button
+        await settle(pilot)
+        assert len(requests(sandbox, "POST", "/pause/")) == 1
+
+
+async def test_backfill_button_names_the_count_and_y_in_a_field_is_a_letter(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, FAILING)
+        await pilot.press("b")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, BackfillScreen)
+        assert str(dialog.query_one("#backfill-go", Button).label) == "Backfill 24 runs"
+        # Its own keys; y is a letter in the focused field, so the footer leaves it out there.
+        assert footer_words(dialog) == {"Cancel", "Start backfill"}
+        await pilot.press("y")  # focus is in the start field: a letter, not a confirmation
+        await settle(pilot)
+        assert app.screen is dialog and requests(sandbox, "POST", "/backfills/") == []
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is not dialog
+
+
+async def test_runs_pane_escape_home_end_and_cancel(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = monitor(app)
+        exports = screen.query_one("#exports", LiveTable)
+        runs = screen.query_one("#runs", LiveTable)
+        await pilot.press("end")
+        assert exports.cursor_row == exports.row_count - 1
+        await pilot.press("home")
+        assert exports.cursor_row == 0
+        running = running_export(screen)
+        await put_cursor_on_a_running_run(pilot, screen, running.export.name)
+        runs.focus()
+        await pilot.press("end")
+        finished = screen.selected_run()
+        assert finished is not None and not finished.is_in_progress
+        await pilot.press("c")
+        await settle(pilot)
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert notes(app)[-1] == f"This run is {finished.status}: only a starting or running run can be cancelled."
+        await put_cursor_on_a_running_run(pilot, screen, running.export.name)
+        run = screen.selected_run()
+        assert run is not None
+        await pilot.press("c")
+        await settle(pilot)
+        await pilot.press("y")
+        assert str(runs.get_cell(run.id, "status")) == "cancelling…", "at once, before the next poll"
+        await settle(pilot)
+        runs.focus()
+        await pilot.press("escape")
+        assert exports.has_focus, "Escape from the runs pane goes back to the exports"
