@@ -204,6 +204,8 @@ KEYS: tuple[KeyEntry, ...] = (
        writes=True),
     _k("editor.leave", "escape", "leave", "Back", "Leave the editor",
        "Go back to the list; asks first when something is unsaved (kept as a draft either way).", NAVIGATE),
+    _k("editor.quit", "q", "quit", "Quit", "Quit",
+       "Close watchdeck; with unsaved edits it asks first and says where the draft is kept.", NAVIGATE),
     _k("editor.add", "ctrl+n,f2", "add", "Add question", "Add question", "Add a question after the selected one.",
        EDIT_SURVEY),
     _k("editor.duplicate", "ctrl+t,f3", "duplicate", "Duplicate", "Duplicate question", "Copy the selected question.",

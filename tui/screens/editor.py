@@ -24,7 +24,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Button, OptionList, Static
+from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.button import ButtonVariant
 from textual.widgets.option_list import Option
 
@@ -155,7 +155,12 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
     async def on_mount(self) -> None:
         self._refresh_list()
         await self._show(None)
-        self.query_one("#editor-items", OptionList).focus()
+        names = self.query("#f-name").results(Input)
+        # A new survey starts on its name (what it needs first); an existing one on its question list.
+        if self.draft.creating and (name := next(iter(names), None)) is not None:
+            name.focus()
+        else:
+            self.query_one("#editor-items", OptionList).focus()
         self._update_status()
         stored = self.store.read(self.draft.draft_id) if not self.draft.creating else self.store.latest_new()
         if stored is not None:
@@ -526,6 +531,23 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         self.app.push_screen(ConfirmScreen("Unsaved draft", question, yes_label="Restore"), answer)
 
     # ------------------------------------------------------------------ leaving
+
+    def action_quit(self) -> None:
+        """q: quit at once when nothing is unsaved; else say where the draft goes and ask."""
+        if not self.draft.dirty:
+            self.app.exit()
+            return
+        where = self.store.path_for(self.draft.draft_id)
+        question = Text.assemble("Your unsaved edits are kept as a draft in ", (str(where), "bold"),
+                                 " and offered back when you open this survey again. Quit watchdeck?")
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self._write_draft_now()
+                self._finished = True
+                self.app.exit()
+
+        self.app.push_screen(ConfirmScreen("Quit with a draft", question, yes_label="Quit"), answer)
 
     def action_leave(self) -> None:
         if not self.draft.dirty:

@@ -19,7 +19,7 @@ from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widgets import Static
 
-from tui.key_registry import GROUP_ORDER, KeyEntry, describe, effective_keys, entry_for
+from tui.key_registry import GROUP_ORDER, KeyEntry, describe, effective_keys, entries, entry_for
 from tui.palette import Tone
 from tui.screens.base import WatchdeckModal, app_handle
 from tui.status_look import legend
@@ -78,6 +78,13 @@ def screen_keys(screen: Screen[object]) -> list[tuple[str, str, str, str, bool]]
             seen.add(ident)
             rows.append((entry.group, _key_label(screen, effective_keys(entry, keymap)), entry.title,
                          entry.sentence, active.get(ident, False)))
+    # The rest of the screen's areas: keys of a part not focused now (the editor's choice keys from its list).
+    areas = {b.id.partition(".")[0] for b in _declared_bindings(screen) if b.id and entry_for(b) is not None}
+    for entry in entries(*areas):
+        if entry.id not in seen and not (entry.writes and read_only):
+            seen.add(entry.id)
+            rows.append((entry.group, _key_label(screen, effective_keys(entry, keymap)), entry.title,
+                         entry.sentence, False))
     return rows
 
 

@@ -1,0 +1,74 @@
+"""Issue 27, items 4-8: the question editor without a mouse."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.widgets import Input
+
+from tui.screens.help import screen_keys
+from tui.widgets.editor.check_field import CheckField
+
+from .conftest import make_app
+from .helpers import add_question, open_editor, settle
+
+SIZE = (120, 40)
+
+
+async def test_fast_typing_keeps_each_key_in_its_field_and_f4_adds_a_choice(sandbox: Any) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _ = await open_editor(pilot, None)
+        await add_question(pilot, "single_choice")
+        screen.query_one("#choice-0", Input).focus()
+        await pilot.pause()
+        await pilot.press("A", "l", "p", "h", "a", "tab", "B", "e", "t", "a")  # no pause between keys
+        await settle(pilot)
+        assert [screen.query_one(f"#choice-{i}", Input).value for i in (0, 1)] == ["Alpha", "Beta"]
+        await pilot.press("f4")
+        await settle(pilot)
+        added = screen.query_one("#choice-2", Input)
+        assert added.has_focus and added.value == ""
+        titles = {title for _group, _key, title, _sentence, _applies in screen_keys(screen)}
+        assert {"Add choice", "Move choice up", "Remove choice", "Add question"} <= titles
+
+
+async def test_enter_on_a_checkbox_moves_on_space_toggles_and_the_state_reads_without_colour(sandbox: Any) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _ = await open_editor(pilot, None)
+        await add_question(pilot, "single_choice")
+        box = screen.query_one("#q-hasOpenChoice", CheckField)
+        box.focus()
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert box.value is False and not box.has_focus, "Enter goes on, it does not toggle"
+        box.focus()
+        await pilot.pause()
+        assert "▐ ▌" in str(box.render())
+        await pilot.press("space")
+        await settle(pilot)
+        assert box.value is True and "▐x▌" in str(box.render())
+
+
+async def test_a_new_survey_starts_on_its_name_and_q_with_edits_asks_and_names_the_draft(sandbox: Any) -> None:
+    from tui.screens.confirm import ConfirmScreen
+
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _ = await open_editor(pilot, None)
+        await settle(pilot)
+        assert screen.focused is not None and screen.focused.id == "f-name"
+        await pilot.press("N", "e", "w")
+        await settle(pilot)
+        await pilot.press("f6")  # to the question list, where q is not a letter
+        await settle(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen), "edits unsaved: asks before quitting"
+        assert str(screen.store.path_for(screen.draft.draft_id)) in str(dialog.query_one("#confirm-question").render())
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen and app.is_running
