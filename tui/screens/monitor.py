@@ -62,6 +62,16 @@ from tui.widgets.export_details import export_details_text
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.live_table import LiveTable, fit_columns
 from tui.widgets.run_rows import RunsView, run_rows
+from tui.widgets.status_line import (
+    FRESHNESS_LOOK,
+    STATUS_AGE,
+    STATUS_FILTER,
+    STATUS_NOTE,
+    STATUS_POLL,
+    STATUS_PROJECT,
+    STATUS_REFRESHING,
+    fit_status,
+)
 from tui.widgets.textual_private import write_terminal_title
 
 # What read-only mode hides: the registry's writing actions of the monitor and its incident keys.
@@ -73,47 +83,6 @@ RUNS_SETTLE_SECONDS = 0.15
 FIRST_FRAME_WAIT_SECONDS = 0.5
 NARROW_NAME_WIDTH = 24
 SECTION_PREFIX = "section:"
-# The badge of each freshness: a symbol (it reads without colour) and a tone; connecting is bold in both modes.
-FRESHNESS_LOOK: dict[Freshness, tuple[str, Tone | None]] = {
-    Freshness.CONNECTING: ("◌", None),
-    Freshness.LIVE: ("●", Tone.LIVE),
-    Freshness.STALE: ("▲", Tone.STALE),
-    Freshness.OFFLINE: ("✖", Tone.OFFLINE),
-}
-
-# What the status line drops first when it does not fit (fit_status): the counts, failures, alerts and
-# the poll's trouble (0) stay; then the filter, the data's age, notes, the project, the poll interval.
-STATUS_FILTER = 1
-STATUS_AGE = 2
-STATUS_NOTE = 3
-STATUS_PROJECT = 4
-STATUS_POLL = 5
-STATUS_REFRESHING = 6
-
-
-def fit_status(badges: Sequence[tuple[int, str, str]], phrases: Sequence[tuple[int, str, str]], width: int) -> Text:
-    """The status line in ``width`` cells: badges, then phrases joined by `` · ``; what does not fit is dropped
-    whole, the least needed first (the highest number; the last of equals), and what must stay yet still does
-    not fit ends with ``…`` rather than stop mid-word."""
-    items = [(priority, index, text, style) for index, (priority, text, style) in enumerate([*badges, *phrases])]
-
-    def assemble(kept: Sequence[tuple[int, int, str, str]]) -> Text:
-        shown_badges = [(text, style) for _, index, text, style in kept if index < len(badges)]
-        shown_phrases = [(text, style) for _, index, text, style in kept if index >= len(badges)]
-        pieces: list[tuple[str, str] | str] = [*shown_badges]
-        for number, phrase in enumerate(shown_phrases):
-            pieces.append("  " if number == 0 else " · ")
-            pieces.append(phrase)
-        return Text.assemble(*pieces, no_wrap=True, overflow="ellipsis")
-
-    kept = list(items)
-    line = assemble(kept)
-    for dropped in sorted((item for item in items if item[0] > 0), key=lambda item: (-item[0], -item[1])):
-        if line.cell_len <= width:
-            break
-        kept.remove(dropped)
-        line = assemble(kept)
-    return line
 
 
 class MonitorScreen(ExportActions, IncidentKeys):

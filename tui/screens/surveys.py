@@ -35,7 +35,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.timer import Timer
-from textual.widgets import Header, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
 from tui.api.cache_context import bypass_cache
@@ -50,6 +50,8 @@ from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.typed_confirm import TypedNameConfirmScreen
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
+from tui.state.poller import Freshness
+from tui.state.project_names import fetch_project_label
 from tui.state.survey_list import (
     SORT_BY_KEY,
     SORT_COLUMNS,
@@ -61,6 +63,7 @@ from tui.state.survey_list import (
     matches,
 )
 from tui.widgets.footer import LeakFreeFooter
+from tui.widgets.status_line import FRESHNESS_LOOK, STATUS_AGE, STATUS_POLL, fit_status
 from tui.widgets.survey_detail import SurveyDetail
 from tui.widgets.survey_table import SurveyTable, responses_text, survey_row
 from tui.widgets.virtual_table import KEY, Row, VirtualTable
@@ -118,7 +121,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Static(id="survey-header")  # the monitor's header: freshness, project, the data's age
         yield Input(placeholder="Filter by name (server search) · enter applies · escape clears",
                     id="survey-filter")
         with Vertical(id="survey-list-pane"):
@@ -143,6 +146,11 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     def on_mount(self) -> None:
         self.counts = ResponsesCounts(self.wd.clock)
         self.sub_title = "surveys"
+        self._loaded_at: float | None = None
+        self._project_label = ""
+        self.set_interval(1.0, self._render_header)
+        self._render_header()
+        self._load_project_label()
         self.table.focus()
         self._load_page()  # the responses counts are asked for after the first page (see _accept_page)
         self.set_interval(COUNTS_TICK, self._counts_tick)
@@ -172,6 +180,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
                 self.fetching = False
                 self.error = str(err)
                 self._render_status()
+                self._render_header()
             return
         if generation != self.pager.generation:
             return  # a new search or reload started meanwhile; its own fetch is on the way
@@ -188,6 +197,8 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         if new is None:
             return
         self.error = None
+        self._loaded_at = self.wd.monotonic()
+        self._render_header()
         table = self.table
         first = table.row_count == 0
         keep = self.selected_id
@@ -354,6 +365,36 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             self._show_detail(force=True)
         else:
             self.table.focus()
+
+    # ------------------------------------------------------------------ header
+
+    @work(group="project-label", exit_on_error=False)
+    async def _load_project_label(self) -> None:
+        self._project_label, _ = await fetch_project_label(self.wd.api)
+        self._render_header()
+
+    def _render_header(self) -> None:
+        """As the monitor's: freshness, the project (kept at any width), then the data's age and what went wrong."""
+        if not self.is_mounted:
+            return
+        loaded, failed = self._loaded_at is not None, self.error is not None
+        state = (Freshness.CONNECTING if not loaded and not failed else Freshness.OFFLINE if not loaded
+                 else Freshness.STALE if failed else Freshness.LIVE)
+        symbol, tone = FRESHNESS_LOOK[state]
+        badges: list[tuple[int, str, str]] = [(0, f" {symbol} {state.value} ", tone.style if tone else "bold")]
+        if self._project_label:
+            badges.append((0, f" {clean(self._project_label, limit=60)} ", "bold"))
+        if self.read_only:
+            badges.append((0, " READ-ONLY ", Tone.READ_ONLY.style))
+        age = None if self._loaded_at is None else self.wd.monotonic() - self._loaded_at
+        phrases: list[tuple[int, str, str]] = [
+            (STATUS_AGE, f"updated {age:.0f} s ago" if age is not None else "no data yet", ""),
+            (STATUS_POLL, "surveys · ctrl+r reloads", Tone.MUTED.style),
+        ]
+        if self.error:
+            phrases.append((0, clean(self.error, limit=120), Tone.ERROR.style))
+        header = self.query_one("#survey-header", Static)
+        header.update(fit_status(badges, phrases, max(self.size.width - 2, 20)))
 
     # ------------------------------------------------------------------ status line
 

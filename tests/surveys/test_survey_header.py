@@ -1,0 +1,29 @@
+"""Issue 27, item 16: the survey browser's header is the monitor's: freshness, the project (kept at 80 columns), the
+data's age."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.widgets import Static
+
+from tests.pilot import settle
+from tui.clock import FrozenClock
+from tui.state.project_names import fetch_project_label
+
+from .conftest import make_app
+
+
+@pytest.mark.parametrize("width", [160, 80])
+async def test_the_header_says_live_the_project_and_the_age(sandbox: Any, clock: FrozenClock, width: int) -> None:
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(width, 30)) as pilot:
+        await settle(pilot)
+        label, _ = await fetch_project_label(app.api)
+        assert label
+        header = str(app.screen.query_one("#survey-header", Static).render())
+        assert header.startswith(" ● LIVE ") and label in header, header
+        if width == 160:
+            assert "updated 0 s ago" in header or "updated 1 s ago" in header, header
+        assert "⭘" not in header

@@ -1,0 +1,56 @@
+"""The one-line header of the monitor and the survey browser: badges, then phrases, fitted to the width.
+
+Both screens say the same things the same way: how fresh the data is (a symbol that reads without colour),
+the project, and how old the data on screen is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+
+from tui.palette import Tone
+from tui.state.poller import Freshness
+
+# The badge of each freshness: a symbol (it reads without colour) and a tone; connecting is bold in both modes.
+FRESHNESS_LOOK: dict[Freshness, tuple[str, Tone | None]] = {
+    Freshness.CONNECTING: ("◌", None),
+    Freshness.LIVE: ("●", Tone.LIVE),
+    Freshness.STALE: ("▲", Tone.STALE),
+    Freshness.OFFLINE: ("✖", Tone.OFFLINE),
+}
+
+# What the status line drops first when it does not fit (fit_status): the counts, failures, alerts and
+# the poll's trouble (0) stay; then the filter, the data's age, notes, the project, the poll interval.
+STATUS_FILTER = 1
+STATUS_AGE = 2
+STATUS_NOTE = 3
+STATUS_PROJECT = 4
+STATUS_POLL = 5
+STATUS_REFRESHING = 6
+
+
+def fit_status(badges: Sequence[tuple[int, str, str]], phrases: Sequence[tuple[int, str, str]], width: int) -> Text:
+    """The status line in ``width`` cells: badges, then phrases joined by `` · ``; what does not fit is dropped
+    whole, the least needed first (the highest number; the last of equals), and what must stay yet still does
+    not fit ends with ``…`` rather than stop mid-word."""
+    items = [(priority, index, text, style) for index, (priority, text, style) in enumerate([*badges, *phrases])]
+
+    def assemble(kept: Sequence[tuple[int, int, str, str]]) -> Text:
+        shown_badges = [(text, style) for _, index, text, style in kept if index < len(badges)]
+        shown_phrases = [(text, style) for _, index, text, style in kept if index >= len(badges)]
+        pieces: list[tuple[str, str] | str] = [*shown_badges]
+        for number, phrase in enumerate(shown_phrases):
+            pieces.append("  " if number == 0 else " · ")
+            pieces.append(phrase)
+        return Text.assemble(*pieces, no_wrap=True, overflow="ellipsis")
+
+    kept = list(items)
+    line = assemble(kept)
+    for dropped in sorted((item for item in items if item[0] > 0), key=lambda item: (-item[0], -item[1])):
+        if line.cell_len <= width:
+            break
+        kept.remove(dropped)
+        line = assemble(kept)
+    return line
