@@ -6,7 +6,7 @@ import pytest
 
 from tui.state.failure_groups import error_signature, group_failures
 
-from .runs import run
+from .runs import HOUR, run
 
 ACCESS = ("ClientError: An error occurred (AccessDenied) when calling the PutObject operation: "
           "Access Denied for bucket '{}'")
@@ -45,13 +45,13 @@ def test_groups_count_runs_and_exports_and_leave_repaired_intervals_out() -> Non
         "1:d": [run("d1", 1, "Cancelled")],
     }
     groups = group_failures(runs, order=["1:a", "1:b", "1:c", "1:d"])
-    assert [g.run_count for g in groups] == [3, 1]
-    access = groups[0]
+    assert [g.run_count for g in groups] == [1, 3], "newest first: c failed an hour after the others"
+    access = groups[1]
     assert access.export_keys == ["1:a", "1:b"]
     assert [r.id for r in access.runs_of("1:a")] == ["a1", "a2"]
     assert access.summary() == "3 runs in 2 exports, first 09:11, last 10:11"
     assert "'a'" in access.sample_error  # the sample is a real message, unstripped (the widget cleans it)
-    assert groups[1].summary().startswith("1 run in 1 export")
+    assert groups[0].summary().startswith("1 run in 1 export")
 
 
 def test_summary_names_the_day_when_a_group_spans_midnight() -> None:
@@ -60,3 +60,23 @@ def test_summary_names_the_day_when_a_group_spans_midnight() -> None:
     runs = {"1:a": [run("a1", 14, "Failed", error="boom 1"), run("a2", 2, "Failed", error="boom 2")]}
     group = group_failures(runs)[0]
     assert group.summary(NOW.date()) == "2 runs in 1 export, first 11-21 22:11, last 10:11"
+
+
+def test_the_live_cause_ranks_above_an_older_larger_one_and_since_keeps_only_the_incident() -> None:
+    """Issue 27 item 15: a big group from last night's failures must not push the live outage down the list."""
+    from tui.state.failure_groups import failing_since
+
+    from .runs import NOW
+
+    runs = {
+        "1:a": [run(f"a{h}", h, "Failed", error=f"disk full on node {h}") for h in range(10, 20)],
+        "1:b": [run("b1", 1, "Failed", error="Connection refused 10.0.0.9:5432"),
+                run("b2", 2, "Failed", error="Connection refused 10.0.0.9:5432")],
+    }
+    groups = group_failures(runs, order=["1:a", "1:b"])
+    assert [(g.run_count, g.export_keys) for g in groups] == [(2, ["1:b"]), (10, ["1:a"])]
+    recent = failing_since(groups, NOW - 3 * HOUR)
+    assert [(g.run_count, g.export_keys) for g in recent] == [(2, ["1:b"])]
+    partly = failing_since(groups, NOW - 12 * HOUR)
+    assert [g.run_count for g in partly] == [2, 3]  # the runs of 10, 11 and 12 hours ago
+    assert partly[1].first is not None and partly[1].first >= NOW - 12 * HOUR

@@ -8,6 +8,7 @@ filters the monitor's table to those exports; ``R`` repairs the whole group.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import ClassVar
 
 from rich.text import Text
@@ -23,8 +24,10 @@ from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen, set_columns
-from tui.state.failure_groups import FailureGroup, clock_time
+from tui.state.failure_groups import FailureGroup, clock_time, failing_since
 from tui.widgets.footer import LeakFreeFooter
+
+SINCE_CHOICES = ("incident", "24h", "all")  # what `s` cycles through; the current incident first
 
 
 @dataclass(frozen=True)
@@ -66,16 +69,37 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
                      ("signature", "Error (numbers, ids, times and quoted values as …)", None)],
                     self.size.width or 80)
 
+    _since_choice = 0  # SINCE_CHOICES: the current incident first
+
+    def since(self) -> tuple[datetime | None, str]:
+        """When the shown failures start, and in words: the current incident (its first open alert), 24 h, all."""
+        now = self.context.now()
+        choice = SINCE_CHOICES[self._since_choice]
+        if choice == "incident":
+            opened = [alert.since for alert in self.desk.book.open_alerts]
+            if opened:
+                start = min(opened)
+                return start, f"since {clock_time(start, now.date())} (the current incident)"
+            return now - timedelta(hours=24), "last 24 h (no open incident)"
+        if choice == "24h":
+            return now - timedelta(hours=24), "last 24 h"
+        return None, "all loaded runs"
+
+    def action_since(self) -> None:
+        self._since_choice = (self._since_choice + 1) % len(SINCE_CHOICES)
+        self.redraw()
+
     def redraw(self) -> None:
-        groups = self.desk.groups()
+        start, since_words = self.since()
+        groups = failing_since(self.desk.groups(), start)
         today = self.context.now().date()
         current = self.highlighted()
         self._groups = groups
         runs = sum(g.run_count for g in groups)
-        title = Text.assemble(("Failure groups", "bold"),
+        title = Text.assemble(("Failure groups", "bold"), f" · {since_words}",
                               f" · {len(groups)} group{'s' if len(groups) != 1 else ''}, {runs} failed runs"
                               if groups else " · no failing runs",
-                              ("   enter: show these exports in the table", Tone.MUTED.style))
+                              ("   s: since · enter: show these exports", Tone.MUTED.style))
         self.query_one("#groups-title", Static).update(title)
         table = self.query_one("#groups-table", DataTable)
         table.clear()

@@ -150,7 +150,7 @@ def export_failures(key: str, runs: Sequence[BatchExportRun]) -> dict[str, Signa
 
 def build_groups(parts_by_export: Mapping[str, Mapping[str, SignaturePart]],
                  order: Iterable[str] | None = None) -> list[FailureGroup]:
-    """Groups from each export's parts, the biggest first (then by signature, for a stable order).
+    """Groups from each export's parts, the one failing most recently first (:func:`newest_first`).
 
     ``order`` lists the export keys in the table's order, so a group's exports are listed as the table shows them.
     Merging works per export and signature, not per run: a poll re-groups 10,000 runs in a few hundred steps.
@@ -168,7 +168,30 @@ def build_groups(parts_by_export: Mapping[str, Mapping[str, SignaturePart]],
             if part.last is not None and (group.last is None or part.last > group.last):
                 group.last = part.last
                 group.sample_error = part.sample_error
-    return sorted(groups.values(), key=lambda g: (-g.run_count, g.signature))
+    return newest_first(groups.values())
+
+
+def newest_first(groups: Iterable[FailureGroup]) -> list[FailureGroup]:
+    """The group failing most recently first, so a live cause ranks above an older, larger one; then the biggest."""
+    return sorted(groups, key=lambda g: (-(g.last.timestamp() if g.last else float("-inf")), -g.run_count,
+                                         g.signature))
+
+
+def failing_since(groups: Iterable[FailureGroup], since: datetime | None) -> list[FailureGroup]:
+    """The groups with only the runs that failed at or after ``since`` (all of them when None); empty groups go."""
+    if since is None:
+        return list(groups)
+    kept: list[FailureGroup] = []
+    for group in groups:
+        runs = [failed for failed in group.runs if failed.when is None or failed.when >= since]
+        if not runs:
+            continue
+        times = [failed.when for failed in runs if failed.when is not None]
+        newest = max(runs, key=lambda failed: failed.when or since)
+        keys = list(dict.fromkeys(failed.export_key for failed in runs))
+        kept.append(FailureGroup(group.signature, newest.run.latest_error or group.sample_error, runs, keys,
+                                 min(times) if times else None, max(times) if times else None))
+    return newest_first(kept)
 
 
 def group_failures(runs_by_export: Mapping[str, Sequence[BatchExportRun]],
