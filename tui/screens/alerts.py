@@ -21,7 +21,7 @@ from textual.widgets.data_table import CellDoesNotExist
 from tui.key_registry import bindings
 from tui.palette import Tone
 from tui.paths import stylesheets
-from tui.render import plain
+from tui.render import clean, plain
 from tui.screens.incident_base import WHEN_WIDTH, IncidentContext, IncidentScreen, set_columns, when
 from tui.state.alert_book import Alert, AlertKind
 from tui.widgets.footer import LeakFreeFooter
@@ -165,7 +165,7 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
         if alert is None:
             return
         self.desk.book.acknowledge(alert.id, self.context.clock.now())
-        self.notify(f"Acknowledged: {alert.kind}.", markup=False, timeout=3)
+        self.notify(clean(f"Acknowledged: {alert.export_name}, {alert.kind}.", limit=200), markup=False, timeout=3)
         self.redraw()
 
     def action_close(self) -> None:

@@ -518,6 +518,9 @@ class MonitorScreen(ExportActions, IncidentKeys):
         symbol, tone = FRESHNESS_LOOK[state]
         style = tone.style if tone is not None else "bold"
         age = poller.age()
+        frozen_at = getattr(self, "_frozen_at", None)
+        if self.frozen and frozen_at is not None:
+            age = frozen_at[0] + (self.wd.monotonic() - frozen_at[1])
         # (priority, text, style): the lower the number, the longer it stays on a narrow line (fit_status).
         badges: list[tuple[int, str, str]] = [(0, f" {symbol} {state.value} ", style)]
         label = self.project_title()
@@ -578,6 +581,10 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self.set_class(state in (Freshness.STALE, Freshness.OFFLINE), "-stale")
 
     def watch_frozen(self, frozen: bool) -> None:
+        poller = getattr(self, "poller", None)
+        age = poller.age() if poller is not None else None
+        # The age of what the frozen screen shows keeps growing; the polls' newer data is not on screen.
+        self._frozen_at = (age, self.wd.monotonic()) if frozen and age is not None else None
         self._tick_status()
         if not frozen:
             self._render_exports(self.now())
@@ -741,7 +748,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         if watched is None:
             return
         if self.incident.desk.book.acknowledge_export(watched.key, self.now()):
-            self.notify("Alert acknowledged.", markup=False, timeout=3)
+            self.notify(clean(f"Alert acknowledged: {watched.export.name}.", limit=200), markup=False, timeout=3)
             self._render_exports(self.now())
             self._update_title()
             self.refresh_bindings()

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from tui.palette import Tone
 from tui.redaction import mask_secrets
-from tui.render import ago, clean, past_ago, plain
+from tui.render import ago, clean, coarse_duration, past_ago, plain
 from tui.state.exports import WatchedExport
 from tui.state.health import Verdict
 
@@ -56,7 +56,7 @@ def export_details_text(watched: WatchedExport, verdict: Verdict) -> Text:
     row("Updated", _happened(export.last_updated_at, now))
     row("Health", plain(f"{verdict.state.value}: {verdict.reason}"))
     lag = verdict.lag_seconds
-    row("Lag", "—" if lag is None else f"{lag:.0f} s behind")
+    row("Lag", "—" if lag is None else f"{coarse_duration(lag)} behind")  # as the table says it
     row("Overdue rule", verdict.rule or "—")
     due = verdict.next_due
     row("Next run due", "—" if due is None else _when(due, now))
