@@ -23,12 +23,12 @@ from tui.api.models import BatchExportRun
 from tui.key_registry import bindings
 from tui.palette import Tone
 from tui.paths import stylesheets
-from tui.render import plain
+from tui.render import coarse_duration, plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen
 from tui.state.timeline import TimelineModel
 from tui.status_look import status_text
 from tui.widgets.footer import LeakFreeFooter
-from tui.widgets.timeline_view import TimelineView, axis_ruler
+from tui.widgets.timeline_view import TimelineView, axis_ruler, cells_for
 
 HISTORY_PAGES = 3  # per export and fetch: a week of hourly runs fits in two of the service's pages
 
@@ -59,8 +59,14 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         yield LeakFreeFooter()
 
     def on_mount(self) -> None:
+        self.model.set_cells(cells_for(self.size.width or 80))
         super().on_mount()
         self.query_one(TimelineView).focus()
+
+    def on_resize(self) -> None:
+        """Wider or narrower: as many cells as fit beside the names, at every zoom."""
+        if self.model.set_cells(cells_for(self.size.width or 80)) and self.is_mounted:
+            self.update_from_desk(full=True)
 
     def redraw(self) -> None:
         self.update_from_desk(full=False)
@@ -87,7 +93,8 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         worst = max(self.model.failed_columns, default=0)
         minutes = int(axis.bucket // 60)
         cell = f"{minutes} min" if minutes < 60 else f"{minutes // 60} h"
-        title = Text.assemble(("Timeline", "bold"), f" · last {zoom.label}, one cell {cell} · "
+        shown = coarse_duration(axis.bucket * axis.count)
+        title = Text.assemble(("Timeline", "bold"), f" · {zoom.label} zoom: last {shown}, one cell {cell} · "
                               f"{len(self.model.order)} exports")
         if worst:
             title.append(f" · up to {worst} failing in one column", Tone.FAILURE.style)

@@ -39,6 +39,9 @@ ZOOMS: tuple[Zoom, ...] = (
     Zoom("7d", timedelta(days=7), timedelta(hours=4)),
 )
 DEFAULT_ZOOM = 1
+# A cell's length when the screen has room for more cells than a zoom's own: the shortest that still shows the
+# zoom's whole span, so the cells fill the width at every zoom.
+NICE_BUCKETS = tuple(timedelta(minutes=m) for m in (1, 2, 5, 10, 15, 30, 60, 120, 240, 360, 720, 1440))
 
 
 def severity(status: str | None) -> int:
@@ -73,10 +76,15 @@ class Axis:
     count: int
 
     @classmethod
-    def ending_at(cls, zoom: Zoom, now: datetime) -> Axis:
-        size = zoom.bucket.total_seconds()
+    def ending_at(cls, zoom: Zoom, now: datetime, cells: int | None = None) -> Axis:
+        """The zoom's axis; with room for ``cells`` cells, that many, each as short as still shows the zoom's span."""
+        bucket, count = zoom.bucket, zoom.buckets
+        if cells is not None and cells > count:
+            fits = [nice for nice in NICE_BUCKETS if nice * cells >= zoom.span and nice <= zoom.bucket]
+            bucket, count = (fits[0] if fits else zoom.bucket), cells
+        size = bucket.total_seconds()
         last_start = now.timestamp() - now.timestamp() % size
-        return cls(last_start - size * (zoom.buckets - 1), size, zoom.buckets)
+        return cls(last_start - size * (count - 1), size, count)
 
     @property
     def start(self) -> datetime:
@@ -142,6 +150,7 @@ class TimelineModel:
 
     def __init__(self, zoom_index: int = DEFAULT_ZOOM) -> None:
         self.zoom_index = zoom_index
+        self.cells: int | None = None  # how many cells the screen has room for (None: the zoom's own count)
         self.axis: Axis | None = None
         self.order: list[str] = []
         self.rows: dict[str, TimelineRow] = {}
@@ -159,13 +168,21 @@ class TimelineModel:
         self.axis = None
         return True
 
+    def set_cells(self, cells: int | None) -> bool:
+        """The room on screen changed: True when the axis must be rebuilt."""
+        if cells == self.cells:
+            return False
+        self.cells = cells
+        self.axis = None
+        return True
+
     def update(self, order: Sequence[str], runs_by_export: Mapping[str, Sequence[BatchExportRun]],
                now: datetime, fingerprints: Mapping[str, tuple[object, ...]] | None = None) -> set[str]:
         """Recompute what changed; return the keys of rows whose cells changed (all of them when the axis moved).
 
         ``fingerprints`` (one per export, equal while its runs did not change) saves working them out again.
         """
-        axis = Axis.ending_at(self.zoom, now)
+        axis = Axis.ending_at(self.zoom, now, self.cells)
         moved = axis != self.axis
         self.axis = axis
         changed: set[str] = set()

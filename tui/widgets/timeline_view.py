@@ -31,6 +31,11 @@ NAME_MIN, NAME_MAX = 12, 32
 _CURSOR_ROW_NAME = Style(bold=True, reverse=True)
 
 
+def cells_for(total_width: int) -> int:
+    """How many cells fit beside a name column of NAME_MAX (the axis fills the width with them)."""
+    return max(1, total_width - NAME_MAX - 2)
+
+
 def name_width(total_width: int, buckets: int) -> int:
     """The export-name column: what is left after the cells, within NAME_MIN..NAME_MAX."""
     return max(NAME_MIN, min(NAME_MAX, total_width - buckets - 2))
