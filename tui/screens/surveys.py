@@ -146,7 +146,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     def on_mount(self) -> None:
         self.counts = ResponsesCounts(self.wd.clock)
         self.sub_title = "surveys"
-        self._loaded_at: float | None = None
+        self._loaded_at: datetime | None = None  # on the injected clock: frozen in tests and screenshots
         self._project_label = ""
         self.set_interval(1.0, self._render_header)
         self._render_header()
@@ -197,7 +197,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         if new is None:
             return
         self.error = None
-        self._loaded_at = self.wd.monotonic()
+        self._loaded_at = self.wd.clock.now()
         self._render_header()
         table = self.table
         first = table.row_count == 0
@@ -386,7 +386,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             badges.append((0, f" {clean(self._project_label, limit=60)} ", "bold"))
         if self.read_only:
             badges.append((0, " READ-ONLY ", Tone.READ_ONLY.style))
-        age = None if self._loaded_at is None else self.wd.monotonic() - self._loaded_at
+        age = None if self._loaded_at is None else max(0.0, (self.wd.clock.now() - self._loaded_at).total_seconds())
         phrases: list[tuple[int, str, str]] = [
             (STATUS_AGE, f"updated {age:.0f} s ago" if age is not None else "no data yet", ""),
             (STATUS_POLL, "surveys · ctrl+r reloads", Tone.MUTED.style),

@@ -81,7 +81,8 @@ async def make_all(out: Path) -> None:
     from tui.sandbox.runner import SandboxOptions, start_sandbox
 
     out.mkdir(parents=True, exist_ok=True)
-    with start_sandbox(SandboxOptions(seed=7, simulate=False, clock=FrozenClock(FROZEN_AT),
+    # The demo as it opens: in the middle of its outage (a column of failures on the timeline).
+    with start_sandbox(SandboxOptions(seed=7, simulate=False, clock=FrozenClock(FROZEN_AT), scenario="outage",
                                       summary_delay=(0.0, 0.0))) as sandbox:
 
         def app(start_mode: str = "monitor") -> WatchdeckApp:
