@@ -27,7 +27,7 @@ from tui.status_look import legend
 OTHER = "Other"
 
 
-def _declared_bindings(node: DOMNode) -> list[Binding]:
+def declared_bindings(node: DOMNode) -> list[Binding]:
     """Every binding a node's classes declare, whether or not ``check_action`` shows it now."""
     found: list[Binding] = []
     for cls in reversed(type(node).__mro__):
@@ -37,7 +37,7 @@ def _declared_bindings(node: DOMNode) -> list[Binding]:
     return found
 
 
-def _nodes(screen: Screen[object]) -> list[DOMNode]:
+def key_nodes(screen: Screen[object]) -> list[DOMNode]:
     """The focused widget and its containers, the screen, then the app: where a key press looks for a binding."""
     nodes: list[DOMNode] = []
     focused = screen.focused
@@ -60,8 +60,8 @@ def screen_keys(screen: Screen[object]) -> list[tuple[str, str, str, str, bool]]
         active[key] = active.get(key, False) or shown.enabled
     rows: list[tuple[str, str, str, str, bool]] = []
     seen: set[str] = set()
-    for node in _nodes(screen):
-        for binding in _declared_bindings(node):
+    for node in key_nodes(screen):
+        for binding in declared_bindings(node):
             entry: KeyEntry | None = entry_for(binding)
             ident = binding.id or f"{binding.action}:{binding.key}"
             if ident in seen:
@@ -79,7 +79,7 @@ def screen_keys(screen: Screen[object]) -> list[tuple[str, str, str, str, bool]]
             rows.append((entry.group, _key_label(screen, effective_keys(entry, keymap)), entry.title,
                          entry.sentence, active.get(ident, False)))
     # The rest of the screen's areas: keys of a part not focused now (the editor's choice keys from its list).
-    areas = {b.id.partition(".")[0] for b in _declared_bindings(screen) if b.id and entry_for(b) is not None}
+    areas = {b.id.partition(".")[0] for b in declared_bindings(screen) if b.id and entry_for(b) is not None}
     for entry in entries(*areas):
         if entry.id not in seen and not (entry.writes and read_only):
             seen.add(entry.id)
