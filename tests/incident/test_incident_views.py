@@ -127,10 +127,12 @@ async def test_repair_group_previews_sends_two_at_a_time_journals_and_summarises
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         preview = text_of(app, "#repair-preview")
-        assert "12 failed intervals in 3 exports will be retried" in preview
-        assert "First 11-22 07:00→08:00" in preview and "last 11-22 10:00→11:00" in preview
+        assert "12 failed intervals in 3 exports to retry, 2 at a time" in preview
+        for name in ("Events to S3 data lake", "Persons to S3 archive", "Billing events to S3"):
+            assert f"{name}: 4, 11-22 07:00→08:00 … 11-22 10:00→11:00" in preview
         assert app.screen.query_one("#repair-typed", Input).has_class("hidden")
-        await pilot.press("ctrl+s")
+        assert app.screen.focused is app.screen.query_one("#repair-go")
+        await pilot.press("y")
         for _ in range(100):
             await pilot.pause(0.02)
             if text_of(app, "#repair-status").startswith("Done"):
@@ -161,6 +163,8 @@ async def test_repair_above_twenty_asks_for_the_typed_count_and_esc_stops() -> N
     ctx = context(desk, client_for=lambda _pid: client)
     app = Host(lambda _app: RepairScreen.for_export(ctx, watched.key))
     async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()  # the window's runs are read before anything can be sent
         await pilot.pause()
         typed = app.screen.query_one("#repair-typed", Input)
         assert not typed.has_class("hidden")

@@ -14,7 +14,7 @@ share of the rate budget); a read that finds no room stops, keeping what it read
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -84,14 +84,22 @@ async def read_for_verdict(api: RunsApi, export_id: str, key: str, history: RunH
 
 
 async def read_span(api: RunsApi, export_id: str, key: str, history: RunHistory, lo: datetime, hi: datetime, *,
-                    take: Callable[[], bool] = lambda: True, pages: int = SPAN_PAGES) -> int:
-    """Read the runs created between ``lo`` and ``hi`` (newest first, paged); returns the requests sent."""
+                    take: Callable[[], bool] = lambda: True, pages: int = SPAN_PAGES,
+                    acquire: Callable[[], Awaitable[None]] | None = None) -> int:
+    """Read the runs created between ``lo`` and ``hi`` (newest first, paged); returns the requests sent.
+
+    ``acquire`` (waits for room) replaces ``take`` (room now or stop) where the operator waits for the answer.
+    """
     runs: list[BatchExportRun] = []
     next_url: str | None = None
     last_page = False
     sent = 0
     try:
-        while sent < pages and take():
+        while sent < pages:
+            if acquire is not None:
+                await acquire()
+            elif not take():
+                break
             page = await (api.runs(export_id, next_url=next_url) if next_url
                           else api.runs(export_id, after=lo, before=hi))
             sent += 1

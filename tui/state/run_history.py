@@ -63,6 +63,18 @@ def subtract(lo: datetime, hi: datetime, spans: Sequence[Span]) -> list[Span]:
     return missing
 
 
+def page_span(runs: Sequence[BatchExportRun], newest: datetime, *, after: datetime | None,
+              last_page: bool) -> Span | None:
+    """The creation times that pages of the runs list, read newest first from ``newest``, cover: from ``after``
+    when the last page was read, else from their oldest run."""
+    if last_page and after is not None:
+        lo: datetime | None = after
+    else:
+        stamps = [c for c in (created(r) for r in runs) if c is not None]
+        lo = min(stamps) if stamps else None
+    return (lo, newest) if lo is not None and lo <= newest else None
+
+
 @dataclass
 class _Held:
     runs: dict[str, BatchExportRun] = field(default_factory=dict)
@@ -93,13 +105,16 @@ class RunHistory:
                     self._count += 1
                 held.runs[run.id] = run
                 changed = True
+        if changed:
+            held.version += 1
         if read is not None and read[0] <= read[1]:
             spans = merge_spans([*held.spans, read])
             if spans != held.spans:
+                if not held.spans or spans[-1][0] != held.spans[-1][0]:
+                    held.version += 1  # where the newest read span begins changed: verdicts may change
                 held.spans = spans
                 changed = True
         if changed:
-            held.version += 1
             held.ordered = None
             self._trim(held, self.per_export)
             if self._count > self.total:
@@ -115,12 +130,7 @@ class RunHistory:
     def add_page(self, key: str, runs: Sequence[BatchExportRun], asked_at: datetime, *,
                  after: datetime | None, last_page: bool) -> bool:
         """One or more pages of the runs list, newest first from ``asked_at``: the span they cover is read."""
-        stamps = [c for c in (created(r) for r in runs) if c is not None]
-        if last_page and after is not None:
-            lo: datetime | None = after
-        else:
-            lo = min(stamps) if stamps else None
-        return self.add(key, runs, (lo, asked_at) if lo is not None and lo <= asked_at else None)
+        return self.add(key, runs, page_span(runs, asked_at, after=after, last_page=last_page))
 
     def _trim(self, held: _Held, cap: int) -> None:
         if len(held.runs) <= cap:
@@ -167,6 +177,7 @@ class RunHistory:
         return held.ordered
 
     def version(self, key: str) -> int:
+        """Changes when the export's runs change or its newest read span begins elsewhere (not as it grows newer)."""
         held = self._held.get(key)
         return held.version if held is not None else 0
 
