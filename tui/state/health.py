@@ -50,8 +50,10 @@ from tui.render import coarse_duration as span  # the numbers of a reason: the o
 DEFAULT_LAG_INTERVALS = 2.0
 DEFAULT_GRACE_SECONDS = 600.0
 LATEST_RUNS_SIZE = 10  # the server's ``latest_runs`` holds the ten newest runs
-# Reading an export's runs list for its verdict stops once the runs read reach back this many allowed lags.
+# Reading an export's runs list for its verdict pages back until the runs read reach this many allowed lags
+# (then asks for the last Completed run alone); a record read back a week (the list's own window) is enough.
 RECORD_MARGIN = 3.0
+RECORD_WINDOW = timedelta(days=7)
 
 RUNNING_GROUP = frozenset({RunStatus.STARTING, RunStatus.RUNNING, RunStatus.CONTINUED_AS_NEW})
 COMPLETED_GROUP = frozenset({RunStatus.COMPLETED})
@@ -319,8 +321,7 @@ def judge(
     # fewer than ten latest runs are all of them (where the server gives ``latest_runs`` at all)
     whole = (len(export.latest_runs) < LATEST_RUNS_SIZE and bool(export.latest_runs or not runs)) or (
         read_since is not None and beginning is not None and read_since <= beginning)
-    far_enough = whole or (read_since is not None and allowed is not None
-                           and age_seconds(read_since, now) >= RECORD_MARGIN * allowed)
+    far_enough = whole or (read_since is not None and now - read_since >= RECORD_WINDOW - timedelta(hours=1))
     ender = streak_end(all_runs)
     ender_at = run_created(ender) if ender is not None else None
     streak_whole = whole or (ender is not None and (read_since is None or ender_at is None or ender_at >= read_since))

@@ -19,12 +19,11 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from tui.api.models import BatchExportRun, Page, RunStatus
-from tui.state.health import RECORD_MARGIN, incomplete_reason_of_run, run_created, run_order_key
+from tui.state.health import RECORD_MARGIN, RECORD_WINDOW, incomplete_reason_of_run, run_created, run_order_key
 from tui.state.run_history import RunHistory
 
 RECORD_PAGES = 3  # pages of 100 runs read for one verdict
 SPAN_PAGES = 5  # pages read for one span a view needs
-RECORD_WINDOW = timedelta(days=7)  # the runs list's own default window, asked explicitly
 
 
 class RunsApi(Protocol):
@@ -39,7 +38,8 @@ def _usable(page: Page[BatchExportRun]) -> list[BatchExportRun]:
 
 
 def window_start(now: datetime) -> datetime:
-    """Seven days back, on the whole hour: every viewer then asks the same URL (one shared answer)."""
+    """Seven days back (the runs list's own default window, asked explicitly), on the whole hour: every viewer
+    then asks the same URL (one shared answer)."""
     return (now - RECORD_WINDOW).replace(minute=0, second=0, microsecond=0)
 
 
