@@ -10,8 +10,8 @@ times is *read* when every run the server created in it is held here:
 
 So a view can tell "no run for this interval" (the range was read and holds
 none) from "not read yet". Bounded: the newest ``PER_EXPORT`` runs per export
-and ``TOTAL`` in all (each export is then cut to its share, never under
-``PER_EXPORT_FLOOR``); cutting the oldest runs cuts the read ranges with them,
+and ``TOTAL`` in all (past it each export is cut to an equal share, never under
+one ``latest_runs``); cutting the oldest runs cuts the read ranges with them,
 so a range never claims runs that are no longer held.
 """
 
@@ -27,7 +27,7 @@ from tui.state.health import run_order_key
 
 PER_EXPORT = 600  # two days of 5-minute runs, 25 days of hourly ones
 TOTAL = 30_000
-PER_EXPORT_FLOOR = 100
+PER_EXPORT_FLOOR = 10  # never under one ``latest_runs``
 
 Span = tuple[datetime, datetime]
 
