@@ -101,7 +101,8 @@ KEYS: tuple[KeyEntry, ...] = (
        "Every watched export on one time axis, worst run per period; enter opens the run under the cursor.",
        INCIDENT),
     _k("monitor.repair", "R", "repair", "Repair", "Repair in bulk",
-       "Retry every failed interval of the selected export and backfill its gaps; a preview first.", INCIDENT,
+       "Retry every failed interval of the selected export, planned from the server's runs list; gaps only if "
+       "ticked; a preview first.", INCIDENT,
        writes=True),
     _k("monitor.backfills", "B", "backfills", "Backfills", "Backfills",
        "List the selected export's backfills and their progress; c cancels one.", INCIDENT, show=False),
@@ -134,7 +135,8 @@ KEYS: tuple[KeyEntry, ...] = (
     _k("groups.filter", "enter", "filter", "Show these exports", "Show these exports",
        "Filter the monitor's table to the group's exports.", INCIDENT),
     _k("groups.repair", "R", "repair", "Repair group", "Repair group",
-       "Retry every failed interval of the group's exports; a preview first.", INCIDENT, writes=True),
+       "Retry every failed interval of the group's exports since its first failure, recovered ones included; "
+       "a preview first.", INCIDENT, writes=True),
     _k("groups.since", "s", "since", "Since", "Failures since",
        "Group the failures of the current incident (since its first open alert), of the last 24 h, or all loaded.",
        VIEW),

@@ -56,12 +56,14 @@ from tui.state.health import (
     HealthState,
     Verdict,
     incomplete_reason,
-    incomplete_reason_of_run,
     judge,
+    needs_record,
     run_activity_time,
     target_for,
     unmatched_targets_warning,
 )
+from tui.state.record_reads import read_for_verdict
+from tui.state.run_history import RunHistory
 from tui.state.server_time import ServerClock, describe_skew
 
 if TYPE_CHECKING:
@@ -160,12 +162,13 @@ async def _project_exports(client: ApiClient, wanted: list[str]) -> tuple[list[B
 
 
 def _needs_runs(verdict: Verdict, export: BatchExport) -> bool:
-    """Whether the runs in the list answer (``latest_runs``) are too few to be sure; saves a request per export.
+    """Whether the runs in the list answer (``latest_runs``) are too few to be sure; saves requests per export.
 
-    Only an unhealthy-looking verdict from few runs is worth a second look: the
-    runs list may hold a newer Completed run than ``latest_runs`` shows.
+    An unhealthy-looking verdict from few runs is worth a second look (the runs list may hold a newer
+    Completed run), and so is one whose record is short: no Completed run among the ten latest, or a failure
+    streak as long as the list (the lag and the streak are then in older runs).
     """
-    return not export.latest_runs or verdict.state is HealthState.OVERDUE
+    return not export.latest_runs or verdict.state is HealthState.OVERDUE or needs_record(verdict)
 
 
 async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = (), *,
@@ -201,15 +204,18 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
                     verdict = judge(export, now, lag_intervals=lag_intervals, grace_seconds=grace,
                                     target_seconds=target)
                     if runs_listed and _needs_runs(verdict, export):
+                        history = RunHistory()
+                        history.add_latest(export.id, export.latest_runs, now)
                         try:
-                            page = await client.batch_exports.runs(export.id)
+                            await read_for_verdict(client.batch_exports, export.id, export.id, history, now,
+                                                   allowed_seconds=verdict.allowed_lag_seconds)
                         except (NotFound, MethodNotAllowed) as err:
                             if names_missing_project(err):
                                 raise ProjectNotFound(project_id, status=err.status, path=err.path) from None
                             runs_listed = False  # no runs list here (the interface's server): latest_runs it is
                         else:
-                            runs = [r for r in page.results if incomplete_reason_of_run(r) is None]
-                            verdict = judge(export, server.now(), runs=runs, lag_intervals=lag_intervals,
+                            verdict = judge(export, server.now(), runs=history.runs(export.id),
+                                            read_since=history.read_since(export.id), lag_intervals=lag_intervals,
                                             grace_seconds=grace, target_seconds=target)
                     report.exports.append(ExportStatus(project_id, export, verdict))
             except NetworkError as err:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Button, DataTable, Input, Static
 
 from tui.screens.alerts import AlertsScreen, JumpTo
 from tui.screens.failure_groups import FailureGroupsScreen, FilterTo
@@ -127,10 +127,12 @@ async def test_repair_group_previews_sends_two_at_a_time_journals_and_summarises
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         preview = text_of(app, "#repair-preview")
-        assert "12 failed intervals in 3 exports will be retried" in preview
-        assert "First 11-22 07:00→08:00" in preview and "last 11-22 10:00→11:00" in preview
+        assert "12 failed intervals in 3 exports to retry, 2 at a time" in preview
+        for name in ("Events to S3 data lake", "Persons to S3 archive", "Billing events to S3"):
+            assert f"{name}: 4, 11-22 07:00→08:00 … 11-22 10:00→11:00" in preview
         assert app.screen.query_one("#repair-typed", Input).has_class("hidden")
-        await pilot.press("ctrl+s")
+        assert app.screen.focused is app.screen.query_one("#repair-go")
+        await pilot.press("y")
         for _ in range(100):
             await pilot.pause(0.02)
             if text_of(app, "#repair-status").startswith("Done"):
@@ -162,6 +164,8 @@ async def test_repair_above_twenty_asks_for_the_typed_count_and_esc_stops() -> N
     app = Host(lambda _app: RepairScreen.for_export(ctx, watched.key))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
+        await app.workers.wait_for_complete()  # the window's runs are read before anything can be sent
+        await pilot.pause()
         typed = app.screen.query_one("#repair-typed", Input)
         assert not typed.has_class("hidden")
         await pilot.press("ctrl+s")
@@ -185,3 +189,25 @@ async def test_repair_above_twenty_asks_for_the_typed_count_and_esc_stops() -> N
     assert 0 < sent < 25
     # every known run failed: the streak may go further back, so the export's history was read first
     assert client.batch_exports.history == ["big"]
+
+
+async def test_repair_preview_follows_the_server_and_lists_each_interval_on_e() -> None:
+    desk = outage_desk()
+    ctx = context(desk)
+    group = desk.groups()[0]
+    app = Host(lambda _app: RepairScreen.for_group(ctx, group))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "12 failed intervals in 3 exports" in text_of(app, "#repair-preview")
+        await pilot.press("e")
+        await pilot.pause()
+        listed = text_of(app, "#repair-preview")
+        assert listed.count("    11-22 08:00→09:00") == 3 and "(e: fewer)" in listed
+        exports = outage_exports()
+        exports[0] = outage_exports(repaired=True)[0]  # one export's intervals were retried and completed
+        desk.observe(exports, verdicts(exports), NOW)
+        await pilot.pause()
+        assert "8 failed intervals in 2 exports" in text_of(app, "#repair-preview")
+        assert "Retry 8 (y)" in str(app.screen.query_one("#repair-go", Button).label)

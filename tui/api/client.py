@@ -630,17 +630,22 @@ class BatchExportsApi:
 
     async def runs(self, export_id: str, *, after: datetime | str | None = None,
                    before: datetime | str | None = None, ordering: str | None = None,
-                   next_url: str | None = None) -> Page[BatchExportRun]:
-        """One page of runs (cursor pagination); pass ``next_url`` from a page to get the following one."""
+                   status: Iterable[str] = (), next_url: str | None = None) -> Page[BatchExportRun]:
+        """One page of runs (cursor pagination); pass ``next_url`` from a page to get the following one.
+
+        ``status`` (repeatable) is the newest service's filter; a server without it answers every status,
+        so callers keep only the statuses they asked for.
+        """
         if next_url:
             path, query = self._c._follow(next_url)
             return await self._c.get_page(path, BatchExportRun, query)
-        params: dict[str, Any] = {}
+        params: list[tuple[str, Any]] = []
         for key, value in (("after", after), ("before", before)):
             if value is not None:
-                params[key] = iso(value) if isinstance(value, datetime) else value
+                params.append((key, iso(value) if isinstance(value, datetime) else value))
         if ordering:
-            params["ordering"] = ordering
+            params.append(("ordering", ordering))
+        params.extend(("status", value) for value in status)
         return await self._c.get_page(f"{self.base}{export_id}/runs/", BatchExportRun, params or None)
 
     async def backfill(self, export_id: str, start_at: datetime | date, end_at: datetime | date) -> BackfillResult:

@@ -3,6 +3,9 @@
 One line a group ("AccessDenied on bucket … — 12 runs in 3 exports, first
 09:10, last 11:40"), one sample error and the exports under it. ``enter``
 filters the monitor's table to those exports; ``R`` repairs the whole group.
+The groups are built from the run history; where the last ``GROUPS_SPAN`` of
+an export has not been read, it is read (the exports of the groups first, one
+request at a time inside the operator's budget) and the title says so.
 """
 
 from __future__ import annotations
@@ -12,21 +15,24 @@ from datetime import datetime, timedelta
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 
+from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.key_registry import bindings
 from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen, set_columns
 from tui.state.failure_groups import FailureGroup, clock_time, failing_since
+from tui.state.record_reads import read_span
 from tui.widgets.footer import LeakFreeFooter
 
+GROUPS_SPAN = timedelta(hours=24)  # what the groups are built over, read where it was not
 SINCE_CHOICES = ("incident", "24h", "all")  # what `s` cycles through; the current incident first
 
 
@@ -45,6 +51,9 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
     def __init__(self, context: IncidentContext) -> None:
         super().__init__(context, id="groups-screen", classes="incident-screen")
         self._groups: list[FailureGroup] = []
+        self._since_words = ""
+        self._reading_now = False
+        self.reading: tuple[datetime, datetime] | None = None  # the span being read, said in the title
 
     def compose(self) -> ComposeResult:
         yield Static(id="groups-title", classes="incident-title")
@@ -90,17 +99,12 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
         self.redraw()
 
     def redraw(self) -> None:
-        start, since_words = self.since()
+        start, self._since_words = self.since()
         groups = failing_since(self.desk.groups(), start)
         today = self.context.now().date()
         current = self.highlighted()
         self._groups = groups
-        runs = sum(g.run_count for g in groups)
-        title = Text.assemble(("Failure groups", "bold"), f" · {since_words}",
-                              f" · {len(groups)} group{'s' if len(groups) != 1 else ''}, {runs} failed runs"
-                              if groups else " · no failing runs",
-                              ("   s: since · enter: show these exports", Tone.MUTED.style))
-        self.query_one("#groups-title", Static).update(title)
+        self._draw_title()
         table = self.query_one("#groups-table", DataTable)
         table.clear()
         for group in groups:
@@ -113,6 +117,55 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
             table.move_cursor(row=signatures.index(current.signature), animate=False)
         self._show_detail()
         self.refresh_bindings()
+        if not self._reading_now:
+            self._reading_now = True
+            self._read_unread()
+
+    def _draw_title(self) -> None:
+        groups = self._groups
+        runs = sum(g.run_count for g in groups)
+        title = Text.assemble(("Failure groups", "bold"), f" · {self._since_words}",
+                              f" · {len(groups)} group{'s' if len(groups) != 1 else ''}, {runs} failed runs"
+                              if groups else " · no failing runs")
+        if self.reading is not None:
+            title.append(f" · reading runs {self.reading[0]:%H:%M}–{self.reading[1]:%H:%M}…", Tone.NOTE.style)
+        title.append("   s: since · enter: show these exports", Tone.MUTED.style)
+        self.query_one("#groups-title", Static).update(title)
+
+    @work(group="groups-history", exclusive=True, exit_on_error=False)
+    async def _read_unread(self) -> None:
+        """Read the spans of the last ``GROUPS_SPAN`` not read yet: the groups' exports first, then the others."""
+        try:
+            desk = self.desk
+            since = self.context.now() - GROUPS_SPAN
+            first = [key for group in self._groups for key in group.export_keys]
+            for key in dict.fromkeys([*first, *desk.order]):
+                item = desk.exports.get(key)
+                if item is None or ("runs", item.watched.project_id) in self.context.unsupported:
+                    continue
+                for lo, hi in desk.unread(key, since):
+                    self.reading = (lo, hi)
+                    self._draw_title()
+                    api = self.context.client_for(item.watched.project_id).batch_exports
+                    try:
+                        sent = await read_span(api, item.watched.export.id, key, desk.history, lo, hi,
+                                               take=self.context.budget.try_take)
+                    except (NotFound, MethodNotAllowed):
+                        self.context.unsupported.add(("runs", item.watched.project_id))
+                        break
+                    except ApiError:
+                        return
+                    if not sent:
+                        return  # no room in the operator's share now: the next poll's redraw tries again
+                    desk.runs_changed(key)
+        finally:
+            self.reading = None
+            if self.is_attached:
+                self._draw_title()
+                self.call_after_refresh(self._reading_done)
+
+    def _reading_done(self) -> None:
+        self._reading_now = False
 
     def highlighted(self) -> FailureGroup | None:
         if not self._groups:

@@ -39,10 +39,12 @@ from tui.screens.monitor_incident import INCIDENT_ACTIONS, INCIDENT_KEY_IDS, Inc
 from tui.state.budget import effective_poll_seconds
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport
-from tui.state.health import incomplete_reason_of_run, unmatched_targets_warning
+from tui.state.health import incomplete_reason_of_run, run_created, unmatched_targets_warning
 from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
 from tui.state.project_names import fetch_project_label
+from tui.state.record_reads import read_for_verdict
+from tui.state.run_history import page_span
 from tui.state.run_list import RunPages
 from tui.widgets.export_cells import (
     EXPORT_COLUMNS,
@@ -81,6 +83,7 @@ NARROW_WIDTH = 120
 SHORT_HEIGHT = 30
 RUNS_SETTLE_SECONDS = 0.15
 FIRST_FRAME_WAIT_SECONDS = 0.5
+RECORDS_PER_POLL = 4  # exports whose runs list is read for their verdict after one poll (visible rows first)
 NARROW_NAME_WIDTH = 24
 SECTION_PREFIX = "section:"
 
@@ -113,6 +116,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._runs_view = RunsView()
         self._run_pages: dict[str, RunPages] = {}
         self._detail: ExportDetailPane | None = None
+        self._reading_records = False
 
     @property
     def detail_shown(self) -> bool:
@@ -139,6 +143,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
                             monotonic=self.wd.monotonic, profile=settings.profile, read_only=settings.read_only,
                             on_alert=settings.on_alert, secret=settings.api_key.get_secret_value(),
                             journal=self.journal)
+        self.incident.desk.history = self.board.history  # one run history: the verdicts' and the views'
         self.watch(self.app, "project_id", self._project_switched, init=False)
         table = self.query_one("#exports", LiveTable)
         self.on_resize()
@@ -195,6 +200,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
             self._timer.stop()
             self._timer = None
         self._watch_projects(self._watched_project_ids())
+        self.incident.desk.history = self.board.history
         self._cells = {}
         self.query_one("#exports", LiveTable).clear()
         self._render_selected(self.now())
@@ -226,6 +232,9 @@ class MonitorScreen(ExportActions, IncidentKeys):
                 self._apply_budget()
                 self._on_snapshot(outcome.value)
                 self._schedule_runs_load()
+                if not self._reading_records:
+                    self._reading_records = True
+                    self._read_records()
             elif self.board.snapshot is None:
                 self._show_empty_state(0)
         finally:
@@ -254,6 +263,49 @@ class MonitorScreen(ExportActions, IncidentKeys):
         # What a key applies to may have changed (paused elsewhere, an alert resolved, a run ended): the footer
         # checks the keys again (and rebuilds only if what it shows differs).
         self.refresh_bindings()
+
+    @work(group="monitor-records", exit_on_error=False)
+    async def _read_records(self) -> None:
+        """Read the runs list of the exports whose verdict ``latest_runs`` cannot settle (no Completed run among
+        them, or a failure streak as long as the list), visible rows first, inside the operator's share of the
+        rate budget; their rows, details and the incident views then show the true lag and streak."""
+        try:
+            board = self.board
+            if board.snapshot is None:
+                return
+            visible = [w.key for w in board.visible()]
+            shown = set(visible)
+            order = visible + [w.key for w in board.snapshot.exports if w.key not in shown]
+            changed = False
+            for watched in board.records_wanted(order)[:RECORDS_PER_POLL]:
+                if board.runs_list_missing(watched.project_id):
+                    continue
+                facts = board.facts(watched.key)
+                allowed = facts.verdict.allowed_lag_seconds if facts is not None else None
+                version = board.history.version(watched.key)
+                try:
+                    sent = await read_for_verdict(self.wd.api_for(watched.project_id).batch_exports,
+                                                  watched.export.id, watched.key, board.history, self.now(),
+                                                  allowed_seconds=allowed, take=self.incident.budget.try_take)
+                except ProjectNotFound:
+                    continue  # the export poll names it
+                except (NotFound, MethodNotAllowed):
+                    board.runs_list_not_offered(watched.project_id)
+                    continue
+                except ApiError:
+                    continue
+                if not sent:
+                    break  # no room in the operator's share now: the next poll asks again
+                board.record_asked(watched.key)
+                if board.history.version(watched.key) != version:
+                    changed = True
+                    self.incident.desk.runs_changed(watched.key)
+            if changed and self.is_attached and not self.frozen:
+                now = self.now()
+                self._render_exports(now)
+                self._render_selected(now)
+        finally:
+            self._reading_records = False
 
     def _paused_here(self, key: str, paused: bool) -> None:
         """The operator paused or unpaused from this screen: not an alert when the poll shows it."""
@@ -378,8 +430,12 @@ class MonitorScreen(ExportActions, IncidentKeys):
             return
         finally:
             pages.loading = False
+        # The page goes on from the oldest run read before it: from there back to its own oldest run is read.
+        known = [c for c in (run_created(r) for r in [*self.board.runs_for(watched.key), *pages.runs]) if c]
         added = pages.add_page(page.results, page.next)
-        self.incident.desk.add_runs(watched.key, page.results)
+        if known:
+            self.incident.desk.add_runs(watched.key, page.results,
+                                        page_span(page.results, min(known), after=None, last_page=False))
         self.notify(f"{added} older runs loaded" + ("" if page.next else "; that is all of them."), markup=False,
                     timeout=3)
         if watched.key == self.board.selected_key:
@@ -420,7 +476,8 @@ class MonitorScreen(ExportActions, IncidentKeys):
             return
         client = self.wd.api_for(watched.project_id)
         # Whole hours: every viewer then asks the same URL, which the shared cache can answer once for all.
-        after = (self.now() - timedelta(days=7)).replace(minute=0, second=0, microsecond=0)
+        asked_at = self.now()
+        after = (asked_at - timedelta(days=7)).replace(minute=0, second=0, microsecond=0)
         # After ctrl+r the run history is asked of the server too, not only the export list.
         bypass, self._runs_bypass_next = self._runs_bypass_next, False
         try:
@@ -439,7 +496,8 @@ class MonitorScreen(ExportActions, IncidentKeys):
         pages = self._run_pages.setdefault(watched.key, RunPages())
         if not pages.runs:
             pages.first_page([], page.next)
-        self.incident.desk.add_runs(watched.key, runs, covered_since=after if page.next is None else None)
+        self.incident.desk.add_runs(watched.key, runs, page_span(runs, asked_at, after=after,
+                                                                 last_page=page.next is None))
         if not self.frozen and watched.key == board.selected_key:
             self._render_selected(self.now())
             self.refresh_bindings()  # the selected run may have ended: cancel no longer applies

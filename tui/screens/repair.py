@@ -17,11 +17,10 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, Input, Label, ProgressBar, Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
-from tui.api.models import BatchExportRun
 from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import plain
@@ -30,6 +29,7 @@ from tui.screens.export_modals import DATE_FORMAT, parse_operator_time
 from tui.screens.incident_base import IncidentContext
 from tui.state.failure_groups import FailureGroup
 from tui.state.journal import JournalEntry, wall_clock
+from tui.state.record_reads import read_span
 from tui.state.repair import (
     GapRange,
     RepairProgress,
@@ -38,25 +38,28 @@ from tui.state.repair import (
     RetryTarget,
     gap_ranges,
     recheck,
-    streak_start,
 )
 
 GAPS_SHOWN = 4
-HISTORY_ROUNDS = 3
-HISTORY_PAGES = 5
+EXPANDED_LIMIT = 500  # intervals listed per export when expanded
+HISTORY_PAGES = 10  # per span read for the repair window: a week of hourly runs is two pages
 MAX_HISTORY = timedelta(days=7)
 Planner = Callable[[datetime | None], RetryPlan]
 GapPlanner = Callable[[datetime], list[GapRange]]
 
 
 def _span(start: datetime | None, end: datetime) -> str:
+    """``11-22 07:00→08:00``: an interval as the preview names it."""
     return f"{start:%m-%d %H:%M}→{end:%H:%M}" if start is not None else f"…→{end:%m-%d %H:%M}"
 
 
 class RepairScreen(Dialog[RepairProgress | None]):
     CSS_PATH = stylesheets("incident.tcss")  # loaded when first shown: not part of the monitor\'s start
     CONFIRM = "repair-go"  # y, Enter on it, or ctrl+s sends; escape cancels, or stops what is being sent
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+s", "go", "Send", id="repair.go")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "go", "Send", show=False, id="repair.go"),
+        Binding("e", "expand", "Every interval", id="repair.expand"),
+    ]
 
     def __init__(self, context: IncidentContext, title: str, planner: Planner, gap_planner: GapPlanner,
                  keys: Sequence[str] = ()) -> None:
@@ -75,6 +78,9 @@ class RepairScreen(Dialog[RepairProgress | None]):
         self.progress: RepairProgress | None = None
         self._since_ok = True
         self._default_text = f"{self.since:{DATE_FORMAT}}"
+        self.expanded = False
+        self.reading: tuple[datetime, datetime] | None = None  # the span being read, said in the preview
+        self._unsubscribe: Callable[[], None] | None = None
 
     # ------------------------------------------------------------------ building
 
@@ -105,7 +111,8 @@ class RepairScreen(Dialog[RepairProgress | None]):
                 yield Label("Failed since (UTC) ")
                 yield Input(self._default_text, id="repair-since", compact=True)
             yield Static("", id="repair-since-error", classes="field-error hidden")
-            yield Static(id="repair-preview")
+            with VerticalScroll(id="repair-preview-box"):
+                yield Static(id="repair-preview")
             yield Checkbox("", id="repair-gaps", compact=True)
             yield Static(id="repair-gaps-list")
             yield Input(placeholder="type the number of retries to confirm", id="repair-typed", classes="hidden",
@@ -119,23 +126,51 @@ class RepairScreen(Dialog[RepairProgress | None]):
 
     def on_mount(self) -> None:
         self._replan()
+        self._focus_go()
+        self._unsubscribe = self.context.desk.subscribe(self._desk_changed)
         if self.reading_history:
             self._load_history()
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def _focus_go(self) -> None:
+        """The confirming button has the focus whenever it can send (enter presses it); else Cancel."""
+        go = self.query_one("#repair-go", Button)
+        (go if not go.disabled else self.query_one("#repair-cancel", Button)).focus()
+
+    def _desk_changed(self) -> None:
+        """A poll or a read changed the runs: the preview follows the server while nothing is being sent."""
+        if self.is_attached and self.runner is None and not self.reading_history:
+            edited = self.query_one("#repair-since", Input).value != self._default_text
+            self._replan(self.since if edited else None)
+
+    def action_expand(self) -> None:
+        self.expanded = not self.expanded
+        if self.runner is None:
+            edited = self.query_one("#repair-since", Input).value != self._default_text
+            self._replan(self.since if edited else None)
 
     # ------------------------------------------------------------------ run history
 
     @work(group="repair-history", exclusive=True, exit_on_error=False)
     async def _load_history(self) -> None:
-        """Runs as far back as the failure streak goes: ``latest_runs`` holds only the newest ten.
+        """The runs list over the repair window, read for each export just before the preview.
 
-        One request per export (and page) inside the operator's budget; twice as far back while every run
-        found still failed, up to a week. Then the plan is made again from what the server said.
+        ``latest_runs`` holds only the newest ten runs: the plan and the gaps are made from the server's record of
+        the window, read where the run history has not read it (inside the operator's budget, waiting for room),
+        then the plan is made again.
         """
         try:
             for key in self.keys:
                 await self._load_export_history(key)
         finally:
             self.reading_history = False
+            self.reading = None
+        if not self.is_attached:
+            return
         edited = self.query_one("#repair-since", Input).value != self._default_text
         if not edited:
             self.plan = self.planner(None)
@@ -143,6 +178,7 @@ class RepairScreen(Dialog[RepairProgress | None]):
             self._default_text = f"{self.since:{DATE_FORMAT}}"
             self.query_one("#repair-since", Input).value = self._default_text
         self._replan(None if not edited else self.since)
+        self._focus_go()
 
     async def _load_export_history(self, key: str) -> None:
         desk = self.context.desk
@@ -151,32 +187,25 @@ class RepairScreen(Dialog[RepairProgress | None]):
             return
         now = self.context.now()
         api = self.context.client_for(item.watched.project_id).batch_exports
-        for _round in range(HISTORY_ROUNDS):
-            begun = streak_start(desk.exports[key].runs)
-            target = min(begun, self.since) if begun is not None else self.since
-            # Enough once a run older than the window's start is known (what came before the streak) or the
-            # server was already asked from there.
-            if not desk.needs_history(key, target - timedelta(seconds=1)) or now - target > MAX_HISTORY:
-                return
-            lower = target - max(now - target, timedelta(hours=1))
-            runs: list[BatchExportRun] = []
-            next_url: str | None = None
+        since = max(self.since, now - MAX_HISTORY)
+        for lo, hi in desk.unread(key, since, now):
+            self.reading = (lo, hi)
+            self._replan_keeping_input()
             try:
-                for _page in range(HISTORY_PAGES):
-                    await self.context.budget.acquire()
-                    page = await (api.runs(item.watched.export.id, next_url=next_url) if next_url
-                                  else api.runs(item.watched.export.id, after=lower))
-                    runs.extend(page.results)
-                    next_url = page.next
-                    if next_url is None:
-                        break
+                await read_span(api, item.watched.export.id, key, desk.history, lo, hi, pages=HISTORY_PAGES,
+                                acquire=self.context.budget.acquire)
             except (NotFound, MethodNotAllowed):
                 self.context.unsupported.add(("runs", item.watched.project_id))
                 return
             except ApiError as err:
                 self.query_one("#repair-status", Static).update(plain(f"Run history not read: {err}", Tone.NOTE.style))
                 return
-            desk.add_runs(key, runs, covered_since=lower if next_url is None else None)
+            desk.runs_changed(key)
+
+    def _replan_keeping_input(self) -> None:
+        if self.is_attached:
+            edited = self.query_one("#repair-since", Input).value != self._default_text
+            self._replan(self.since if edited else None)
 
     # ------------------------------------------------------------------ preview
 
@@ -210,16 +239,14 @@ class RepairScreen(Dialog[RepairProgress | None]):
         plan = self.plan
         preview = Text()
         if self.reading_history:
-            preview.append(f"Reading the run history of {len(self.keys)} export{'s' if len(self.keys) != 1 else ''}"
-                           "…\n", "italic")
+            exports = f"{len(self.keys)} export{'s' if len(self.keys) != 1 else ''}"
+            span = f" {self.reading[0]:%H:%M}–{self.reading[1]:%H:%M}" if self.reading is not None else ""
+            preview.append(f"Reading runs{span} of {exports}…\n", "italic")
         if plan.count:
-            first, last = plan.first, plan.last
-            assert first is not None and last is not None
             preview.append(f"{plan.count} failed interval{'s' if plan.count != 1 else ''}", "bold")
-            preview.append(f" in {plan.exports} export{'s' if plan.exports != 1 else ''} will be retried, "
-                           f"at most 2 at a time.\n")
-            preview.append(f"First {_span(first.start, first.end)} ({first.export.name}), "
-                           f"last {_span(last.start, last.end)} ({last.export.name}).")
+            preview.append(f" in {plan.exports} export{'s' if plan.exports != 1 else ''} to retry, 2 at a time")
+            preview.append(" (e: fewer)" if self.expanded else " (e: each)", Tone.MUTED.style)
+            preview.append_text(per_export_lines(plan.targets, expanded=self.expanded))
         else:
             preview.append("No interval in this window has a failed latest attempt.", Tone.MUTED.style)
         if plan.left_out:
@@ -261,7 +288,7 @@ class RepairScreen(Dialog[RepairProgress | None]):
         parts = [f"Retry {retries}"] if retries else []
         if gaps:
             parts.append(f"backfill {gaps}")
-        button.label = " + ".join(parts) if parts else "Nothing to send"
+        button.label = (" + ".join(parts) + " (y)") if parts else "Nothing to send"
         typed_ok = True
         error = ""
         if self.plan.needs_typed_count:
@@ -364,12 +391,40 @@ def _describe(error: Exception) -> str:
 
 
 def _gaps(context: IncidentContext, keys: Sequence[str], since: datetime) -> list[GapRange]:
+    """Intervals with no run at all, only where the server's runs list was read: a run created for an interval
+    comes after its end, so an interval ending inside the newest read span that has no run among those read has
+    none on the server."""
     desk = context.desk
     now = context.now()
     found: list[GapRange] = []
     for key in keys:
         item = desk.exports.get(key)
-        if item is None:
+        read_since = desk.history.read_since(key)
+        if item is None or read_since is None:
             continue
-        found.extend(gap_ranges(item.ref, item.runs, item.watched.export.interval_seconds, since, now))
+        step = item.watched.export.interval_seconds
+        start = max(since, read_since - timedelta(seconds=step or 0))
+        found.extend(gap_ranges(item.ref, item.runs, step, start, now))
     return found
+
+
+def per_export_lines(targets: Sequence[RetryTarget], *, expanded: bool) -> Text:
+    """Per export: how many intervals, the first and the last; with ``expanded``, every interval."""
+    by_export: dict[str, list[RetryTarget]] = {}
+    for target in targets:
+        by_export.setdefault(target.export.key, []).append(target)
+    text = Text()
+    for items in by_export.values():
+        items.sort(key=lambda t: t.end)
+        first, last = items[0], items[-1]
+        text.append("\n  ")
+        text.append_text(plain(first.export.name, "bold", limit=28))
+        text.append(f": {len(items)}, {_span(first.start, first.end)}")
+        if len(items) > 1:
+            text.append(f" … {_span(last.start, last.end)}")
+        if expanded:
+            for target in items[:EXPANDED_LIMIT]:
+                text.append(f"\n    {_span(target.start, target.end)}", Tone.MUTED.style)
+            if len(items) > EXPANDED_LIMIT:
+                text.append(f"\n    and {len(items) - EXPANDED_LIMIT} more", Tone.MUTED.style)
+    return text

@@ -3,13 +3,15 @@
 Rows are the monitor's exports in the table's order and filter; columns are
 time buckets of the last 6 h, 24 h or 7 d (``+``/``-``). The cursor names the
 runs under its cell; ``enter`` opens the worst of them in the monitor. Older
-runs are fetched for the rows on screen only, one request at a time and only
-when the operator's share of the rate budget has room.
+runs are read for the rows on screen only (the spans of the axis the run
+history has not read), one request at a time and only when the operator's
+share of the rate budget has room; the title says which span is being read.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import ClassVar
 
 from rich.text import Text
@@ -25,6 +27,7 @@ from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import coarse_duration, plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen
+from tui.state.record_reads import read_span
 from tui.state.timeline import TimelineModel
 from tui.status_look import status_text
 from tui.widgets.footer import LeakFreeFooter
@@ -50,6 +53,7 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         self.model = model or TimelineModel()
         self._fetching = False
         self.history_requests = 0
+        self.reading: tuple[datetime, datetime] | None = None  # the span being read, said in the title
 
     def compose(self) -> ComposeResult:
         yield Static(id="timeline-title", classes="incident-title")
@@ -98,6 +102,9 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
                               f"{len(self.model.order)} exports")
         if worst:
             title.append(f" · up to {worst} failing in one column", Tone.FAILURE.style)
+        if self.reading is not None:
+            lo, hi = self.reading
+            title.append(f" · reading runs {lo:%H:%M}–{hi:%H:%M}…", Tone.NOTE.style)
         title.append("   enter: open the run under the cursor", Tone.MUTED.style)
         self.query_one("#timeline-title", Static).update(title)
         view = self.query_one(TimelineView)
@@ -180,34 +187,36 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
             self._fetching = False
 
     async def _fetch_visible(self) -> None:
+        """Read, row by row on screen, the spans of the axis whose runs have not been read; the title says which."""
         axis = self.model.axis
         if axis is None:
             return
         since = axis.start
-        for key in self.query_one(TimelineView).visible_keys():
-            item = self.desk.exports.get(key)
-            if item is None or not self.desk.needs_history(key, since):
-                continue
-            project = item.watched.project_id
-            if ("runs", project) in self.context.unsupported:
-                continue
-            if not self.context.budget.try_take():
-                return  # no room in the operator's share now: the next poll's redraw tries again
-            api = self.context.client_for(project).batch_exports
-            self.history_requests += 1
-            try:
-                page = await api.runs(item.watched.export.id, after=since)
-                runs = list(page.results)
-                pages = 1
-                while page.next and pages < HISTORY_PAGES and self.context.budget.try_take():
-                    self.history_requests += 1
-                    page = await api.runs(item.watched.export.id, next_url=page.next)
-                    runs.extend(page.results)
-                    pages += 1
-            except (NotFound, MethodNotAllowed):
-                self.context.unsupported.add(("runs", project))
-                continue
-            except ApiError:
-                return
-            # Marked as covered even when pages were left: those are the newest, already in latest_runs.
-            self.desk.add_runs(key, runs, covered_since=since)
+        try:
+            for key in self.query_one(TimelineView).visible_keys():
+                item = self.desk.exports.get(key)
+                if item is None:
+                    continue
+                project = item.watched.project_id
+                if ("runs", project) in self.context.unsupported:
+                    continue
+                for lo, hi in self.desk.unread(key, since):
+                    self.reading = (lo, hi)
+                    self._draw_title()
+                    api = self.context.client_for(project).batch_exports
+                    try:
+                        sent = await read_span(api, item.watched.export.id, key, self.desk.history, lo, hi,
+                                               take=self.context.budget.try_take, pages=HISTORY_PAGES)
+                    except (NotFound, MethodNotAllowed):
+                        self.context.unsupported.add(("runs", project))
+                        break
+                    except ApiError:
+                        return
+                    self.history_requests += sent
+                    if not sent:
+                        return  # no room in the operator's share now: the next poll's redraw tries again
+                    self.desk.runs_changed(key)
+        finally:
+            self.reading = None
+            if self.is_attached:
+                self._draw_title()

@@ -27,6 +27,7 @@ from tui.state.health import (
     runs_newest_first,
     target_for,
 )
+from tui.state.run_history import RunHistory
 
 RUNS_KEPT = 100
 
@@ -100,13 +101,43 @@ class ExportBoard:
         self._by_key: dict[str, WatchedExport] = {}
         self._judged: dict[str, tuple[tuple[Any, ...], Verdict]] = {}  # this poll's verdicts, by row key
         self._judged_at: datetime | None = None
+        self.history = RunHistory()  # the runs the verdicts are judged on; the incident desk shares it
+        self._record_asked: dict[str, tuple[str, ...]] = {}  # the latest_runs ids when the record was last read
 
     # ------------------------------------------------------------------ verdicts
 
     def judge(self, watched: WatchedExport, now: datetime) -> Verdict:
-        """The one verdict, with this board's allowance (the same :func:`tui.state.health.judge` as ``status``)."""
-        return judge(watched.export, now, lag_intervals=self.lag_intervals, grace_seconds=self.grace_seconds,
+        """The one verdict, with this board's allowance (the same :func:`tui.state.health.judge` as ``status``),
+        on the runs of the run history (``latest_runs`` and what was read of the runs list)."""
+        key = watched.key
+        return judge(watched.export, now, runs=self.history.runs(key), read_since=self.history.read_since(key),
+                     lag_intervals=self.lag_intervals, grace_seconds=self.grace_seconds,
                      target_seconds=target_for(watched.export, self.freshness))
+
+    def _fingerprint(self, watched: WatchedExport, marked: bool) -> tuple[Any, ...]:
+        """The row's fingerprint with what the run history adds to its verdict: its runs (version) and where its
+        newest read span begins."""
+        key = watched.key
+        return (*row_fingerprint(watched, marked), self.history.version(key), self.history.read_since(key))
+
+    def records_wanted(self, keys: list[str]) -> list[WatchedExport]:
+        """Of these rows, those whose verdict needs the runs list read further back (``Verdict.record_short``),
+        not read already since their ``latest_runs`` last changed."""
+        wanted = []
+        for key in keys:
+            facts = self._facts.get(key)
+            watched = self._by_key.get(key)
+            if facts is None or watched is None or not facts.verdict.record_short:
+                continue
+            if self._record_asked.get(key) == tuple(r.id for r in watched.export.latest_runs):
+                continue
+            wanted.append(watched)
+        return wanted
+
+    def record_asked(self, key: str) -> None:
+        watched = self._by_key.get(key)
+        if watched is not None:
+            self._record_asked[key] = tuple(r.id for r in watched.export.latest_runs)
 
     @property
     def failing_count(self) -> int:
@@ -123,6 +154,10 @@ class ExportBoard:
             expected = self._optimistic_paused.get(watched.key)
             if expected is not None and watched.export.paused == expected:
                 del self._optimistic_paused[watched.key]
+            self.history.add_latest(watched.key, watched.export.latest_runs, now)
+        self.history.keep_only(self._by_key)
+        for key in [k for k in self._record_asked if k not in self._by_key]:
+            del self._record_asked[key]
         return self.verdicts(now)
 
     def verdicts(self, now: datetime) -> dict[str, Verdict]:
@@ -138,7 +173,7 @@ class ExportBoard:
         judged: dict[str, tuple[tuple[Any, ...], Verdict]] = {}
         for raw in self.snapshot.exports:
             watched = self.with_optimistic(raw)
-            fingerprint = row_fingerprint(watched, False)
+            fingerprint = self._fingerprint(watched, False)
             old = self._judged.get(watched.key)
             if old is not None and old[0] == fingerprint and old_minute == minute:
                 judged[watched.key] = old
@@ -150,7 +185,7 @@ class ExportBoard:
     def _verdict(self, watched: WatchedExport, now: datetime) -> Verdict:
         """This poll's verdict of the export where it was judged at ``now`` on the same data; else judged now."""
         old = self._judged.get(watched.key)
-        if old is not None and now == self._judged_at and old[0] == row_fingerprint(watched, False):
+        if old is not None and now == self._judged_at and old[0] == self._fingerprint(watched, False):
             return old[1]
         return self.judge(watched, now)
 
@@ -179,6 +214,8 @@ class ExportBoard:
         self._facts = {}
         self._judged = {}
         self._runs = {}
+        self.history.clear()
+        self._record_asked = {}
         self.selected_key = None
         self.selected_run_id = None
 
@@ -230,7 +267,7 @@ class ExportBoard:
             watched = self.with_optimistic(raw)
             key = watched.key
             mark = key in marked
-            fingerprint = row_fingerprint(watched, mark)
+            fingerprint = self._fingerprint(watched, mark)
             old = self._facts.get(key)
             if old is None or old.fingerprint != fingerprint:
                 fresh[key] = RowFacts(watched, mark, fingerprint, self._verdict(watched, now), minute)

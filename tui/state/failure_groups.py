@@ -119,6 +119,13 @@ class FailureGroup:
             parts.append(f"last {clock_time(self.last, today)}")
         return ", ".join(parts)
 
+    @property
+    def first_interval(self) -> datetime | None:
+        """Where the group's oldest failed interval begins: a group repair's window starts there by default."""
+        starts = [r.run.data_interval_start or r.run.data_interval_end for r in self.runs]
+        found = [s for s in starts if s is not None]
+        return min(found) if found else None
+
     def runs_of(self, export_key: str) -> list[BatchExportRun]:
         return [failed.run for failed in self.runs if failed.export_key == export_key]
 

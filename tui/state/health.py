@@ -49,6 +49,11 @@ from tui.render import coarse_duration as span  # the numbers of a reason: the o
 
 DEFAULT_LAG_INTERVALS = 2.0
 DEFAULT_GRACE_SECONDS = 600.0
+LATEST_RUNS_SIZE = 10  # the server's ``latest_runs`` holds the ten newest runs
+# Reading an export's runs list for its verdict pages back until the runs read reach this many allowed lags
+# (then asks for the last Completed run alone); a record read back a week (the list's own window) is enough.
+RECORD_MARGIN = 3.0
+RECORD_WINDOW = timedelta(days=7)
 
 RUNNING_GROUP = frozenset({RunStatus.STARTING, RunStatus.RUNNING, RunStatus.CONTINUED_AS_NEW})
 COMPLETED_GROUP = frozenset({RunStatus.COMPLETED})
@@ -89,6 +94,9 @@ class Verdict:
     last_completed_end: datetime | None
     next_due: datetime | None  # None when paused, ended or the interval is unknown
     rule: str = ""  # which overdue rule applied, in words: "freshness target 2h", "2 intervals + 10m grace"
+    # The runs known do not settle the verdict: no Completed run among them, or the failure streak reaches the
+    # oldest of them; the export's runs list should be read further back (``needs_record``).
+    record_short: bool = False
 
     @property
     def unhealthy(self) -> bool:
@@ -134,6 +142,11 @@ def _ts(value: datetime | None) -> float:
     return value.timestamp() if value is not None else float("-inf")
 
 
+def run_created(run: BatchExportRun) -> datetime | None:
+    """The time the runs list orders and filters by (creation), or the nearest stamp the run carries."""
+    return run.created_at or run.last_updated_at or run.finished_at or run.data_interval_end
+
+
 def run_order_key(run: BatchExportRun) -> tuple[float, float, str]:
     """The one ordering of runs: creation (or, missing that, the first time the run carries), then interval end.
 
@@ -174,6 +187,15 @@ def failure_streak(newest_first: Sequence[BatchExportRun]) -> int:
         else:
             break
     return streak
+
+
+def streak_end(newest_first: Sequence[BatchExportRun]) -> BatchExportRun | None:
+    """The run that ends the failure streak (:func:`failure_streak`), or None when every run known is in it."""
+    for run in newest_first:
+        if run.status in FAILED_GROUP or run.status in RUNNING_GROUP or run.status in CANCELLED_GROUP:
+            continue
+        return run
+    return None
 
 
 def last_completed_end(runs: Iterable[BatchExportRun]) -> datetime | None:
@@ -270,12 +292,15 @@ def judge(
     lag_intervals: float = DEFAULT_LAG_INTERVALS,
     grace_seconds: float = DEFAULT_GRACE_SECONDS,
     target_seconds: float | None = None,
+    read_since: datetime | None = None,
 ) -> Verdict:
     """The health of ``export`` at ``now`` (server time).
 
-    ``runs`` adds runs from elsewhere (the runs list) to the export's own
-    ``latest_runs``; duplicates by id are merged. ``target_seconds`` (the
+    ``runs`` adds runs from elsewhere (the runs list, the run history) to the
+    export's own ``latest_runs``; duplicates by id are merged. ``target_seconds`` (the
     export's freshness target, :func:`target_for`) replaces intervals plus grace.
+    ``read_since``: the server's runs list was read from then to now, so every
+    run created since is among them.
     """
     all_runs = runs_newest_first([*export.latest_runs, *(runs or ())])
     latest = all_runs[0] if all_runs else None
@@ -291,13 +316,24 @@ def judge(
     ended = export.end_at is not None and export.end_at <= now
     not_started = export.start_at is not None and export.start_at > now
     next_due = due_at(due_anchor(all_runs, step), step, export.paused, export.end_at, now)
+    # Whether the runs known are the export's whole record, as far back as the verdict needs.
+    beginning = export.start_at or export.created_at
+    # fewer than ten latest runs are all of them (where the server gives ``latest_runs`` at all)
+    whole = (len(export.latest_runs) < LATEST_RUNS_SIZE and bool(export.latest_runs or not runs)) or (
+        read_since is not None and beginning is not None and read_since <= beginning)
+    far_enough = whole or (read_since is not None and now - read_since >= RECORD_WINDOW - timedelta(hours=1))
+    ender = streak_end(all_runs)
+    ender_at = run_created(ender) if ender is not None else None
+    streak_whole = whole or (ender is not None and (read_since is None or ender_at is None or ender_at >= read_since))
+    short = not far_enough and (done_end is None or not streak_whole)
 
     def verdict(state: HealthState, reason: str) -> Verdict:
         return Verdict(state=state, reason=reason, judged_at=now, latest_run=latest, failure_streak=streak,
                        lag_seconds=lag, allowed_lag_seconds=allowed, last_completed_end=done_end, next_due=next_due,
-                       rule=_rule_words(target_seconds, lag_intervals, grace_seconds, step))
+                       rule=_rule_words(target_seconds, lag_intervals, grace_seconds, step),
+                       record_short=short)
 
-    in_a_row = f", {streak} failed runs in a row" if streak > 1 else ""
+    in_a_row = f", {streak}{'' if streak_whole else '+'} failed runs in a row" if streak > 1 else ""
     if export.paused:
         since = f" for {span(age_seconds(export.last_paused_at, now))}" if export.last_paused_at else ""
         failed = ""
@@ -317,6 +353,10 @@ def judge(
             behind = span(age_seconds(reference, now))
             if done_end is not None:
                 reason = f"no completed data for {behind}, {limit}"
+            elif not whole and read_since is not None:
+                reason = f"no completed run in the {span(age_seconds(read_since, now))} of runs read, {limit}"
+            elif not whole:
+                reason = f"no completed run among the {len(all_runs)} latest runs, {limit}"
             else:
                 reason = f"no completed run {behind} after it started, {limit}"
             if latest is not None and latest.status in RUNNING_GROUP:
@@ -336,6 +376,11 @@ def judge(
         return verdict(HealthState.OK, f"{_status_words(latest)} (counted as cancelled, as the service does)"
                        + (f"; data {span(lag)} behind" if lag is not None else ""))
     return verdict(HealthState.OK, f"data {span(lag)} behind" if lag is not None else "latest run completed")
+
+
+def needs_record(verdict: Verdict) -> bool:
+    """Whether the export's runs list should be read further back for this verdict to be true (lag, streak)."""
+    return verdict.record_short
 
 
 # --------------------------------------------------------------------------- incomplete answers

@@ -2,9 +2,11 @@
 
 The monitor hands each poll's exports (in the table's order) and their health
 verdicts to :meth:`IncidentDesk.observe`; the views read from here and never
-poll on their own. Run history beyond ``latest_runs`` (the selected export's
-runs page, older runs the timeline fetched for rows on screen) is merged in
-per export, so every view sees the same runs.
+poll on their own. Their runs are the run history's
+(:class:`tui.state.run_history.RunHistory`, shared with the monitor's board):
+``latest_runs`` of every poll, the runs pane's pages, the reads made for the
+verdicts, the timeline and repair, with the spans of the server's runs list
+read, so every view sees the same runs and knows what it has not read.
 """
 
 from __future__ import annotations
@@ -18,11 +20,9 @@ from tui.api.models import BatchExportRun
 from tui.state.alert_book import AlertBook, AlertChanges, Observation
 from tui.state.exports import WatchedExport
 from tui.state.failure_groups import FailureGroup, SignaturePart, build_groups, export_failures
-from tui.state.intervals import by_interval, is_failed, merge_runs
+from tui.state.intervals import by_interval, is_failed
 from tui.state.repair import ExportRef, RetryPlan, merge_plans, plan_export, streak_start
-from tui.state.timeline import covers
-
-HISTORY_KEEP = 2000  # runs kept per export from fetched pages (7 days of 5-minute runs)
+from tui.state.run_history import RunHistory, Span
 
 
 class VerdictLike(Protocol):
@@ -73,12 +73,11 @@ class DeskExport:
 
 
 class IncidentDesk:
-    def __init__(self, book: AlertBook | None = None) -> None:
+    def __init__(self, book: AlertBook | None = None, history: RunHistory | None = None) -> None:
         self.book = book or AlertBook()
+        self.history = history if history is not None else RunHistory()
         self.order: list[str] = []
         self.exports: dict[str, DeskExport] = {}
-        self._history: dict[str, list[BatchExportRun]] = {}
-        self._covered: dict[str, datetime] = {}
         self._groups: list[FailureGroup] | None = None
         self._failed: dict[str, tuple[tuple[tuple[str, str], ...], dict[str, SignaturePart]]] = {}
         self.version = 0
@@ -106,20 +105,18 @@ class IncidentDesk:
         self.now = now
         keyed = [(w.key, w) for w in exports if shown is None or w.key in shown]
         self.order = [key for key, _ in keyed]
+        for watched in exports:  # every watched export's runs, the table's filter or not
+            self.history.add_latest(watched.key, watched.export.latest_runs, now)
+        self.history.keep_only(w.key for w in exports)
         self.exports = {key: self._desk_export(key, w) for key, w in keyed}
-        for key in list(self._history):
-            if key not in self.exports:
-                del self._history[key]
-                self._covered.pop(key, None)
         observations = [self._observation(w, verdicts[w.key]) for w in exports if w.key in verdicts]
         changes = self.book.observe(observations, now)
         self._changed()
         return changes
 
     def _desk_export(self, key: str, watched: WatchedExport) -> DeskExport:
-        history = self._history.get(key)
-        runs = merge_runs(history, watched.export.latest_runs) if history else watched.export.latest_runs
-        return DeskExport(watched, runs)
+        runs = self.history.runs(key)
+        return DeskExport(watched, runs if runs else watched.export.latest_runs)
 
     def _observation(self, watched: WatchedExport, verdict: VerdictLike) -> Observation:
         item = self.exports.get(watched.key)
@@ -132,26 +129,27 @@ class IncidentDesk:
                            completed_end=verdict.last_completed_end,
                            since_of=(lambda: streak_start(runs)) if failing else None)
 
-    def add_runs(self, key: str, runs: Iterable[BatchExportRun], covered_since: datetime | None = None) -> None:
-        """Runs fetched for one export (a runs page); ``covered_since`` when the page reaches back to there."""
-        merged = merge_runs(self._history.get(key, ()), runs)
-        merged.sort(key=lambda r: r.data_interval_end.timestamp() if r.data_interval_end else 0.0)
-        self._history[key] = merged[-HISTORY_KEEP:]
-        if covered_since is not None:
-            before = self._covered.get(key)
-            self._covered[key] = covered_since if before is None else min(before, covered_since)
+    def add_runs(self, key: str, runs: Iterable[BatchExportRun], read: Span | None = None) -> None:
+        """Runs read for one export; ``read`` is the span of creation times of which they are all the server's runs."""
+        if not self.history.add(key, runs, read):
+            return
+        self.runs_changed(key)
+
+    def runs_changed(self, key: str) -> None:
+        """The run history of ``key`` changed (a read): the views see it now, not at the next poll."""
         item = self.exports.get(key)
         if item is not None:
             self.exports[key] = self._desk_export(key, item.watched)
         self._changed()
 
+    def unread(self, key: str, since: datetime, until: datetime | None = None) -> list[Span]:
+        """The spans of creation times from ``since`` to ``until`` (default: the last poll) not read for ``key``."""
+        end = until or self.now or since
+        return self.history.unread(key, since, end) if since < end else []
+
     def needs_history(self, key: str, since: datetime) -> bool:
-        """Whether the runs known for ``key`` may not reach back to ``since`` (older runs should be fetched)."""
-        covered = self._covered.get(key)
-        if covered is not None and covered <= since:
-            return False
-        item = self.exports.get(key)
-        return item is None or not covers(item.runs, since)
+        """Whether runs created since ``since`` may be missing for ``key`` (that span should be read)."""
+        return bool(self.unread(key, since))
 
     # ------------------------------------------------------------------ reading
 
@@ -185,14 +183,18 @@ class IncidentDesk:
         return plan_export(item.ref, item.runs, since)
 
     def plan_for_group(self, group: FailureGroup, since: datetime | None = None) -> RetryPlan:
+        """Every failed interval of every export of the group inside one window (default: from the group's first
+        failed interval), exports that recovered since included: their failed intervals are still holes."""
+        window = since if since is not None else group.first_interval
         plans = []
         for key in group.export_keys:
             item = self.exports.get(key)
-            if item is None:
+            if item is None or window is None:
                 continue
-            ids = {run.id for run in group.runs_of(key)}
-            plans.append(plan_export(item.ref, item.runs, since, run_ids=ids))
-        return merge_plans(plans)
+            plans.append(plan_export(item.ref, item.runs, window))
+        merged = merge_plans(plans)
+        merged.since = window
+        return merged
 
     def name_of(self, key: str) -> str:
         item = self.exports.get(key)
