@@ -228,7 +228,7 @@ async def test_soak_runs_changing_every_two_seconds(request: pytest.FixtureReque
             await wait_for(lambda: table.row_count > 0, timeout=60)
             await asyncio.sleep(WARMUP_SECONDS)
             if trace:
-                tracemalloc.start(12)
+                tracemalloc.start(4)
             started = time.monotonic()
             total = minutes * 60.0
             cycles0 = screen.poller.cycles
