@@ -24,7 +24,7 @@ from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportRun
 from tui.palette import Tone
 from tui.paths import stylesheets
-from tui.render import plain
+from tui.render import clean, plain
 from tui.screens.dialog import Dialog
 from tui.screens.export_modals import DATE_FORMAT, parse_operator_time
 from tui.screens.incident_base import IncidentContext
@@ -218,8 +218,8 @@ class RepairScreen(Dialog[RepairProgress | None]):
             preview.append(f"{plan.count} failed interval{'s' if plan.count != 1 else ''}", "bold")
             preview.append(f" in {plan.exports} export{'s' if plan.exports != 1 else ''} will be retried, "
                            f"at most 2 at a time.\n")
-            preview.append(f"First {_span(first.start, first.end)} ({first.export.name}), "
-                           f"last {_span(last.start, last.end)} ({last.export.name}).")
+            preview.append(f"First {_span(first.start, first.end)} ({clean(first.export.name, limit=60)}), "
+                           f"last {_span(last.start, last.end)} ({clean(last.export.name, limit=60)}).")
         else:
             preview.append("No interval in this window has a failed latest attempt.", Tone.MUTED.style)
         if plan.left_out:
