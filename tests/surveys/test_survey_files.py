@@ -157,3 +157,26 @@ def test_apply_of_a_variant_condition_sends_its_flag_along(sandbox: Any, tmp_pat
     assert refused.returncode == 1
     assert "conditions: linkedFlagVariant can only be used when a linked_flag_id is specified" in refused.stderr
     assert len(survey_writes(sandbox)) == 1
+
+
+BILLION_LAUGHS = "\n".join(
+    ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    + [f"{chr(98 + i)}: &{chr(98 + i)} [{','.join([f'*{chr(97 + i)}'] * 9)}]" for i in range(8)]
+    + ["name: *i", "questions: []"]) + "\n"
+
+
+@pytest.mark.parametrize(("name", "text", "said"), [
+    ("laughs.yaml", BILLION_LAUGHS, "expands to more than a survey can hold"),
+    ("deep.json", "[" * 100_000 + "]" * 100_000, "nested deeper than 64 levels"),
+    ("deep.yaml", "a: " + "[" * 5_000 + "]" * 5_000 + "\n", "nested deeper than 64 levels"),
+    ("deeper.json", json.dumps({"name": "x", "appearance": json.loads("[" * 70 + "]" * 70)}),
+     "nested deeper than 64 levels"),
+], ids=["billion-laughs", "deep-json", "deep-yaml", "json-past-the-limit"])
+def test_apply_refuses_a_hostile_file_as_bad_input(sandbox: Any, tmp_path: Path, name: str, text: str,
+                                                  said: str) -> None:
+    """Aliases that expand to a billion values, and nesting past the parser's depth, are bad input (exit 1)."""
+    (tmp_path / name).write_text(text)
+    done = watchdeck(sandbox, "apply", name, tmp_path=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert said in done.stderr and "Traceback" not in done.stderr and "RecursionError" not in done.stderr
+    assert survey_writes(sandbox) == []

@@ -114,7 +114,7 @@ def error_from_response(response: httpx.Response, method: str, path: str) -> Api
     body: Any = None
     try:
         body = response.json() if response.content else None
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         body = None
     detail = code = attr = None
     if isinstance(body, Mapping):
@@ -436,7 +436,7 @@ class ApiClient:
             return None
         try:
             return json.loads(response.content)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):  # nested past the parser's depth: not an answer
             raise BadResponse(
                 f"{self._host} sent a malformed or truncated answer to {method} {path}.",
                 status=response.status_code, method=method, path=path,
