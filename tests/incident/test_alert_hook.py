@@ -138,3 +138,17 @@ async def test_hook_killed_with_what_it_started_when_the_dashboard_exits(tmp_pat
     with contextlib.suppress(asyncio.CancelledError):
         await asyncio.wait_for(task, 30)
     assert not _alive(child), "the sleep the hook started outlived the dashboard"
+
+
+async def test_hook_json_escapes_c1_and_bidi_characters_and_keeps_other_text(tmp_path: Path) -> None:
+    out = tmp_path / "got.jsonl"
+    hook = AlertHook([sys.executable, "-c", RECORDER, str(out)], KEY)
+    detail = "a\x9b2Jb \x9d0;t\x07 \u202eevil 全角 café"
+    assert (await hook.send({"event": "opened", "detail": detail})).ok
+    raw = json.loads(out.read_text())["body"]
+    assert raw["detail"] == detail, "the hook reads the same text"
+    from tui.state.alert_hooks import hook_json
+
+    line = hook_json({"detail": detail})
+    assert not any(ch in line for ch in "\x9b\x9d\u202e\x07"), line
+    assert "\\u009b" in line and "\\u202e" in line and "全角 café" in line

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,9 @@ from tui.redaction import mask_secrets_in
 from tui.render import clean
 
 HOOK_TIMEOUT_SECONDS = 10.0
+_UNPRINTABLE = re.compile("[\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+"""Characters a hook's JSON carries as ``\\uXXXX`` (C1 controls such as U+009B/U+009D, bidi controls): a hook
+that prints its input to a terminal or a chat must not pass them on raw. C0 controls JSON escapes already."""
 OUTPUT_LIMIT = 64 * 1024
 """Bytes of the hook's stderr kept (the last ones): a hook writing in a loop cannot grow the dashboard."""
 KEY_VARIABLES = ("WATCHDECK_API_KEY", "POSTHOG_API_KEY", "POSTHOG_PERSONAL_API_KEY")
@@ -62,6 +66,12 @@ def scrub(payload: Any, secret: str | None) -> Any:
     return payload
 
 
+def hook_json(payload: Mapping[str, Any]) -> str:
+    """One line of JSON: other languages' text as it is, control and bidi characters escaped."""
+    text = json.dumps(payload, ensure_ascii=False)
+    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 class AlertHook:
     """Runs ``argv`` once per alert event."""
 
@@ -76,7 +86,7 @@ class AlertHook:
         self._lock = asyncio.Lock()
 
     async def send(self, payload: Mapping[str, Any]) -> HookResult:
-        body = json.dumps(scrub(dict(payload), self._secret), ensure_ascii=False).encode() + b"\n"
+        body = hook_json(scrub(dict(payload), self._secret)).encode() + b"\n"
         async with self._lock:
             return await self._run(body)
 
