@@ -189,3 +189,20 @@ def test_no_runs_list_judges_from_latest_runs(sandbox: SandboxHandle) -> None:
 def test_unknown_export_exit_2(sandbox: SandboxHandle) -> None:
     code, _, err = status(sandbox, "--export", "no-such-export")
     assert code == 2 and "export no-such-export not found in project 1" in err
+
+
+def test_status_into_a_pipe_closed_early_exits_quietly(sandbox: SandboxHandle, tmp_path: Path) -> None:
+    """``watchdeck status | head -1``: the reader leaves; no "unexpected error", nothing in errors.log."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WATCHDECK_")}
+    env |= {"WATCHDECK_BASE_URL": sandbox.base_url, "WATCHDECK_API_KEY": sandbox.api_key,
+            "WATCHDECK_PROJECT_ID": "1", "NO_COLOR": "1", "WATCHDECK_STATE_DIR": str(tmp_path / "state")}
+    reader, writer = os.pipe()
+    os.close(reader)  # gone before the first line is written, as `head -1` is after the first
+    try:
+        done = subprocess.run([sys.executable, "-m", "tui", "status"], cwd=ROOT, env=env, stdout=writer,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(writer)
+    assert done.stderr == ""
+    assert done.returncode == 141
+    assert not (tmp_path / "state" / "errors.log").exists()
