@@ -305,7 +305,7 @@ def test_credentials_in_the_url_are_not_shown() -> None:
     assert client._host == "example.com"
 
 
-async def test_runs_window_defaults_are_explicit(api: ApiClient, sandbox: Sandbox) -> None:
+async def test_runs_window_defaults_are_explicit(api: ApiClient, sandbox: Sandbox, away_from_utc: str) -> None:
     """``after`` as a datetime goes out as ISO 8601 with its offset; a naive one is taken as UTC."""
     export = (await api.batch_exports.list()).results[0]
     sandbox.clean()
