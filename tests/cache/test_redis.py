@@ -13,9 +13,10 @@ from collections import Counter
 import pytest
 
 from tests.cache.conftest import OTHER_KEY, REDIS_MISSING, RedisServer, redis_binary, sent
+from tests.real_parts import missing
 
 if redis_binary() is None:
-    pytest.skip(REDIS_MISSING, allow_module_level=True)
+    missing(REDIS_MISSING, module=True)
 
 from tests.cache.test_shared_answers import Viewer, cache_of, viewer  # noqa: F401 (the fixture)
 from tests.cache.wall import check_counts
