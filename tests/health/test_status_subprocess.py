@@ -162,7 +162,9 @@ def test_a_project_the_key_may_not_see_exit_2_named_like_a_missing_one() -> None
     options = SandboxOptions(seed=7, simulate=False, clock=ScaledClock(datetime.now(UTC), speed=1.0),
                              keys=["project-one-key:*@1"])
     with start_sandbox(options) as handle:
-        assert status(handle, project="1", key="project-one-key")[0] == 1  # its own project (whose exports fail)
+        # the key works on its own project: the same verdict as a key for every project (the world runs on the
+        # real clock, so which verdict that is depends on the minute)
+        assert status(handle, project="1", key="project-one-key")[0] == status(handle, project="1")[0]
         code, out, err = status(handle, project="2", key="project-one-key")
         assert (code, out) == (2, "")
         assert err.strip() == "watchdeck: project 2 not found or not visible to this key"
