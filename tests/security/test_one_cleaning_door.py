@@ -36,6 +36,8 @@ NOT_SERVER_TEXT = {
     "question_form.py: self.key": "the editor's own key for a question",
     "question_form.py: q.kind": "shown through plain() on the next line",
     "alerts.py: alert.kind": "one of the alert model's own kinds",
+    "help.py: shown.binding.key": "a key binding is the dashboard's own",
+    "help.py: binding.key": "a key binding is the dashboard's own",
     "base.py: worker.name": "a worker's name is the dashboard's own (the bug report cleans what it shows)",
     "repair.py: group.signature": "the dialog's title, shown through plain()",
 }
