@@ -7,6 +7,7 @@ later tests' hosts drawing colourless looks.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +36,22 @@ def _colour_looks_by_default() -> Iterator[None]:
 def _no_learned_routes() -> None:
     """The process-wide memory of servers' routes starts each test empty: sandboxes shared by tests share URLs."""
     SHARED_ROUTES.clear()
+
+
+@pytest.fixture
+def away_from_utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """This process's local time zone set to one 5 h 30 min from UTC, for tests of naive datetimes.
+
+    On a machine whose zone is UTC a naive datetime read as local time and one read as UTC are the same
+    instant, so such a test would pass without checking anything.
+    """
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    time.tzset()
+    try:
+        yield "Asia/Kolkata"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

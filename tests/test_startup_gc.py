@@ -33,7 +33,7 @@ def test_commands_other_than_the_dashboard_turn_the_collector_back_on(tmp_path: 
     env |= {"WATCHDECK_API_KEY": "phx_secret_1234", "WATCHDECK_PROJECT_ID": "1"}
     gc.disable()
     try:
-        assert main(["status", "--base-url", "http://127.0.0.1:9"], env=env) in (1, 2)
+        assert main(["status", "--base-url", "http://127.0.0.1:9"], env=env) == 2  # the server cannot be asked
         assert gc.isenabled()
     finally:
         gc.enable()

@@ -127,3 +127,22 @@ def test_web_mode_is_bound_to_loopback_only(server: WebServer) -> None:
         pytest.skip("this machine has no address but loopback to try")
     with pytest.raises(httpx.TransportError):
         httpx.get(f"http://{others[0]}:{server.port}/", timeout=2)
+
+
+def test_the_page_loads_nothing_from_elsewhere_and_says_so(server: WebServer) -> None:
+    """A loopback, token-guarded page asked fonts.googleapis.com for its font; the font is served here now."""
+    import re
+
+    page = httpx.get(server.url, timeout=5)
+    assert page.status_code == 200
+    remote = re.findall(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//[^"' >]+""", page.text)
+    assert remote == [], remote
+    assert "googleapis" not in page.text
+    policy = page.headers["Content-Security-Policy"]
+    assert "default-src 'none'" in policy and "font-src 'self'" in policy and "frame-ancestors 'none'" in policy
+    assert f"connect-src 'self' ws://127.0.0.1:{server.port}" in policy
+    font = re.search(r'url\("(/static/fonts/[^"]+)"\)', page.text)
+    assert font is not None
+    served = httpx.get(f"{server.origin}{font.group(1)}", timeout=5)
+    assert served.status_code == 200 and len(served.content) > 10_000
+    assert served.headers["Content-Security-Policy"] == policy

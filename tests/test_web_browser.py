@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.real_parts import import_or_missing, missing
 from tests.webserver import WebServer, running_web
 
 CHROMIUM = "/usr/bin/chromium"
@@ -28,9 +29,9 @@ WAIT_MS = 30_000
 _ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 
 if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
-    pytest.skip("browser test of web mode: Chromium is not installed (Debian package 'chromium', /usr/bin/chromium)",
-                allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="browser test of web mode: playwright is not installed")
+    missing("browser test of web mode: Chromium is not installed (Debian package 'chromium', /usr/bin/chromium)",
+            module=True)
+sync_api = import_or_missing("playwright.sync_api", "browser test of web mode: playwright is not installed")
 pytest.importorskip("textual_serve")
 
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a command the pipe's reader stopped listening to exits
 # The sandbox's runs move every few seconds; a 10 s poll would make the demo look stuck.
 DEMO_POLL_SECONDS = 3.0
 LOG_FILE_NAME = "errors.log"  # the same file as tui.crashlog, which the app uses
@@ -246,11 +247,23 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
         return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `watchdeck status | head -1`: the reader has what it wanted; not an error
+        _stdout_to_devnull()
+        return EXIT_BROKEN_PIPE
     except Exception as exc:
         from tui.crashlog import one_line
 
         print(one_line(exc, _log_crash(exc, environ), _secrets), file=sys.stderr)
         return EXIT_USAGE
+
+
+def _stdout_to_devnull() -> None:
+    """What is left in stdout's buffer goes nowhere: flushing it at exit would fail on the closed pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _log_crash(exc: BaseException, env: Mapping[str, str]) -> Path | None:

@@ -92,7 +92,10 @@ def _open_log(path: Path | None) -> IO[bytes] | None:
     """This run's log (the last run's is replaced), or None where it cannot be written: the demo runs anyway."""
     if path is None:
         return None
+    from tui.private_files import create_private
+
     try:
+        create_private(path)  # it may hold a traceback quoting server text: the user's alone
         return path.open("wb")
     except OSError:
         return None
@@ -103,11 +106,12 @@ def open_demo_server() -> DemoServer:
     show in the first minute), its world kept in the user's cache, its own errors in the state dir's log (the
     terminal is the dashboard's)."""
     from tui.paths import cache_dir, state_dir
+    from tui.private_files import private_dir
 
     log: Path | None = None
     try:
         folder = state_dir()
-        folder.mkdir(parents=True, exist_ok=True)
+        private_dir(folder)
         log = folder / "demo-sandbox.log"
     except OSError:
         pass

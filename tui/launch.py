@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+EXIT_INTERRUPTED = 130
+
 
 def main() -> int:
+    """``ctrl+c`` while the imports run ends the command quietly (130), as it does once it runs."""
     import sys
 
-    from tui import startup
+    try:
+        from tui import startup
 
-    startup.quiet_collector()
-    startup.skip_httpx_cli()
-    startup.start_demo_early(sys.argv[1:])
-    from tui.__main__ import main as run
-
+        startup.quiet_collector()
+        startup.skip_httpx_cli()
+        startup.start_demo_early(sys.argv[1:])
+        from tui.__main__ import main as run
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
     return run()

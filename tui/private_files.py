@@ -58,3 +58,15 @@ def append_private(path: Path, text: str) -> None:
         if stat.S_IMODE(os.fstat(handle.fileno()).st_mode) & 0o077:
             os.fchmod(handle.fileno(), FILE_MODE)
         handle.write(text)
+
+
+def create_private(path: Path) -> None:
+    """Make ``path`` an empty 0600 file unless it exists (narrowed to 0600 if it does), for a writer (SQLite, a
+    child's log) that creates files with the umask's mode."""
+    private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE)
+    try:
+        if stat.S_IMODE(os.fstat(fd).st_mode) & 0o077:
+            os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)

@@ -13,6 +13,7 @@ the next person on call reads one journal whichever way a survey was changed.
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -71,11 +72,24 @@ def get(settings: Settings, survey_id: str, *, yaml: bool = False, out: TextIO |
             return dumps(document(await client.surveys.get(survey_id)), "yaml" if yaml else "json")
 
     try:
-        out.write(asyncio.run(fetch()))
+        text = asyncio.run(fetch())
     except ApiError as error:
         err.write(f"watchdeck: {clean(str(error), limit=300)}\n")
         return EXIT_ERROR
+    out.write(for_terminal(text) if out.isatty() else text)
     return EXIT_OK
+
+
+def for_terminal(text: str) -> str:
+    """The file as a terminal may show it: control and bidi characters written as escapes, never raw.
+
+    Only for a terminal: redirected to a file the text is exactly what the server holds, so that
+    ``apply`` of it changes nothing.
+    """
+    return _TERMINAL_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
 def apply(settings: Settings, path: Path, *, dry_run: bool = False, out: TextIO | None = None,

@@ -33,6 +33,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import logging
+import re
 import secrets
 import shlex
 import socket
@@ -191,11 +192,13 @@ class WebGuard:
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         response.headers.setdefault("Cache-Control", "no-store")
         response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Content-Security-Policy", content_security_policy(request.host))
         return response
 
     async def index(self, request: web.Request) -> web.StreamResponse:
         """textual-serve's page, with the websocket URL on this request's (checked) host and the token in its path."""
         import aiohttp_jinja2
+        from aiohttp import web
 
         try:
             font_size = int(request.query.get("fontsize", "16"))
@@ -207,7 +210,30 @@ class WebGuard:
             "config": {"static": {"url": "/static/"}},
             "application": {"name": self.title},
         }
-        return aiohttp_jinja2.render_template("app_index.html", request, context)
+        page = aiohttp_jinja2.render_string("app_index.html", request, context)
+        return web.Response(text=local_page(page), content_type="text/html")
+
+
+_REMOTE_STYLESHEET = re.compile(r"<link\b[^>]*\bhref=\"https?://[^>]*>", re.IGNORECASE)
+# The Roboto Mono that textual-serve ships in its static folder, in place of the copy its page asks Google for.
+_LOCAL_FONT = """<style>
+@font-face { font-family: "Roboto Mono"; src: url("/static/fonts/RobotoMono-VariableFont_wght.ttf"); }
+@font-face { font-family: "Roboto Mono"; font-style: italic;
+             src: url("/static/fonts/RobotoMono-Italic-VariableFont_wght.ttf"); }
+</style>
+</head>"""
+
+
+def local_page(page: str) -> str:
+    """textual-serve's page without its stylesheet from another host (a Google font): the font is served here."""
+    return _REMOTE_STYLESHEET.sub("", page).replace("</head>", _LOCAL_FONT, 1)
+
+
+def content_security_policy(host: str) -> str:
+    """Everything from this server only (the page's own inline script and styles, its websocket); no frames."""
+    return ("default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+            f"font-src 'self'; img-src 'self' data:; connect-src 'self' ws://{host}; base-uri 'none'; "
+            "form-action 'none'; frame-ancestors 'none'")
 
 
 def build_app(command: str, guard: WebGuard) -> web.Application:

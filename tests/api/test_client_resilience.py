@@ -12,6 +12,7 @@ import socket
 import time
 from datetime import UTC, datetime, timedelta
 
+import httpx
 import pytest
 
 from tests.api.helpers import NOW, READ_ONLY_KEY, Sandbox, Sleeps, Wire
@@ -304,7 +305,7 @@ def test_credentials_in_the_url_are_not_shown() -> None:
     assert client._host == "example.com"
 
 
-async def test_runs_window_defaults_are_explicit(api: ApiClient, sandbox: Sandbox) -> None:
+async def test_runs_window_defaults_are_explicit(api: ApiClient, sandbox: Sandbox, away_from_utc: str) -> None:
     """``after`` as a datetime goes out as ISO 8601 with its offset; a naive one is taken as UTC."""
     export = (await api.batch_exports.list()).results[0]
     sandbox.clean()
@@ -325,3 +326,21 @@ async def test_plain_http_clients_trust_no_certificate_and_https_ones_the_bundle
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
     assert context.cert_store_stats()["x509_ca"] == 0
     assert _tls_for("https://us.posthog.com") is True
+
+
+@pytest.mark.parametrize("depth", [1_000, 100_000])
+async def test_an_answer_nested_past_reason_is_a_bad_response_not_a_recursion_error(depth: int) -> None:
+    """A hostile server nests its answer: the status line says "bad response", never RecursionError."""
+    nested = "[" * depth + "]" * depth
+    body = ('{"count": 1, "next": null, "previous": null, "results": [{"id": "e1", "name": "n", '
+            '"interval": "hour", "paused": false, "created_at": "2026-11-22T12:00:00Z", '
+            '"destination": {"type": "S3", "config": {"deep": ' + nested + '}}}]}')
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=body.encode(), headers={"content-type": "application/json"})
+
+    async with ApiClient("http://deep.example", "k", "1", transport=httpx.MockTransport(handler),
+                         max_retries=0) as api:
+        with pytest.raises(BadResponse) as caught:
+            await api.batch_exports.list()
+    assert caught.value.short == "bad response"

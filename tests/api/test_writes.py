@@ -115,6 +115,6 @@ def test_backfill_window() -> None:
         check_backfill(now - timedelta(hours=1), now + timedelta(hours=1), now=now)
 
 
-def test_iso_sends_utc_and_reads_naive_as_utc() -> None:
+def test_iso_sends_utc_and_reads_naive_as_utc(away_from_utc: str) -> None:
     assert iso(datetime(2026, 1, 1, 6, 0)) == "2026-01-01T06:00:00+00:00"
     assert iso(datetime(2026, 1, 1, 6, 0, tzinfo=UTC)) == "2026-01-01T06:00:00+00:00"

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.real_parts import missing
 from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 
@@ -78,7 +79,7 @@ class RedisServer:
     def __init__(self, folder: Path) -> None:
         binary = redis_binary()
         if binary is None:
-            pytest.skip(REDIS_MISSING)
+            missing(REDIS_MISSING)
         self._binary = binary
         self._folder = folder
         self.port = free_port()

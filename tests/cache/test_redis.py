@@ -13,9 +13,10 @@ from collections import Counter
 import pytest
 
 from tests.cache.conftest import OTHER_KEY, REDIS_MISSING, RedisServer, redis_binary, sent
+from tests.real_parts import missing
 
 if redis_binary() is None:
-    pytest.skip(REDIS_MISSING, allow_module_level=True)
+    missing(REDIS_MISSING, module=True)
 
 from tests.cache.test_shared_answers import Viewer, cache_of, viewer  # noqa: F401 (the fixture)
 from tests.cache.wall import check_counts
@@ -65,3 +66,45 @@ async def test_a_redis_that_goes_away_mid_run_falls_back_to_the_server_then_come
 def test_five_screens_on_one_redis_cost_one_screens_requests(wall_counts: dict[str, Counter[str] | BaseException]) \
         -> None:
     check_counts(wall_counts["redis"], store="Redis")
+
+
+async def _stored_bodies(url: str) -> list[tuple[str, bytes]]:
+    """Every stored body chunk of the answers' store, as anyone with access to Redis (but not the key) reads it."""
+    from redis.asyncio import Redis
+
+    client: Redis = Redis.from_url(url)
+    try:
+        found = []
+        async for name in client.scan_iter(match="watchdeck:answers:stream:*"):
+            for chunk in await client.lrange(name, 0, -1):
+                found.append((name.decode(), bytes(chunk)))
+        return found
+    finally:
+        await client.aclose()
+
+
+async def test_an_entry_written_without_the_key_is_a_miss_not_an_answer(
+        sandbox: SandboxHandle, viewer: Viewer, redis_server: RedisServer) -> None:  # noqa: F811
+    """A crafted export list in Redis (a renamed, paused export) is not shown: the viewer asks the server."""
+    from redis.asyncio import Redis
+
+    first, second, third = (viewer(sandbox, cache_url=redis_server.url) for _ in range(3))
+    real = await first.batch_exports.list()
+    [(name, body)] = await _stored_bodies(redis_server.url)
+    forged = body.replace(real.results[0].name.encode(), b"Renamed by someone with Redis access", 1)
+    forged = forged.replace(b'"paused":false', b'"paused":true', 1)
+    assert forged != body
+    client: Redis = Redis.from_url(redis_server.url)
+    try:
+        await client.lset(name, 0, forged)
+        shown = await second.batch_exports.list()
+        assert [e.model_dump() for e in shown.results] == [e.model_dump() for e in real.results]
+        assert len(sent(sandbox, contains="/batch_exports/")) == 2  # the forged entry was a miss
+
+        for key in [k async for k in client.scan_iter(match="watchdeck:answers:entry:*")]:
+            await client.set(key, b"\xc1 not msgpack")  # unparseable: a miss too, never "bad response"
+        again = await third.batch_exports.list()
+        assert [e.id for e in again.results] == [e.id for e in real.results]
+        assert len(sent(sandbox, contains="/batch_exports/")) == 3
+    finally:
+        await client.aclose()

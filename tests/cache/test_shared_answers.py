@@ -174,3 +174,16 @@ async def test_a_cached_answer_dates_the_server_clock_as_of_now(sandbox: Sandbox
         assert first_estimate.samples == 1
     finally:
         server_clock.advance(-50)
+
+
+def test_the_names_in_the_store_are_keyed_with_the_api_key() -> None:
+    """A bare SHA-256 of (base URL, key) lets whoever reads the store confirm a guessed key; an HMAC does not."""
+    import hashlib
+    import hmac
+
+    from tui.api.cache_context import key_id
+
+    base, key = "https://eu.posthog.com", "phx_guessable"
+    bare = hashlib.sha256("\x1f".join(("key", base, key)).encode()).hexdigest()[:32]
+    keyed = hmac.new(key.encode(), "\x1f".join(("key", base)).encode(), hashlib.sha256).hexdigest()[:32]
+    assert key_id(base, key) == keyed != bare

@@ -8,11 +8,13 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, OptionList, Select, TextArea
 
 from tui.api.models import Survey
-from tui.screens.editor import SurveyEditorScreen
+from tui.screens.editor import SETTINGS, SurveyEditorScreen
 from tui.state.survey_draft import QUESTION_KINDS
 from tui.widgets.editor.common import FieldError
 
 KIND_ORDER = list(QUESTION_KINDS)
+FORM_WAITS = 500
+"""Rounds of 10 ms an item may take to show its form (5 s: fifty times SHOW_DELAY)."""
 
 
 async def open_editor(pilot: Pilot[Any], survey: Survey | None) -> tuple[SurveyEditorScreen, list[Survey | None]]:
@@ -85,7 +87,14 @@ async def select_item(pilot: Pilot[Any], index: int) -> None:
     items = pilot.app.screen.query_one("#editor-items", OptionList)
     items.focus()
     items.highlighted = index
-    await pilot.pause(0.15)  # the form is mounted once the cursor rests (SHOW_DELAY)
+    option = items.get_option_at_index(index).id
+    wanted = None if option == SETTINGS else option
+    for _ in range(FORM_WAITS):  # the form is mounted once the cursor has rested SHOW_DELAY on the item
+        if pilot.app.screen.current == wanted:
+            break
+        await pilot.pause(0.01)
+    else:
+        raise AssertionError(f"the editor did not show item {index}")
     await settle(pilot)
 
 

@@ -304,3 +304,16 @@ def test_a_variant_condition_goes_with_its_flag() -> None:
     flagless.form["conditions"] = json.dumps({"linkedFlagVariant": "any"})
     assert flagless.blocking_problems() == {
         "conditions": "linkedFlagVariant can only be used when a linked_flag_id is specified"}
+
+
+@pytest.mark.parametrize("survey_id", ["../x", "..", "a/../../b", "", ".hidden", "x" * 300, "a\x00b", "c:\\x"])
+def test_a_draft_of_any_survey_id_stays_in_the_drafts_folder_in_a_file_of_its_own(tmp_path: Path,
+                                                                                  survey_id: str) -> None:
+    """Survey ids are server text: a hostile one neither leaves the folder nor overwrites another draft."""
+    drafts = tmp_path / "drafts"
+    store = DraftStore(drafts)
+    path = store.write(survey_id, {"version": 1})
+    assert path.parent == drafts and path.resolve().parent == drafts.resolve()
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == [path.name]
+    assert path != store.path_for("x") and path != store.path_for("b")
+    assert store.path_for("0191f2c0-7d4e-7c3a-9e61-3c5a0b7f2d11").name == "0191f2c0-7d4e-7c3a-9e61-3c5a0b7f2d11.json"

@@ -7,6 +7,7 @@ would; the editor must show it cleaned, say so next to the field, and send the c
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from textual.widgets import Input, TextArea
@@ -138,3 +139,23 @@ async def test_response_branching_of_a_long_list_lists_only_the_mapped_responses
         assert [r.value for r in rows] == ["end", screen.draft.questions[1].key]
         assert len(screen.query(Select)) < 10
         assert screen.draft.changes() == {}, "the branches not listed are kept as they are"
+
+
+def test_json_fields_are_cleaned_as_values_and_keep_the_rest() -> None:
+    """A U+009D in ``appearance`` took the rest of the field's text (the survey could not be saved); an ESC
+    sequence, escaped as ``\\u001b`` in the JSON text, survived a cleaning of the text."""
+    from tui.state.survey_draft import SurveyDraft
+    from tui.widgets.cleaned_note import clean_survey_draft
+
+    survey = Survey.model_validate({
+        "id": "s1", "name": "Fine", "type": "popover", "questions": [{"type": "open", "question": "Q"}],
+        "appearance": {"thankYouMessageHeader": "Thanks\x9d0;x", "backgroundColor": "#fff",
+                       "submitButtonText": "Go \x1b]52;c;aGk=\x07now \u202e"},
+        "conditions": {"url": "example.com", "selector": "#a\x9b5m", "events": {"values": [{"name": "e"}]}}})
+    draft = SurveyDraft(survey)
+    clean_survey_draft(draft)
+    appearance = json.loads(draft.form["appearance"])
+    assert appearance == {"thankYouMessageHeader": "Thanks", "backgroundColor": "#fff", "submitButtonText": "Go now "}
+    conditions = json.loads(draft.form["conditions"])
+    assert conditions == {"url": "example.com", "selector": "#a", "events": {"values": [{"name": "e"}]}}
+    assert {"appearance", "conditions"} <= draft.cleaned

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -64,3 +67,88 @@ def test_profile_on_alert_is_a_list_of_arguments(tmp_path: Path) -> None:
             assert "on_alert" in str(err)
         else:
             raise AssertionError(f"accepted {bad}")
+
+
+FLOOD = """
+import sys
+chunk = "x" * 65536 + "\\n"
+for _ in range(320):
+    sys.stderr.write(chunk)
+sys.stderr.write("last line \\x1b]52;c;aGk=\\x07\\x1b[2J\\x9b5m done\\n")
+sys.exit(3)
+"""
+
+
+async def test_hook_output_is_bounded_and_its_last_line_cleaned() -> None:
+    """20 MB on stderr: the dashboard keeps 64 KB of it, and the line it shows has no escape sequence."""
+    import tracemalloc
+
+    hook = AlertHook([sys.executable, "-c", FLOOD], KEY)
+    tracemalloc.start()
+    try:
+        result = await hook.send({"event": "opened"})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.message == "exit 3: last line  done"
+    assert peak < 4 * 1024 * 1024, f"{peak} bytes held while the hook wrote 20 MB"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split(")")[-1].split()[0] == "Z")
+
+
+LEAVES_A_CHILD = """
+import subprocess, sys, time
+child = subprocess.Popen(["sleep", "60"])
+open(sys.argv[1], "w").write(str(child.pid))
+time.sleep(60)
+"""
+
+
+async def _child_of(pid_file: Path, task: asyncio.Task[object]) -> int:
+    while not pid_file.exists() or not pid_file.read_text():
+        assert not task.done(), "the hook ended before it started its child"
+        await asyncio.sleep(0.01)
+    return int(pid_file.read_text())
+
+
+async def test_hook_killed_at_its_time_limit_with_what_it_started(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child"
+    hook = AlertHook([sys.executable, "-c", LEAVES_A_CHILD, str(pid_file)], KEY, timeout=2.0)
+    task = asyncio.ensure_future(hook.send({"event": "opened"}))
+    child = await _child_of(pid_file, task)
+    result = await asyncio.wait_for(task, 30)  # not held up until the child ends on its own (60 s)
+    assert result.message == "timed out after 2 s"
+    assert not _alive(child), "the sleep the hook started outlived the time limit"
+
+
+async def test_hook_killed_with_what_it_started_when_the_dashboard_exits(tmp_path: Path) -> None:
+    """The app cancels its workers on exit; a cancelled send ends the hook's whole group."""
+    pid_file = tmp_path / "child"
+    hook = AlertHook([sys.executable, "-c", LEAVES_A_CHILD, str(pid_file)], KEY, timeout=60.0)
+    task = asyncio.ensure_future(hook.send({"event": "opened"}))
+    child = await _child_of(pid_file, task)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.wait_for(task, 30)
+    assert not _alive(child), "the sleep the hook started outlived the dashboard"
+
+
+async def test_hook_json_escapes_c1_and_bidi_characters_and_keeps_other_text(tmp_path: Path) -> None:
+    out = tmp_path / "got.jsonl"
+    hook = AlertHook([sys.executable, "-c", RECORDER, str(out)], KEY)
+    detail = "a\x9b2Jb \x9d0;t\x07 \u202eevil 全角 café"
+    assert (await hook.send({"event": "opened", "detail": detail})).ok
+    raw = json.loads(out.read_text())["body"]
+    assert raw["detail"] == detail, "the hook reads the same text"
+    from tui.state.alert_hooks import hook_json
+
+    line = hook_json({"detail": detail})
+    assert not any(ch in line for ch in "\x9b\x9d\u202e\x07"), line
+    assert "\\u009b" in line and "\\u202e" in line and "全角 café" in line

@@ -80,3 +80,11 @@ def test_the_live_cause_ranks_above_an_older_larger_one_and_since_keeps_only_the
     partly = failing_since(groups, NOW - 12 * HOUR)
     assert [g.run_count for g in partly] == [2, 3]  # the runs of 10, 11 and 12 hours ago
     assert partly[1].first is not None and partly[1].first >= NOW - 12 * HOUR
+
+
+def test_a_signature_is_cleaned_before_its_digits_are_stripped() -> None:
+    """``ESC[2J`` with its digit stripped showed as ``[…J``; C1 CSI and bidi go too."""
+    from tui.state.failure_groups import _compute_signature
+
+    assert _compute_signature("\x1b[2JConnection \x9b5mrefused\u202e to host 10.0.0.12\x1b]0;t\x07") == \
+        "Connection refused to host …"

@@ -56,6 +56,25 @@ async def test_429_with_long_retry_after_is_not_retried_in_a_storm(sandbox: Sand
         assert exports_table(app).row_count == 12
 
 
+async def test_a_retry_after_of_a_billion_seconds_is_capped_shown_and_ctrl_r_still_polls(
+        sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox, poll_seconds=2.0)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        add_fault(sandbox, kind="retry_after", seconds=1e9, path=r"/batch_exports/$", count=1)
+        before = len(list_requests(sandbox))
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        screen: Any = app.screen
+        assert len(list_requests(sandbox)) == before + 1
+        assert screen.poller.next_delay() == 600.0, "ten minutes at most, whatever the server asks"
+        assert "server asks 1000000000 s" in status_line(app), "the real figure is shown"
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert len(list_requests(sandbox)) == before + 2, "ctrl+r asks again at once"
+        assert screen.poller.failures == 0 and "LIVE" in status_line(app)
+
+
 async def test_short_retry_after_is_honoured_inside_the_cycle(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:

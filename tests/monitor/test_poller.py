@@ -109,3 +109,39 @@ async def test_next_at_is_armed_after_each_poll(interval: float) -> None:
     assert poller.seconds_until_next() == pytest.approx(interval)
     clock.now += interval / 2
     assert poller.seconds_until_next() == pytest.approx(interval / 2)
+
+
+@pytest.mark.parametrize("asked", [1e9, float("inf")])
+async def test_retry_after_is_capped_at_ten_minutes_and_the_figure_asked_is_shown(asked: float) -> None:
+    poller, _ = make([RateLimited("slow down", status=429, retry_after=asked)])
+    await poller.run_once()
+    assert poller.next_delay() == 600.0
+    assert poller.reason() == ("429 rate limited (server asks 1000000000 s)" if asked == 1e9
+                               else "429 rate limited (server asks forever)")
+
+
+async def test_a_server_trickling_its_answer_fails_the_poll_at_its_deadline() -> None:
+    """One byte every 0.2 s keeps each read within the client's 0.5 s timeout; the poll ends after 1 s all the same."""
+    import asyncio
+
+    from tui.api.client import ApiClient
+
+    async def trickle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n")
+        try:
+            for _ in range(100):
+                writer.write(b" ")
+                await writer.drain()
+                await asyncio.sleep(0.2)
+        except ConnectionError:
+            pass
+        writer.close()
+
+    server = await asyncio.start_server(trickle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server, ApiClient(f"http://127.0.0.1:{port}", "phx_key", "1", timeout=0.5, max_retries=0) as client:
+        poller: Poller[object] = Poller(client.batch_exports.list, 1.0, timeout=0.5)
+        outcome = await asyncio.wait_for(poller.run_once(), 10)
+    assert isinstance(outcome.error, NetworkError)
+    assert poller.reason() == "timeout after 1 s"

@@ -67,3 +67,14 @@ def test_an_unexpected_exception_is_one_line_on_stderr_and_a_traceback_in_the_lo
     assert LOCAL_KEY not in logged and SETTINGS_KEY not in logged, "no locals, no key in the log"
     assert logged.count("Traceback") == logged.count("--- "), "every failure logged, each with its traceback"
     assert stat.S_IMODE(log.stat().st_mode) == 0o600
+
+
+def test_ctrl_c_while_the_command_loads_ends_it_quietly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ctrl+c in the first moments (the imports) printed a KeyboardInterrupt traceback; it exits 130 instead."""
+    from tui import launch, startup
+
+    def interrupted(*_args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(startup, "skip_httpx_cli", interrupted)
+    assert launch.main() == 130

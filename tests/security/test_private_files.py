@@ -89,3 +89,28 @@ async def test_the_shared_cache_makes_every_missing_folder_private(dirs: dict[st
         assert all(mode(f) == 0o600 for f in store.iterdir() if f.is_file())
     finally:
         await cache.aclose()
+
+
+def test_the_demo_log_and_sandbox_worlds_are_private(dirs: dict[str, Path], tmp_path: Path) -> None:
+    """A fresh ``--demo`` left the state and cache folders 0755, its log (which held a traceback) and its saved
+    worlds 0644."""
+    import contextlib
+    import sqlite3
+
+    from tui.demo import _open_log
+    from tui.sandbox.db import Database
+    from tui.sandbox.seed_cache import seed_or_load
+
+    log_path = dirs["state"] / "demo-sandbox.log"
+    log = _open_log(log_path)
+    assert log is not None
+    log.close()
+    worlds = tmp_path / "home" / "cache" / "watchdeck" / "sandbox-worlds"
+    with contextlib.closing(sqlite3.connect(":memory:")) as conn:
+        assert seed_or_load(conn, worlds, ("seed", 7), lambda: conn.execute("CREATE TABLE t(x)")) is False
+    [world] = worlds.glob("world-*.sqlite")
+    db_path = tmp_path / "home" / "sandbox" / "world.db"
+    Database(str(db_path)).conn.close()
+    assert {str(p): mode(p) for p in (log_path, world, db_path)} == {str(p): 0o600 for p in (log_path, world, db_path)}
+    folders = (dirs["state"], dirs["state"].parent, worlds, worlds.parent, db_path.parent)
+    assert {str(p): mode(p) for p in folders} == {str(p): 0o700 for p in folders}

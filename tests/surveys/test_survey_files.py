@@ -157,3 +157,56 @@ def test_apply_of_a_variant_condition_sends_its_flag_along(sandbox: Any, tmp_pat
     assert refused.returncode == 1
     assert "conditions: linkedFlagVariant can only be used when a linked_flag_id is specified" in refused.stderr
     assert len(survey_writes(sandbox)) == 1
+
+
+BILLION_LAUGHS = "\n".join(
+    ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    + [f"{chr(98 + i)}: &{chr(98 + i)} [{','.join([f'*{chr(97 + i)}'] * 9)}]" for i in range(8)]
+    + ["name: *i", "questions: []"]) + "\n"
+
+
+@pytest.mark.parametrize(("name", "text", "said"), [
+    ("laughs.yaml", BILLION_LAUGHS, "expands to more than a survey can hold"),
+    ("deep.json", "[" * 100_000 + "]" * 100_000, "nested deeper than 64 levels"),
+    ("deep.yaml", "a: " + "[" * 5_000 + "]" * 5_000 + "\n", "nested deeper than 64 levels"),
+    ("deeper.json", json.dumps({"name": "x", "appearance": json.loads("[" * 70 + "]" * 70)}),
+     "nested deeper than 64 levels"),
+], ids=["billion-laughs", "deep-json", "deep-yaml", "json-past-the-limit"])
+def test_apply_refuses_a_hostile_file_as_bad_input(sandbox: Any, tmp_path: Path, name: str, text: str,
+                                                  said: str) -> None:
+    """Aliases that expand to a billion values, and nesting past the parser's depth, are bad input (exit 1)."""
+    (tmp_path / name).write_text(text)
+    done = watchdeck(sandbox, "apply", name, tmp_path=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert said in done.stderr and "Traceback" not in done.stderr and "RecursionError" not in done.stderr
+    assert survey_writes(sandbox) == []
+
+
+def test_get_to_a_terminal_escapes_control_and_bidi_characters(sandbox: Any, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """To a terminal the C1 and bidi characters of a survey's text are written as ``\\uXXXX``; to a file as is."""
+    import io
+
+    from tui.config import Settings
+    from tui.surveys_cmd import get
+
+    for name in ("STATE", "DATA", "CONFIG", "CACHE"):
+        monkeypatch.setenv(f"WATCHDECK_{name}_DIR", str(tmp_path / name.lower()))
+    hostile = "Name \x9b2J \x9d0;t\x9c \u202eevil 全角"
+    created = httpx.post(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/",
+                         headers={"Authorization": f"Bearer {sandbox.api_key}"},
+                         json={"name": hostile, "type": "popover", "questions": [{"type": "open", "question": "Q"}]})
+    assert created.status_code == 201, created.text
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    settings = Settings(base_url=sandbox.base_url, api_key=sandbox.api_key, project_ids=[sandbox.project_id],
+                        cache=False)
+    shown, to_file = Terminal(), io.StringIO()
+    assert get(settings, created.json()["id"], out=shown) == 0
+    assert get(settings, created.json()["id"], out=to_file) == 0
+    assert not any(ch in shown.getvalue() for ch in "\x9b\x9d\x9c\u202e")
+    assert "\\u009b2J" in shown.getvalue() and "全角" in shown.getvalue()
+    assert json.loads(to_file.getvalue())["name"] == hostile

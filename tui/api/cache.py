@@ -6,10 +6,14 @@ hishel does the caching (its ``AsyncCacheTransport`` under the client's httpx
 client, its SQLite and Redis storages); this module adds what is particular to
 watchdeck, around hishel's storage:
 
-* **Keys.** Each GET carries its own cache key: a SHA-256 of (base URL, API
-  key, the project's write generation, path, query). Answers never cross keys,
-  and the key itself is never stored: the ``Authorization`` header is taken off
-  the request before hishel writes it.
+* **Keys.** Each GET carries its own cache key: an HMAC keyed with the API key
+  of (base URL, the project's write generation, path, query). Answers never
+  cross keys, and the key itself is never stored: the ``Authorization`` header
+  is taken off the request before hishel writes it.
+* **Trust.** Whoever can write to the store need not hold the API key. Each
+  entry carries an HMAC (keyed from the API key) over its cache key, status,
+  headers and body; an entry whose HMAC does not check, or that does not parse,
+  is a miss, and the request goes to the server.
 * **Writes.** A write bumps its project's *generation*, a counter in the same
   store that is part of every key of that project: the answers it made stale
   can no longer be found by any process sharing the store, and expire within
@@ -32,13 +36,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
+import hashlib
+import hmac
 import logging
 import os
 import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -49,7 +56,7 @@ import httpx
 from hishel import AsyncBaseStorage, AsyncRedisStorage, AsyncSqliteStorage, Entry, Headers, Request, Response
 from hishel.httpx import AsyncCacheClient
 
-from tui.api.cache_context import CACHE_FILE_NAME, bypassing, digest, note_answer_time
+from tui.api.cache_context import CACHE_FILE_NAME, bypassing, digest, keyed_digest, note_answer_time
 from tui.api.urls import Params, query_key
 from tui.paths import cache_dir
 from tui.private_files import private_dir
@@ -78,6 +85,11 @@ RECEIVED_AT_HEADER = "x-watchdeck-received-at"
 #: (tests/cache/test_wall_screens.py). A viewer never reads its own last answer: it polls a whole interval on.
 ANSWER_SHARE_OF_INTERVAL = 0.9
 PRIVATE_REQUEST_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization"})
+MAC_HEADER = "x-watchdeck-mac"
+#: Answers larger than this are not stored (hishel's own limit for a stored body).
+MAX_ENTRY_BYTES = 10 * 1024 * 1024
+#: Cache keys this process asked for, with the secret their entries are checked with (the newest kept).
+SECRETS_KEPT = 4096
 
 _log = logging.getLogger("hishel")
 
@@ -306,18 +318,24 @@ class GuardedStorage(AsyncBaseStorage):
     async def create_entry(self, request: Request, response: Response, key: str, *,
                            ttl: float | None = None, tti: float | None = None) -> Entry:
         public = Headers({k: v for k, v in request.headers._headers.items() if k not in PRIVATE_REQUEST_HEADERS})
-        stamped = Headers(dict(response.headers._headers))
+        stamped = Headers({k: v for k, v in response.headers._headers.items() if k != MAC_HEADER})
         stamped[RECEIVED_AT_HEADER] = f"{time.time():.3f}"
         response = replace(response, headers=stamped)
-        if not self._cache.usable:
+        secret = self._cache.secret_for(key)
+        if not self._cache.usable or secret is None:
             return Entry(id=uuid.uuid4(), request=request, response=response)
+        body, rest = await _read_at_most(response.stream, MAX_ENTRY_BYTES)
+        if rest is not None:  # too large to store: the caller reads it whole all the same
+            return Entry(id=uuid.uuid4(), request=request, response=replace(response, stream=_chain(body, rest)))
+        stamped[MAC_HEADER] = entry_mac(secret, key, response.status_code, stamped, body)
+        response = replace(response, headers=stamped, stream=_once(body))
         try:
             return await asyncio.wait_for(
                 self._inner.create_entry(replace(request, headers=public), response, key, ttl=ttl, tti=tti),
                 STORE_TIMEOUT_SECONDS)
         except Exception as error:
             self._cache.failed(error)
-            return Entry(id=uuid.uuid4(), request=request, response=response)
+            return Entry(id=uuid.uuid4(), request=request, response=replace(response, stream=_once(body)))
 
     async def get_entries(self, key: str) -> list[Entry]:
         if not self._cache.usable:
@@ -351,15 +369,39 @@ class GuardedStorage(AsyncBaseStorage):
         return []
 
     async def _newest_first(self, key: str) -> list[Entry]:
-        """The entries young enough for this viewer, newest first (another viewer may poll less often)."""
-        entries = await asyncio.wait_for(self._inner.get_entries(key), STORE_TIMEOUT_SECONDS)
+        """The entries young enough for this viewer, newest first (another viewer may poll less often).
+
+        Only entries whose HMAC checks: one written by someone without the API key is not there.
+        """
+        entries = await asyncio.wait_for(self._authentic(key), STORE_TIMEOUT_SECONDS)
         oldest = time.time() - self._cache.ttl
         dated = [(received_at(e.response.headers.get(RECEIVED_AT_HEADER)) or 0.0, e) for e in entries]
         return [e for when, e in sorted(dated, key=lambda d: d[0], reverse=True) if when >= oldest]
 
+    async def _authentic(self, key: str) -> list[Entry]:
+        """The stored entries of ``key`` whose HMAC checks, each with its body read (and so checked) whole."""
+        secret = self._cache.secret_for(key)
+        if secret is None:
+            return []
+        found = []
+        for entry in await self._inner.get_entries(key):
+            response = entry.response
+            try:
+                body, rest = await _read_at_most(response.stream, MAX_ENTRY_BYTES)
+                mac = response.headers.get(MAC_HEADER)
+                headers = Headers({k: v for k, v in response.headers._headers.items() if k != MAC_HEADER})
+                valid = (rest is None and isinstance(mac, str)
+                         and hmac.compare_digest(mac, entry_mac(secret, key, response.status_code, headers, body)))
+            except (TypeError, ValueError, AttributeError, UnicodeError):
+                valid = False
+            if valid:
+                found.append(replace(entry, response=replace(response, stream=_once(body))))
+        return found
+
     async def update_headers(self, id: uuid.UUID, headers: Headers) -> None:
+        """Headers are part of an entry's HMAC: one revalidated is dropped instead, and asked for again."""
         if self._cache.usable:
-            await self._inner.update_headers(id, headers)
+            await self._inner.remove_entry(id)
 
     async def remove_entry(self, id: uuid.UUID) -> None:
         if self._cache.usable:
@@ -367,6 +409,38 @@ class GuardedStorage(AsyncBaseStorage):
 
     async def close(self) -> None:
         await self._inner.close()
+
+
+def entry_mac(secret: bytes, key: str, status: int, headers: Headers, body: bytes) -> str:
+    """The HMAC of one stored answer: its cache key, status, every header (in order) and body."""
+    mac = hmac.new(secret, digestmod=hashlib.sha256)
+    for part in (key, str(status), *(f"{k}\x1e{v}" for k, v in headers._headers.items())):
+        mac.update(part.encode("utf-8", "surrogateescape") + b"\x1f")
+    mac.update(body)
+    return mac.hexdigest()
+
+
+async def _read_at_most(stream: Any, limit: int) -> tuple[bytes, AsyncIterator[bytes] | None]:
+    """The body of ``stream`` up to ``limit`` bytes, and the rest of the stream when there is more (else None)."""
+    body = bytearray()
+    if stream is None:
+        return b"", None
+    iterator = aiter(stream)
+    async for chunk in iterator:
+        body += chunk
+        if len(body) > limit:
+            return bytes(body), iterator
+    return bytes(body), None
+
+
+async def _once(body: bytes) -> AsyncIterator[bytes]:
+    yield body
+
+
+async def _chain(head: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    yield head
+    async for chunk in rest:
+        yield chunk
 
 
 def received_at(value: str | None) -> float | None:
@@ -390,6 +464,7 @@ class SharedCache:
         self.ttl = 10.0 * ANSWER_SHARE_OF_INTERVAL
         self.problem: str | None = None
         self.leases: set[str] = set()
+        self._secrets: OrderedDict[str, bytes] = OrderedDict()
         self._clock = clock
         self._broken_until = 0.0
         self._unsent = 0
@@ -439,8 +514,16 @@ class SharedCache:
         """The per-request cache settings of one GET: its key (never the API key itself) and TTL."""
         generation = await self.guarded(self.coordinator.generation(project_scope(base_url, path)), 0)
         query = "&".join(f"{k}={v}" for k, v in query_key(params))
-        key = digest("answer", base_url.rstrip("/"), api_key, str(generation), path, query)
+        key = keyed_digest(api_key, "answer", base_url.rstrip("/"), str(generation), path, query)
+        self._secrets[key] = hmac.new(api_key.encode(), b"watchdeck entry", hashlib.sha256).digest()
+        self._secrets.move_to_end(key)
+        while len(self._secrets) > SECRETS_KEPT:
+            self._secrets.popitem(last=False)
         return {"caching": {"key": key, "ttl": self.ttl}}
+
+    def secret_for(self, key: str) -> bytes | None:
+        """The HMAC key for entries of cache key ``key`` (derived from the API key that asked), if we asked."""
+        return self._secrets.get(key)
 
     async def answered(self, request_key: str | None, response: httpx.Response | None) -> None:
         """After a request: count it if the server saw it, note its answer's age, let waiting viewers in."""

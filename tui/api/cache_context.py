@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -60,9 +61,14 @@ def digest(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
+def keyed_digest(secret: str, *parts: str) -> str:
+    """An HMAC-SHA256 of ``parts`` keyed with ``secret``: whoever reads the store cannot test guesses of the key."""
+    return hmac.new(secret.encode(), "\x1f".join(parts).encode(), hashlib.sha256).hexdigest()
+
+
 def key_id(base_url: str, api_key: str) -> str:
-    """Names one (server, key) pair in the store; the key cannot be recovered from it."""
-    return digest("key", base_url.rstrip("/"), api_key)[:32]
+    """Names one (server, key) pair in the store; the key cannot be recovered from it, nor a guess checked."""
+    return keyed_digest(api_key, "key", base_url.rstrip("/"))[:32]
 
 
 def others_watching(directory: Path, base_url: str, api_key: str) -> bool:

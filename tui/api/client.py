@@ -22,6 +22,7 @@ import asyncio
 import builtins
 import contextvars
 import json
+import math
 import random
 import re
 import socket
@@ -113,7 +114,7 @@ def error_from_response(response: httpx.Response, method: str, path: str) -> Api
     body: Any = None
     try:
         body = response.json() if response.content else None
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         body = None
     detail = code = attr = None
     if isinstance(body, Mapping):
@@ -150,7 +151,7 @@ def error_from_response(response: httpx.Response, method: str, path: str) -> Api
         return MethodNotAllowed(f"The server does not offer {method} {path} (405).", **common)
     if status == 429:
         wait = _retry_after_seconds(response)
-        when = f"retry in {wait:.0f} s" if wait is not None else "retry later"
+        when = "retry later" if wait is None else f"retry in {wait:.0f} s" if math.isfinite(wait) else "never retry"
         return RateLimited(f"Rate limited (429): {when}.", retry_after=wait, **common)
     if status >= 500:
         return ServerError(f"The server failed (HTTP {status}): {detail or response.reason_phrase or 'error'}.",
@@ -435,7 +436,7 @@ class ApiClient:
             return None
         try:
             return json.loads(response.content)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):  # nested past the parser's depth: not an answer
             raise BadResponse(
                 f"{self._host} sent a malformed or truncated answer to {method} {path}.",
                 status=response.status_code, method=method, path=path,

@@ -8,6 +8,7 @@ ever carries the API key: the client never passes headers into them.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 
@@ -145,7 +146,11 @@ class RateLimited(ApiError):
 
     @property
     def short(self) -> str:
-        return "429 rate limited"
+        """``429 rate limited``, with the wait the server asked for as it said it (the poller caps what it waits)."""
+        if self.retry_after is None:
+            return "429 rate limited"
+        wait = f"{self.retry_after:.0f} s" if math.isfinite(self.retry_after) else "forever"
+        return f"429 rate limited (server asks {wait})"
 
 
 class ServerError(ApiError):

@@ -15,7 +15,10 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
+
+from tui.private_files import create_private
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -80,6 +83,8 @@ class Database:
     def __init__(self, path: str | None) -> None:
         self.path = path
         self.lock = threading.RLock()
+        if path:
+            create_private(Path(path))  # 0600 in a 0700 folder before SQLite creates it with the umask's mode
         self.conn = sqlite3.connect(path or ":memory:", check_same_thread=False, isolation_level=None)
         self.conn.row_factory = sqlite3.Row
         if path:

@@ -19,6 +19,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from pathlib import Path
 
+from tui.private_files import create_private
+
 #: Worlds kept at once; each is a few megabytes of in-memory SQLite.
 MAX_WORLDS = 8
 #: Changes whenever seeding changes what it makes: a world saved by an older seed is not loaded.
@@ -68,8 +70,8 @@ def seed_or_load(conn: sqlite3.Connection, directory: Path, key: Hashable, seed:
         pass
     seed()
     try:
-        directory.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.partial")
+        create_private(partial)  # the folder 0700, the file 0600 before SQLite writes to it
         with contextlib.closing(sqlite3.connect(partial)) as copy:
             conn.backup(copy)
         os.replace(partial, path)

@@ -167,7 +167,8 @@ class BackfillScreen(Dialog[BackfillRequest | None]):
         if request is not None:
             runs = count_backfill_runs(request.start_at, request.end_at, self.export.interval_seconds)
             what = f"{runs} run{'s' if runs != 1 else ''}" if runs is not None else "an unknown number of runs"
-            summary.update(Text(f"This creates {what} ({self.export.interval or 'unknown interval'}).",
+            interval = clean(self.export.interval, limit=60) or "unknown interval"
+            summary.update(Text(f"This creates {what} ({interval}).",
                                 style="bold"))
         else:
             summary.update("")

@@ -181,7 +181,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
                                     first_poll=self.wd.take_first_poll(project_ids))
         self.poller: Poller[ExportsSnapshot] = Poller(
             self.source.fetch, self._asked_interval, monotonic=self.wd.monotonic, jitter=self.wd.jitter,
-            age_of=lambda snapshot: snapshot.answer_age,
+            age_of=lambda snapshot: snapshot.answer_age, timeout=clients[0].timeout,
         )
         self.board = ExportBoard(lag_intervals=self.wd.settings.lag_alert_intervals,
                                  freshness=self.wd.settings.freshness, monotonic=lambda: self.wd.monotonic())

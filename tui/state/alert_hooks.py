@@ -4,6 +4,11 @@ The program runs without a shell (its arguments are a list, nothing is
 expanded), with the alert as one JSON object on stdin and a 10 s limit; the
 API key is never in its input or its environment, whatever variable holds it.
 One alert at a time, in order, so a chat channel reads in the order things happened.
+
+The program runs in a process group of its own; the whole group is killed when
+the program is done, at the time limit, or when the send is cancelled (the
+dashboard exits), so a ``sleep`` it started in the background goes too. Of what it writes to stderr
+only the last 64 KB are kept, and its last line reaches the status line cleaned.
 """
 
 from __future__ import annotations
@@ -12,13 +17,21 @@ import asyncio
 import contextlib
 import json
 import os
+import re
+import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tui.redaction import mask_secrets_in
+from tui.render import clean
 
 HOOK_TIMEOUT_SECONDS = 10.0
+_UNPRINTABLE = re.compile("[\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+"""Characters a hook's JSON carries as ``\\uXXXX`` (C1 controls such as U+009B/U+009D, bidi controls): a hook
+that prints its input to a terminal or a chat must not pass them on raw. C0 controls JSON escapes already."""
+OUTPUT_LIMIT = 64 * 1024
+"""Bytes of the hook's stderr kept (the last ones): a hook writing in a loop cannot grow the dashboard."""
 KEY_VARIABLES = ("WATCHDECK_API_KEY", "POSTHOG_API_KEY", "POSTHOG_PERSONAL_API_KEY")
 
 
@@ -53,6 +66,12 @@ def scrub(payload: Any, secret: str | None) -> Any:
     return payload
 
 
+def hook_json(payload: Mapping[str, Any]) -> str:
+    """One line of JSON: other languages' text as it is, control and bidi characters escaped."""
+    text = json.dumps(payload, ensure_ascii=False)
+    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 class AlertHook:
     """Runs ``argv`` once per alert event."""
 
@@ -67,7 +86,7 @@ class AlertHook:
         self._lock = asyncio.Lock()
 
     async def send(self, payload: Mapping[str, Any]) -> HookResult:
-        body = json.dumps(scrub(dict(payload), self._secret), ensure_ascii=False).encode() + b"\n"
+        body = hook_json(scrub(dict(payload), self._secret)).encode() + b"\n"
         async with self._lock:
             return await self._run(body)
 
@@ -78,16 +97,49 @@ class AlertHook:
                 stderr=asyncio.subprocess.PIPE, env=self._env, start_new_session=True)
         except OSError as err:
             return HookResult(False, f"could not start {self.argv[0]}: {err.strerror or err}")
+        kept = bytearray()
+        assert process.stderr is not None
+        reader = asyncio.create_task(keep_tail(process.stderr, kept, OUTPUT_LIMIT))
         try:
-            _, stderr = await asyncio.wait_for(process.communicate(body), self.timeout)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            with contextlib.suppress(Exception):
+            async with asyncio.timeout(self.timeout):
+                await _feed(process, body)
                 await process.wait()
-            return HookResult(False, f"timed out after {self.timeout:g} s")
+                await reader  # until every holder of its stderr (a child it left behind too) has closed it
+        except TimeoutError:
+            if process.returncode is None:
+                return HookResult(False, f"timed out after {self.timeout:g} s")
+        finally:
+            reader.cancel()
+            kill_group(process.pid)  # the time limit, a cancelled send, or what it left running
+            if process.returncode is None:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(process.wait())
         if process.returncode != 0:
-            tail = stderr.decode(errors="replace").strip().splitlines()[-1:] if stderr else []
-            why = f": {tail[0][:200]}" if tail else ""
+            lines = bytes(kept).decode(errors="replace").strip().splitlines()[-1:]
+            why = f": {clean(lines[0], limit=200)}" if lines else ""
             return HookResult(False, f"exit {process.returncode}{why}")
         return HookResult(True, "ok")
+
+
+async def _feed(process: asyncio.subprocess.Process, body: bytes) -> None:
+    """The alert on the hook's stdin, then end of file; a hook that does not read it is not an error."""
+    assert process.stdin is not None
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        process.stdin.write(body)
+        await process.stdin.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        process.stdin.close()
+
+
+async def keep_tail(stream: asyncio.StreamReader, kept: bytearray, limit: int) -> None:
+    """Read ``stream`` to its end, keeping only its last ``limit`` bytes in ``kept``."""
+    while chunk := await stream.read(limit):
+        kept += chunk
+        if len(kept) > limit:
+            del kept[:-limit]
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL to the process group the hook leads (it was started in a session of its own)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)

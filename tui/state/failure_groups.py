@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from tui.api.models import BatchExportRun
+from tui.render import clean
 from tui.state.intervals import is_failed, latest_attempts
 
 PLACEHOLDER = "…"
@@ -34,7 +35,9 @@ _SPACES = re.compile(r"\s+")
 
 
 def _compute_signature(error: str) -> str:
-    text = error.strip().splitlines()[0] if error.strip() else ""
+    # Cleaned first: stripping the digits of ``ESC[2J`` would leave ``[…J`` in the signature.
+    error = clean(error, oneline=False, limit=None).strip()
+    text = error.splitlines()[0] if error else ""
     for pattern in _STRIPPERS:
         text = pattern.sub(PLACEHOLDER, text)
     text = _RUNS_OF_PLACEHOLDERS.sub(PLACEHOLDER, text)

@@ -24,6 +24,8 @@ from tui.api.retry_budget import retry_budget
 T = TypeVar("T")
 
 MAX_BACKOFF_SECONDS = 300.0
+RETRY_AFTER_CAP_SECONDS = 600.0
+"""The longest a 429's ``Retry-After`` holds polling back (a server asked for 10**9 s, or ``inf``)."""
 STALE_AFTER_MISSED = 2
 OFFLINE_AFTER_FAILURES = 5
 
@@ -66,8 +68,12 @@ class Poller(Generic[T]):
         jitter: Callable[[], float] = random.random,
         max_backoff: float = MAX_BACKOFF_SECONDS,
         age_of: Callable[[T], float] | None = None,
+        timeout: float = 0.0,
     ) -> None:
         self._fetch = fetch
+        # One poll ends within the interval or the client's timeout, whichever is longer, however the server
+        # trickles its answer (each read within the timeout would otherwise keep a poll going for minutes).
+        self.timeout = timeout
         # How old a value already was when it arrived (an answer another viewer fetched: tui.api.cache).
         self._age_of = age_of
         self.answer_age = 0.0
@@ -89,8 +95,14 @@ class Poller(Generic[T]):
         self.in_flight = True
         self.last_attempt = self._monotonic()
         try:
-            with retry_budget(self.interval):  # the client's retries end within one interval
-                value = await self._fetch()
+            deadline = self.deadline
+            try:
+                with retry_budget(self.interval):  # the client's retries end within one interval
+                    async with asyncio.timeout(deadline):
+                        value = await self._fetch()
+            except TimeoutError:
+                raise NetworkError(f"No whole answer within {deadline:g} s.", kind="timeout",
+                                   timeout=deadline) from None
         except asyncio.CancelledError:
             raise
         except Exception as err:  # every failure is recorded and shown, never fatal
@@ -110,10 +122,16 @@ class Poller(Generic[T]):
         self.next_at = self._monotonic() + self.next_delay()
         return outcome
 
+    @property
+    def deadline(self) -> float:
+        """How long one poll may take, all its requests and retries included."""
+        return max(self.interval, self.timeout)
+
     def next_delay(self) -> float:
         """The interval after a success; capped exponential backoff with jitter after failures.
 
-        A 429's ``Retry-After`` is a floor: waiting less would just be refused again.
+        A 429's ``Retry-After`` is a floor (waiting less would just be refused again), up to
+        ``RETRY_AFTER_CAP_SECONDS``: a server cannot stop polling for good.
         Auth failures (401/403) and a missing project back off to the cap quickly: they do not heal by retrying.
         """
         if self.failures == 0:
@@ -127,7 +145,7 @@ class Poller(Generic[T]):
             base = min(self.max_backoff, self.interval * 2 ** (self.failures - 1))
         delay = base * (0.75 + 0.5 * self._jitter())
         if isinstance(error, RateLimited) and error.retry_after is not None:
-            delay = max(delay, error.retry_after)
+            delay = max(delay, min(error.retry_after, RETRY_AFTER_CAP_SECONDS))
         return max(delay, 0.5)
 
     def seconds_until_next(self) -> float | None:

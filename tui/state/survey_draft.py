@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
 import json
+import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -673,6 +675,9 @@ class StoredDraft:
         return parse_datetime(self.data.get("saved_at"))
 
 
+_PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}", re.ASCII)
+
+
 class DraftStore:
     """Unsaved edits as JSON files, one per survey (``<id>.json``) or new survey (``new-<uuid>.json``)."""
 
@@ -680,8 +685,15 @@ class DraftStore:
         self.directory = directory
 
     def path_for(self, draft_id: str) -> Path:
-        safe = "".join(c for c in draft_id if c.isalnum() or c in "-_")
-        return self.directory / f"{safe}.json"
+        """The draft's file, always directly in the drafts folder.
+
+        A survey id is server text: one that is not a plain name (``../x``, empty, 300 characters, a
+        separator or a dot in it) is named by its hash, so it neither leaves the folder nor shares a file
+        with another id.
+        """
+        if _PLAIN_ID.fullmatch(draft_id):
+            return self.directory / f"{draft_id}.json"
+        return self.directory / f"id-{hashlib.sha256(draft_id.encode('utf-8', 'surrogatepass')).hexdigest()[:40]}.json"
 
     def write(self, draft_id: str, data: Mapping[str, Any] | str) -> Path:
         """Atomic: a crash mid-write leaves the previous draft, never half a file.

@@ -23,6 +23,13 @@ from tui.api.writes import check_survey_write
 from tui.state.survey_draft import EDITED_SURVEY_FIELDS, SurveyDraft, stored
 
 FILE_FIELDS = ("id", *EDITED_SURVEY_FIELDS, "questions")
+MAX_FILE_CHARS = 8 * 1024 * 1024
+MAX_DEPTH = 64
+"""Deepest nesting of lists and objects a survey file may have (a survey needs about ten levels)."""
+MAX_VALUES = 1_000_000
+MAX_TEXT_CHARS = 16 * 1024 * 1024
+"""Values and characters of text a file may expand to: YAML aliases repeat a value without copying it in the
+file (nine levels of ten aliases are a billion values), and every later step would copy them out."""
 ERROR_PREFIX = {"json": "// ", "yaml": "# "}
 
 
@@ -65,25 +72,58 @@ def with_errors(text: str, problems: Mapping[str, str], fmt: str = "json") -> st
 
 
 def loads(text: str, fmt: str = "json") -> dict[str, Any]:
-    """Parse a survey file; SurveyFileError names what is wrong (with the line, for a syntax error)."""
+    """Parse a survey file; SurveyFileError names what is wrong (with the line, for a syntax error).
+
+    Size, nesting and what YAML aliases expand to are bounded: a hostile file is bad input, like any other.
+    """
+    if len(text) > MAX_FILE_CHARS:
+        raise SurveyFileError({"(file)": f"larger than {MAX_FILE_CHARS // (1024 * 1024)} MB"})
     comment = ERROR_PREFIX.get(fmt, "// ").strip()
     body = "\n".join("" if line.lstrip().startswith(comment) else line for line in text.splitlines())
-    if fmt == "yaml":
-        import yaml
+    try:
+        if fmt == "yaml":
+            import yaml
 
-        try:
-            value = yaml.safe_load(body)
-        except yaml.YAMLError as err:
-            raise SurveyFileError({"(file)": f"not valid YAML: {err}"}) from None
-    else:
-        try:
-            value = json.loads(body)
-        except json.JSONDecodeError as err:
-            raise SurveyFileError({"(file)": f"not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}"}
-                                  ) from None
+            try:
+                value = yaml.safe_load(body)
+            except yaml.YAMLError as err:
+                raise SurveyFileError({"(file)": f"not valid YAML: {err}"}) from None
+        else:
+            try:
+                value = json.loads(body)
+            except json.JSONDecodeError as err:
+                raise SurveyFileError({"(file)": f"not valid JSON: {err.msg} at line {err.lineno}, "
+                                                 f"column {err.colno}"}) from None
+    except RecursionError:
+        raise SurveyFileError({"(file)": f"nested deeper than {MAX_DEPTH} levels"}) from None
+    check_bounds(value)
     if not isinstance(value, dict):
         raise SurveyFileError({"(file)": "must be one object (a survey)"})
     return value
+
+
+def check_bounds(value: Any) -> None:
+    """SurveyFileError when ``value`` nests deeper than ``MAX_DEPTH`` or expands past ``MAX_VALUES``/``MAX_TEXT_CHARS``.
+
+    Walked without recursion, counting a value each time it is reached (an alias's target each time it is used),
+    and stopped at the first limit passed.
+    """
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    values = chars = 0
+    while stack:
+        item, depth = stack.pop()
+        values += 1
+        if depth > MAX_DEPTH:
+            raise SurveyFileError({"(file)": f"nested deeper than {MAX_DEPTH} levels"})
+        if isinstance(item, str):
+            chars += len(item)
+        elif isinstance(item, dict):
+            stack.extend((key, depth + 1) for key in item)
+            stack.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+        if values > MAX_VALUES or chars > MAX_TEXT_CHARS:
+            raise SurveyFileError({"(file)": "expands to more than a survey can hold (YAML aliases?)"})
 
 
 def validate(doc: Mapping[str, Any], existing: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -7,7 +7,8 @@ the cleaned value.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.widgets import Static
@@ -39,12 +40,19 @@ def clean_survey_draft(draft: SurveyDraft) -> None:
     questions whose form was never opened. The paths cleaned are added to ``draft.cleaned``
     (``name``, ``q3.question``, ``q3.choices``) so each form marks its field.
     """
-    for name in (*ONE_LINE_SURVEY_FIELDS, *MULTI_LINE_SURVEY_FIELDS):
+    for name in ONE_LINE_SURVEY_FIELDS:
         value = draft.form.get(name)
         if isinstance(value, str):
-            safe = editable(value, multiline=name in MULTI_LINE_SURVEY_FIELDS)
+            safe = editable(value)
             if safe.cleaned:
                 draft.form[name] = safe.text
+                draft.cleaned.add(name)
+    for name in MULTI_LINE_SURVEY_FIELDS:
+        value = draft.form.get(name)
+        if isinstance(value, str):
+            text = _clean_json_text(value)
+            if text != value:
+                draft.form[name] = text
                 draft.cleaned.add(name)
     for q in draft.questions:
         for name in (*ONE_LINE_QUESTION_FIELDS, "description"):
@@ -61,3 +69,28 @@ def clean_survey_draft(draft: SurveyDraft) -> None:
                 q.data["choices"] = [c.text if c is not None else original for c, original in zip(cleaned, choices,
                                                                                                    strict=True)]
                 draft.cleaned.add(f"{q.key}.choices")
+
+
+def _clean_json_text(text: str) -> str:
+    """JSON text with every string in it (keys too) cleaned, serialised again as the draft writes it.
+
+    Cleaned as values, not as text: in the text a control character is already escaped (``\\u001b``),
+    so an escape sequence would survive, and an 8-bit OSC (U+009D) would take the rest of the text
+    with it. Text that is not JSON (the operator's, half typed) is cleaned as text.
+    """
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return editable(text, multiline=True).text
+    cleaned = _clean_value(value)
+    return text if cleaned == value else json.dumps(cleaned, indent=2, ensure_ascii=False)
+
+
+def _clean_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return editable(value, multiline=True).text
+    if isinstance(value, dict):
+        return {_clean_value(k): _clean_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean_value(v) for v in value]
+    return value

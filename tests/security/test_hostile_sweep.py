@@ -1,0 +1,178 @@
+"""Every key of every screen, against a server whose every export, run error, log line and survey is hostile.
+
+Each view is entered, and each key bound on it (by the screen or the app, as ``active_bindings`` lists
+them) is pressed; whatever it opens (a dialog, another view, a toast) is rendered whole and checked for
+a control byte: OSC 52 (writes the clipboard), OSC 0/2 (terminal title), CSI (``ESC[5m`` blinks,
+``ESC[2J`` clears), the 8-bit introducers U+009B (CSI) and U+009D (OSC), NUL, and bidi overrides and
+isolates. Markup in the text must show as text (``[@click=app.quit]`` would be a clickable action).
+A view a key opens is swept the same way; a dialog is only looked at and closed (its own keys would
+answer it). Keys are read from the screens, so a key added later is swept without changing this test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.screen import ModalScreen, Screen
+
+from tests.pilot import workers_done
+from tui.app import WatchdeckApp
+from tui.clock import FrozenClock
+from tui.config import Settings
+from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
+
+FROZEN_AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+SEQUENCES = ("\x1b]52;c;aGk=\x07 \x1b]0;TITLE\x07 \x1b]2;TITLE2\x1b\\ \x1b[5mblink\x1b[0m \x1b[2J "
+             "\x9b5m \x00nul \u202eevil \u2067iso\u2069 \x9d0;osc8\x9c")
+MARKUP = "[@click=app.quit]Q[/]"
+HOSTILE = f"{MARKUP} [bold]b {SEQUENCES} [/"
+FORBIDDEN = {chr(c) for c in range(0x20) if chr(c) not in "\n"} | {chr(c) for c in range(0x7f, 0xa0)} | {
+    "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"}
+SKIPPED_ACTIONS = {"quit", "suspend_process", "app.quit", "app.suspend_process"}
+"""Keys that end or suspend the app: nothing is shown to check."""
+
+
+@pytest.fixture(autouse=True)
+def user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("DATA", "STATE", "CONFIG"):
+        monkeypatch.setenv(f"WATCHDECK_{name}_DIR", str(tmp_path / name.lower()))
+    for name in ("VISUAL", "EDITOR"):
+        monkeypatch.setenv(name, "true")  # "edit as file" opens the file and leaves it as it was
+    return tmp_path
+
+
+@pytest.fixture
+def sandbox() -> Iterator[SandboxHandle]:
+    options = SandboxOptions(seed=7, simulate=False, clock=FrozenClock(FROZEN_AT), summary_delay=(0.0, 0.0))
+    with start_sandbox(options) as handle:
+        _plant(handle)
+        yield handle
+
+
+def _plant(handle: SandboxHandle) -> None:
+    """Hostile text in every export's name and interval, every run's error, some log lines, every survey.
+
+    Written into the sandbox's database, as a server of another version (or a hostile editor of the
+    project) would hand it out; the interval is one the real service refuses.
+    """
+    with handle.state.db.transaction() as c:
+        c.execute("UPDATE exports SET interval = ?, data = json_set(data, '$.name', ? || id)",
+                  (f"hour{SEQUENCES}", HOSTILE))
+        c.execute("UPDATE runs SET status = 'Failed', latest_error = ? || id WHERE active = 0",
+                  (f"Error 12 {HOSTILE} 34",))
+        runs = c.execute("SELECT id, export_id FROM runs ORDER BY created_at DESC LIMIT 40").fetchall()
+        start = FROZEN_AT - timedelta(hours=1)
+        c.executemany("INSERT INTO logs(export_id, run_id, instance_id, timestamp, level, message) "
+                      "VALUES(?,?,?,?,?,?)",
+                      [(export_id, run_id, "i", (start + timedelta(seconds=i)).isoformat(), "ERROR", HOSTILE)
+                       for i, (run_id, export_id) in enumerate(runs)])
+        c.execute("UPDATE surveys SET name = ? || id, data = json_set(data, '$.name', ? || id, "
+                  "'$.description', ?)", (HOSTILE, HOSTILE, HOSTILE))
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Every worker done, also those started as others finished (the footer's catching up is not waited for)."""
+    for _ in range(100):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        if workers_done(pilot.app):
+            return
+    raise AssertionError("the app did not settle: a worker kept running")
+
+
+def _leaks(app: Any) -> list[str]:
+    shot = str(app.export_screenshot())
+    return sorted({f"U+{ord(ch):04X}" for ch in shot if ch in FORBIDDEN})
+
+
+def _keys(screen: Screen[Any]) -> list[str]:
+    """The keys the screen and the app bind now, one per action (the first key of each)."""
+    seen: set[str] = set()
+    keys: list[str] = []
+    for key, (node, binding, enabled, _tooltip) in screen.active_bindings.items():
+        if not isinstance(node, Screen) and node is not screen.app and key != "enter":
+            continue  # a widget's own keys (cursor moves, typing) open nothing; Enter opens what is selected
+        if not enabled or binding.action in SKIPPED_ACTIONS or binding.action in seen:
+            continue
+        seen.add(binding.action)
+        keys.append(key)
+    return keys
+
+
+class Sweep:
+    def __init__(self, pilot: Pilot[Any]) -> None:
+        self.pilot = pilot
+        self.swept: set[tuple[str, str]] = set()
+        """Views swept, as (class, the key that opened it): the editor of a new survey and of a hostile one."""
+        self.opened: set[str] = set()
+        self.leaks: list[str] = []
+
+    def check(self, where: str) -> None:
+        app = self.pilot.app
+        assert app.is_running, f"{where}: the app ended"
+        bad = _leaks(app)
+        if bad:
+            self.leaks.append(f"{where}: {', '.join(bad)}")
+        self.opened.add(type(app.screen).__name__)
+
+    async def enter(self, mode: str, keys: tuple[str, ...]) -> Screen[Any]:
+        """The view reached from ``mode``'s first screen by ``keys`` (again, when a key closed it)."""
+        app = self.pilot.app
+        if app.current_mode != mode:
+            await app.switch_mode(mode)
+        while len(app.screen_stack) > 1:
+            app.pop_screen()
+            await settle(self.pilot)
+        for key in keys:
+            await self.pilot.press(key)
+            await settle(self.pilot)
+        return app.screen
+
+    async def view(self, mode: str, keys: tuple[str, ...] = ()) -> None:
+        """Press each key of the view; sweep each new view a key opens, look at each dialog it opens."""
+        app = self.pilot.app
+        view = await self.enter(mode, keys)
+        path = " ".join((mode, *keys))
+        self.swept.add((type(view).__name__, keys[-1] if keys else ""))
+        self.check(path)
+        focused = view.focused
+        for key in _keys(view):
+            view.set_focus(focused)  # a key that focused a search box would take the next keys as typing
+            await self.pilot.press(key)
+            await settle(self.pilot)
+            opened = app.screen
+            where = f"{path} {key} -> {type(opened).__name__}"
+            self.check(where)
+            if (opened is not view and not isinstance(opened, ModalScreen)
+                    and (type(opened).__name__, key) not in self.swept
+                    and (type(opened).__name__, "") not in self.swept):
+                await self.view(app.current_mode, (*keys, key) if app.current_mode == mode else ())
+            if app.current_mode == mode and view in app.screen_stack:
+                while app.screen is not view:
+                    app.pop_screen()
+                    await settle(self.pilot)
+            else:
+                view = await self.enter(mode, keys)
+            assert type(app.screen) is type(view), where
+
+
+@pytest.mark.slow
+async def test_every_key_of_every_screen_keeps_control_bytes_off_the_terminal(sandbox: SandboxHandle) -> None:
+    settings = Settings(base_url=sandbox.base_url, api_key=sandbox.api_key, project_ids=[sandbox.project_id],
+                        poll_seconds=300.0, bell=False)
+    app = WatchdeckApp(settings, clock=FrozenClock(FROZEN_AT))
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(pilot)
+        sweep = Sweep(pilot)
+        await sweep.view("monitor")  # its tab sweeps the survey browser
+        assert sweep.leaks == []
+        opened = sweep.opened
+    # The sweep reached the views and dialogs that show server text (a renamed screen fails here, not silently).
+    assert {"MonitorScreen", "SurveyBrowserScreen", "BackfillScreen", "RepairScreen", "LogsScreen",
+            "FailureGroupsScreen", "TimelineScreen", "AlertsScreen", "EditExportScreen",
+            "DeleteExportScreen", "SurveyEditorScreen", "SummaryScreen", "ActivityScreen"} <= opened, opened
