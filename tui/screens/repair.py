@@ -23,7 +23,7 @@ from textual.widgets import Button, Checkbox, Input, Label, ProgressBar, Static
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.palette import Tone
 from tui.paths import stylesheets
-from tui.render import clean, plain
+from tui.render import plain
 from tui.screens.dialog import Dialog
 from tui.screens.export_modals import DATE_FORMAT, parse_operator_time
 from tui.screens.incident_base import IncidentContext
