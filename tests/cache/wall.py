@@ -19,7 +19,7 @@ from tui.sandbox.runner import SandboxOptions, start_sandbox
 # Thirty polls per viewer at the shortest interval the settings allow: with fewer, a few cache misses from a busy
 # machine's late timers are a large share of the requests. The window is spent waiting (one worker holds it while
 # the others run the suite).
-POLL_SECONDS = 2.0  # a shared answer lives half of it: room for a busy machine's late timers
+POLL_SECONDS = 2.0  # the shortest the settings allow; a shared answer serves the others for most of it
 WINDOW_SECONDS = 30 * POLL_SECONDS
 WARM_UP_SECONDS = 4 * POLL_SECONDS  # every dashboard's first poll and the moment it joins the others are left out
 MAX_RATIO = 1.2
