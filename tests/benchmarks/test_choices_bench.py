@@ -20,6 +20,7 @@ from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.screens.editor import SHOW_DELAY, SurveyEditorScreen
+from tui.state.server_time import ServerClock
 from tui.widgets.editor.choices import ChoicesEditor
 
 from .helpers import FROZEN_AT, SIZE, report, wait_for
@@ -33,6 +34,7 @@ class EditorOnly(App[None]):
     def __init__(self, survey: Survey) -> None:
         super().__init__()
         self.clock = FrozenClock(FROZEN_AT)
+        self.server_clock = ServerClock(self.clock)
         self.settings = Settings(base_url="http://127.0.0.1:9", api_key="unused", project_ids=["1"])
         self.api = ApiClient(self.settings.base_url, "unused", "1")
         self._survey = survey

@@ -23,6 +23,7 @@ from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxOptions, start_sandbox
 from tui.screens.editor import SurveyEditorScreen
+from tui.state.server_time import ServerClock
 
 FROZEN_AT = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 
@@ -87,6 +88,7 @@ class EditorHarness(App[None]):
     def __init__(self, survey: Survey | None, select: int | None = None) -> None:
         super().__init__()
         self.clock = FrozenClock(FROZEN_AT)
+        self.server_clock = ServerClock(self.clock)
         self.settings = Settings(base_url="http://127.0.0.1:9", api_key="unused", project_ids=["1"])
         self.api = ApiClient(self.settings.base_url, "unused", "1")
         self._survey = survey

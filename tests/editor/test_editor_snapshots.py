@@ -97,3 +97,20 @@ def test_editor_screens_at_both_sizes(snap_compare: Any, keys: list[str], size: 
         await settle(pilot)
 
     assert snap_compare(harness(), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+@pytest.mark.parametrize("field", ["f-appearance--backgroundColor", "f-targeting_flag_filters", "f-archived"],
+                         ids=["display", "targeting", "last"])
+def test_settings_form_scrolls_to_the_focused_field(snap_compare: Any, field: str, size: tuple[int, int]) -> None:
+    """Issue 30 §3: the form scrolls, so every field (down to Archived) is drawn when it has the focus."""
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        widget = pilot.app.screen.query_one(f"#{field}")
+        if hasattr(widget, "cursor_blink"):  # Input and TextArea: a blinking cursor would make the picture vary
+            widget.cursor_blink = False
+        widget.focus(scroll_visible=False)
+        pilot.app.screen.query_one("#editor-form").scroll_to_widget(widget, animate=False, immediate=True)
+        await settle(pilot)
+
+    assert snap_compare(harness(), terminal_size=size, run_before=run_before)

@@ -70,7 +70,7 @@ async def test_first_page_lists_every_seeded_survey(sandbox: Any, clock: FrozenC
         assert len(requests_to(sandbox, "GET", "/surveys/responses_count/")) == 1
         # every status is derived from the frozen clock, and each kind is seeded
         statuses = set(column_texts(screen, "status"))
-        assert statuses == {s.value for s in SurveyStatus}
+        assert statuses == {s.value for s in SurveyStatus} | {"limit reached"}
         responses = column_texts(screen, "responses")
         assert any(r not in ("0", "—") for r in responses)
         assert "40 shown · 40 of 40 loaded" in static_text(app, "#survey-status") or \
@@ -151,13 +151,12 @@ async def test_status_filter_cycles(sandbox: Any, clock: FrozenClock) -> None:
         screen = browser(app)
         everything = screen.table.row_count
         seen = 0
-        for status in (SurveyStatus.DRAFT, SurveyStatus.SCHEDULED, SurveyStatus.RUNNING, SurveyStatus.COMPLETE,
-                       SurveyStatus.ARCHIVED):
+        for status in (SurveyStatus.DRAFT, SurveyStatus.RUNNING, SurveyStatus.COMPLETE, SurveyStatus.ARCHIVED):
             await pilot.press("f")
             await settle(pilot)
             assert screen.status_filter is status
             statuses = column_texts(screen, "status")
-            assert statuses and set(statuses) == {status.value}
+            assert statuses and set(statuses) <= {status.value, "limit reached"}
             assert f"status {status.value}" in static_text(app, "#survey-status")
             seen += len(statuses)
         assert seen == everything
@@ -181,12 +180,34 @@ async def test_sort_key_and_header_click(sandbox: Any, clock: FrozenClock) -> No
         await pilot.press("O")
         assert column_texts(screen, "name") == sorted(names, key=str.casefold, reverse=True)
         # click the "Qs" header: sorts by question count
-        x = sum(width + 2 for _, _, width in (("n", "", 30), ("t", "", 9), ("s", "", 9))) + 1
+        x = sum(screen.table.columns[i].width + 2 for i in range(3)) + 1
         await pilot.click("#survey-table", offset=(x, 0))
         await pilot.pause()
         counts = [int(v) for v in column_texts(screen, "questions")]
         assert screen.sort_key == "questions"
         assert counts == sorted(counts)
+
+
+async def test_name_column_takes_the_free_width_and_a_sort_shows_the_top(sandbox: Any, clock: FrozenClock) -> None:
+    """Issue 30 §4: long names that share a start stay apart at 160 columns; after a sort the first row shows."""
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        table = screen.table
+        others = table.fixed_width_but("name")
+        name_width = table.columns[0].width
+        assert name_width > 30
+        assert others + name_width + 2 + table.styles.scrollbar_size_vertical <= 160
+        table.move_cursor(table.row_count - 1)
+        await pilot.pause()
+        assert table.scroll_y > 0
+        await pilot.press("o")
+        await settle(pilot)
+        assert table.cursor_row == 0 and table.scroll_y == 0
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot)
+        assert table.columns[0].width == 30 + (120 - 160 + name_width - 30 if 120 - 160 + name_width > 30 else 0)
 
 
 # --------------------------------------------------------------------------- actions
@@ -198,7 +219,7 @@ async def test_delete_asks_then_sends_delete(sandbox: Any, clock: FrozenClock) -
         await settle(pilot)
         screen = browser(app)
         before = screen.table.row_count
-        await pilot.press("down")
+        await select_status(pilot, SurveyStatus.DRAFT)
         survey_id = screen.selected_id
         await pilot.press("d")
         assert isinstance(app.screen, ConfirmScreen)

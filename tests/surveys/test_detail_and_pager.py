@@ -49,11 +49,11 @@ def test_settings_are_plain_text() -> None:
     hostile = "[bold]x[/bold] [@click=app.quit]"
     s = survey(questions=[{"type": "single_choice", "question": hostile, "choices": [hostile]}],
                appearance={"position": hostile}, conditions={"url": "\x1b[31mred"},
-               targeting_flag={"key": "k", "active": True, "filters": {"groups": []}}, schedule="once")
+               targeting_flag={"key": "k", "active": True, "filters": {"groups": []}}, form_content="x")
 
     text = survey_settings_text(s).plain
     assert hostile in text and "\x1b" not in text and '"url": "red"' in text
-    assert '"schedule": "once"' in text  # unknown fields are shown too
+    assert '"form_content": "x"' in text  # unknown fields are shown too
     assert "key                 k" in text
 
 
@@ -98,7 +98,7 @@ def test_pager_offsets_dedup_and_local_delete() -> None:
 
 
 def test_row_status_matches_the_model_and_round_trips() -> None:
-    for fields, status in (({}, SurveyStatus.DRAFT), ({"start_date": "2026-02-01T00:00:00Z"}, SurveyStatus.SCHEDULED),
+    for fields, status in (({}, SurveyStatus.DRAFT), ({"start_date": "2026-02-01T00:00:00Z"}, SurveyStatus.RUNNING),
                            ({"start_date": "2026-01-01T00:00:00Z"}, SurveyStatus.RUNNING),
                            ({"start_date": "2026-01-01T00:00:00Z", "end_date": "2026-01-02T00:00:00Z"},
                             SurveyStatus.COMPLETE), ({"archived": True}, SurveyStatus.ARCHIVED)):

@@ -360,25 +360,43 @@ def read_question(raw: Any) -> QuestionBase:
 
 
 class SurveyStatus(StrEnum):
+    """The states the real service's UI and SDK show (spec 3.1 has no state field)."""
+
     DRAFT = "draft"
-    SCHEDULED = "scheduled"
     RUNNING = "running"
     COMPLETE = "complete"
     ARCHIVED = "archived"
 
 
 def survey_status(archived: bool, start_date: datetime | None, end_date: datetime | None,
-                  now: datetime) -> SurveyStatus:
-    """The lifecycle state derived from archived, start_date and end_date (spec 3.1 has no state field)."""
+                  now: datetime | None = None) -> SurveyStatus:
+    """The lifecycle state as respondents meet it: the SDK shows a survey that has a start date and no end date.
+
+    The dates' values do not matter: a start date in the future shows the survey at once, and any end
+    date, even a future one, hides it. ``now`` is accepted for callers that pass it; it changes nothing.
+    """
+    del now
     if archived:
         return SurveyStatus.ARCHIVED
     if start_date is None:
         return SurveyStatus.DRAFT
-    if start_date > now:
-        return SurveyStatus.SCHEDULED
-    if end_date is not None and end_date <= now:
-        return SurveyStatus.COMPLETE
-    return SurveyStatus.RUNNING
+    if end_date is None:
+        return SurveyStatus.RUNNING
+    return SurveyStatus.COMPLETE
+
+
+def survey_notes(start_date: datetime | None, end_date: datetime | None, responses_limit: int | None,
+                 responses: int | None, now: datetime) -> list[str]:
+    """What the status alone does not say: dates that schedule nothing, a limit reached."""
+    notes: list[str] = []
+    if start_date is not None and start_date > now:
+        notes.append("start date in the future: it schedules nothing, respondents see the survey now"
+                     if end_date is None else "start date in the future: it schedules nothing")
+    if end_date is not None and end_date > now:
+        notes.append("end date in the future: it schedules nothing, respondents no longer see the survey")
+    if responses_limit and responses is not None and responses >= responses_limit:
+        notes.append(f"limit reached: {responses:,} of {responses_limit:,} responses")
+    return notes
 
 
 class Survey(ReadModel):
@@ -407,6 +425,16 @@ class Survey(ReadModel):
     iteration_start_dates: list[Any] | None = None
     current_iteration: int | None = None
     current_iteration_start_date: Timestamp = None
+    schedule: str | None = None  # once, recurring or always
+    response_sampling_start_date: Timestamp = None
+    response_sampling_interval_type: str | None = None  # day, week or month
+    response_sampling_interval: int | None = None
+    response_sampling_limit: int | None = None
+    response_sampling_daily_limits: Any = None
+    enable_partial_responses: bool | None = None
+    enable_iframe_embedding: bool | None = None  # newest servers
+    linked_insight_id: int | None = None  # newest servers
+    translations: Any = None  # newest servers: language code -> translated texts
     # The language the survey is written in (newest servers, default "en"); older servers leave it out.
     base_language: str | None = None
 
@@ -415,6 +443,17 @@ class Survey(ReadModel):
     def _read_base_language(cls, value: Any) -> str | None:
         """Anything but a non-empty string reads as unknown: a field for display must not hide the survey."""
         return value if isinstance(value, str) and value else None
+
+    @field_validator("schedule", "response_sampling_start_date", "response_sampling_interval_type",
+                     "response_sampling_interval", "response_sampling_limit", "enable_partial_responses",
+                     "enable_iframe_embedding", "linked_insight_id", mode="wrap")
+    @classmethod
+    def _read_setting(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """A setting of the wrong shape reads as unknown: one odd value must not hide the survey."""
+        try:
+            return handler(value)
+        except ValidationError:
+            return None
 
     @field_validator("questions", mode="wrap")
     @classmethod

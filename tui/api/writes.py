@@ -12,6 +12,7 @@ a PATCH built from them carries only what changed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -196,9 +197,122 @@ def check_survey_write(payload: Mapping[str, Any], *, creating: bool = False,
                 _check_question(problems, index, question, len(questions))
     for refusal in survey_refusals(body, {} if creating else existing):
         problems.setdefault(refusal.path, refusal.message)
+    check_survey_model_fields(problems, body)
+    check_survey_display_values(problems, body)
     if problems:
         raise WriteValidationError(problems)
     return body
+
+
+# --------------------------------------------------------------------------- survey model fields and display values
+
+SURVEY_SCHEDULES = ("once", "recurring", "always")
+SAMPLING_INTERVAL_TYPES = ("day", "week", "month")
+MAX_ITERATION_COUNT = 500  # the real model's MAX_ITERATION_COUNT
+# What the real SDK (posthog-js) understands: its SurveyMatchType, SurveyPosition and SurveyWidgetType values.
+URL_MATCH_TYPES = ("regex", "not_regex", "exact", "is_not", "icontains", "not_icontains")
+SURVEY_POSITIONS = ("top_left", "top_center", "top_right", "middle_left", "middle_center", "middle_right",
+                    "left", "center", "right", "next_to_trigger")
+WIDGET_TYPES = ("button", "tab", "selector")
+_CSS_COLOUR_WORDS = """
+aliceblue antiquewhite aqua aquamarine azure beige bisque black blanchedalmond blue blueviolet brown burlywood
+cadetblue chartreuse chocolate coral cornflowerblue cornsilk crimson cyan darkblue darkcyan darkgoldenrod darkgray
+darkgreen darkgrey darkkhaki darkmagenta darkolivegreen darkorange darkorchid darkred darksalmon darkseagreen
+darkslateblue darkslategray darkslategrey darkturquoise darkviolet deeppink deepskyblue dimgray dimgrey dodgerblue
+firebrick floralwhite forestgreen fuchsia gainsboro ghostwhite gold goldenrod gray green greenyellow grey honeydew
+hotpink indianred indigo ivory khaki lavender lavenderblush lawngreen lemonchiffon lightblue lightcoral lightcyan
+lightgoldenrodyellow lightgray lightgreen lightgrey lightpink lightsalmon lightseagreen lightskyblue lightslategray
+lightslategrey lightsteelblue lightyellow lime limegreen linen magenta maroon mediumaquamarine mediumblue
+mediumorchid mediumpurple mediumseagreen mediumslateblue mediumspringgreen mediumturquoise mediumvioletred
+midnightblue mintcream mistyrose moccasin navajowhite navy oldlace olive olivedrab orange orangered orchid
+palegoldenrod palegreen paleturquoise palevioletred papayawhip peachpuff peru pink plum powderblue purple
+rebeccapurple red rosybrown royalblue saddlebrown salmon sandybrown seagreen seashell sienna silver skyblue
+slateblue slategray slategrey snow springgreen steelblue tan teal thistle tomato turquoise violet wheat white
+whitesmoke yellow yellowgreen transparent currentcolor
+"""
+CSS_COLOUR_NAMES = frozenset(_CSS_COLOUR_WORDS.split())
+_HEX_COLOUR = re.compile(r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
+_FUNCTION_COLOUR = re.compile(r"(?:rgba?|hsla?|var)\([^()]*\)", re.IGNORECASE)
+
+
+def valid_colour(value: Any) -> bool:
+    """A CSS colour the SDK can draw: #hex, rgb()/hsl() (and their a forms), var(), or a CSS colour name."""
+    if not isinstance(value, str):
+        return False
+    text = value.strip()
+    return bool(_HEX_COLOUR.fullmatch(text) or _FUNCTION_COLOUR.fullmatch(text)) or text.lower() in CSS_COLOUR_NAMES
+
+
+def is_colour_key(key: str) -> bool:
+    """Appearance keys holding a colour (``backgroundColor``, ``ratingButtonActiveColor``, ``inputBackground``)."""
+    return key.endswith("Color") or key == "inputBackground"
+
+
+def _check_choice(problems: dict[str, str], path: str, value: Any, allowed: tuple[str, ...]) -> None:
+    if value is not None and value not in allowed:
+        problems[path] = "must be one of " + ", ".join(allowed)
+
+
+def _check_non_negative(problems: dict[str, str], path: str, value: Any, *, whole: bool) -> None:
+    if value is None:
+        return
+    number = _is_int(value) or (not whole and isinstance(value, float))
+    if not number or value < 0:
+        problems[path] = "must be a whole number, 0 or more" if whole else "must be a number, 0 or more"
+
+
+def check_survey_model_fields(problems: dict[str, str], body: Mapping[str, Any]) -> None:
+    """The model's fields beyond the spec's list (schedule, sampling, partial responses, languages...)."""
+    _check_choice(problems, "schedule", body.get("schedule"), SURVEY_SCHEDULES)
+    _check_choice(problems, "response_sampling_interval_type", body.get("response_sampling_interval_type"),
+                  SAMPLING_INTERVAL_TYPES)
+    count = body.get("iteration_count")
+    if isinstance(count, int) and count > MAX_ITERATION_COUNT:
+        problems["iteration_count"] = f"must be at most {MAX_ITERATION_COUNT}"
+    for key in ("response_sampling_limit", "linked_insight_id"):
+        _check_int32(problems, key, body.get(key), minimum=0)
+    interval = body.get("response_sampling_interval")
+    if interval is not None and (not _is_int(interval) or not 0 < interval <= INT32_MAX):
+        problems["response_sampling_interval"] = "must be a whole number above 0"
+    _check_date(problems, "response_sampling_start_date", body.get("response_sampling_start_date"))
+    for key in ("enable_partial_responses", "enable_iframe_embedding"):
+        if body.get(key) is not None and not isinstance(body[key], bool):
+            problems[key] = "must be true or false"
+    language = body.get("base_language")
+    if language is not None and (not isinstance(language, str) or not language.strip()):
+        problems["base_language"] = "must be a language code, e.g. en"
+    if body.get("translations") is not None and not isinstance(body["translations"], Mapping):
+        problems["translations"] = "must be a JSON object (language code -> texts)"
+
+
+def check_survey_display_values(problems: dict[str, str], body: Mapping[str, Any]) -> None:
+    """Display and targeting values the SDK does not understand: a URL match type, a position, a colour."""
+    conditions = body.get("conditions")
+    if isinstance(conditions, Mapping):
+        _check_choice(problems, "conditions.urlMatchType", conditions.get("urlMatchType"), URL_MATCH_TYPES)
+        _check_choice(problems, "conditions.deviceTypesMatchType", conditions.get("deviceTypesMatchType"),
+                      URL_MATCH_TYPES)
+        _check_non_negative(problems, "conditions.seenSurveyWaitPeriodInDays",
+                            conditions.get("seenSurveyWaitPeriodInDays"), whole=True)
+        url = conditions.get("url")
+        if url is not None and not isinstance(url, str):
+            problems["conditions.url"] = "must be text"
+    elif conditions is not None:
+        problems["conditions"] = "must be a JSON object"
+    appearance = body.get("appearance")
+    if not isinstance(appearance, Mapping):
+        return
+    _check_choice(problems, "appearance.position", appearance.get("position"), SURVEY_POSITIONS)
+    _check_choice(problems, "appearance.widgetType", appearance.get("widgetType"), WIDGET_TYPES)
+    _check_non_negative(problems, "appearance.surveyPopupDelaySeconds", appearance.get("surveyPopupDelaySeconds"),
+                        whole=False)
+    for key, value in appearance.items():
+        if isinstance(key, str) and is_colour_key(key) and value not in (None, "") and not valid_colour(value):
+            problems[f"appearance.{key}"] = "must be a colour: #rrggbb, rgb(...), hsl(...) or a CSS colour name"
+    for key in ("thankYouMessageHeader", "thankYouMessageDescription"):
+        value = appearance.get(key)
+        if value is not None and not isinstance(value, str):
+            problems[f"appearance.{key}"] = "must be text"
 
 
 def check_export_write(payload: Mapping[str, Any]) -> dict[str, Any]:

@@ -182,6 +182,7 @@ def survey_payload(body: dict[str, Any], *, creating: bool, existing: dict[str, 
         raise _invalid_choice(body["type"], "type")
     if "schedule" in body and body["schedule"] is not None and body["schedule"] not in SCHEDULES:
         raise validation_error("Schedule must be one of: once, recurring, always", "schedule")
+    check_survey_model_choices(body)
     if "questions" in body:
         out["questions"] = check_questions(body["questions"])
     for obj_field in ("appearance", "conditions"):
@@ -240,6 +241,16 @@ def survey_payload(body: dict[str, Any], *, creating: bool, existing: dict[str, 
         ):
             raise validation_error(FULL_ROLLOUT, None)
     return out
+
+
+SAMPLING_INTERVAL_TYPES = ("day", "week", "month")
+
+
+def check_survey_model_choices(body: dict[str, Any]) -> None:
+    """The model's choice fields beyond ``type``: ``response_sampling_interval_type`` (day, week or month)."""
+    value = body.get("response_sampling_interval_type")
+    if value is not None and value not in SAMPLING_INTERVAL_TYPES:
+        raise _invalid_choice(value, "response_sampling_interval_type")
 
 
 # Destination types a create may name, and the config keys each requires (the real workflow inputs' fields

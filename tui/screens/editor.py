@@ -95,11 +95,13 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         binding for binding in bindings("editor") if not (binding.id or "").startswith("editor.choice_")
     ]
 
-    def __init__(self, survey: Survey | None, *, on_failure: SurveyWriteFailed | None = None) -> None:
+    def __init__(self, survey: Survey | None, *, on_failure: SurveyWriteFailed | None = None,
+                 draft: SurveyDraft | None = None) -> None:
+        """``draft``: a new survey already filled in (from a template, or a copy); else one of ``survey``."""
         super().__init__(classes="survey-editor")
         # told of every failed save, so the journal holds failures as well as the saves the caller journals
         self.on_failure = on_failure
-        self.draft = SurveyDraft(survey)
+        self.draft = draft if draft is not None else SurveyDraft(survey)
         clean_survey_draft(self.draft)
         self.current: str | None = None  # question key shown, None for the survey settings
         self.store = DraftStore(data_dir() / "drafts")
@@ -312,6 +314,11 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
             summary.append("Unsaved changes · ctrl+s saves · escape leaves")
         else:
             summary.append("No changes", Tone.MUTED.style)
+        reworded = self.draft.reworded_live_questions(app_handle(self.app).server_clock.now())
+        if reworded:
+            numbers = ", ".join(f"Q{n}" for n in reworded[:5]) + ("…" if len(reworded) > 5 else "")
+            summary.append(f" · running survey: responses already collected answered the old wording of {numbers}",
+                           Tone.NOTE.style)
         self.query_one("#editor-summary", Static).update(summary)
 
     # ------------------------------------------------------------------ actions
@@ -391,7 +398,9 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         from tui.screens.survey_preview import SurveyPreviewScreen
 
         name = str(self.draft.form.get("name") or "")
-        self.app.push_screen(SurveyPreviewScreen(self.draft.questions_payload(), name))
+        appearance = self.draft.payload().get("appearance")
+        self.app.push_screen(SurveyPreviewScreen(self.draft.questions_payload(), name,
+                                                 appearance if isinstance(appearance, dict) else None))
 
     # ------------------------------------------------------------------ saving
 

@@ -41,6 +41,34 @@ class KindPickerScreen(WatchdeckModal[str | None]):
         self.dismiss(None)
 
 
+class TemplatePickerScreen(WatchdeckModal[str | None]):
+    """Dismisses with a survey template's key (``nps``, ``csat`` ...) or None."""
+
+    CSS_PATH = stylesheets("editor.tcss")
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="surveys.template_cancel")]
+
+    def compose(self) -> ComposeResult:
+        from tui.state.survey_templates import TEMPLATE_LABELS
+
+        with Vertical(id="kind-dialog", classes="dialog"):
+            yield Static(Text("New survey from a template", style="bold"), classes="dialog-title")
+            yield OptionList(*[Option(Text(label), id=key) for key, label in TEMPLATE_LABELS.items()],
+                             id="template-list")
+            yield Static(Text("enter: open it in the editor · escape: cancel", style=Tone.MUTED.style))
+
+    def on_mount(self) -> None:
+        self.query_one("#template-list", OptionList).focus()
+
+    @on(OptionList.OptionSelected, "#template-list")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
 class LeaveScreen(WatchdeckModal[str]):
     """Unsaved edits on leaving: ``keep`` (as a draft), ``discard``, or ``cancel`` (stay)."""
 

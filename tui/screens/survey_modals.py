@@ -13,12 +13,12 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, DataTable, LoadingIndicator, Static
+from textual.widgets import Button, DataTable, LoadingIndicator, Select, Static
 
 from tui.api.client import ApiClient
 from tui.api.errors import ApiError
@@ -72,6 +72,59 @@ def change_lines(entry: ActivityEntry) -> Text:
     return lines
 
 
+def _full(value: Any) -> Text:
+    return plain(value if isinstance(value, str) else pretty_json(value), oneline=False, limit=4000).copy()
+
+
+def _question_texts(value: Any) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    return [str(q.get("question") or "") if isinstance(q, dict) else "" for q in value]
+
+
+def _diff_text(before: str, after: str) -> Text:
+    from tui.state.word_diff import word_diff
+
+    text = Text(end="")
+    for op, piece in word_diff(before, after):
+        style = {"-": f"{Tone.REMOVED.style} strike", "+": Tone.ADDED.style}.get(op, "")
+        text.append_text(plain(piece, style, oneline=False, limit=2000))
+    return text
+
+
+def change_detail(entry: ActivityEntry) -> Text:
+    """The whole of every change of one entry: questions reworded as a word diff, other values in full."""
+    changes = entry.detail.changes if entry.detail and entry.detail.changes else []
+    text = Text(end="")
+    for change in changes[:50]:
+        text.append_text(plain(change.field or change.action or "?", "bold underline", limit=60))
+        text.append("\n")
+        if change.field == "questions" and isinstance(change.after, list):
+            old, new = _question_texts(change.before), _question_texts(change.after)
+            for index in range(max(len(old), len(new))):
+                was = old[index] if index < len(old) else ""
+                now = new[index] if index < len(new) else ""
+                if was == now:
+                    continue
+                text.append(f"  Q{index + 1}: ", style="bold")
+                text.append_text(_diff_text(was, now))
+                text.append("\n")
+            if old == new:
+                text.append("  question texts unchanged (other question settings changed)\n", style=Tone.MUTED.style)
+            continue
+        for label, value, style in (("  before: ", change.before, Tone.REMOVED.style),
+                                    ("\n  after:  ", change.after, Tone.ADDED.style)):
+            text.append(label, style=Tone.MUTED.style)
+            shown = _full(value) if value is not None else Text("none", style=Tone.MUTED.style)
+            if value is not None:
+                shown.stylize(style)
+            text.append_text(shown)
+        text.append("\n")
+    if not changes:
+        text.append("No changes recorded in this entry.", style=Tone.MUTED.style)
+    return text
+
+
 class ActivityScreen(WatchdeckModal[None]):
     """Who did what to one survey (``survey_id``) or to every survey of the project (None)."""
 
@@ -99,15 +152,25 @@ class ActivityScreen(WatchdeckModal[None]):
             table.add_column(Text("Activity"), key="activity", width=10)
             if self.survey_id is None:
                 table.add_column(Text("Survey"), key="survey", width=36 if wide else 20)
-            table.add_column(Text("Changes (before → after)"), key="changes")
+            table.add_column(Text("Changes (before → after; enter shows the whole change)"), key="changes")
             yield table
+            with VerticalScroll(id="activity-detail-pane"):
+                yield Static("", id="activity-detail")
             yield Static("", id="activity-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close", id="activity-close", variant="primary")
 
     def on_mount(self) -> None:
         self.query_one("#activity-table").display = False
+        self.query_one("#activity-detail-pane").display = False
         self._load()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a row: the whole change below the table (a question's rewording as a word diff)."""
+        event.stop()
+        if 0 <= event.cursor_row < len(self.entries):
+            self.query_one("#activity-detail", Static).update(change_detail(self.entries[event.cursor_row]))
+            self.query_one("#activity-detail-pane").display = True
 
     @work(exclusive=True, group="survey-activity", exit_on_error=False)
     async def _load(self) -> None:
@@ -196,16 +259,24 @@ class SummaryScreen(WatchdeckModal[None]):
         Binding("escape", "close", "Close", id="surveys.summary.close"),
     ]
 
-    def __init__(self, survey_id: str, name: str) -> None:
+    def __init__(self, survey_id: str, name: str, questions: list[str] | None = None) -> None:
+        """``questions``: the survey's question texts, each of which can be summarized on its own."""
         super().__init__(classes="survey-modal")
         self.survey_id = survey_id
         self.survey_name = name
+        self.questions = list(questions or [])
+        self.question_index: int | None = None  # None: the whole survey
         self.summary: ResponseSummary | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="summary-dialog", classes="dialog"):
             yield Static(Text.assemble(("Responses of ", "bold"), plain(self.survey_name, "bold")),
                          classes="dialog-title")
+            if self.questions:
+                options: list[tuple[Text, int]] = [(Text("The whole survey"), -1)]
+                options += [(Text.assemble(f"Q{i + 1} ", plain(text or "(untitled)", limit=70)), i)
+                            for i, text in enumerate(self.questions)]
+                yield Select(options, value=-1, allow_blank=False, id="summary-question", compact=True)
             yield LoadingIndicator(id="summary-loading")
             with VerticalScroll(id="summary-scroll"):
                 yield Static("", id="summary-text")
@@ -216,10 +287,23 @@ class SummaryScreen(WatchdeckModal[None]):
     def on_mount(self) -> None:
         self._load()
 
+    @on(Select.Changed, "#summary-question")
+    def _question_chosen(self, event: Select.Changed) -> None:
+        """Another question (or the whole survey): its summary is asked for."""
+        event.stop()
+        index = event.value if isinstance(event.value, int) and event.value >= 0 else None
+        if index == self.question_index:
+            return
+        self.question_index = index
+        self.query_one("#summary-loading").display = True
+        self.query_one("#summary-text", Static).update("")
+        self.query_one("#summary-error", Static).update("")
+        self._load()
+
     @work(exclusive=True, group="survey-summary", exit_on_error=False)
     async def _load(self) -> None:
         try:
-            summary = await _app_api(self).surveys.summarize_responses(self.survey_id)
+            summary = await _app_api(self).surveys.summarize_responses(self.survey_id, self.question_index)
         except ApiError as err:
             self.query_one("#summary-loading").display = False
             self.query_one("#summary-error", Static).update(plain(str(err), oneline=False))

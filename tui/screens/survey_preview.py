@@ -57,6 +57,41 @@ def next_step(questions: Sequence[Mapping[str, Any]], index: int, answer: Any = 
     return following, "next question"
 
 
+DEFAULT_THANK_YOU = "Thank you for your feedback!"  # the SDK's header when none is set
+
+
+def thank_you(appearance: Mapping[str, Any]) -> tuple[Text, Text]:
+    """The closing screen as configured: the thank-you header and description, or that none is shown."""
+    if appearance.get("displayThankYouMessage") is False:
+        return Text("The survey closes: no thank-you message is shown", style="bold"), Text("")
+    header = appearance.get("thankYouMessageHeader")
+    body = appearance.get("thankYouMessageDescription")
+    close = appearance.get("thankYouMessageCloseButtonText")
+    description = plain(body if isinstance(body, str) else "", oneline=False)
+    if isinstance(close, str) and close:
+        description.append_text(Text.assemble("\n[ ", plain(close, limit=40), " ]"))
+    return plain(header if isinstance(header, str) and header else DEFAULT_THANK_YOU, "bold"), description
+
+
+def choice_labels(q: Mapping[str, Any]) -> list[Text]:
+    """The choices as shown; with an open choice, the last one takes typed text (as the SDK draws it)."""
+    choices = q.get("choices") if isinstance(q.get("choices"), list) else []
+    labels = [plain(c, limit=80) for c in choices or []]
+    if q.get("hasOpenChoice") and labels:
+        labels[-1] = Text.assemble(labels[-1], (": ____ (open text)", Tone.MUTED.style))
+    return labels
+
+
+def choices_note(q: Mapping[str, Any]) -> str:
+    notes = []
+    if q.get("hasOpenChoice"):
+        notes.append("the last one is open text")
+    if q.get("shuffleOptions"):
+        notes.append("respondents see the choices shuffled" + (", the open one last" if q.get("hasOpenChoice")
+                                                                  else ""))
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
 def _checked(target: Any, questions: Sequence[Mapping[str, Any]]) -> Target:
     if target == END:
         return END
@@ -80,10 +115,12 @@ class SurveyPreviewScreen(WatchdeckScreen[None]):
         Binding("r", "restart", "Restart", id="preview.restart"),
     ]
 
-    def __init__(self, questions: Sequence[Mapping[str, Any]], name: str = "") -> None:
+    def __init__(self, questions: Sequence[Mapping[str, Any]], name: str = "",
+                 appearance: Mapping[str, Any] | None = None) -> None:
         super().__init__(classes="survey-preview")
         self.questions = list(questions)
         self.survey_name = name
+        self.appearance: Mapping[str, Any] = appearance if isinstance(appearance, Mapping) else {}
         self.path: list[int] = []
         self.position: Target = 0 if self.questions else END
         self.reason = ""
@@ -134,9 +171,13 @@ class SurveyPreviewScreen(WatchdeckScreen[None]):
         if not isinstance(self.position, int):
             ended = self.position == END
             progress.update(Text("End of the survey" if ended else "Broken branch", style="bold"))
-            question.update(Text("Thank you!" if ended else f"The branch goes to {clean(self.position, limit=80)}.",
-                                 style="" if ended else Tone.ERROR.style))
-            description.update("")
+            if ended:
+                header, body = thank_you(self.appearance)
+                question.update(header)
+                description.update(body)
+            else:
+                question.update(Text(f"The branch goes to {clean(self.position, limit=80)}.", style=Tone.ERROR.style))
+                description.update("")
             hint.update(Text("b: back · r: restart · escape: close", style=Tone.MUTED.style))
             answers.display = False
             proceed.display = False
@@ -158,15 +199,13 @@ class SurveyPreviewScreen(WatchdeckScreen[None]):
                                       plain(q.get("upperBoundLabel") or ""),
                                       (f"   ({q.get('display') or 'number'} display; pick a value)", Tone.MUTED.style)))
         elif kind == "single_choice":
-            choices = q.get("choices") if isinstance(q.get("choices"), list) else []
-            answers.add_options(Option(plain(c, limit=80), id=str(i)) for i, c in enumerate(choices or []))
-            hint.update(Text("Pick one answer" + (" (the last one is open text)" if q.get("hasOpenChoice") else ""),
-                             style=Tone.MUTED.style))
+            labels = choice_labels(q)
+            answers.add_options(Option(label, id=str(i)) for i, label in enumerate(labels))
+            hint.update(Text("Pick one answer" + choices_note(q), style=Tone.MUTED.style))
         elif kind == "multiple_choice":
-            choices = q.get("choices") if isinstance(q.get("choices"), list) else []
-            multi.add_options([(plain(c, limit=80), i) for i, c in enumerate(choices or [])])
+            multi.add_options([(label, i) for i, label in enumerate(choice_labels(q))])
             multi.display = True
-            hint.update(Text("Pick any number of answers (space ticks one)", style=Tone.MUTED.style))
+            hint.update(Text("Pick any number of answers (space ticks one)" + choices_note(q), style=Tone.MUTED.style))
         elif kind == "link":
             hint.update(Text.assemble(("Link: ", Tone.MUTED.style), plain(q.get("link") or "")))
         else:

@@ -65,11 +65,12 @@ from tui.state.survey_list import (
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.status_line import FRESHNESS_LOOK, STATUS_AGE, STATUS_POLL, fit_status
 from tui.widgets.survey_detail import SurveyDetail
-from tui.widgets.survey_table import SurveyTable, responses_text, survey_row
+from tui.widgets.survey_table import COLUMNS, SurveyTable, responses_text, survey_row
 from tui.widgets.virtual_table import KEY, Row, VirtualTable
 
 MUTATING_ACTIONS = writing_actions("surveys")  # what read-only mode hides
-NEEDS_SELECTION = frozenset({"edit", "edit_file", "delete", "archive", "unarchive", "launch", "stop", "summarize",
+NEEDS_SELECTION = frozenset({"edit", "edit_file", "delete", "archive", "unarchive", "launch", "stop", "resume",
+                             "duplicate", "summarize",
                              "activity"})
 _SELECTION_ACTIONS = tuple(sorted(NEEDS_SELECTION))  # the footer changes only when one of these does
 SEARCH_DEBOUNCE = 0.3
@@ -79,12 +80,19 @@ COUNTS_TICK = 15.0
 STATS_SETTLE = 0.3  # the detail's stats are asked once the cursor rests this long
 STATS_MAX_AGE = 60.0  # and at most once a minute per survey (a live query on the real service)
 _JOURNAL_ACTIONS = {"Archived": "archive", "Unarchived": "unarchive", "Launched": "launch", "Stopped": "stop",
+                    "Resumed": "resume",
                     "Saved": "edit as file"}
 
 
 # Every column with its padding fits from this width on; below it the secondary columns go.
-FULL_WIDTH = 106
+FULL_WIDTH = sum(column.width + 2 for column in COLUMNS) + 1
 NARROW_HIDDEN = ("type", "creator")
+NAME_WIDTH = next(column.width for column in COLUMNS if column.key == "name")  # the least the Name column gets
+
+def _status_cell(row: Row) -> tuple[str, str]:
+    index = next(i for i, column in enumerate(COLUMNS) if column.key == "status")
+    return row[1][index], row[2][index]
+
 
 class SurveyBrowserScreen(WatchdeckScreen[None]):
     """Every survey of the current project, with what an operator does to them."""
@@ -137,7 +145,8 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
 
     @property
     def now(self) -> datetime:
-        return self.wd.clock.now()
+        """The server's time (from its Date headers), as the monitor measures ages."""
+        return self.wd.server_clock.now()
 
     @property
     def read_only(self) -> bool:
@@ -157,8 +166,12 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self.on_resize()
 
     def on_resize(self) -> None:
-        """Below the width of every column, drop the secondary ones (type, creator) rather than cut them."""
-        self.table.hide_columns(NARROW_HIDDEN if self.size.width < FULL_WIDTH else ())
+        """Below the width of every column, drop the secondary ones (type, creator) rather than cut them;
+        above it, the Name column takes the free width (long names that share a start stay apart)."""
+        table = self.table
+        table.hide_columns(NARROW_HIDDEN if self.size.width < FULL_WIDTH else ())
+        free = self.size.width - table.styles.scrollbar_size_vertical - table.fixed_width_but("name") - 2
+        table.set_column_width("name", max(NAME_WIDTH, free))
 
     # ------------------------------------------------------------------ paging
 
@@ -302,6 +315,11 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         ids = [row.id for row in self.pager.rows] if first else list(changed)
         table.update_cells("responses", [(survey_id, *responses_text(counts.counts.get(survey_id, 0)))
                                          for survey_id in ids])
+        limited = [row for survey_id in ids if (row := self.pager.get(survey_id)) is not None and row.responses_limit]
+        if limited:  # "limit reached" depends on the count
+            now, counted = self.now, self._counts_map()
+            table.update_cells("status", [(r.id, *_status_cell(survey_row(r, now, counted))) for r in limited
+                                          if r.id in table])
         if self.sort_key == "responses":
             self._apply_sort()
         self._show_detail(force=True)
@@ -491,16 +509,18 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         row = self.selected
         if row is None:
             # keep one of each pair visible (disabled) so the footer does not jump around
-            return None if action not in ("unarchive", "stop") else False
+            return None if action not in ("unarchive", "stop", "resume") else False
         status = row.status_at(self.now)
         if action == "archive":
             return not row.archived
         if action == "unarchive":
             return row.archived
         if action == "launch":
-            return status in (SurveyStatus.DRAFT, SurveyStatus.SCHEDULED)
+            return status is SurveyStatus.DRAFT
         if action == "stop":
             return status is SurveyStatus.RUNNING
+        if action == "resume":
+            return status is SurveyStatus.COMPLETE
         return True
 
     # ------------------------------------------------------------------ filter and sort
@@ -584,20 +604,46 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._resort()
 
     def _resort(self) -> None:
+        """The operator's new order, shown from its top (the first row is what the sort was asked for)."""
         if self.sort_key is None:
             self._rebuild()  # back to the server's order (newest first)
-            return
-        self._apply_sort()
-        self._render_status()
+        else:
+            self.table.sort(self._sort_function(), reverse=self.sort_reverse)
+            self._render_status()
+        self.table.move_cursor(0)
+        self.table.scroll_to(y=0, animate=False, force=True)
 
     # ------------------------------------------------------------------ actions: create and edit
 
-    def _open_editor(self, survey: Survey | None) -> None:
+    def _open_editor(self, survey: Survey | None, body: Mapping[str, Any] | None = None) -> None:
+        """The editor on ``survey``, or on a new survey (filled from ``body`` when given)."""
         # Imported here: the editor and its forms are loaded when first opened, not at the monitor's start.
         from tui.screens.editor import SurveyEditorScreen
+        from tui.state.survey_draft import SurveyDraft
 
-        screen = SurveyEditorScreen(survey, on_failure=self._save_failed)
+        draft = SurveyDraft.new_from(body) if body is not None else None
+        screen = SurveyEditorScreen(survey, on_failure=self._save_failed, draft=draft)
         self.app.push_screen(screen, lambda saved: self._saved(saved, creating=survey is None))
+
+    def action_template(self) -> None:
+        from tui.screens.editor_dialogs import TemplatePickerScreen
+        from tui.state.survey_templates import template
+
+        def chosen(key: str | None) -> None:
+            if key:
+                self._open_editor(None, template(key))
+
+        self.app.push_screen(TemplatePickerScreen(), chosen)
+
+    def action_duplicate(self) -> None:
+        """A copy of the selected survey in the editor, as a new draft survey (sent only when saved)."""
+        from tui.state.survey_file import document
+        from tui.state.survey_templates import duplicate_body
+
+        row = self.selected
+        if row is not None:
+            survey = row.survey()
+            self._open_editor(None, duplicate_body(survey, document(survey)))
 
     def _save_failed(self, action: str, survey_id: str | None, name: str | None, result: str,
                      detail: Mapping[str, Any] | None) -> None:
@@ -742,6 +788,16 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._confirm_patch(ConfirmScreen("Stop survey", question, yes_label="Stop", danger=True), survey_id,
                             {"end_date": when}, "Stopped")
 
+    def action_resume(self) -> None:
+        """A stopped survey shows again once its end date is cleared (the real UI's resume does the same)."""
+        row = self.selected
+        if row is None:
+            return
+        question = Text.assemble("Resume ", plain(row.name, "bold", limit=200),
+                                 "?\nIts end date is cleared: respondents see it again now.")
+        self._confirm_patch(ConfirmScreen("Resume survey", question, yes_label="Resume"), row.id,
+                            {"end_date": None}, "Resumed")
+
     def _confirm_patch(self, confirm: ConfirmScreen, survey_id: str, changes: dict[str, Any], done: str) -> None:
         def answered(yes: bool | None) -> None:
             if yes:
@@ -790,7 +846,8 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         if row is not None:
             from tui.screens.survey_modals import SummaryScreen
 
-            self.app.push_screen(SummaryScreen(row.id, row.name))
+            questions = [q.question if isinstance(q.question, str) else "" for q in row.survey().questions or []]
+            self.app.push_screen(SummaryScreen(row.id, row.name, questions))
 
     def action_activity(self) -> None:
         row = self.selected

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.api.errors import WriteValidationError
-from tui.api.models import QuestionType, Survey
+from tui.api.models import QuestionType, Survey, SurveyStatus
 from tui.api.survey_rules import with_companions
 from tui.api.writes import INT32_MAX, check_survey_write, iso, parse_datetime, valid_link
 from tui.private_files import write_private
@@ -82,14 +82,45 @@ QUESTION_DEFAULTS: dict[str, Any] = {
     "hasOpenChoice": False,
 }
 
-# Survey fields the form edits, in form order, with the kind of input each uses.
-TEXT_FIELDS = ("name", "description")
-DATE_FIELDS = ("start_date", "end_date")
-INT_FIELDS = ("responses_limit", "iteration_count", "iteration_frequency_days", "linked_flag_id", "targeting_flag_id")
-JSON_FIELDS = ("targeting_flag_filters", "appearance", "conditions")
-BOOL_FIELDS = ("remove_targeting_flag", "archived")
-OBJECT_JSON_FIELDS = ("targeting_flag_filters", "appearance")
-EDITED_SURVEY_FIELDS = ("name", "description", "type", *DATE_FIELDS, *INT_FIELDS, *JSON_FIELDS, *BOOL_FIELDS)
+# Survey fields the form edits, grouped by the kind of input each uses.
+TEXT_FIELDS = ("name", "description", "base_language")
+CHOICE_FIELDS = ("type", "schedule", "response_sampling_interval_type")
+DATE_FIELDS = ("start_date", "end_date", "response_sampling_start_date")
+INT_FIELDS = ("responses_limit", "iteration_count", "iteration_frequency_days", "linked_flag_id", "targeting_flag_id",
+              "linked_insight_id", "response_sampling_interval", "response_sampling_limit")
+JSON_FIELDS = ("targeting_flag_filters", "appearance", "conditions", "translations", "response_sampling_daily_limits")
+BOOL_FIELDS = ("remove_targeting_flag", "archived", "enable_partial_responses", "enable_iframe_embedding")
+OBJECT_JSON_FIELDS = ("targeting_flag_filters", "appearance", "translations")
+# Keys of appearance and conditions the form types one by one (``appearance.position``), with the kind of
+# input each takes; the other keys of both objects stay in their JSON fields.
+TYPED_SETTINGS: dict[str, str] = {
+    "conditions.url": "text",
+    "conditions.urlMatchType": "choice",
+    "conditions.seenSurveyWaitPeriodInDays": "int",
+    "appearance.position": "choice",
+    "appearance.surveyPopupDelaySeconds": "number",
+    "appearance.thankYouMessageHeader": "text",
+    "appearance.thankYouMessageDescription": "text",
+    "appearance.backgroundColor": "text",
+    "appearance.borderColor": "text",
+    "appearance.textColor": "text",
+    "appearance.submitButtonColor": "text",
+    "appearance.submitButtonTextColor": "text",
+    "appearance.ratingButtonColor": "text",
+    "appearance.ratingButtonActiveColor": "text",
+}
+TYPED_PARENTS = ("appearance", "conditions")
+# One-line and multi-line texts of the settings form, for the cleaning of control characters.
+ONE_LINE_SETTINGS = ("name", "description", "base_language", *DATE_FIELDS, *INT_FIELDS,
+                     *(path for path, kind in TYPED_SETTINGS.items() if kind != "choice"))
+EDITED_SURVEY_FIELDS = (
+    "name", "description", "type", "schedule", "start_date", "end_date", "responses_limit", "iteration_count",
+    "iteration_frequency_days", "linked_flag_id", "targeting_flag_id", "targeting_flag_filters", "appearance",
+    "conditions", "remove_targeting_flag", "archived", "enable_partial_responses", "enable_iframe_embedding",
+    "linked_insight_id", "base_language", "translations", "response_sampling_start_date",
+    "response_sampling_interval_type", "response_sampling_interval", "response_sampling_limit",
+    "response_sampling_daily_limits",
+)
 
 
 def rating_values(scale: Any) -> list[int]:
@@ -108,6 +139,23 @@ def rating_range_key(scale: Any, value: int) -> str | None:
 
 def _json_text(value: Any) -> str:
     return "" if value is None else json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def _typed_value(text: str, kind: str) -> Any:
+    """A typed setting as sent: numbers as numbers when they read as one (else the text, which the rules refuse)."""
+    stripped = text.strip()
+    if kind in ("int", "number"):
+        try:
+            return int(stripped)
+        except ValueError:
+            pass
+        if kind == "number":
+            try:
+                return float(stripped)
+            except ValueError:
+                pass
+        return stripped
+    return stripped if kind == "choice" else text
 
 
 def json_error(text: str) -> tuple[Any, str | None]:
@@ -250,6 +298,13 @@ class SurveyDraft:
         # The survey as stored, for the real service's rules that depend on it (saved translation keys).
         self.existing: dict[str, Any] = stored(survey) if survey is not None else {}
 
+    @classmethod
+    def new_from(cls, body: Mapping[str, Any]) -> SurveyDraft:
+        """A new survey (nothing sent yet) filled from a create body: a template, or a copy of a survey."""
+        draft = cls(None)
+        draft._load(Survey.model_validate({**body, "id": ""}))
+        return draft
+
     @property
     def creating(self) -> bool:
         return self.survey is None
@@ -262,8 +317,9 @@ class SurveyDraft:
 
     def _load(self, survey: Survey | None) -> None:
         if survey is None:
-            self.form = {"name": "", "description": "", "type": "popover"}
-            self.form.update({k: "" for k in (*DATE_FIELDS, *INT_FIELDS, *JSON_FIELDS)})
+            self.form = {"name": "", "description": "", "base_language": "", "type": "popover", "schedule": None,
+                         "response_sampling_interval_type": None}
+            self.form.update({k: "" for k in (*DATE_FIELDS, *INT_FIELDS, *JSON_FIELDS, *TYPED_SETTINGS)})
             self.form.update({k: False for k in BOOL_FIELDS})
             return
         dump = survey.model_dump(mode="json", exclude_unset=True, by_alias=True)
@@ -271,24 +327,34 @@ class SurveyDraft:
             survey.linked_flag.id if survey.linked_flag else None)
         targeting = survey.targeting_flag_id if survey.targeting_flag_id is not None else (
             survey.targeting_flag.id if survey.targeting_flag else None)
+        # The real service never echoes targeting_flag_filters: the audience is the targeting flag's filters.
+        audience = dump.get("targeting_flag_filters")
+        if audience is None and survey.targeting_flag is not None and survey.targeting_flag.filters:
+            audience = survey.targeting_flag.filters
         self.form = {
             "name": survey.name or "",
             "description": survey.description or "",
             "type": survey.type,
-            "start_date": dump.get("start_date") or "",
-            "end_date": dump.get("end_date") or "",
-            "responses_limit": "" if survey.responses_limit is None else str(survey.responses_limit),
-            "iteration_count": "" if survey.iteration_count is None else str(survey.iteration_count),
-            "iteration_frequency_days": "" if survey.iteration_frequency_days is None
-            else str(survey.iteration_frequency_days),
-            "linked_flag_id": "" if linked is None else str(linked),
-            "targeting_flag_id": "" if targeting is None else str(targeting),
-            "targeting_flag_filters": _json_text(dump.get("targeting_flag_filters")),
-            "appearance": _json_text(dump.get("appearance")),
-            "conditions": _json_text(dump.get("conditions")),
+            "schedule": survey.schedule,
+            "response_sampling_interval_type": survey.response_sampling_interval_type,
+            "base_language": survey.base_language or "",
+            "targeting_flag_filters": _json_text(audience),
             "remove_targeting_flag": bool(survey.remove_targeting_flag),
             "archived": bool(survey.archived),
+            "enable_partial_responses": bool(survey.enable_partial_responses),
+            "enable_iframe_embedding": bool(survey.enable_iframe_embedding),
         }
+        for name in DATE_FIELDS:
+            self.form[name] = dump.get(name) or ""
+        ints = {"linked_flag_id": linked, "targeting_flag_id": targeting}
+        for name in INT_FIELDS:
+            value = ints[name] if name in ints else getattr(survey, name)
+            self.form[name] = "" if value is None else str(value)
+        for name in ("translations", "response_sampling_daily_limits"):
+            self.form[name] = _json_text(dump.get(name))
+        for parent in TYPED_PARENTS:
+            self._split_typed(parent, dump.get(parent))
+
         raw_questions = dump.get("questions") or []
         self.questions = [
             QuestionDraft(key=self._next_key(), data=dict(q), base_keys=frozenset(q))
@@ -298,6 +364,21 @@ class SurveyDraft:
         keys = [q.key for q in self.questions]
         for q in self.questions:
             q.branch = self._branch_from_server(q.data.get("branching"), keys, q)
+
+    def _split_typed(self, parent: str, value: Any) -> None:
+        """The typed keys of ``appearance``/``conditions`` into their own fields, the rest into the JSON field."""
+        rest = dict(value) if isinstance(value, dict) else value
+        for path in TYPED_SETTINGS:
+            head, _, key = path.partition(".")
+            if head != parent:
+                continue
+            typed = rest.get(key) if isinstance(rest, dict) else None
+            if isinstance(typed, str | int | float) and not isinstance(typed, bool) and isinstance(rest, dict):
+                self.form[path] = str(typed)
+                rest.pop(key)
+            else:
+                self.form[path] = ""
+        self.form[parent] = _json_text(rest)
 
     @staticmethod
     def _target_from_server(value: Any, keys: list[str]) -> str:
@@ -494,10 +575,29 @@ class SurveyDraft:
             return iso(parsed) if parsed else (text or None)
         if name in JSON_FIELDS:
             value, error = json_error(str(raw or ""))
-            return raw if error else value
+            if error:
+                return raw
+            return self._with_typed(name, value) if name in TYPED_PARENTS else value
         if name in BOOL_FIELDS:
             return bool(raw)
+        if name == "base_language":
+            return str(raw or "").strip() or None
         return raw
+
+    def _with_typed(self, parent: str, value: Any) -> Any:
+        """The JSON field's object with the typed keys laid over it; an empty typed field leaves its key out."""
+        typed: dict[str, Any] = {}
+        for path, kind in TYPED_SETTINGS.items():
+            head, _, key = path.partition(".")
+            text = self.form.get(path)
+            if head != parent or not isinstance(text, str) or not text.strip():
+                continue
+            typed[key] = _typed_value(text, kind)
+        if not typed:
+            return value
+        if value is None:
+            return typed
+        return {**value, **typed} if isinstance(value, dict) else value
 
     def payload(self) -> dict[str, Any]:
         """Every field the editor owns, as it would be sent."""
@@ -605,6 +705,22 @@ class SurveyDraft:
         if target not in {q.key for q in self.questions}:
             return "choose a question"
         return None
+
+    def reworded_live_questions(self, now: datetime) -> list[int]:
+        """1-based numbers of questions of a running survey whose wording or choices changed.
+
+        Responses already collected answered the old wording; the editor says so before a save.
+        """
+        survey = self.survey
+        if survey is None or survey.status_at(now) is not SurveyStatus.RUNNING:
+            return []
+        before = {q.get("id"): q for q in self.baseline.get("questions") or [] if isinstance(q, dict) and q.get("id")}
+        changed = []
+        for i, q in enumerate(self.questions):
+            old = before.get(q.data.get("id"))
+            if old is not None and any(old.get(k) != q.data.get(k) for k in ("question", "choices")):
+                changed.append(i + 1)
+        return changed
 
     def blocking_problems(self) -> dict[str, str]:
         """Problems that stop a save: all when creating, else only those in keys that would be sent."""

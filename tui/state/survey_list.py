@@ -43,7 +43,6 @@ SURVEY_PAGE: type[Page[Survey]] = Page[Survey]
 STATUS_CYCLE: tuple[SurveyStatus | None, ...] = (
     None,
     SurveyStatus.DRAFT,
-    SurveyStatus.SCHEDULED,
     SurveyStatus.RUNNING,
     SurveyStatus.COMPLETE,
     SurveyStatus.ARCHIVED,
@@ -67,6 +66,7 @@ class SurveyRow:
     archived: bool
     start_date: datetime | None
     end_date: datetime | None
+    responses_limit: int | None
     question_count: int
     creator: str
     created_at: datetime | None
@@ -81,6 +81,7 @@ class SurveyRow:
             archived=survey.archived,
             start_date=survey.start_date,
             end_date=survey.end_date,
+            responses_limit=survey.responses_limit,
             question_count=len(survey.questions or []),
             creator=survey.created_by.display_name if survey.created_by else "",
             created_at=survey.created_at,
@@ -94,6 +95,10 @@ class SurveyRow:
     def status_at(self, now: datetime) -> SurveyStatus:
         """Same rule as :meth:`Survey.status_at`, without parsing the whole survey."""
         return survey_status(self.archived, self.start_date, self.end_date, now)
+
+    def limit_reached(self, responses: int | None) -> bool:
+        """A running survey whose responses reached its ``responses_limit`` (the server stops it on its next sweep)."""
+        return bool(self.responses_limit) and responses is not None and responses >= (self.responses_limit or 0)
 
 
 @dataclass

@@ -27,9 +27,6 @@ class CleanedNote(Static):
         super().__init__(Text(CLEANED_NOTE, style=Tone.WARNING.style), id=id, classes="cleaned-note", markup=False)
 
 
-ONE_LINE_SURVEY_FIELDS = ("name", "description", "start_date", "end_date", "responses_limit", "iteration_count",
-                          "iteration_frequency_days", "linked_flag_id", "targeting_flag_id")
-MULTI_LINE_SURVEY_FIELDS = ("targeting_flag_filters", "appearance", "conditions")
 ONE_LINE_QUESTION_FIELDS = ("question", "buttonText", "link", "lowerBoundLabel", "upperBoundLabel")
 
 
@@ -40,14 +37,17 @@ def clean_survey_draft(draft: SurveyDraft) -> None:
     questions whose form was never opened. The paths cleaned are added to ``draft.cleaned``
     (``name``, ``q3.question``, ``q3.choices``) so each form marks its field.
     """
-    for name in ONE_LINE_SURVEY_FIELDS:
+    # Imported here: the monitor's dialogs use CleanedNote without loading the survey editor's model.
+    from tui.state.survey_draft import JSON_FIELDS, ONE_LINE_SETTINGS
+
+    for name in ONE_LINE_SETTINGS:
         value = draft.form.get(name)
         if isinstance(value, str):
             safe = editable(value)
             if safe.cleaned:
                 draft.form[name] = safe.text
                 draft.cleaned.add(name)
-    for name in MULTI_LINE_SURVEY_FIELDS:
+    for name in JSON_FIELDS:
         value = draft.form.get(name)
         if isinstance(value, str):
             text = _clean_json_text(value)

@@ -31,6 +31,7 @@ from tui.api.models import (
     SpecificQuestionBranching,
     Survey,
     SurveyStats,
+    survey_notes,
 )
 from tui.palette import Tone
 from tui.render import ago, clean, plain
@@ -222,6 +223,8 @@ def survey_text(survey: Survey, now: datetime, responses: int | None, stats: Sur
     text.append("  ")
     text.append(status.value, style=status_style(status))
     text.append("\n")
+    for note in survey_notes(survey.start_date, survey.end_date, survey.responses_limit, responses, now):
+        text.append(f"! {note}\n", style=Tone.NOTE.style)
     if survey.description:
         text.append_text(plain(survey.description, "italic", oneline=False, limit=2000))
         text.append("\n")
@@ -237,6 +240,7 @@ def survey_text(survey: Survey, now: datetime, responses: int | None, stats: Sur
            if survey.created_by else None)
     _field(text, "archived", "yes" if survey.archived else "no")
     text.append("\nSchedule\n", style="bold underline")
+    _field(text, "schedule", survey.schedule)
     _field(text, "start", _when(survey.start_date, now))
     _field(text, "end", _when(survey.end_date, now))
     _field(text, "responses limit", survey.responses_limit)
@@ -246,6 +250,18 @@ def survey_text(survey: Survey, now: datetime, responses: int | None, stats: Sur
     _field(text, "iteration started", _when(survey.current_iteration_start_date, now))
     dates = ", ".join(clean(d, limit=40) for d in survey.iteration_start_dates or [])
     _field(text, "iteration starts", dates or None)
+    if survey.response_sampling_limit or survey.response_sampling_start_date:
+        _field(text, "sampling", f"{survey.response_sampling_limit or '—'} responses per "
+               f"{survey.response_sampling_interval or 1} {survey.response_sampling_interval_type or 'week'}(s) "
+               f"from {_when(survey.response_sampling_start_date, now)}")
+    _field(text, "partial responses", None if survey.enable_partial_responses is None
+           else "kept" if survey.enable_partial_responses else "not kept")
+    _field(text, "iframe embedding", None if survey.enable_iframe_embedding is None
+           else "on" if survey.enable_iframe_embedding else "off")
+    _field(text, "linked insight", survey.linked_insight_id)
+    languages = sorted(survey.translations) if isinstance(survey.translations, dict) else []
+    _field(text, "languages", ", ".join([survey.base_language or "en", *(clean(k, limit=20) for k in languages)])
+           if languages else survey.base_language)
     return text
 
 

@@ -35,7 +35,7 @@ from tui.widgets.virtual_table import Column, Row, VirtualTable
 COLUMNS: tuple[Column, ...] = (
     Column("name", "Name", 30),
     Column("type", "Type", 9),
-    Column("status", "Status", 9),
+    Column("status", "Status", 13),
     Column("questions", "Qs", 3, "right"),
     Column("responses", "Responses", 9, "right"),
     Column("creator", "Creator", 16),
@@ -47,7 +47,6 @@ COLUMNS: tuple[Column, ...] = (
 #: keeps them equal.
 STATUS_TONES: dict[SurveyStatus, Tone] = {
     SurveyStatus.DRAFT: Tone.MUTED,
-    SurveyStatus.SCHEDULED: Tone.NOTE,
     SurveyStatus.RUNNING: Tone.LIVE,
     SurveyStatus.COMPLETE: Tone.ACCENT,
     SurveyStatus.ARCHIVED: Tone.MUTED,
@@ -61,6 +60,8 @@ def status_style(status: SurveyStatus) -> str:
 
 
 MUTED = "survey-table--muted"
+LIMIT = "survey-table--limit"
+LIMIT_REACHED = "limit reached"
 STATUS_CLASSES: dict[SurveyStatus, str] = {status: f"survey-table--{status.value}" for status in SurveyStatus}
 
 _STYLE_POOL: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -81,18 +82,21 @@ def responses_text(responses: int | None) -> tuple[str, str]:
 def survey_row(row: SurveyRow, now: datetime, counts: dict[str, int] | None) -> Row:
     """The table row of a survey. Short, repetitive texts are interned so 10,000 rows share them."""
     status = row.status_at(now)
-    responses, responses_style = responses_text(None if counts is None else counts.get(row.id, 0))
+    count = None if counts is None else counts.get(row.id, 0)
+    responses, responses_style = responses_text(count)
+    limited = status is SurveyStatus.RUNNING and row.limit_reached(count)
     name = clean(row.name, limit=200) or "(no name)"
     cells = (
         name,
         sys.intern(clean(row.type, limit=40) or "—"),
-        status.value,
+        LIMIT_REACHED if limited else status.value,
         sys.intern(str(row.question_count)),
         responses,
         sys.intern(clean(row.creator, limit=80) or "—"),
         sys.intern(ago(row.created_at, now)),
     )
-    styles = _styles("" if row.name else MUTED, "", STATUS_CLASSES[status], "", responses_style, "", "")
+    status_class = LIMIT if limited else STATUS_CLASSES[status]
+    styles = _styles("" if row.name else MUTED, "", status_class, "", responses_style, "", "")
     return (row.id, cells, styles)
 
 
@@ -101,7 +105,7 @@ class SurveyTable(VirtualTable):
 
     lookahead = 40
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {MUTED, *STATUS_CLASSES.values()}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {MUTED, LIMIT, *STATUS_CLASSES.values()}
 
     # The survey ids of the keymap (home/end go to the first/last loaded row).
     KEY_IDS = ("surveys.first", "surveys.last")

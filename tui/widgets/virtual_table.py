@@ -498,6 +498,23 @@ class VirtualTable(ScrollView, can_focus=True):
         self._update_virtual_size()
         self.refresh()
 
+    def set_column_width(self, key: str, width: int) -> None:
+        """Give one column another width (a column that takes the free width follows the terminal's)."""
+        index = self._column_index[key]
+        if self.columns[index].width == width:
+            return
+        columns = list(self.columns)
+        columns[index] = columns[index]._replace(width=width)
+        self.columns = tuple(columns)
+        self._table_width = sum(self.columns[i].width + 2 * CELL_PADDING for i in self._shown)
+        self._strips.clear()
+        self._update_virtual_size()
+        self.refresh()
+
+    def fixed_width_but(self, key: str) -> int:
+        """Cells taken by every shown column except ``key``, padding included."""
+        return sum(self.columns[i].width + 2 * CELL_PADDING for i in self._shown if self.columns[i].key != key)
+
     def column_at(self, x: int) -> int | None:
         """The column drawn at virtual x (its padding included), None past the last column."""
         edge = 0

@@ -1,0 +1,153 @@
+"""The survey settings form: every field reachable and in view when focused, typed fields checked before saving,
+JSON fields' keys as in every other field (issue 30 §2-§3).
+
+Allowed values are the real SDK's (posthog-js ``posthog-surveys-types.ts``: ``SurveyPosition``, ``SurveyMatchType``);
+the real serializer's ``validate_appearance`` only refuses a negative ``surveyPopupDelaySeconds``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.containers import VerticalScroll
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import Input, OptionList, Select
+
+from tui.api.models import Survey
+from tui.screens.editor import SurveyEditorScreen
+from tui.widgets.editor.common import FieldError
+from tui.widgets.editor.survey_form import FORM_FIELDS, JsonArea, widget_id
+
+from .conftest import EditorHarness, create_survey, fetch_raw, make_app, survey_writes
+from .helpers import set_input, settle
+from .test_editor_snapshots import SURVEY
+
+
+def _focused(pilot: Pilot[Any]) -> Widget:
+    focused = pilot.app.screen.focused
+    assert focused is not None
+    return focused
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+async def test_every_field_is_reachable_with_tab_and_in_view_when_focused(size: tuple[int, int]) -> None:
+    app = EditorHarness(Survey.model_validate(SURVEY))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        pane = app.screen.query_one("#editor-form", VerticalScroll)
+        seen: list[str] = []
+        await pilot.press("tab")
+        for _ in range(len(FORM_FIELDS) + 5):
+            widget = _focused(pilot)
+            if isinstance(widget, OptionList):
+                break
+            await pilot.pause()
+            seen.append(widget.id or "")
+            visible = pane.content_region
+            assert visible.contains_region(widget.region) or visible.contains_point(widget.region.offset), widget.id
+            await pilot.press("tab")
+        assert seen == [f"f-{widget_id(name)}" for name in FORM_FIELDS]
+
+
+async def test_json_fields_keys_behave_as_in_every_other_field() -> None:
+    app = EditorHarness(Survey.model_validate(SURVEY))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        area = app.screen.query_one("#f-appearance", JsonArea)
+        area.focus()
+        await pilot.pause()
+        before = area.text
+        await pilot.press("tab")
+        assert area.text == before  # nothing indented
+        assert _focused(pilot).id == "f-conditions--url"
+        area.focus()
+        await pilot.press("f6")
+        assert isinstance(_focused(pilot), OptionList)
+        area.focus()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, SurveyEditorScreen)  # Escape leaves, as from any field
+
+
+async def test_typed_fields_split_and_merge_the_objects() -> None:
+    app = EditorHarness(Survey.model_validate(SURVEY))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert screen.query_one("#f-appearance--position", Select).value == "right"
+        assert screen.query_one("#f-appearance--backgroundColor", Input).value == "#eeeded"
+        assert screen.query_one("#f-conditions--urlMatchType", Select).value == "icontains"
+        assert screen.query_one("#f-conditions--url", Input).value == "https://example.com/app"
+        assert screen.query_one("#f-appearance", JsonArea).text == "{}"
+        assert isinstance(screen, SurveyEditorScreen)
+        assert screen.draft.changes() == {}  # splitting changes nothing
+        screen.query_one("#f-appearance--position", Select).value = "middle_center"
+        await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "14")
+        assert screen.draft.changes() == {
+            "appearance": {"position": "middle_center", "backgroundColor": "#eeeded"},
+            "conditions": {"url": "https://example.com/app", "urlMatchType": "icontains",
+                           "seenSurveyWaitPeriodInDays": 14}}
+
+
+async def test_bad_typed_values_are_refused_next_to_the_field_then_saved(sandbox: Any) -> None:
+    survey = await create_survey(sandbox, {
+        "name": "Typed settings", "type": "popover", "questions": [{"type": "open", "question": "Hi?"}],
+        "appearance": {"position": "right", "whiteLabel": False}, "conditions": {"url": "/pricing"}})
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        editor = SurveyEditorScreen(survey)
+        app.push_screen(editor)
+        await settle(pilot)
+        since = len(sandbox.requests())
+        await set_input(pilot, "#f-appearance--backgroundColor", "notacolor")
+        await set_input(pilot, "#f-appearance--surveyPopupDelaySeconds", "-3")
+        await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "two weeks")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert survey_writes(sandbox, since) == []
+        error = editor.query_one("#fe-appearance--backgroundColor", FieldError).message or ""
+        assert "must be a colour" in error
+        assert "0 or more" in (editor.query_one("#fe-appearance--surveyPopupDelaySeconds", FieldError).message or "")
+        assert "whole number" in (
+            editor.query_one("#fe-conditions--seenSurveyWaitPeriodInDays", FieldError).message or "")
+        await set_input(pilot, "#f-appearance--backgroundColor", "#ff0000")
+        await set_input(pilot, "#f-appearance--surveyPopupDelaySeconds", "2")
+        await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "14")
+        editor.query_one("#f-conditions--urlMatchType", Select).value = "regex"
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        [write] = survey_writes(sandbox, since)
+        assert write["method"] == "PATCH"
+        body = write["body"] if isinstance(write["body"], dict) else {}
+        assert body == {
+            "appearance": {"position": "right", "whiteLabel": False, "backgroundColor": "#ff0000",
+                           "surveyPopupDelaySeconds": 2},
+            "conditions": {"url": "/pricing", "urlMatchType": "regex", "seenSurveyWaitPeriodInDays": 14}}
+        stored = await fetch_raw(sandbox, survey.id)
+        assert stored["appearance"] == body["appearance"] and stored["conditions"] == body["conditions"]
+
+
+async def test_schedule_is_offered_with_the_iteration_fields(sandbox: Any) -> None:
+    survey = await create_survey(sandbox, {"name": "Every month", "type": "popover",
+                                           "questions": [{"type": "open", "question": "How is it going?"}]})
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        editor = SurveyEditorScreen(survey)
+        app.push_screen(editor)
+        await settle(pilot)
+        since = len(sandbox.requests())
+        editor.query_one("#f-schedule", Select).value = "recurring"
+        await set_input(pilot, "#f-iteration_count", "6")
+        await set_input(pilot, "#f-iteration_frequency_days", "30")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        [write] = survey_writes(sandbox, since)
+        assert write["body"] == {"schedule": "recurring", "iteration_count": 6, "iteration_frequency_days": 30}
+        stored = await fetch_raw(sandbox, survey.id)
+        assert (stored["schedule"], stored["iteration_count"], stored["iteration_frequency_days"]) == (
+            "recurring", 6, 30)
