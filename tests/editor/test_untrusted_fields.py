@@ -7,7 +7,6 @@ would; the editor must show it cleaned, say so next to the field, and send the c
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from textual.widgets import Input, TextArea
@@ -154,8 +153,9 @@ def test_json_fields_are_cleaned_as_values_and_keep_the_rest() -> None:
         "conditions": {"url": "example.com", "selector": "#a\x9b5m", "events": {"values": [{"name": "e"}]}}})
     draft = SurveyDraft(survey)
     clean_survey_draft(draft)
-    appearance = json.loads(draft.form["appearance"])
+    # the typed keys (thank-you header, colour, URL) have fields of their own; the payload joins them again
+    appearance = draft.payload()["appearance"]
     assert appearance == {"thankYouMessageHeader": "Thanks", "backgroundColor": "#fff", "submitButtonText": "Go now "}
-    conditions = json.loads(draft.form["conditions"])
+    conditions = draft.payload()["conditions"]
     assert conditions == {"url": "example.com", "selector": "#a", "events": {"values": [{"name": "e"}]}}
-    assert {"appearance", "conditions"} <= draft.cleaned
+    assert {"appearance", "conditions", "appearance.thankYouMessageHeader"} <= draft.cleaned
