@@ -3,7 +3,11 @@
 It polls as the monitor does: the same :class:`~tui.state.exports.ExportsSource`
 and :class:`~tui.state.poller.Poller` (backoff, ``Retry-After``), the same
 rate-limit budget, the shared answer cache with the other viewers of the key,
-and the one health model through :mod:`tui.state.export_feed`. Each poll
+and the one health model through :mod:`tui.state.export_feed`. Like the
+monitor, it reads the server's runs list for an export whose verdict
+``latest_runs`` cannot settle (:func:`tui.state.board_records.read_board_records`,
+inside the operator's share of the budget, again only when its ``latest_runs``
+change), so the lag and streak are those ``status`` gives. Each poll
 replaces the reading that ``prometheus_client``'s HTTP server serves
 (:mod:`tui.state.metric_families`). Loopback by default; another address is
 served after a warning, since anyone who reaches it reads the exports' names and
@@ -24,8 +28,10 @@ from typing import TYPE_CHECKING, TextIO
 from tui.api.client import ApiClient
 from tui.clock import Clock, SystemClock
 from tui.config import Settings
-from tui.state.budget import effective_poll_seconds
-from tui.state.export_feed import AlertFeed, judge_exports
+from tui.state.board_records import read_board_records
+from tui.state.budget import ActionBudget, effective_poll_seconds
+from tui.state.export_board import ExportBoard
+from tui.state.export_feed import AlertFeed
 from tui.state.exports import ExportsSnapshot, ExportsSource
 from tui.state.health import unmatched_targets_warning
 from tui.state.metric_families import ExportReading, PollMetrics, Reading
@@ -103,7 +109,9 @@ class Exporter:
         self.poller: Poller[ExportsSnapshot] = Poller(self.source.fetch, settings.poll_seconds,
                                                       age_of=lambda snapshot: snapshot.answer_age)
         self.shared = SharedViewers(cache, settings.base_url, key)
-        self.alerts = AlertFeed()
+        self.board = ExportBoard(lag_intervals=settings.lag_alert_intervals, freshness=settings.freshness)
+        self.budget = ActionBudget(time.monotonic)  # the operator's share: the runs list reads take from it
+        self.alerts = AlertFeed(self.board.history)
         self.last_success: float | None = None  # wall-clock seconds
         metrics.show(self.reading())  # every alert kind at 0 until the first poll says otherwise
 
@@ -119,7 +127,18 @@ class Exporter:
         if outcome.ok:
             self.last_success = time.time() - self.poller.answer_age  # when the answer was fetched
             self._apply_budget()
+        if outcome.ok and outcome.value is not None:
+            await self._read_records(outcome.value)
         self.metrics.show(self.reading())
+
+    async def _read_records(self, snapshot: ExportsSnapshot) -> None:
+        """The new answer on the board, then the runs list read for the exports whose verdict needs it."""
+        now = self.server_clock.now()
+        self.board.apply_snapshot(snapshot, now)
+        self.board.rows(now)  # each export's verdict at this poll: which of them want their record read
+        by_project = {client.project_id: client for client in self.clients}
+        await read_board_records(self.board, lambda project_id: by_project[project_id].batch_exports,
+                                 self.server_clock.now, take=self.budget.try_take)
 
     def _warn_unmatched(self, snapshot: ExportsSnapshot) -> None:
         warning = unmatched_targets_warning(self.settings.freshness, (w.export for w in snapshot.exports))
@@ -133,11 +152,10 @@ class Exporter:
         self.poller.interval = self.shared.interval(asked, seconds)
 
     def reading(self) -> Reading:
-        snapshot = self.poller.last_good
+        snapshot = self.board.snapshot
         exports = snapshot.exports if snapshot is not None else []
         now = self.server_clock.now()
-        verdicts = judge_exports(exports, now, lag_intervals=self.settings.lag_alert_intervals,
-                                 freshness=self.settings.freshness)
+        verdicts = self.board.verdicts(now)
         if snapshot is not None:
             self.alerts.observe(exports, verdicts, now)
         return Reading(

@@ -36,6 +36,7 @@ from tui.palette import Tone
 from tui.render import clean, plain
 from tui.screens.monitor_actions import BoardChanged, ExportActions, PollWanted
 from tui.screens.monitor_incident import INCIDENT_ACTIONS, INCIDENT_KEY_IDS, IncidentKeys
+from tui.state.board_records import RECORDS_PER_POLL, read_board_records
 from tui.state.budget import effective_poll_seconds
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport
@@ -43,7 +44,6 @@ from tui.state.health import incomplete_reason_of_run, run_created, unmatched_ta
 from tui.state.journal import ActionJournal
 from tui.state.poller import Freshness, Poller
 from tui.state.project_names import fetch_project_label
-from tui.state.record_reads import read_for_verdict
 from tui.state.run_history import page_span
 from tui.state.run_list import RunPages
 from tui.widgets.export_cells import (
@@ -83,7 +83,6 @@ NARROW_WIDTH = 120
 SHORT_HEIGHT = 30
 RUNS_SETTLE_SECONDS = 0.15
 FIRST_FRAME_WAIT_SECONDS = 0.5
-RECORDS_PER_POLL = 4  # exports whose runs list is read for their verdict after one poll (visible rows first)
 NARROW_NAME_WIDTH = 24
 SECTION_PREFIX = "section:"
 
@@ -276,30 +275,11 @@ class MonitorScreen(ExportActions, IncidentKeys):
             visible = [w.key for w in board.visible()]
             shown = set(visible)
             order = visible + [w.key for w in board.snapshot.exports if w.key not in shown]
-            changed = False
-            for watched in board.records_wanted(order)[:RECORDS_PER_POLL]:
-                if board.runs_list_missing(watched.project_id):
-                    continue
-                facts = board.facts(watched.key)
-                allowed = facts.verdict.allowed_lag_seconds if facts is not None else None
-                version = board.history.version(watched.key)
-                try:
-                    sent = await read_for_verdict(self.wd.api_for(watched.project_id).batch_exports,
-                                                  watched.export.id, watched.key, board.history, self.now(),
-                                                  allowed_seconds=allowed, take=self.incident.budget.try_take)
-                except ProjectNotFound:
-                    continue  # the export poll names it
-                except (NotFound, MethodNotAllowed):
-                    board.runs_list_not_offered(watched.project_id)
-                    continue
-                except ApiError:
-                    continue
-                if not sent:
-                    break  # no room in the operator's share now: the next poll asks again
-                board.record_asked(watched.key)
-                if board.history.version(watched.key) != version:
-                    changed = True
-                    self.incident.desk.runs_changed(watched.key)
+            changed = await read_board_records(board, lambda project_id: self.wd.api_for(project_id).batch_exports,
+                                               self.now, take=self.incident.budget.try_take, order=order,
+                                               limit=RECORDS_PER_POLL)
+            for key in changed:
+                self.incident.desk.runs_changed(key)
             if changed and self.is_attached and not self.frozen:
                 now = self.now()
                 self._render_exports(now)
