@@ -57,10 +57,21 @@ def test_the_exporter_has_the_lag_and_streak_of_status_json_for_14_failed_runs(
     assert state_of(samples, labels) == ["failing"]
     assert value(samples, "watchdeck_export_healthy", **labels) == 0.0
     assert value(samples, "watchdeck_alerts_open", kind="failing") == 1.0
+    # the runs list is read once (its first page holds the last Completed run), not again while latest_runs
+    # stays the same, however many polls follow
+    mark = len(sandbox.requests())
+    later = exporter.scrape_when(lambda s: (value(s, "watchdeck_poll_duration_seconds_count") or 0) >= 3,
+                                 "three polls")
+    assert value(later, "watchdeck_export_failure_streak", **labels) == 14
     assert exporter.stop() == 0
+    runs_path = f"/api/environments/1/batch_exports/{export.id}/runs/"
+    runs_reads = [r for r in sandbox.requests() if r["path"] == runs_path]
+    assert len(runs_reads) == 2  # status --json's read and the exporter's first poll's
+    assert all(r["path"] != runs_path for r in sandbox.requests()[mark:])
 
     code, out, err = status(sandbox, "--format", "openmetrics", "--export", export.id)
     assert (code, err) == (1, "")
+    assert len([r for r in sandbox.requests() if r["path"] == runs_path]) == 3  # its own read
     once = openmetrics_samples(out)
     assert value(once, "watchdeck_export_failure_streak", **labels) == 14
     assert value(once, "watchdeck_export_last_completed_end_timestamp_seconds", **labels) == last_done.timestamp()
