@@ -140,7 +140,8 @@ def test_status_reads_the_profiles_targets(tmp_path: Path) -> None:
     data = json.loads(done.stdout)
     rows = {e["name"]: e for e in data["exports"]}
     row = rows["Databricks lakehouse events"]
-    assert row["state"] == "overdue" and row["reason"].endswith(", target 1m")
+    # the seeded world follows the real clock: a run may be in progress, which the reason adds after the target
+    assert row["state"] == "overdue" and ", target 1m" in row["reason"], row["reason"]
     assert done.returncode == 1
     assert done.stderr == ("watchdeck: warning: freshness target for 'Evnets' names no watched export "
                            "(by id or name): check the profile's [freshness] table\n")
