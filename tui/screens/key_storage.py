@@ -19,9 +19,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
 from tui.config import profile_block
-from tui.palette import Tone
 from tui.render import plain
-from tui.screens.base import WatchdeckModal
+from tui.screens.dialog import Dialog
 
 STORE_KEYRING = "keyring"
 STORE_FILE = "file"
@@ -35,15 +34,19 @@ def key_command_hint(profile: str, path: Path | None) -> str:
     return f"To give the key from a password manager, add to [profiles.{profile}]{where}:\n\n{block.splitlines()[-1]}"
 
 
-class KeyStorageScreen(WatchdeckModal[str | None]):
+def confirm_id(keyring: bool) -> str:
+    """The confirming button: the keyring where one works, else this session only (a file is chosen by name)."""
+    return "keystore-keyring" if keyring else "keystore-nowhere"
+
+
+class KeyStorageScreen(Dialog[str | None]):
     """Dismisses with where to keep the key (``STORE_*``), or None when the operator goes back to the form.
 
-    Nothing is focused at first, so a stray Enter chooses nothing: the choice is a letter or a click.
+    It confirms as every dialog does: ``y`` or Enter on the confirming button (the keyring where one works,
+    else this session only; the file, the weakest place, only by its own key or button), Escape goes back.
     """
 
-    AUTO_FOCUS: ClassVar[str | None] = ""
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Back to the form", id="keystore.cancel"),
         Binding("k", "choose('keyring')", "Keyring", show=False, id="keystore.keyring"),
         Binding("f", "choose('file')", "File", show=False, id="keystore.file"),
         Binding("s", "choose('nowhere')", "This session only", show=False, id="keystore.nowhere"),
@@ -69,12 +72,16 @@ class KeyStorageScreen(WatchdeckModal[str | None]):
                                        " (readable by you only: mode 0600)"))
             yield Static(Text.assemble(("s  ", "bold"), "nowhere: this session only"))
             yield Static(plain(key_command_hint(self._profile, self._path), oneline=False), id="key-storage-hint")
-            yield Static(Text("esc goes back to the form.", style=Tone.MUTED.style))
             with Horizontal(classes="dialog-buttons"):
                 if self._keyring:
-                    yield Button("Keyring (k)", id="keystore-keyring", compact=True)
-                yield Button("File (f)", id="keystore-file", compact=True)
-                yield Button("Session (s)", id="keystore-nowhere", compact=True)
+                    yield Button("Keep in keyring (y/k)", id="keystore-keyring", compact=True, variant="primary")
+                yield Button("Keep in file (f)", id="keystore-file", compact=True)
+                yield Button("This session only " + ("(s)" if self._keyring else "(y/s)"), id="keystore-nowhere",
+                             compact=True, variant="default" if self._keyring else "primary")
+
+    @property
+    def confirm_button(self) -> Button | None:
+        return next(iter(self.query(f"#{confirm_id(self._keyring)}").results(Button)), None)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -11,8 +11,8 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.widgets import Input, OptionList, Static
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.api.client import ApiClient
@@ -21,7 +21,7 @@ from tui.api.models import Project
 from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import clean, plain
-from tui.screens.base import WatchdeckModal
+from tui.screens.dialog import Dialog
 
 
 def project_prompt(project: Project, current: str | None) -> Text:
@@ -33,13 +33,24 @@ def project_prompt(project: Project, current: str | None) -> Text:
     return text
 
 
-class ProjectPickerScreen(WatchdeckModal[str | None]):
-    """Projects by name and id; type to filter, enter to choose, escape to keep the current one."""
+def switch_label(project: Project | None) -> Text:
+    """The confirming button's words: the project it switches to (server text: plain, cleaned and cut)."""
+    if project is None:
+        return Text("Switch project (y)")
+    return Text.assemble("Switch to ", plain(project.name or str(project.id), limit=30), " (y)")
+
+
+class ProjectPickerScreen(Dialog[str | None]):
+    """Projects by name and id; type to filter, enter to choose, escape to keep the current one.
+
+    It confirms as every dialog does: Enter (in the filter or on a project), ``y`` outside the filter, or the
+    button naming the highlighted project; Escape cancels.
+    """
 
     CSS_PATH = stylesheets("welcome.tcss")  # loaded when first shown: not part of the monitor's start
+    CONFIRM = "picker-choose"
 
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="picker.cancel"),
         Binding("down", "focus_list", "List", show=False),
     ]
 
@@ -58,9 +69,11 @@ class ProjectPickerScreen(WatchdeckModal[str | None]):
             yield Input(placeholder="filter by name or id", id="picker-filter")
             yield OptionList(id="picker-list", markup=False)
             yield Static("", id="picker-message")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(switch_label(None), id="picker-choose", variant="primary", disabled=True, compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#picker-filter", Input).focus()
+        self.set_focus(self.query_one("#picker-filter", Input))
         if self._client is not None and not self._projects:
             self._say("loading projects…")
             self._load()
@@ -96,6 +109,34 @@ class ProjectPickerScreen(WatchdeckModal[str | None]):
             self._say(f"{len(shown)} of {len(self._projects)} projects · enter to choose, escape to cancel")
             index = next((i for i, p in enumerate(shown) if str(p.id) == self._current), 0)
             options.highlighted = index
+        self._show_choice()
+
+    def _highlighted_project(self) -> Project | None:
+        options = self.query_one("#picker-list", OptionList)
+        if options.highlighted is None or options.highlighted >= options.option_count:
+            return None
+        wanted = options.get_option_at_index(options.highlighted).id
+        return next((p for p in self._projects if str(p.id) == wanted), None)
+
+    def _show_choice(self) -> None:
+        project = self._highlighted_project()
+        button = self.query_one("#picker-choose", Button)
+        button.label = switch_label(project)
+        button.refresh(layout=True)  # its width follows the name
+        button.disabled = project is None
+        self.refresh_bindings()
+
+    @on(OptionList.OptionHighlighted, "#picker-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        self._show_choice()
+
+    @on(Button.Pressed, "#picker-choose")
+    def _choose(self, event: Button.Pressed) -> None:
+        event.stop()
+        project = self._highlighted_project()
+        if project is not None:
+            self.dismiss(str(project.id))
 
     @on(Input.Changed, "#picker-filter")
     def _filter(self) -> None:
@@ -124,5 +165,3 @@ class ProjectPickerScreen(WatchdeckModal[str | None]):
         elif options.highlighted < options.option_count - 1:
             options.highlighted += 1
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)

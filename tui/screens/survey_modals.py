@@ -1,5 +1,7 @@
 """The survey browser's modals: activity and response summary.
 
+Both close as every dialog confirms (:mod:`tui.screens.dialog`): ``y`` or Enter on Close, or Escape.
+
 Each modal does its own request in a worker (``exit_on_error=False``) and shows
 failures inside itself, so the browser behind it never loses its place. All
 server text is shown through :func:`tui.render.plain`.
@@ -10,12 +12,11 @@ from __future__ import annotations
 import contextlib
 import json
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, LoadingIndicator, Select, Static
@@ -27,7 +28,8 @@ from tui.api.writes import parse_datetime
 from tui.palette import Tone
 from tui.paths import stylesheets
 from tui.render import ago, clean, date_text, plain
-from tui.screens.base import WatchdeckModal, app_handle
+from tui.screens.base import app_handle
+from tui.screens.dialog import Dialog
 from tui.widgets.survey_detail import pretty_json
 
 
@@ -125,14 +127,12 @@ def change_detail(entry: ActivityEntry) -> Text:
     return text
 
 
-class ActivityScreen(WatchdeckModal[None]):
+class ActivityScreen(Dialog[None]):
     """Who did what to one survey (``survey_id``) or to every survey of the project (None)."""
 
     CSS_PATH = stylesheets("surveys.tcss")  # loaded when first shown: not part of the monitor's start
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close", id="surveys.activity.close"),
-    ]
+    CONFIRM = "activity-close"
 
     def __init__(self, survey_id: str | None, title: str) -> None:
         super().__init__(classes="survey-modal")
@@ -158,7 +158,7 @@ class ActivityScreen(WatchdeckModal[None]):
                 yield Static("", id="activity-detail")
             yield Static("", id="activity-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Close", id="activity-close", variant="primary")
+                yield Button("Close (y)", id="activity-close", variant="primary", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#activity-table").display = False
@@ -199,9 +199,6 @@ class ActivityScreen(WatchdeckModal[None]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(None)
-
-    def action_close(self) -> None:
         self.dismiss(None)
 
 
@@ -250,14 +247,12 @@ def summary_text(summary: ResponseSummary) -> Text:
     return text
 
 
-class SummaryScreen(WatchdeckModal[None]):
+class SummaryScreen(Dialog[None]):
     """Asks the server to summarize a survey's responses; a spinner while it works (it can take a while)."""
 
     CSS_PATH = stylesheets("surveys.tcss")  # loaded when first shown: not part of the monitor's start
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close", id="surveys.summary.close"),
-    ]
+    CONFIRM = "summary-close"
 
     def __init__(self, survey_id: str, name: str, questions: list[str] | None = None) -> None:
         """``questions``: the survey's question texts, each of which can be summarized on its own."""
@@ -282,7 +277,7 @@ class SummaryScreen(WatchdeckModal[None]):
                 yield Static("", id="summary-text")
             yield Static("", id="summary-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Close", id="summary-close", variant="primary")
+                yield Button("Close (y)", id="summary-close", variant="primary", compact=True)
 
     def on_mount(self) -> None:
         self._load()
@@ -314,7 +309,4 @@ class SummaryScreen(WatchdeckModal[None]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(None)
-
-    def action_close(self) -> None:
         self.dismiss(None)
