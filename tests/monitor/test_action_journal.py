@@ -1,0 +1,128 @@
+"""Every write the monitor sends is journaled, once it succeeded and once it failed: the exact line each leaves.
+
+Pause, unpause, backfill, retry, edit and delete, driven through Pilot against the sandbox; the failure is the
+sandbox's ``body`` fault answering the write with a 400 and a validation error, as the service does when it
+refuses a change. The journal is the next person on call's record: an action whose entry goes missing, in either
+outcome, fails its case here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from tests.monitor.conftest import make_app, requests, select_export
+from tests.pilot import settle, until
+from tui.sandbox.runner import SandboxHandle
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.export_modals import BackfillScreen, DeleteExportScreen, EditExportScreen
+from tui.state.exports import WatchedExport
+
+REFUSAL = "refused by the test"
+FAILED = f"failed: The server refused the input: {REFUSAL}."
+
+Drive = Callable[[Pilot[Any], WatchedExport], Awaitable[None]]
+
+
+async def confirm(pilot: Pilot[Any], key: str) -> None:
+    await pilot.press(key)
+    await until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen))
+    await pilot.press("y")
+
+
+async def pause(pilot: Pilot[Any], _watched: WatchedExport) -> None:
+    await confirm(pilot, "p")
+
+
+async def unpause(pilot: Pilot[Any], _watched: WatchedExport) -> None:
+    await confirm(pilot, "u")
+
+
+async def backfill(pilot: Pilot[Any], _watched: WatchedExport) -> None:
+    await pilot.press("b")
+    await until(pilot, lambda: isinstance(pilot.app.screen, BackfillScreen))
+    pilot.app.screen.query_one("#backfill-start", Input).value = "2026-11-20 00:00"
+    pilot.app.screen.query_one("#backfill-end", Input).value = "2026-11-20 02:00"
+    await pilot.pause()
+    await pilot.press("ctrl+s")
+
+
+async def retry(pilot: Pilot[Any], _watched: WatchedExport) -> None:
+    await confirm(pilot, "r")
+    await pilot.pause()
+    if isinstance(pilot.app.screen, ConfirmScreen):  # a completed run asks a second time
+        await pilot.press("y")
+
+
+async def edit(pilot: Pilot[Any], _watched: WatchedExport) -> None:
+    await pilot.press("e")
+    await until(pilot, lambda: isinstance(pilot.app.screen, EditExportScreen))
+    pilot.app.screen.query_one("#edit-name", Input).value = "Renamed by the journal test"
+    await pilot.press("ctrl+s")
+
+
+async def delete(pilot: Pilot[Any], watched: WatchedExport) -> None:
+    await pilot.press("D")
+    await until(pilot, lambda: isinstance(pilot.app.screen, DeleteExportScreen))
+    pilot.app.screen.query_one("#delete-name", Input).value = watched.export.name
+    await pilot.press("enter")
+
+
+HOURLY = "Events to S3 data lake"
+# action -> (how the operator does it, the write's path pattern, the export acted on: None for the seeded paused one)
+ACTIONS: dict[str, tuple[Drive, str, str | None]] = {
+    "pause": (pause, r"/pause/$", HOURLY),
+    "unpause": (unpause, r"/unpause/$", None),
+    "backfill": (backfill, r"/backfills/$", HOURLY),
+    "retry": (retry, r"/retry/$", "Realtime webhook relay"),  # its selected run is the one retried
+    "edit": (edit, r"/batch_exports/[^/]+/$", HOURLY),
+    "delete": (delete, r"/batch_exports/[^/]+/$", HOURLY),
+}
+WRITES = ("POST", "PATCH", "DELETE")
+
+
+def journal_lines(user_dirs: Path) -> list[dict[str, Any]]:
+    path = user_dirs / "data" / "journal.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("outcome", ["ok", "failed"])
+@pytest.mark.parametrize("action", list(ACTIONS))
+async def test_every_write_is_journaled_with_its_outcome(
+        sandbox: SandboxHandle, user_dirs: Path, action: str, outcome: str) -> None:
+    drive, path, name = ACTIONS[action]
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        watched = next(w for w in screen.board.snapshot.exports
+                       if (w.export.name == name if name else w.export.paused))
+        select_export(app, watched.export.name)
+        await settle(pilot)
+        run = screen.selected_run() if action == "retry" else None
+        assert action != "retry" or run is not None
+        if outcome == "failed":
+            answer = httpx.post(f"{sandbox.base_url}/_sandbox/faults", json={
+                "kind": "body", "status": 400, "path": path, "count": 1,
+                "body": {"type": "validation_error", "code": "invalid", "detail": REFUSAL, "attr": None}})
+            assert answer.status_code in (200, 201), answer.text
+        writes_before = len([r for r in requests(sandbox) if r["method"] in WRITES])
+        await drive(pilot, watched)
+        await until(pilot, lambda: len(journal_lines(user_dirs)) > 0)
+        # Backfill first tries the older ``/backfill/`` path, which the newest service answers 404: not this write.
+        writes = [r for r in requests(sandbox) if r["method"] in WRITES][writes_before:]
+        assert len([r for r in writes if re.search(path, r["path"])]) == 1, f"the write sent once: {writes}"
+        lines = [(e["action"], e["project"], e["export"], e["run"], e["name"], e["result"])
+                 for e in journal_lines(user_dirs)]
+        assert lines == [(action, sandbox.project_id, watched.export.id, run.id if run else None,
+                          watched.export.name, "ok" if outcome == "ok" else FAILED)]
