@@ -11,7 +11,7 @@ Each screen is opened with the keys an operator uses, and its whole rendered out
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.pilot import settle
+from tests.pilot import settle, until
 from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
@@ -96,12 +96,14 @@ def _assert_safe(app: Any, where: str, *, literal: bool = True) -> None:
     assert "Traceback" not in shot and "MarkupError" not in shot, where
 
 
-async def _open(pilot: Pilot[Any], *keys: str) -> Any:
+async def _open(pilot: Pilot[Any], *keys: str, ready: Callable[[], bool] | None = None) -> Any:
+    """Press the keys, then wait for what they do: by default another screen on top (or back)."""
+    before = pilot.app.screen
     for key in keys:
         await pilot.press(key)
-    await settle(pilot)
-    await pilot.pause(0.2)
-    await settle(pilot)
+    done = ready or (lambda: pilot.app.screen is not before)
+    await until(pilot, done)
+    assert done(), f"{keys} did not do what the test waits for"
     return pilot.app.screen
 
 
@@ -161,7 +163,7 @@ async def test_hostile_text_through_every_screen(sandbox: SandboxHandle) -> None
                 break
             await pilot.press("down")
         assert browser.selected_id == survey_id
-        await _open(pilot, "enter")
+        await _open(pilot, "enter", ready=lambda: browser.detail_max)
         _assert_safe(app, "survey detail")
         for keys, where in ((("S",), "summary"), (("h",), "activity"), (("H",), "all activity")):
             await _open(pilot, *keys)
@@ -176,8 +178,9 @@ async def test_hostile_text_through_every_screen(sandbox: SandboxHandle) -> None
         for index in range(1, 5):
             items.focus()
             items.highlighted = index  # type: ignore[attr-defined]
-            await pilot.pause(0.2)
-            await settle(pilot)
+            wanted = items.get_option_at_index(index).id  # type: ignore[attr-defined]
+            await until(pilot, lambda wanted=wanted: editor.current == wanted)  # its form, once the cursor rests
+            assert editor.current == wanted, f"question {index} was not shown"
             _assert_safe(app, f"editor question {index}", literal=index != 3)
         preview = await _open(pilot, "f5")
         assert isinstance(preview, SurveyPreviewScreen)

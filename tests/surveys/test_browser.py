@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.widgets import Checkbox, DataTable, Input, Static
 
-from tests.pilot import settle
+from tests.pilot import settle, until
 from tests.surveys.conftest import make_app, requests_to, sandbox_options, survey_writes
 from tui.api.models import SurveyStatus
 from tui.api.writes import iso
@@ -579,11 +579,11 @@ async def test_full_detail_shows_the_surveys_stats(sandbox: Any, clock: FrozenCl
         screen = browser(app)
         index = await select_status(pilot, SurveyStatus.RUNNING)
         survey_id = screen.table.key_at(index)
-        await pilot.pause(0.5)
+        # Settled: a stats ask started by the move would have been sent, as its worker waits out its rest first.
+        await until(pilot, lambda: screen.selected_id == survey_id)
         assert requests_to(sandbox, "GET", "/stats/") == []
         await pilot.press("enter")
-        await pilot.pause(0.5)
-        await settle(pilot)
+        await until(pilot, lambda: len(requests_to(sandbox, "GET", "/stats/")) > 0)
         asked = requests_to(sandbox, "GET", f"/surveys/{survey_id}/stats/")
         assert len(asked) == 1 and asked[0]["status"] == 200
         text = static_text(app, "#survey-detail-fields")

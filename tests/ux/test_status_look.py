@@ -11,7 +11,7 @@ from rich.table import Table
 from textual.widgets import Static
 
 from tests.monitor.conftest import make_app, select_export
-from tests.pilot import settle
+from tests.pilot import settle, until
 from tui.palette import Tone, use_no_color
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.help import HelpScreen
@@ -115,10 +115,17 @@ def test_help_legend(snap_compare: SnapCompare, sandbox: SandboxHandle, monkeypa
         await settle(pilot)
         await pilot.press("question_mark")
         body = pilot.app.screen.query_one("#help-body")
-        for _ in range(5):  # the body's height is known only after a layout or two
-            await pilot.pause(0.1)
-            body.scroll_end(animate=False, immediate=True)
-        await pilot.pause(0.1)
+
+        def at_end() -> bool:
+            """Scrolled to the end of the body as laid out now (its height is known only after a layout or two)."""
+            laid_out = body.virtual_size.height > 0 and body.size.height > 0
+            if laid_out and body.scroll_y != body.max_scroll_y:
+                body.scroll_end(animate=False, immediate=True)
+                return False
+            return laid_out
+
+        await until(pilot, at_end)
+        assert at_end(), "the help did not scroll to its end"
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
