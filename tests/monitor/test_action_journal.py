@@ -1,9 +1,9 @@
 """Every write the monitor sends is journaled, once it succeeded and once it failed: the exact line each leaves.
 
-Pause, unpause, backfill, retry, edit and delete, driven through Pilot against the sandbox; the failure is the
-sandbox's ``body`` fault answering the write with a 400 and a validation error, as the service does when it
-refuses a change. The journal is the next person on call's record: an action whose entry goes missing, in either
-outcome, fails its case here.
+Pause, unpause, backfill, retry, edit, delete, cancel run and cancel backfill, driven through Pilot against the
+sandbox; the failure is the sandbox's ``body`` fault answering the write with a 400 and a validation error, as the
+service does when it refuses a change. The journal is the next person on call's record: an action whose entry goes
+missing, in either outcome, fails its case here.
 """
 
 from __future__ import annotations
@@ -17,11 +17,13 @@ from typing import Any
 import httpx
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 
+from tests.incident.test_monitor_keys import put_cursor_on_a_running_run, running_export
 from tests.monitor.conftest import make_app, requests, select_export
 from tests.pilot import settle, until
 from tui.sandbox.runner import SandboxHandle
+from tui.screens.backfills import BackfillsScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen, DeleteExportScreen, EditExportScreen
 from tui.state.exports import WatchedExport
@@ -69,6 +71,20 @@ async def edit(pilot: Pilot[Any], _watched: WatchedExport) -> None:
     await pilot.press("ctrl+s")
 
 
+async def cancel_run(pilot: Pilot[Any], watched: WatchedExport) -> None:
+    await confirm(pilot, "c")
+
+
+async def cancel_backfill(pilot: Pilot[Any], watched: WatchedExport) -> None:
+    await pilot.press("B")
+    await until(pilot, lambda: isinstance(pilot.app.screen, BackfillsScreen))
+    table = pilot.app.screen.query_one("#backfills-table", DataTable)
+    await until(pilot, lambda: table.row_count > 0)
+    table.move_cursor(row=0)
+    await settle(pilot)
+    await confirm(pilot, "c")
+
+
 async def delete(pilot: Pilot[Any], watched: WatchedExport) -> None:
     await pilot.press("D")
     await until(pilot, lambda: isinstance(pilot.app.screen, DeleteExportScreen))
@@ -77,6 +93,7 @@ async def delete(pilot: Pilot[Any], watched: WatchedExport) -> None:
 
 
 HOURLY = "Events to S3 data lake"
+RUNNING = "the export with a run in progress"
 # action -> (how the operator does it, the write's path pattern, the export acted on: None for the seeded paused one)
 ACTIONS: dict[str, tuple[Drive, str, str | None]] = {
     "pause": (pause, r"/pause/$", HOURLY),
@@ -85,7 +102,11 @@ ACTIONS: dict[str, tuple[Drive, str, str | None]] = {
     "retry": (retry, r"/retry/$", "Realtime webhook relay"),  # its selected run is the one retried
     "edit": (edit, r"/batch_exports/[^/]+/$", HOURLY),
     "delete": (delete, r"/batch_exports/[^/]+/$", HOURLY),
+    "cancel run": (cancel_run, r"/runs/[^/]+/cancel/$", RUNNING),
+    "cancel backfill": (cancel_backfill, r"/backfills/[^/]+/cancel/$", HOURLY),
 }
+# How each screen words a refusal in the journal: the backfills list says "error", the monitor "failed".
+REFUSED = {"cancel backfill": f"error: The server refused the input: {REFUSAL}."}
 WRITES = ("POST", "PATCH", "DELETE")
 
 
@@ -105,12 +126,21 @@ async def test_every_write_is_journaled_with_its_outcome(
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         screen: Any = app.screen
-        watched = next(w for w in screen.board.snapshot.exports
-                       if (w.export.name == name if name else w.export.paused))
-        select_export(app, watched.export.name)
-        await settle(pilot)
-        run = screen.selected_run() if action == "retry" else None
-        assert action != "retry" or run is not None
+        if name == RUNNING:
+            watched = running_export(screen)
+            await put_cursor_on_a_running_run(pilot, screen, watched.export.name)
+        else:
+            watched = next(w for w in screen.board.snapshot.exports
+                           if (w.export.name == name if name else w.export.paused))
+            select_export(app, watched.export.name)
+            await settle(pilot)
+        run = screen.selected_run() if action in ("retry", "cancel run") else None
+        assert run is not None or action not in ("retry", "cancel run")
+        if action == "cancel backfill":
+            made = httpx.post(f"{sandbox.base_url}/api/projects/1/batch_exports/{watched.export.id}/backfills/",
+                              headers={"Authorization": f"Bearer {sandbox.api_key}"}, timeout=10,
+                              json={"start_at": "2026-11-20T00:00:00Z", "end_at": "2026-11-20T06:00:00Z"})
+            assert made.status_code == 201, made.text
         if outcome == "failed":
             answer = httpx.post(f"{sandbox.base_url}/_sandbox/faults", json={
                 "kind": "body", "status": 400, "path": path, "count": 1,
@@ -125,4 +155,4 @@ async def test_every_write_is_journaled_with_its_outcome(
         lines = [(e["action"], e["project"], e["export"], e["run"], e["name"], e["result"])
                  for e in journal_lines(user_dirs)]
         assert lines == [(action, sandbox.project_id, watched.export.id, run.id if run else None,
-                          watched.export.name, "ok" if outcome == "ok" else FAILED)]
+                          watched.export.name, "ok" if outcome == "ok" else REFUSED.get(action, FAILED))]
