@@ -117,10 +117,10 @@ def test_real_field_names_are_read() -> None:
                                       "destination": {"type": "Databricks", "config": "??", "integration": 4}})
     assert odd.interval == "every 10 minutes" and odd.interval_seconds == 600
     assert odd.model == "hogql" and odd.destination.type == "Databricks" and odd.destination.config is None
-    survey = Survey.model_validate({"id": "s", "type": "full_screen", "linked_flag": None, "schedule": "always",
+    survey = Survey.model_validate({"id": "s", "type": "full_screen", "linked_flag": None, "later_field": "kept",
                                     "questions": [{"type": "ranking", "question": "Rank"},
                                                   {"type": "rating", "question": "How?", "scale": "ten"}]})
-    assert survey.type == "full_screen" and survey.extra_fields == {"schedule": "always"}
+    assert survey.type == "full_screen" and survey.extra_fields == {"later_field": "kept"}
     assert survey.questions is not None
     assert survey.questions[0].type == "ranking"
     bad = survey.questions[1]

@@ -8,7 +8,14 @@ from typing import Any
 import pytest
 
 from tui.api.errors import WriteValidationError
-from tui.api.writes import check_backfill, check_export_write, check_run_counts, check_survey_write, iso
+from tui.api.writes import (
+    MAX_ITERATION_COUNT,
+    check_backfill,
+    check_export_write,
+    check_run_counts,
+    check_survey_write,
+    iso,
+)
 
 OPEN = {"type": "open", "question": "Why?"}
 
@@ -23,7 +30,10 @@ def _problems(payload: dict[str, Any], *, creating: bool = False) -> dict[str, s
 @pytest.mark.parametrize("field", ["responses_limit", "iteration_count", "iteration_frequency_days",
                                    "current_iteration"])
 def test_int32_limits(field: str) -> None:
-    assert check_survey_write({field: 2**31 - 1}) == {field: 2**31 - 1}
+    largest = MAX_ITERATION_COUNT if field == "iteration_count" else 2**31 - 1  # the model caps iterations lower
+    assert check_survey_write({field: largest}) == {field: largest}
+    if field == "iteration_count":
+        assert _problems({field: largest + 1}) == {field: f"must be at most {MAX_ITERATION_COUNT}"}
     assert field in _problems({field: 2**31})
     assert field in _problems({field: -1})
     assert field in _problems({field: True})
