@@ -235,4 +235,35 @@ async def test_runs_answers_without_status_or_id_are_left_out(sandbox: SandboxHa
         assert runs_requests(sandbox)
         key = screen.board.selected_key
         assert key is not None
-        assert [run.id for run in screen.board.runs_for(key)] == ["complete-run"]
+        from_list = {run.id for run in screen.board.watched(key).export.latest_runs}
+        page_ids = {run.id for run in screen.board.runs_for(key)} - from_list
+        assert page_ids == {"complete-run"}
+
+
+async def test_the_runs_pane_reads_a_run_as_the_export_row_does(sandbox: SandboxHandle) -> None:
+    """A run in both ``latest_runs`` and an older runs page shows the row's figures in the runs pane, not the page's.
+
+    The export's row and verdict take ``latest_runs``' record of a run (health's one ordering); a pane taking the
+    page's record would show another percentage of the same run until the next runs page.
+    """
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        key = screen.board.selected_key
+        assert key is not None
+        shown = screen.board.watched(key).export.latest_runs
+        assert shown, "the seeded export has runs"
+        newest = max(shown, key=lambda run: run.created_at)
+        page_record = newest.model_dump(mode="json") | {"status": "Running", "records_completed": 32,
+                                                         "records_total_count": 100, "finished_at": None}
+        body = json.dumps({"next": None, "previous": None, "results": [page_record]})
+        add_fault(sandbox, kind="body", path=r"/runs/$", body=body)
+        before = len(runs_requests(sandbox))
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert len(runs_requests(sandbox)) > before, "the runs page was asked again"
+        pane = [run for run in screen.board.runs_for(key) if run.id == newest.id]
+        assert pane == [newest], "the pane's record of the run is the one the row shows"
+        records = screen.query_one("#runs").get_cell(newest.id, "records").plain
+        assert "32%" not in records and "32/100" not in records

@@ -302,12 +302,17 @@ class ExportBoard:
         return self.watched(self.selected_key)
 
     def runs_for(self, key: str | None) -> list[BatchExportRun]:
-        """The export's run history, newest first: the fuller runs page when loaded, else ``latest_runs``."""
+        """The export's run history, newest first: ``latest_runs`` with the older runs of the runs page when loaded.
+
+        A run in both reads as in ``latest_runs``, the record the export's row and verdict show, so the runs
+        pane's progress agrees with the row's until the next poll brings both the newer figures.
+        """
         watched = self.watched(key)
         if watched is None:
             return []
+        latest = list(reversed(runs_oldest_first(watched.export)))
         runs = self._runs.get(watched.key)
-        return runs if runs is not None else list(reversed(runs_oldest_first(watched.export)))
+        return latest if runs is None else runs_newest_first([*latest, *runs])[:RUNS_KEPT]
 
     def selected_runs(self) -> list[BatchExportRun]:
         return self.runs_for(self.selected_key)
