@@ -181,3 +181,27 @@ async def test_cut_text_ends_with_an_ellipsis() -> None:
         await pilot.pause()
         updated = live.render_line(1).text
         assert " short " in updated and " terminate… " in updated
+
+
+async def test_render_caches_hold_a_couple_of_screens_however_many_updates() -> None:
+    """Every update moves DataTable's update counter, which is in every render cache key: the entries of earlier
+    frames are never read again, and without a bound sized to the table they pile up to Textual's 10,000 cells
+    (and 1,000 rows and lines) per table over a long watch."""
+    app = TableApp()
+    async with app.run_test(size=(60, 40)) as pilot:
+        live = app.query_one("#live", LiveTable)
+        fresh = app.query_one("#fresh", LiveTable)
+        live.apply(rows(30))
+        await pilot.pause()
+        for poll in range(40):
+            bump = {poll % 30, (poll * 7) % 30}
+            live.apply(rows(30, bump=bump), {f"r{i}": ["status", "n"] for i in range(30)})
+            await pilot.pause()
+            assert visible_lines(live)  # a frame drawn after each update, as the screen draws it
+        lines = 2 * max(8, live.size.height)
+        assert 0 < len(live._cell_render_cache) <= lines * len(COLUMNS)
+        assert len(live._row_render_cache) <= lines and len(live._line_cache) <= lines
+        assert len(live._row_renderable_cache) <= lines
+        fresh.apply(rows(30, bump=bump))
+        await pilot.pause()
+        assert visible_lines(live) == visible_lines(fresh)

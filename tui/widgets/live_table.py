@@ -9,6 +9,12 @@ without Rich's layout (``make bench`` prints what a poll costs either way).
 
 Two DataTable internals are overridden (``_render_cell``, ``_update_dimensions``);
 they and the members they read are listed in :mod:`tui.widgets.textual_private`.
+
+DataTable's render caches key every entry by its update counter, which every
+``update_cell`` moves on, so an entry drawn before the latest update is never
+read again; left at Textual's fixed sizes (10,000 cells, 1,000 rows and lines per
+table) a table updated every poll fills them over hours. :meth:`LiveTable.fit_render_caches`
+sizes them to a couple of screens of this table and empties them on resize.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.widgets import DataTable
@@ -28,6 +35,11 @@ from textual.widgets.data_table import CellDoesNotExist, RowKey
 from tui.widgets.textual_private import SegmentLines
 
 Cells = Mapping[str, Text | str]
+
+RENDER_CACHE_SCREENS = 2
+"""How many screens of drawn cells, rows and lines a table keeps: the frame on screen and the one being drawn
+(cursor and hover rows are drawn twice)."""
+MIN_CACHED_LINES = 8
 
 
 def _is_plain_line(cell: object) -> bool:
@@ -117,6 +129,23 @@ class LiveTable(DataTable[Any]):
         self._column_order = [key for key, _, _ in columns]
         for key, label, width in columns:
             self.add_column(label, key=key, width=width)
+        self.fit_render_caches()
+
+    def on_resize(self, _: events.Resize) -> None:
+        self.fit_render_caches()
+
+    def fit_render_caches(self) -> None:
+        """Bound DataTable's render caches by what this table shows, and empty them.
+
+        Each entry's key holds the table's update counter, which a resize or a new column moves on, so nothing
+        emptied here could have been read again.
+        """
+        lines = RENDER_CACHE_SCREENS * max(MIN_CACHED_LINES, self.size.height)
+        for cache, size in ((self._cell_render_cache, lines * max(1, len(self.columns))),
+                            (self._row_render_cache, lines), (self._line_cache, lines),
+                            (self._row_renderable_cache, lines)):
+            cache.maxsize = size
+            cache.clear()
 
     def add_row(self, *cells: Any, height: int | None = 1, key: str | None = None,
                 label: Text | str | None = None) -> RowKey:

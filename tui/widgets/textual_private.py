@@ -43,7 +43,11 @@ PRIVATE_USES: tuple[PrivateUse, ...] = (
     PrivateUse("textual.widgets.DataTable", "_row_label_column_width", "the left edge of the first column"),
     PrivateUse("textual.widgets.DataTable", "_pseudo_class_state", "a cell's cache key, as the stock table keys it"),
     PrivateUse("textual.widgets.DataTable", "_update_count", "a cell's cache key, as the stock table keys it"),
-    PrivateUse("textual.widgets.DataTable", "_cell_render_cache", "the stock table's cache of drawn cells"),
+    PrivateUse("textual.widgets.DataTable", "_cell_render_cache",
+               "the stock table's cache of drawn cells; LiveTable bounds it by the cells on screen"),
+    PrivateUse("textual.widgets.DataTable", "_row_render_cache", "bounded by LiveTable by the rows on screen"),
+    PrivateUse("textual.widgets.DataTable", "_line_cache", "bounded by LiveTable by the lines on screen"),
+    PrivateUse("textual.widgets.DataTable", "_row_renderable_cache", "bounded by LiveTable by the rows on screen"),
     PrivateUse("textual.widgets.DataTable", "_row_locations", "a drawn cell's row key"),
     PrivateUse("textual.widgets.DataTable", "_column_locations", "a drawn cell's column key"),
 )
