@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Select
 
 from tui.api.models import Survey
+from tui.api.writes import NEEDS_FREQUENCY, NEEDS_ITERATION_COUNT
 from tui.screens.editor import SurveyEditorScreen
 from tui.widgets.editor.common import FieldError
 from tui.widgets.editor.survey_form import FORM_FIELDS, JsonArea, widget_id
@@ -151,3 +152,35 @@ async def test_schedule_is_offered_with_the_iteration_fields(sandbox: Any) -> No
         stored = await fetch_raw(sandbox, survey.id)
         assert (stored["schedule"], stored["iteration_count"], stored["iteration_frequency_days"]) == (
             "recurring", 6, 30)
+
+
+async def test_a_recurring_schedule_without_count_or_frequency_is_refused_at_the_fields(sandbox: Any) -> None:
+    """The real serializer (PostHog/posthog ``posthog/api/survey.py``) stores ``schedule: recurring`` with no
+    ``iteration_count``/``iteration_frequency_days`` and the survey then runs once: watchdeck refuses it at the
+    fields, and nothing is sent until both are given."""
+    survey = await create_survey(sandbox, {"name": "Every quarter", "type": "popover",
+                                           "questions": [{"type": "open", "question": "How is it going?"}]})
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        editor = SurveyEditorScreen(survey)
+        app.push_screen(editor)
+        await settle(pilot)
+        since = len(sandbox.requests())
+        editor.query_one("#f-schedule", Select).value = "recurring"
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert survey_writes(sandbox, since) == []
+        assert editor.query_one("#fe-iteration_count", FieldError).message == NEEDS_ITERATION_COUNT
+        assert editor.query_one("#fe-iteration_frequency_days", FieldError).message == NEEDS_FREQUENCY
+        await set_input(pilot, "#f-iteration_count", "4")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert survey_writes(sandbox, since) == []
+        assert editor.query_one("#fe-iteration_frequency_days", FieldError).message == NEEDS_FREQUENCY
+        await set_input(pilot, "#f-iteration_frequency_days", "90")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        [write] = survey_writes(sandbox, since)
+        assert write["body"] == {"schedule": "recurring", "iteration_count": 4, "iteration_frequency_days": 90}
