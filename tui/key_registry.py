@@ -241,6 +241,13 @@ KEYS: tuple[KeyEntry, ...] = (
        "Move the choice being edited one place down.", EDIT_SURVEY, show=False),
     _k("editor.choice_remove", "alt+delete", "remove_choice", "Remove choice", "Remove choice",
        "Remove the choice being edited.", EDIT_SURVEY, show=False),
+    # The settings form's JSON fields: keys a text area would take for itself, kept as in every other field.
+    _k("editor.json_next", "tab", "app.focus_next", "Next field", "Next field, from a JSON field",
+       "In a JSON field too, Tab moves to the next field (it does not indent).", NAVIGATE, show=False),
+    _k("editor.json_leave", "escape", "screen.leave", "Back", "Leave, from a JSON field",
+       "In a JSON field too, Escape leaves the editor, asking first when something is unsaved.", NAVIGATE),
+    _k("editor.json_switch_pane", "f6", "screen.switch_pane", "List/form", "Back to the list, from a JSON field",
+       "In a JSON field too, F6 jumps to the question list (it does not select a line).", NAVIGATE, show=False),
 )
 
 _BY_ID: dict[str, KeyEntry] = {entry.id: entry for entry in KEYS}

@@ -301,7 +301,8 @@ async def test_moving_questions_keeps_branch_targets(sandbox: Any) -> None:
 
 async def test_round_trip_keeps_every_field_watchdeck_does_not_edit(sandbox: Any) -> None:
     created = await create_survey(sandbox, {
-        "name": "Full of unknowns", "type": "popover", "schedule": "recurring",
+        "name": "Full of unknowns", "type": "popover", "schedule": "recurring", "iteration_count": 2,
+        "iteration_frequency_days": 30,
         "future_survey_field": {"nested": [1, {"deep": True}]},
         # no shuffleQuestions: the real service refuses it together with branching
         "appearance": {"backgroundColor": "#123456", "newAppearanceKey": {"x": [1, 2]}},

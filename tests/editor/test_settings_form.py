@@ -7,16 +7,21 @@ the real serializer's ``validate_appearance`` only refuses a negative ``surveyPo
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pytest
+from rich.console import Console
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Select
 
 from tui.api.models import Survey
+from tui.api.writes import NEEDS_FREQUENCY, NEEDS_ITERATION_COUNT
+from tui.key_registry import entries
 from tui.screens.editor import SurveyEditorScreen
+from tui.screens.help import HelpScreen, keys_table, screen_keys
 from tui.widgets.editor.common import FieldError
 from tui.widgets.editor.survey_form import FORM_FIELDS, JsonArea, widget_id
 
@@ -151,3 +156,62 @@ async def test_schedule_is_offered_with_the_iteration_fields(sandbox: Any) -> No
         stored = await fetch_raw(sandbox, survey.id)
         assert (stored["schedule"], stored["iteration_count"], stored["iteration_frequency_days"]) == (
             "recurring", 6, 30)
+
+
+async def test_a_recurring_schedule_without_count_or_frequency_is_refused_at_the_fields(sandbox: Any) -> None:
+    """The real serializer (PostHog/posthog ``posthog/api/survey.py``) stores ``schedule: recurring`` with no
+    ``iteration_count``/``iteration_frequency_days`` and the survey then runs once: watchdeck refuses it at the
+    fields, and nothing is sent until both are given."""
+    survey = await create_survey(sandbox, {"name": "Every quarter", "type": "popover",
+                                           "questions": [{"type": "open", "question": "How is it going?"}]})
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        editor = SurveyEditorScreen(survey)
+        app.push_screen(editor)
+        await settle(pilot)
+        since = len(sandbox.requests())
+        editor.query_one("#f-schedule", Select).value = "recurring"
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert survey_writes(sandbox, since) == []
+        assert editor.query_one("#fe-iteration_count", FieldError).message == NEEDS_ITERATION_COUNT
+        assert editor.query_one("#fe-iteration_frequency_days", FieldError).message == NEEDS_FREQUENCY
+        await set_input(pilot, "#f-iteration_count", "4")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert survey_writes(sandbox, since) == []
+        assert editor.query_one("#fe-iteration_frequency_days", FieldError).message == NEEDS_FREQUENCY
+        await set_input(pilot, "#f-iteration_frequency_days", "90")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        [write] = survey_writes(sandbox, since)
+        assert write["body"] == {"schedule": "recurring", "iteration_count": 4, "iteration_frequency_days": 90}
+
+
+async def test_help_lists_the_json_fields_keys_from_the_registry() -> None:
+    """The keys a text area would take for itself (Tab, Escape, F6) are in the editor's help, in the registry's
+    words, whichever field has focus; they apply while a JSON field has it."""
+    json_keys = {entry.title: entry.sentence for entry in entries("editor") if entry.id.startswith("editor.json_")}
+    assert len(json_keys) == 3
+    app = EditorHarness(Survey.model_validate(SURVEY))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        editor = app.screen
+        rows = {title: (key, sentence, applies) for _g, key, title, sentence, applies in screen_keys(editor)}
+        assert {title: rows[title][1] for title in json_keys} == json_keys
+        assert not any(rows[title][2] for title in json_keys)
+        editor.query_one("#f-appearance", JsonArea).focus()
+        await pilot.pause()
+        rows = {title: (key, sentence, applies) for _g, key, title, sentence, applies in screen_keys(editor)}
+        assert all(rows[title][2] for title in json_keys)
+        assert {rows[title][0] for title in json_keys} == {"tab", "esc", "f6"}
+        app.push_screen(HelpScreen(editor))
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        console = Console(width=300, record=True, file=io.StringIO())
+        console.print(keys_table(editor))
+        shown = console.export_text()
+        for title, sentence in json_keys.items():
+            assert title in shown and sentence in shown

@@ -17,11 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
-from tests.surveys.conftest import survey_writes
+from tests.surveys.conftest import sandbox_options, survey_writes
 from tests.surveys.test_survey_files import watchdeck
 from tui.api.errors import WriteValidationError
-from tui.api.writes import check_survey_write, valid_colour
+from tui.api.writes import NEEDS_FREQUENCY, NEEDS_ITERATION_COUNT, check_survey_write, valid_colour
+from tui.clock import FrozenClock
+from tui.sandbox.runner import start_sandbox
 
 NEW_FIELDS = ("schedule", "enable_partial_responses", "enable_iframe_embedding", "linked_insight_id",
               "base_language", "translations", "response_sampling_start_date", "response_sampling_interval_type",
@@ -123,3 +126,36 @@ def test_colours_and_positions() -> None:
                             "schedule": "always", "response_sampling_interval_type": "day"})
     except WriteValidationError as err:  # pragma: no cover - the assertion below says what was refused
         raise AssertionError(err.problems) from err
+
+
+def test_apply_refuses_a_recurring_schedule_without_count_or_frequency(sandbox: Any, tmp_path: Path) -> None:
+    """``validate_schedule`` and the ``iteration_count`` field (PostHog/posthog ``posthog/api/survey.py``) accept
+    ``recurring`` with no count or frequency; such a survey runs once, so watchdeck refuses the file: exit 1,
+    both fields named, nothing sent."""
+    survey_id = next(s["id"] for s in _surveys(sandbox) if s["schedule"] == "once")
+    doc = json.loads(watchdeck(sandbox, "get", survey_id, tmp_path=tmp_path).stdout)
+    doc.update({"schedule": "recurring", "iteration_count": None, "iteration_frequency_days": 0})
+    (tmp_path / "s.json").write_text(json.dumps(doc))
+    done = watchdeck(sandbox, "apply", "s.json", tmp_path=tmp_path)
+    assert done.returncode == 1
+    assert NEEDS_ITERATION_COUNT in done.stderr and NEEDS_FREQUENCY in done.stderr
+    assert survey_writes(sandbox) == []
+
+
+@pytest.mark.parametrize("generation", ["newest", "older"])
+def test_the_sandbox_stores_a_recurring_schedule_without_count_as_the_real_service_does(
+        clock: FrozenClock, generation: str) -> None:
+    """Neither generation of the real serializer refuses ``schedule: recurring`` without ``iteration_count`` or
+    ``iteration_frequency_days`` (``validate_schedule`` checks the value only; the count is ``min_value=0``,
+    nullable), so the sandbox stores it; the refusal is watchdeck's, before sending."""
+    with start_sandbox(sandbox_options(clock, generation=generation)) as handle:
+        survey_id = _surveys(handle)[0]["id"]
+        url = f"{handle.base_url}/api/projects/{handle.project_id}/surveys/{survey_id}/"
+        body = {"schedule": "recurring", "iteration_count": None, "iteration_frequency_days": None}
+        kept = httpx.patch(url, json=body, headers={"Authorization": f"Bearer {handle.api_key}"})
+        assert kept.status_code == 200, kept.text
+        assert {k: _raw(handle, survey_id)[k] for k in body} == body
+        with pytest.raises(WriteValidationError) as refused:
+            check_survey_write(body, existing=_raw(handle, survey_id))
+        assert refused.value.problems == {"iteration_count": NEEDS_ITERATION_COUNT,
+                                          "iteration_frequency_days": NEEDS_FREQUENCY}

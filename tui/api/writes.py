@@ -198,6 +198,7 @@ def check_survey_write(payload: Mapping[str, Any], *, creating: bool = False,
     for refusal in survey_refusals(body, {} if creating else existing):
         problems.setdefault(refusal.path, refusal.message)
     check_survey_model_fields(problems, body)
+    check_survey_recurrence(problems, body, existing, creating=creating)
     check_survey_display_values(problems, body)
     if problems:
         raise WriteValidationError(problems)
@@ -283,6 +284,39 @@ def check_survey_model_fields(problems: dict[str, str], body: Mapping[str, Any])
         problems["base_language"] = "must be a language code, e.g. en"
     if body.get("translations") is not None and not isinstance(body["translations"], Mapping):
         problems["translations"] = "must be a JSON object (language code -> texts)"
+
+
+RECURRENCE_FIELDS = ("schedule", "iteration_count", "iteration_frequency_days")
+NEEDS_ITERATION_COUNT = "a recurring schedule needs an iteration count: how many times, 1 or more"
+NEEDS_FREQUENCY = "a recurring schedule needs a frequency: every how many days, 1 or more"
+
+
+def check_survey_recurrence(problems: dict[str, str], body: Mapping[str, Any],
+                            existing: Mapping[str, Any] | None, *, creating: bool = False) -> None:
+    """A recurring schedule with no iteration count or no frequency repeats nothing: refused at those fields.
+
+    The real serializer stores it (it checks only the schedule's value and the count's range), and the survey
+    then runs once, so this is watchdeck's own check, not the service's. The schedule, count and frequency are
+    what they will be after the write: the body's where it carries them, else the stored survey's. When a
+    write touches none of them, or the stored value it depends on is not known, nothing is judged.
+    """
+    if not any(key in body for key in RECURRENCE_FIELDS):
+        return
+    stored: Mapping[str, Any] | None = {} if creating else existing
+    after: dict[str, Any] = {}
+    for key in RECURRENCE_FIELDS:
+        if key in body:
+            after[key] = body[key]
+        elif stored is None:
+            return
+        else:
+            after[key] = stored.get(key)
+    if after["schedule"] != "recurring":
+        return
+    for key, message in (("iteration_count", NEEDS_ITERATION_COUNT), ("iteration_frequency_days", NEEDS_FREQUENCY)):
+        value = after[key]
+        if value is None or (_is_int(value) and value == 0):
+            problems.setdefault(key, message)
 
 
 def check_survey_display_values(problems: dict[str, str], body: Mapping[str, Any]) -> None:

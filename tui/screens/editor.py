@@ -92,7 +92,8 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
     CSS_PATH = stylesheets("editor.tcss")  # loaded when first shown: not part of the monitor's start
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        binding for binding in bindings("editor") if not (binding.id or "").startswith("editor.choice_")
+        binding for binding in bindings("editor")
+        if not (binding.id or "").startswith(("editor.choice_", "editor.json_"))
     ]
 
     def __init__(self, survey: Survey | None, *, on_failure: SurveyWriteFailed | None = None,

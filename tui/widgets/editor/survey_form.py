@@ -17,11 +17,12 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
 
 from tui.api.writes import SAMPLING_INTERVAL_TYPES, SURVEY_POSITIONS, SURVEY_SCHEDULES, URL_MATCH_TYPES
+from tui.key_registry import bindings
 from tui.palette import Tone
 from tui.render import plain
 from tui.state.survey_draft import SURVEY_TYPES, SurveyDraft
@@ -111,9 +112,8 @@ def field_name(widget: str) -> str:
 class JsonArea(TextArea):
     """A JSON field whose keys behave as in every other field: Tab moves on, Escape leaves, F6 switches panes."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f6", "screen.switch_pane", "List/form", show=False),
-    ]
+    KEY_IDS = ("editor.json_next", "editor.json_leave", "editor.json_switch_pane")
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings(*KEY_IDS))
 
 
 class SurveyFieldsForm(Vertical):
