@@ -17,15 +17,18 @@ from typing import Any
 import httpx
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input
+from textual.widgets import Checkbox, DataTable, Input
 
-from tests.incident.test_monitor_keys import put_cursor_on_a_running_run, running_export
+from tests.incident.long_outage import fail_newest
+from tests.incident.test_monitor_keys import FAILING, put_cursor_on_a_running_run, running_export
 from tests.monitor.conftest import make_app, requests, select_export
 from tests.pilot import settle, until
 from tui.sandbox.runner import SandboxHandle
+from tui.sandbox.timeutil import parse_iso
 from tui.screens.backfills import BackfillsScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen, DeleteExportScreen, EditExportScreen
+from tui.screens.repair import RepairScreen
 from tui.state.exports import WatchedExport
 
 REFUSAL = "refused by the test"
@@ -156,3 +159,61 @@ async def test_every_write_is_journaled_with_its_outcome(
                  for e in journal_lines(user_dirs)]
         assert lines == [(action, sandbox.project_id, watched.export.id, run.id if run else None,
                           watched.export.name, "ok" if outcome == "ok" else REFUSED.get(action, FAILED))]
+
+
+def newest_runs(handle: SandboxHandle, export_id: str, count: int) -> list[dict[str, Any]]:
+    with handle.state.db.read() as c:
+        rows = c.execute("SELECT id, data_interval_start, data_interval_end FROM runs WHERE export_id = ? "
+                         "ORDER BY created_at DESC, id DESC LIMIT ?", (export_id, count)).fetchall()
+    return [dict(r) for r in rows]
+
+
+@pytest.mark.parametrize("outcome", ["ok", "failed"])
+async def test_a_repair_journals_each_interval_it_sent_with_its_outcome(
+        sandbox: SandboxHandle, user_dirs: Path, outcome: str) -> None:
+    """``R`` on an export: one ``bulk retry`` line per failed interval and one ``backfill gap`` line per ticked gap;
+    the one the server refuses is journaled with the server's words."""
+    with sandbox.state.db.read() as c:
+        export_id = str(c.execute("SELECT id FROM exports WHERE json_extract(data, '$.name') = ?",
+                                   (FAILING,)).fetchone()["id"])
+    fail_newest(sandbox, export_id, 4)
+    runs = newest_runs(sandbox, export_id, 4)
+    with sandbox.state.db.transaction() as c:  # the second newest interval has no run at all: a gap
+        c.execute("DELETE FROM runs WHERE id = ?", (runs[1]["id"],))
+    failed = [runs[0]["id"], runs[2]["id"], runs[3]["id"]]
+    refused = runs[2]["id"]
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        if outcome == "failed":
+            answer = httpx.post(f"{sandbox.base_url}/_sandbox/faults", json={
+                "kind": "body", "status": 400, "path": rf"/runs/{refused}/retry/$", "count": 1,
+                "body": {"type": "validation_error", "code": "invalid", "detail": REFUSAL, "attr": None}})
+            assert answer.status_code in (200, 201), answer.text
+        select_export(app, FAILING)
+        await settle(pilot)
+        await pilot.press("R")
+        await until(pilot, lambda: isinstance(app.screen, RepairScreen))
+        repair: Any = app.screen
+        await until(pilot, lambda: not repair.reading_history)
+        assert sorted(t.run_id for t in repair.plan.targets) == sorted(failed) and len(repair.gaps) == 1
+        repair.query_one("#repair-gaps", Checkbox).value = True
+        await settle(pilot)
+        writes_before = len([r for r in requests(sandbox) if r["method"] in WRITES])
+        await pilot.press("y")
+        await until(pilot, lambda: repair.progress is not None and repair.progress.finished)
+    writes = [r["path"] for r in requests(sandbox) if r["method"] in WRITES][writes_before:]
+    assert sorted(p.split("/runs/")[1] for p in writes if p.endswith("/retry/")) == sorted(
+        f"{run}/retry/" for run in failed), "one retry per failed interval"
+    assert len([p for p in writes if p.endswith("/backfills/")]) == 1, writes
+    refusal = f"error: The server refused the input: {REFUSAL}."
+    results = {run: "sent" for run in failed} | ({refused: refusal} if outcome == "failed" else {})
+    expected = [("bulk retry" if r["id"] in failed else "backfill gap", r["id"] if r["id"] in failed else None,
+                 results.get(r["id"], "sent"), {"start": parse_iso(r["data_interval_start"]).isoformat(),
+                                                "end": parse_iso(r["data_interval_end"]).isoformat()})
+                for r in runs]
+    lines = journal_lines(user_dirs)
+    assert all((e["project"], e["export"], e["name"]) == (sandbox.project_id, export_id, FAILING) for e in lines)
+    # Two are sent at a time, so the lines come in the order the answers did.
+    assert sorted(((e["action"], e["run"], e["result"], e["detail"]) for e in lines), key=repr) == sorted(
+        expected, key=repr)
