@@ -1,9 +1,9 @@
 """Every write the monitor sends is journaled, once it succeeded and once it failed: the exact line each leaves.
 
-Pause, unpause, backfill, retry, edit, delete, cancel run and cancel backfill, driven through Pilot against the
-sandbox; the failure is the sandbox's ``body`` fault answering the write with a 400 and a validation error, as the
-service does when it refuses a change. The journal is the next person on call's record: an action whose entry goes
-missing, in either outcome, fails its case here.
+Pause, unpause, backfill, retry, edit, delete, cancel run, cancel backfill and the bulk repair (``R``), driven
+through Pilot against the sandbox; the failure is the sandbox's ``body`` fault answering the write with a 400 and a
+validation error, as the service does when it refuses a change. The journal is the next person on call's record: an
+action whose entry goes missing, in either outcome, fails its case here.
 """
 
 from __future__ import annotations
