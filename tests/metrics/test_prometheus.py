@@ -1,7 +1,8 @@
 """The shipped scrape config and alert rules in a real Prometheus, scraping ``watchdeck metrics`` against the
 sandbox's outage scenario: the failing alert fires, and is gone once the outage ends and a run completes.
 
-Prometheus is the Debian package ``prometheus`` (``.ci/run`` installs it); without it this module is one SKIP.
+Prometheus is the Debian package ``prometheus`` (``.ci/run`` installs it); without it this module is one SKIP,
+or a failure where CI requires the real parts.
 The test's copy of the rules has short ``for:`` durations, and Prometheus scrapes and evaluates every second.
 """
 
@@ -18,6 +19,7 @@ import httpx
 import pytest
 
 from tests.metrics.conftest import ROOT, Exporter, wait_for
+from tests.real_parts import missing
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 
 PROMETHEUS = shutil.which("prometheus") or ("/usr/bin/prometheus" if Path("/usr/bin/prometheus").exists() else None)
@@ -25,7 +27,7 @@ PROMTOOL = shutil.which("promtool") or ("/usr/bin/promtool" if Path("/usr/bin/pr
 MISSING = "SKIP: prometheus is not installed (Debian package prometheus, /usr/bin/prometheus; .ci/run installs it)"
 
 if PROMETHEUS is None or PROMTOOL is None:
-    pytest.skip(MISSING, allow_module_level=True)
+    missing(MISSING, module=True)  # a failure where CI installed it (WATCHDECK_REQUIRE_REAL_PARTS=1)
 
 
 EXAMPLES = ROOT / "examples" / "prometheus"
