@@ -8,7 +8,6 @@ action whose entry goes missing, in either outcome, fails its case here.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -30,6 +29,7 @@ from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen, DeleteExportScreen, EditExportScreen
 from tui.screens.repair import RepairScreen
 from tui.state.exports import WatchedExport
+from tui.state.journal import ActionJournal
 
 REFUSAL = "refused by the test"
 FAILED = f"failed: The server refused the input: {REFUSAL}."
@@ -114,10 +114,8 @@ WRITES = ("POST", "PATCH", "DELETE")
 
 
 def journal_lines(user_dirs: Path) -> list[dict[str, Any]]:
-    path = user_dirs / "data" / "journal.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    """What the dashboard wrote, read back by the journal's own reader."""
+    return ActionJournal(user_dirs / "data" / "journal.jsonl").tail()
 
 
 @pytest.mark.parametrize("outcome", ["ok", "failed"])

@@ -7,7 +7,6 @@ An action whose journal entry goes missing, in either outcome, fails its case he
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from tests.surveys.test_browser import browser, editor_of, select_status, type_i
 from tui.api.models import SurveyStatus
 from tui.clock import FrozenClock
 from tui.screens.confirm import ConfirmScreen
+from tui.state.journal import ActionJournal
 
 REFUSAL = "refused by the test"
 
@@ -35,10 +35,8 @@ ACTIONS: dict[str, tuple[SurveyStatus, str, bool]] = {
 
 
 def journal_lines(user_dirs: Path) -> list[dict[str, Any]]:
-    path = user_dirs / "data" / "journal.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    """What the dashboard wrote, read back by the journal's own reader."""
+    return ActionJournal(user_dirs / "data" / "journal.jsonl").tail()
 
 
 @pytest.mark.parametrize("outcome", ["ok", "failed"])
