@@ -1,6 +1,6 @@
 """What every test shares: user folders of its own, and the process-wide NO_COLOR choice starting each test off.
 
-``tui.status_look`` keeps the choice for the whole process (a watchdeck app
+``tui.look.status`` keeps the choice for the whole process (a watchdeck app
 sets it when it starts); a test that ran an app under NO_COLOR must not leave
 later tests' hosts drawing colourless looks.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tui.api.route_memory import SHARED_ROUTES
-from tui.palette import use_no_color
+from tui.look.palette import use_no_color
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.demo import DEMO_SPEED
+from tui.cli.demo import DEMO_SPEED
 from tui.sandbox.outages import DEMO_LASTS, DEMO_STARTED
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,7 +6,7 @@ handle of :mod:`tui.screens.base`, never by importing :mod:`tui.app`.
 
 Importing ``a.b.c`` runs ``a/b/__init__.py`` first, so a module that imports
 a submodule of a package it is not inside also depends on that package's
-``__init__`` and whatever it re-exports: :mod:`tui.keys` importing
+``__init__`` and whatever it re-exports: :mod:`tui.config.keys` importing
 ``tui.config.models`` runs ``tui/config/__init__.py``.
 """
 
@@ -105,7 +105,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_tui_has_no_import_cycle() -> None:
     graph = import_graph()
     assert "tui.app" in graph and "tui.screens.monitor" in graph["tui.app"], "the walk sees lazy imports"
-    assert "tui.config" in graph["tui.keys"], "the walk sees the package __init__ a submodule import runs"
+    assert "tui.config" in graph["tui.state.journal"], "the walk sees the package __init__ a submodule import runs"
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
@@ -117,7 +117,7 @@ def test_the_cycle_finder_finds_one() -> None:
 
 
 def test_a_cycle_through_a_package_init_is_found(tmp_path: Path) -> None:
-    """The shape :mod:`tui.config` must avoid: its ``__init__`` re-exporting a module that imports :mod:`tui.keys`.
+    """A package whose ``__init__`` re-exports a module that imports a module outside it, which imports the package.
 
     ``keys`` imports only ``pkg.models``, yet that runs ``pkg/__init__.py``,
     which imports ``pkg.resolve``, which imports ``keys`` before it has finished.
@@ -142,12 +142,12 @@ def test_a_cycle_through_a_package_init_is_found(tmp_path: Path) -> None:
 
 
 def test_keys_takes_only_the_shapes_from_the_config() -> None:
-    """:mod:`tui.keys` reads a profile's ``key_command`` and ``key``; how profiles are found and chosen sits above it.
+    """:mod:`tui.config.keys` reads a profile's ``key_command`` and ``key``; how profiles are chosen sits above it.
 
     ``tui.config.resolve`` asks ``keys`` for the key, so ``keys`` may use the
     models and the error, never the resolution or the file code.
     """
     graph = import_graph()
-    config = {m for m in graph["tui.keys"] if m == "tui.config" or m.startswith("tui.config.")}
-    assert config == {"tui.config", "tui.config.models", "tui.config.errors"}
-    assert "tui.keys" in graph["tui.config.resolve"]
+    config = {m for m in graph["tui.config.keys"] if m == "tui.config" or m.startswith("tui.config.")}
+    assert config == {"tui.config.models", "tui.config.errors"}
+    assert "tui.config.keys" in graph["tui.config.resolve"]

@@ -56,8 +56,8 @@ def test_the_checks_can_fail() -> None:
 
 def test_the_startup_module_is_standard_library_only() -> None:
     """``watchdeck`` imports it before anything else, to turn the collector off before the heavy imports."""
-    loaded = _loaded_after("import tui.startup")
-    assert "tui.startup" in loaded
+    loaded = _loaded_after("import tui.cli.startup")
+    assert "tui.cli.startup" in loaded
     assert _offenders(loaded, ("httpx", "httpcore", "pydantic", "textual", "rich", "tui.api", "tui.config",
                                "tui.state", *UI)) == []
 
@@ -71,7 +71,7 @@ def test_the_first_poll_thread_loads_no_ui() -> None:
 
 def test_the_dashboard_skips_httpx_command_line_client() -> None:
     """click, pygments and rich's progress bars (~20 ms) load only for httpx's CLI, which watchdeck never runs."""
-    loaded = _loaded_after("from tui import startup; startup.skip_httpx_cli(); import httpx, tui.app; "
+    loaded = _loaded_after("from tui.cli import startup; startup.skip_httpx_cli(); import httpx, tui.app; "
                            "assert httpx.AsyncClient and httpx.main.__module__ == 'httpx'")
     assert "tui.app" in loaded and "httpx" in loaded
     assert _offenders(loaded, ("click", "pygments")) == []

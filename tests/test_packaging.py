@@ -35,9 +35,9 @@ def test_wheel_ships_the_stylesheets(wheel: Path) -> None:
     expected = {p.name for p in (ROOT / "styles").glob("*.tcss")}
     assert expected, "no stylesheets in styles/"
     assert shipped == expected
-    assert "tui/api/client.py" in names and "tui/__main__.py" in names
+    assert "tui/api/client.py" in names and "tui/cli/main.py" in names
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert "watchdeck = tui.launch:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "watchdeck = tui.cli.launch:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_every_css_path_exists() -> None:

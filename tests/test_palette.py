@@ -1,4 +1,4 @@
-"""One palette: colours are named in tui/palette.py only, and ``NO_COLOR`` leaves no colour in it."""
+"""One palette: colours are named in tui/look/palette.py only, and ``NO_COLOR`` leaves no colour in it."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from rich.errors import StyleSyntaxError
 from rich.style import Style
 
-from tui.palette import COLOUR_STYLES, NO_COLOUR_STYLES, Tone, use_no_color
+from tui.look.palette import COLOUR_STYLES, NO_COLOUR_STYLES, Tone, use_no_color
 
 TUI = Path(__file__).resolve().parents[1] / "tui"
-PALETTE = TUI / "palette.py"
+PALETTE = TUI / "look" / "palette.py"
 OUT_OF_SCOPE = (TUI / "sandbox",)  # serves no UI
 # Keywords of rich.style.Style (and Text.stylize-like calls) that set a colour or dim directly.
 STYLE_KEYWORDS = {"color", "bgcolor", "dim"}
@@ -57,7 +57,7 @@ def test_no_colour_is_written_outside_the_palette() -> None:
     """A colour (or dim) written in a screen escapes NO_COLOR and can drift from the same meaning elsewhere."""
     found = [offence for path in sources() for offence in offences(path)]
     assert not found, (
-        "hard-coded colours under tui/; name the meaning as a Tone in tui/palette.py (with and without colour) "
+        "hard-coded colours under tui/; name the meaning as a Tone in tui/look/palette.py (with and without colour) "
         "and draw with Tone.X.style:\n  " + "\n  ".join(found))
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tui import startup
-from tui.__main__ import main
+from tui.cli import startup
+from tui.cli.main import main
 
 
 def test_quiet_collector_is_undone_by_the_first_freeze(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -28,7 +28,7 @@ def test_quiet_collector_is_undone_by_the_first_freeze(monkeypatch: pytest.Monke
 
 
 def test_commands_other_than_the_dashboard_turn_the_collector_back_on(tmp_path: Path) -> None:
-    """`watchdeck` starts with the collector off (tui.launch); `status` and the others must not run that way."""
+    """`watchdeck` starts with the collector off (tui.cli.launch); `status` and the others must not run that way."""
     env = {f"WATCHDECK_{n}_DIR": str(tmp_path / n.lower()) for n in ("CONFIG", "DATA", "STATE")}
     env |= {"WATCHDECK_API_KEY": "phx_secret_1234", "WATCHDECK_PROJECT_ID": "1"}
     gc.disable()

@@ -21,7 +21,7 @@ from tui.widgets.textual_private import PRIVATE_USES, PrivateUse
 
 ROOT = Path(__file__).resolve().parents[1]
 UI_CODE = [*(ROOT / "tui" / "screens").glob("*.py"), *(ROOT / "tui" / "widgets").rglob("*.py"),
-           ROOT / "tui" / "app.py", ROOT / "tui" / "safe_app.py"]
+           *(ROOT / "tui" / "look").glob("*.py"), ROOT / "tui" / "app.py", ROOT / "tui" / "safe_app.py"]
 
 
 def _owner(use: PrivateUse) -> object:

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from tests.webserver import WebServer, free_port, running_web
-from tui.web import allowed_netlocs, app_command, exposure_warning, strip_web_flags
+from tui.cli.web import allowed_netlocs, app_command, exposure_warning, strip_web_flags
 
 pytest.importorskip("textual_serve")
 aiohttp = pytest.importorskip("aiohttp")

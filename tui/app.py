@@ -19,16 +19,16 @@ from textual.reactive import var
 from textual.screen import ModalScreen, Screen
 
 from tui.api.client import ApiClient
+from tui.cli.startup import FREEZE_AFTER_SECONDS, resume_collector
 from tui.clock import Clock, SystemClock
 from tui.config import Settings, remember_project
+from tui.config.paths import state_dir, stylesheets
 from tui.key_registry import bindings, describe
-from tui.palette import use_no_color
-from tui.paths import state_dir, stylesheets
-from tui.private_files import write_private
-from tui.render import clean
+from tui.look.palette import use_no_color
+from tui.look.render import clean
 from tui.safe_app import SafeApp
 from tui.screens.base import AppHandle
-from tui.startup import FREEZE_AFTER_SECONDS, resume_collector
+from tui.secrets.private_files import write_private
 from tui.state.server_time import ServerClock
 from tui.state.shared import SharedViewers
 from tui.toasts import Toast, ToastQueue, toast_seconds
@@ -66,7 +66,7 @@ class WatchdeckApp(SafeApp[int]):
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
         # The server's time, from the Date header of every answer: health is judged on it. A first poll sent
-        # while the app loaded (tui.startup) already dated it, on the same local clock.
+        # while the app loaded (tui.cli.startup) already dated it, on the same local clock.
         self.server_clock = first_poll.server_clock if first_poll is not None else ServerClock(self.clock)
         self._first_poll = first_poll
         self.project_id = settings.project_id

@@ -11,9 +11,9 @@ from typing import TypeVar
 
 from textual.app import App
 
-from tui.crashlog import UnexpectedError, one_line, record_exception
-from tui.redaction import mask_secrets_in
-from tui.render import clean
+from tui.look.render import clean
+from tui.secrets.crashlog import UnexpectedError, one_line, record_exception
+from tui.secrets.redaction import mask_secrets_in
 
 ReturnT = TypeVar("ReturnT")
 

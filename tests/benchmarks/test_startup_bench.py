@@ -3,7 +3,7 @@
 Each side is a fresh interpreter started from this process, timed from just
 before it is spawned. The bare app imports what the dashboard imports
 (textual, httpx, pydantic, humanize) and shows a 50 x 6 DataTable. Watchdeck is
-the real command (``tui.launch.main``, what ``watchdeck`` runs) with its
+the real command (``tui.cli.launch.main``, what ``watchdeck`` runs) with its
 arguments, headless through ``TEXTUAL_DRIVER`` like the bare app; an import
 hook wraps the app's ``_display`` once ``tui.app`` has loaded (so nothing is
 imported earlier than the command imports it) and exits on the first frame
@@ -17,7 +17,7 @@ its slot just after that frame). Paths:
 
 Target: each ratio <= 2.0x (median of interleaved runs).
 
-Each start-up trick of ``tui.startup`` is measured too: the list path again with that one trick undone
+Each start-up trick of ``tui.cli.startup`` is measured too: the list path again with that one trick undone
 (the script replaces it with nothing before the command runs). A trick whose row is no slower than the
 list path's has no reason to stay.
 """
@@ -80,9 +80,9 @@ t_start = float(sys.argv[1])
 expected = int(sys.argv[2])
 without = set(filter(None, sys.argv[3].split(",")))
 import importlib.machinery
-from tui import startup
+from tui.cli import startup
 
-# A trick undone: the start path runs as if tui.startup did not have it.
+# A trick undone: the start path runs as if tui.cli.startup did not have it.
 if "collector" in without:
     startup.quiet_collector = startup.resume_collector = lambda: None
 if "httpx-cli" in without:
@@ -120,7 +120,7 @@ def watch(app_class):
 
 sys.meta_path.insert(0, AfterApp())
 sys.argv = ["watchdeck", *sys.argv[4:]]
-from tui.launch import main
+from tui.cli.launch import main
 sys.exit(main())
 """
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.__main__ import build_parser, overrides_from
+from tui.cli.main import build_parser, overrides_from
 from tui.config import ConfigError
 from tui.config.resolve import resolve_settings
 

@@ -19,11 +19,11 @@ import pytest
 
 from tests.cache.conftest import NOW, sent
 from tests.cache.test_shared_answers import Viewer, viewer  # noqa: F401 (the fixture)
-from tui import surveys_cmd
 from tui.api.cache import open_shared_cache
 from tui.api.client import ApiClient
 from tui.api.errors import NotFound
 from tui.api.models import BatchExport, Survey
+from tui.cli import surveys as surveys_cmd
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle
 

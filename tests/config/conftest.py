@@ -37,7 +37,7 @@ def write_config(env: dict[str, str]) -> Callable[..., Path]:
 
 @pytest.fixture(autouse=True)
 def _isolated_dirs(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """tui.paths reads os.environ: point it at the test's dirs too, so nothing touches the real ones."""
+    """tui.config.paths reads os.environ: point it at the test's dirs too, so nothing touches the real ones."""
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     for name in ("WATCHDECK_BASE_URL", "WATCHDECK_API_KEY", "WATCHDECK_PROJECT_ID", "WATCHDECK_PROFILE"):

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tui import __main__ as cli
 from tui import __version__
-from tui.__main__ import main
+from tui.cli import main as cli
+from tui.cli.main import main
 from tui.config import Settings
 
 

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tui import keys
-from tui.config import ConfigError, Profile
-from tui.keys import KeySourceError, resolve_key, run_key_command
+from tui.config import ConfigError, Profile, keys
+from tui.config.keys import KeySourceError, resolve_key, run_key_command
 
 PY = sys.executable
 

@@ -14,11 +14,10 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static
 
-from tui import keys
 from tui.api.client import ApiClient
-from tui.config import ConfigFile, Profile, Settings, remembered_project
+from tui.config import ConfigFile, Profile, Settings, keys, remembered_project
+from tui.config.paths import stylesheets
 from tui.config.resolve import Overrides, resolve_settings
-from tui.paths import stylesheets
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.key_storage import KeyStorageScreen

@@ -11,7 +11,7 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from tui.api.client import ApiClient
-from tui.paths import stylesheets
+from tui.config.paths import stylesheets
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.project_picker import ProjectPickerScreen
 from tui.screens.welcome import WelcomeApp

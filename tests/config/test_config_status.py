@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from tests.config.conftest import READ_ONLY_KEY
-from tui.__main__ import main
 from tui.api.client import ApiClient
 from tui.api.models import BatchExport
+from tui.cli.main import main
+from tui.cli.status import FAILED
 from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle
-from tui.status_cmd import FAILED
 
 
 def _exports(h: SandboxHandle, project: str = "1") -> list[BatchExport]:

@@ -30,7 +30,7 @@ FROZEN_AT = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 
 @pytest.fixture(autouse=True)
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Drafts go to a fresh directory per test (tui.paths.data_dir honours WATCHDECK_DATA_DIR)."""
+    """Drafts go to a fresh directory per test (tui.config.paths.data_dir honours WATCHDECK_DATA_DIR)."""
     directory = tmp_path / "data"
     monkeypatch.setenv("WATCHDECK_DATA_DIR", str(directory))
     return directory

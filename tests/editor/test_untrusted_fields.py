@@ -12,7 +12,7 @@ from typing import Any
 from textual.widgets import Input, TextArea
 
 from tui.api.models import Survey
-from tui.render import CLEANED_NOTE
+from tui.look.render import CLEANED_NOTE
 from tui.widgets.editor.choices import TEXT_MODE_ABOVE
 
 from .conftest import EditorHarness, body_of, create_survey, fetch_raw, make_app, survey_writes

@@ -21,7 +21,7 @@ from tui.clock import FrozenClock, ScaledClock
 from tui.config import ConfigError
 from tui.config.file import load_config
 from tui.config.models import parse_duration
-from tui.palette import Tone
+from tui.look.palette import Tone
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.state.health import HealthState, judge, target_for, target_words, unmatched_targets_warning
 

@@ -13,16 +13,16 @@ import pytest
 from pydantic import SecretStr
 
 from tui.api.models import BatchExport
+from tui.cli.status import EXIT_OK, EXIT_PROBLEM, collect, format_table, to_json
 from tui.clock import FrozenClock
 from tui.config import Settings
+from tui.look.export_cells import STATE_LOOKS, time_cells
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.state.alert_book import AlertBook, AlertKind
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, WatchedExport
 from tui.state.health import HealthState, judge
 from tui.state.incident import IncidentDesk
-from tui.status_cmd import EXIT_OK, EXIT_PROBLEM, collect, format_table, to_json
-from tui.widgets.export_cells import STATE_LOOKS, time_cells
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)

@@ -16,8 +16,8 @@ from textual.widgets import Static
 
 from tui.api.models import BackfillResult, BatchExport, BatchExportRun, Page
 from tui.clock import FrozenClock
-from tui.palette import use_no_color
-from tui.paths import stylesheets
+from tui.config.paths import stylesheets
+from tui.look.palette import use_no_color
 from tui.screens.incident_base import IncidentContext
 from tui.state.alert_book import AlertBook
 from tui.state.budget import ActionBudget

@@ -24,13 +24,13 @@ from textual.widgets import Static
 from tests.monitor.conftest import FROZEN_AT, select_export
 from tests.pilot import settle
 from tui.app import WatchdeckApp
+from tui.cli.status import EXIT_OK, EXIT_PROBLEM, collect, to_json
 from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.monitor import MonitorScreen
 from tui.state.health import status_group
-from tui.status_cmd import EXIT_OK, EXIT_PROBLEM, collect, to_json
 
 HOOK = """
 import sys

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tui.palette import use_no_color
+from tui.look.palette import use_no_color
 from tui.screens.alerts import AlertsScreen
 from tui.screens.failure_groups import FailureGroupsScreen
 from tui.screens.repair import RepairScreen

@@ -39,7 +39,7 @@ def test_pages_append_older_runs_once() -> None:
 
 
 def test_run_rows_by_interval_show_the_attempts() -> None:
-    from tui.widgets.run_rows import RunsView, run_rows
+    from tui.look.run_rows import RunsView, run_rows
 
     from .runs import NOW
 

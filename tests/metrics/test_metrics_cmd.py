@@ -17,7 +17,7 @@ import httpx
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 from tests.metrics.conftest import ROOT, Exporter, Samples, World, make_world, value, watchdeck_env
-from tui.metrics_cmd import Listen, exposure_warning, parse_listen
+from tui.cli.metrics import Listen, exposure_warning, parse_listen
 from tui.sandbox.runner import SandboxHandle
 from tui.state.metric_families import STATES
 

@@ -114,8 +114,8 @@ def test_lag_crossing_threshold_alerts_once() -> None:
 
 def test_times_that_happened_never_read_as_future_under_skew() -> None:
     """Stamps a few minutes ahead of the server-time estimate (a skew it has not caught yet) read "just now"."""
-    from tui.widgets.export_cells import run_cells
-    from tui.widgets.export_details import export_details_text
+    from tui.look.export_cells import run_cells
+    from tui.look.export_details import export_details_text
 
     ahead = (NOW + timedelta(minutes=3)).isoformat()
     e = export([run(1, "Completed", NOW - timedelta(hours=1), finished_at=ahead)], created_at=ahead,

@@ -1,4 +1,4 @@
-"""The monitor's first poll, sent while the app loads (tui.startup), through the app's own client and state code.
+"""The monitor's first poll, sent while the app loads (tui.cli.startup), through the app's own client and state code.
 
 What it must do: be the monitor's first poll (not an extra request), put the
 exports in the first frame, hand over what it learned (a server without the
@@ -21,11 +21,11 @@ from tests.pilot import settle
 from tui.api.cache import open_shared_cache
 from tui.api.cache_context import others_watching
 from tui.app import WatchdeckApp
+from tui.cli.startup import start_first_poll
 from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.monitor import MonitorScreen
-from tui.startup import start_first_poll
 from tui.state.exports import FirstPoll
 from tui.state.shared import SharedViewers
 from tui.widgets.live_table import LiveTable

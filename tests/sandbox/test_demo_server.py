@@ -11,7 +11,7 @@ from email.utils import parsedate_to_datetime
 import httpx
 import pytest
 
-from tui.demo import DEMO_KEY, DEMO_PROJECT, DemoServer
+from tui.cli.demo import DEMO_KEY, DEMO_PROJECT, DemoServer
 from tui.sandbox import auth
 
 
@@ -35,7 +35,7 @@ def test_requests_sent_while_it_seeds_wait_and_its_clock_is_ours() -> None:
 
 PARENT = """
 import sys, time
-from tui.demo import DemoServer
+from tui.cli.demo import DemoServer
 server = DemoServer(scenario=None)
 print(server.base_url.rsplit(":", 1)[1], flush=True)
 time.sleep(60)
@@ -72,11 +72,11 @@ def test_the_child_ends_when_the_dashboard_is_killed() -> None:
 def test_the_demo_server_starts_before_the_settings_load_only_for_the_demo(
         argv: list[str], started: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """``watchdeck --demo`` starts its sandbox before pydantic and Textual load; anything else starts none."""
-    import tui.demo
-    from tui import startup
+    import tui.cli.demo
+    from tui.cli import startup
 
     made: list[object] = []
-    monkeypatch.setattr(tui.demo, "open_demo_server", lambda: made.append(object()) or made[-1])
+    monkeypatch.setattr(tui.cli.demo, "open_demo_server", lambda: made.append(object()) or made[-1])
     startup.start_demo_early(argv)
     taken = startup.take_early_demo()
     assert (taken is not None) is started and len(made) == int(started)

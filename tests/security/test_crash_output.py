@@ -71,7 +71,7 @@ def test_an_unexpected_exception_is_one_line_on_stderr_and_a_traceback_in_the_lo
 
 def test_ctrl_c_while_the_command_loads_ends_it_quietly(monkeypatch: pytest.MonkeyPatch) -> None:
     """ctrl+c in the first moments (the imports) printed a KeyboardInterrupt traceback; it exits 130 instead."""
-    from tui import launch, startup
+    from tui.cli import launch, startup
 
     def interrupted(*_args: object) -> None:
         raise KeyboardInterrupt

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from tui.__main__ import main
+from tui.cli.main import main
 from tui.config import Settings
 
 

@@ -15,12 +15,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [*sorted((ROOT / "tui" / "screens").rglob("*.py")), *sorted((ROOT / "tui" / "widgets").rglob("*.py")),
-           ROOT / "tui" / "app.py"]
+           *sorted((ROOT / "tui" / "look").rglob("*.py")), ROOT / "tui" / "app.py"]
 SERVER_FIELDS = {"name", "interval", "message", "description", "question", "latest_error", "error", "detail",
                  "link", "title", "creator", "signature", "summary", "destination", "sample_error", "export_name",
                  "kind", "level", "label", "reason", "key", "id"}
 CLEANING_CALLS = {"clean", "plain", "editable", "_notify"}
-"""The door (``tui.render``) and helpers that put their argument through it (``SurveyBrowserScreen._notify``)."""
+"""The door (``tui.look.render``) and helpers that put their argument through it (``SurveyBrowserScreen._notify``)."""
 NOT_SERVER_TEXT = {
     "surveys.py: SORT_BY_KEY[self.sort_key].label": "a sort's label is the dashboard's own",
     "surveys.py: survey.id": "a problem message for the file editor, shown through plain() by the caller",

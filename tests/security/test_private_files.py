@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tui.__main__ import _log_crash
 from tui.api.cache import open_sqlite_cache
 from tui.app import WatchdeckApp
+from tui.cli.main import _log_crash
 from tui.config import Settings, remember_project, save_profile
-from tui.crashlog import record_exception
+from tui.secrets.crashlog import record_exception
 from tui.state.journal import ActionJournal, JournalEntry
 from tui.state.survey_draft import DraftStore
 
@@ -97,7 +97,7 @@ def test_the_demo_log_and_sandbox_worlds_are_private(dirs: dict[str, Path], tmp_
     import contextlib
     import sqlite3
 
-    from tui.demo import _open_log
+    from tui.cli.demo import _open_log
     from tui.sandbox.db import Database
     from tui.sandbox.seed_cache import seed_or_load
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tui.__main__ import main
-from tui.crashlog import record_exception
-from tui.keys import KeySourceError, run_key_command
-from tui.redaction import mask_url_password
+from tui.cli.main import main
+from tui.config.keys import KeySourceError, run_key_command
 from tui.sandbox.runner import SandboxHandle
+from tui.secrets.crashlog import record_exception
+from tui.secrets.redaction import mask_url_password
 
 PASSWORD = "s3cretPW"
 PY = sys.executable

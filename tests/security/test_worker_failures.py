@@ -20,10 +20,10 @@ import tui.screens
 import tui.widgets
 from tests.monitor.conftest import make_app
 from tests.pilot import settle
-from tui.crashlog import crash_log_path
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.base import WatchdeckModal, WatchdeckScreen
 from tui.screens.help import HelpScreen
+from tui.secrets.crashlog import crash_log_path
 
 
 async def test_a_failed_worker_is_logged_and_shown_and_the_app_keeps_running(

@@ -187,8 +187,8 @@ def test_get_to_a_terminal_escapes_control_and_bidi_characters(sandbox: Any, tmp
     """To a terminal the C1 and bidi characters of a survey's text are written as ``\\uXXXX``; to a file as is."""
     import io
 
+    from tui.cli.surveys import get
     from tui.config import Settings
-    from tui.surveys_cmd import get
 
     for name in ("STATE", "DATA", "CONFIG", "CACHE"):
         monkeypatch.setenv(f"WATCHDECK_{name}_DIR", str(tmp_path / name.lower()))

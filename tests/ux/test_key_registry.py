@@ -26,11 +26,11 @@ from tests.surveys.conftest import make_app as make_survey_app
 from tests.surveys.conftest import sandbox_options
 from tui.clock import FrozenClock
 from tui.key_registry import KEYS, README_TABLES, KeyEntry, entries, readme_table, readme_with_tables, writing_actions
+from tui.look.run_rows import RunsView
 from tui.sandbox.runner import SandboxHandle, start_sandbox
 from tui.screens.help import HelpScreen, screen_keys
 from tui.screens.monitor import MonitorScreen
 from tui.screens.surveys import SurveyBrowserScreen
-from tui.widgets.run_rows import RunsView
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 FAILING = "Snowflake warehouse (hourly)"

@@ -12,10 +12,10 @@ from textual.widgets import Static
 
 from tests.monitor.conftest import make_app, select_export
 from tests.pilot import settle, until
-from tui.palette import Tone, use_no_color
+from tui.look.palette import Tone, use_no_color
+from tui.look.status import LOOKS, UNKNOWN, legend, status_strip, status_text
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.help import HelpScreen
-from tui.status_look import LOOKS, UNKNOWN, legend, status_strip, status_text
 
 SnapCompare = Any
 
@@ -133,7 +133,7 @@ def test_help_legend(snap_compare: SnapCompare, sandbox: SandboxHandle, monkeypa
 @pytest.mark.parametrize(("value", "text"), [(None, "—"), (987, "987"), (12_345, "12.3k"), (1_550_533, "1.55M"),
                                              (99_999, "100k"), (999_999, "1M"), (2_100_000_000, "2.1B")])
 def test_short_counts_are_never_cut(value: int | None, text: str) -> None:
-    from tui.render import short_count
+    from tui.look.render import short_count
 
     assert short_count(value) == text
 
@@ -142,7 +142,7 @@ def test_run_records_are_abbreviated_not_cut() -> None:
     from datetime import UTC, datetime
 
     from tui.api.models import BatchExportRun
-    from tui.widgets.export_cells import run_cells
+    from tui.look.export_cells import run_cells
 
     now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
     run = BatchExportRun.model_validate({"id": "r1", "status": "Completed", "records_completed": 1_550_533,

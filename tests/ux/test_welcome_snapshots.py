@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import pytest
 from textual.app import App
 
-from tui.paths import stylesheets
+from tui.config.paths import stylesheets
 from tui.screens.key_storage import KeyStorageScreen
 
 

@@ -58,8 +58,8 @@ from hishel.httpx import AsyncCacheClient
 
 from tui.api.cache_context import CACHE_FILE_NAME, bypassing, digest, keyed_digest, note_answer_time
 from tui.api.urls import Params, query_key
-from tui.paths import cache_dir
-from tui.private_files import private_dir
+from tui.config.paths import cache_dir
+from tui.secrets.private_files import private_dir
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -568,7 +568,7 @@ class SharedCache:
         return email.utils.format_datetime(when + timedelta(seconds=max(0.0, time.time() - stamp)), usegmt=True)
 
     def sent_elsewhere(self, requests: int) -> None:
-        """Requests this process sent for its first poll before the store was open (tui.startup): counted too."""
+        """Requests this process sent for its first poll before the store was open (tui.cli.startup): counted too."""
         self._unsent += requests
 
     def take_sent(self) -> int:

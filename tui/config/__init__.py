@@ -10,13 +10,13 @@ One job per module, each importing only those above it in this list:
   with tomlkit (comments kept).
 - :mod:`tui.config.remembered`: the project last picked per profile, in the
   state dir.
+- :mod:`tui.config.keys`: where the API key comes from (the environment, a
+  profile's ``key_command`` or ``key``, the OS keyring).
 - :mod:`tui.config.resolve`: ``Overrides``, ``choose_profile``,
   ``resolve_settings`` (flags > environment > profile > defaults) and
-  ``NeedsSetup``. Not re-exported here: it imports :mod:`tui.keys`, which
-  imports from this package, and importing any submodule runs this file
-  first, so ``keys`` would meet itself half-loaded.
+  ``NeedsSetup``.
 
-The directories come from :mod:`tui.paths` and nowhere else.
+The directories come from :mod:`tui.config.paths` and nowhere else.
 """
 
 from tui.config.errors import ConfigError as ConfigError
@@ -43,3 +43,6 @@ from tui.config.models import is_loopback_url as is_loopback_url
 from tui.config.models import split_ids as split_ids
 from tui.config.remembered import remember_project as remember_project
 from tui.config.remembered import remembered_project as remembered_project
+from tui.config.resolve import NeedsSetup as NeedsSetup
+from tui.config.resolve import Overrides as Overrides
+from tui.config.resolve import resolve_settings as resolve_settings

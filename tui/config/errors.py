@@ -1,7 +1,7 @@
 """The settings' error and environment lookup: the bottom of :mod:`tui.config`.
 
 A leaf: every other config module raises :class:`ConfigError`, and
-:mod:`tui.keys` needs both names while :mod:`tui.config.resolve` asks
+:mod:`tui.config.keys` needs both names while :mod:`tui.config.resolve` asks
 ``keys`` for the API key, so they sit below both rather than make the two
 import each other.
 """

@@ -20,8 +20,8 @@ from pydantic import ValidationError
 
 from tui.config.errors import ConfigError
 from tui.config.models import PROFILE_NAME_RE, ConfigFile
-from tui.paths import config_dir
-from tui.private_files import write_private
+from tui.config.paths import config_dir
+from tui.secrets.private_files import write_private
 
 if TYPE_CHECKING:
     import tomlkit.items

@@ -1,10 +1,10 @@
 """What a setting may be: the validated shapes of the settings, a profile and the config file, and the URL rules.
 
 Nothing here reads a file or the environment, so anything may import it
-(:mod:`tui.keys` does, for :class:`Profile`) without pulling in the loading or
+(:mod:`tui.config.keys` does, for :class:`Profile`) without pulling in the loading or
 the resolution. The API key is a ``SecretStr`` so it never shows in a repr, a
 log line or a traceback; it is not written to the config file by default (see
-:mod:`tui.keys` for where it comes from).
+:mod:`tui.config.keys` for where it comes from).
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from tui.paths import state_dir
-from tui.private_files import write_private
+from tui.config.paths import state_dir
+from tui.secrets.private_files import write_private
 
 STATE_FILE_NAME = "projects.json"
 

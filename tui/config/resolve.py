@@ -4,9 +4,7 @@ Resolved in this order, each field on its own: command-line flags, then the
 environment (``WATCHDECK_*``), then the chosen profile of ``config.toml`` in
 the user config dir, then defaults.
 
-The top of :mod:`tui.config`: it alone asks :mod:`tui.keys` for the API key,
-and ``keys`` imports from this package, so the package's ``__init__`` does not
-re-export this module (``keys`` would then run it, and meet itself half-loaded).
+It alone asks :mod:`tui.config.keys` for the API key.
 """
 
 from __future__ import annotations
@@ -19,6 +17,7 @@ from pydantic import ValidationError
 
 from tui.config.errors import ConfigError, env_default
 from tui.config.file import config_path, load_config, permission_warning
+from tui.config.keys import resolve_key
 from tui.config.models import (
     DEFAULT_POLL_SECONDS,
     ConfigFile,
@@ -31,7 +30,6 @@ from tui.config.models import (
     split_ids,
 )
 from tui.config.remembered import remembered_project
-from tui.keys import resolve_key
 
 
 class NeedsSetup(ConfigError):

@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from pathlib import Path
 
-from tui.private_files import create_private
+from tui.secrets.private_files import create_private
 
 #: Worlds kept at once; each is a few megabytes of in-memory SQLite.
 MAX_WORLDS = 8

@@ -18,10 +18,10 @@ from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import CellDoesNotExist
 
+from tui.config.paths import stylesheets
 from tui.key_registry import bindings
-from tui.palette import Tone
-from tui.paths import stylesheets
-from tui.render import clean, plain
+from tui.look.palette import Tone
+from tui.look.render import clean, plain
 from tui.screens.incident_base import WHEN_WIDTH, IncidentContext, IncidentScreen, set_columns, when
 from tui.state.alert_book import Alert, AlertKind
 from tui.widgets.footer import LeakFreeFooter

@@ -18,16 +18,16 @@ from textual.widgets import DataTable, Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportBackfill
+from tui.config.paths import stylesheets
 from tui.key_registry import bindings
-from tui.palette import Tone
-from tui.paths import stylesheets
-from tui.render import ago, plain, progress_bar
+from tui.look.palette import Tone
+from tui.look.render import ago, plain, progress_bar
+from tui.look.status import status_text
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.incident_base import IncidentContext
 from tui.state.journal import JournalEntry, wall_clock
 from tui.state.repair import ExportRef
-from tui.status_look import status_text
 from tui.widgets.footer import LeakFreeFooter
 
 NO_BACKFILLS_LIST = "This server has no backfills list (backfills/): nothing was sent."

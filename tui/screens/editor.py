@@ -30,10 +30,10 @@ from textual.widgets.option_list import Option
 
 from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
 from tui.api.models import Survey
+from tui.config.paths import data_dir, stylesheets
 from tui.key_registry import bindings, writing_actions
-from tui.palette import Tone
-from tui.paths import data_dir, stylesheets
-from tui.render import ago, clean, plain
+from tui.look.palette import Tone
+from tui.look.render import ago, clean, plain
 from tui.screens.base import WatchdeckScreen, app_handle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.editor_dialogs import KindPickerScreen, LeaveScreen

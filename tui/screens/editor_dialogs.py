@@ -13,8 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.palette import Tone
-from tui.paths import stylesheets
+from tui.config.paths import stylesheets
+from tui.look.palette import Tone
 from tui.screens.base import WatchdeckModal
 from tui.screens.dialog import Dialog
 from tui.state.survey_draft import QUESTION_KINDS

@@ -22,14 +22,14 @@ from textual.widgets import Button, Input, Label, Select, Static, Switch, TextAr
 from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
 from tui.api.models import BatchExport, BatchExportRun, Interval
 from tui.api.writes import check_backfill, check_export_write, count_backfill_runs, iso, parse_datetime
-from tui.palette import Tone
-from tui.redaction import is_secret_key
-from tui.render import clean, editable, plain
+from tui.look.palette import Tone
+from tui.look.render import clean, editable, plain
+from tui.look.status import status_text
 from tui.screens.base import WatchdeckModal
 from tui.screens.dialog import Dialog
+from tui.secrets.redaction import is_secret_key
 from tui.state.exports import WatchedExport
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
-from tui.status_look import status_text
 from tui.widgets.cleaned_note import CleanedNote
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"

@@ -23,10 +23,10 @@ from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
+from tui.config.paths import stylesheets
 from tui.key_registry import bindings
-from tui.palette import Tone
-from tui.paths import stylesheets
-from tui.render import plain
+from tui.look.palette import Tone
+from tui.look.render import plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen, set_columns
 from tui.state.failure_groups import FailureGroup, clock_time, failing_since
 from tui.state.record_reads import read_span

@@ -20,9 +20,9 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from tui.key_registry import GROUP_ORDER, KeyEntry, describe, effective_keys, entries, entry_for
-from tui.palette import Tone
+from tui.look.palette import Tone
+from tui.look.status import legend
 from tui.screens.base import WatchdeckModal, app_handle
-from tui.status_look import legend
 from tui.widgets.footer import LeakFreeFooter
 
 OTHER = "Other"

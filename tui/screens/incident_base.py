@@ -17,8 +17,8 @@ from textual.widgets import DataTable
 
 from tui.api.client import ApiClient
 from tui.clock import Clock
-from tui.palette import Tone
-from tui.render import coarse_duration
+from tui.look.palette import Tone
+from tui.look.render import coarse_duration
 from tui.screens.base import WatchdeckScreen
 from tui.state.budget import ActionBudget
 from tui.state.incident import IncidentDesk

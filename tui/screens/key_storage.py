@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
 from tui.config import profile_block
-from tui.render import plain
+from tui.look.render import plain
 from tui.screens.dialog import Dialog
 
 STORE_KEYRING = "keyring"

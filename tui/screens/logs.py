@@ -31,8 +31,8 @@ from textual.widgets import Input, Log, Static
 from tui.api.errors import ApiError, LogsUnavailable, MethodNotAllowed, NotFound, ServerError
 from tui.api.models import BatchExportRun, LogEntry
 from tui.key_registry import bindings
-from tui.palette import Tone
-from tui.render import clean, plain
+from tui.look.palette import Tone
+from tui.look.render import clean, plain
 from tui.screens.base import WatchdeckScreen
 from tui.state.exports import WatchedExport
 from tui.widgets.footer import LeakFreeFooter

@@ -32,21 +32,7 @@ from tui.api.cache_context import bypass_cache
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, ProjectNotFound
 from tui.api.models import BatchExportRun
 from tui.key_registry import bindings, writing_actions
-from tui.palette import Tone
-from tui.render import clean, plain
-from tui.screens.monitor_actions import BoardChanged, ExportActions, PollWanted
-from tui.screens.monitor_incident import INCIDENT_ACTIONS, INCIDENT_KEY_IDS, IncidentKeys
-from tui.state.board_records import RECORDS_PER_POLL, read_board_records
-from tui.state.budget import effective_poll_seconds
-from tui.state.export_board import ExportBoard
-from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport
-from tui.state.health import incomplete_reason_of_run, run_created, unmatched_targets_warning
-from tui.state.journal import ActionJournal
-from tui.state.poller import Freshness, Poller
-from tui.state.project_names import fetch_project_label
-from tui.state.run_history import page_span
-from tui.state.run_list import RunPages
-from tui.widgets.export_cells import (
+from tui.look.export_cells import (
     EXPORT_COLUMNS,
     EXPORT_GROW,
     EXPORT_PRIORITY,
@@ -59,11 +45,25 @@ from tui.widgets.export_cells import (
     records_series,
     time_cells,
 )
+from tui.look.export_details import export_details_text
+from tui.look.palette import Tone
+from tui.look.render import clean, plain
+from tui.look.run_rows import RunsView, run_rows
+from tui.screens.monitor_actions import BoardChanged, ExportActions, PollWanted
+from tui.screens.monitor_incident import INCIDENT_ACTIONS, INCIDENT_KEY_IDS, IncidentKeys
+from tui.state.board_records import RECORDS_PER_POLL, read_board_records
+from tui.state.budget import effective_poll_seconds
+from tui.state.export_board import ExportBoard
+from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport
+from tui.state.health import incomplete_reason_of_run, run_created, unmatched_targets_warning
+from tui.state.journal import ActionJournal
+from tui.state.poller import Freshness, Poller
+from tui.state.project_names import fetch_project_label
+from tui.state.run_history import page_span
+from tui.state.run_list import RunPages
 from tui.widgets.export_detail_pane import ExportDetailPane
-from tui.widgets.export_details import export_details_text
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.live_table import LiveTable, fit_columns
-from tui.widgets.run_rows import RunsView, run_rows
 from tui.widgets.status_line import (
     FRESHNESS_LOOK,
     STATUS_AGE,

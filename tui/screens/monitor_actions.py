@@ -20,7 +20,7 @@ from textual.message import Message
 
 from tui.api.errors import ApiError, UnreadableAnswer
 from tui.api.models import BatchExport, BatchExportRun, RunStatus
-from tui.render import clean, plain
+from tui.look.render import clean, plain
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.state.export_board import ExportBoard

@@ -27,7 +27,8 @@ from textual.screen import ModalScreen
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportRun
 from tui.key_registry import bindings, writing_actions
-from tui.render import clean, plain
+from tui.look.render import clean, plain
+from tui.look.run_rows import RunsView
 from tui.screens.base import WatchdeckScreen
 from tui.screens.incident_base import IncidentContext
 from tui.screens.monitor_actions import BoardChanged
@@ -38,7 +39,6 @@ from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk, VerdictLike
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 from tui.state.run_list import next_filter
-from tui.widgets.run_rows import RunsView
 
 if TYPE_CHECKING:
     from tui.screens.alerts import JumpTo

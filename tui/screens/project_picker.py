@@ -18,9 +18,9 @@ from textual.widgets.option_list import Option
 from tui.api.client import ApiClient
 from tui.api.errors import ApiError
 from tui.api.models import Project
-from tui.palette import Tone
-from tui.paths import stylesheets
-from tui.render import clean, plain
+from tui.config.paths import stylesheets
+from tui.look.palette import Tone
+from tui.look.render import clean, plain
 from tui.screens.dialog import Dialog
 
 

@@ -21,9 +21,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, Input, Label, ProgressBar, Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
-from tui.palette import Tone
-from tui.paths import stylesheets
-from tui.render import plain
+from tui.config.paths import stylesheets
+from tui.look.palette import Tone
+from tui.look.render import plain
 from tui.screens.dialog import Dialog
 from tui.screens.export_modals import DATE_FORMAT, parse_operator_time
 from tui.screens.incident_base import IncidentContext

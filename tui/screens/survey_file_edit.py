@@ -22,8 +22,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
-from tui.palette import Tone
-from tui.render import clean, plain
+from tui.look.palette import Tone
+from tui.look.render import clean, plain
 from tui.screens.base import WatchdeckModal
 from tui.state.survey_file import yaml_available
 

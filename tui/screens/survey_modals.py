@@ -4,7 +4,7 @@ Both close as every dialog confirms (:mod:`tui.screens.dialog`): ``y`` or Enter 
 
 Each modal does its own request in a worker (``exit_on_error=False``) and shows
 failures inside itself, so the browser behind it never loses its place. All
-server text is shown through :func:`tui.render.plain`.
+server text is shown through :func:`tui.look.render.plain`.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from tui.api.client import ApiClient
 from tui.api.errors import ApiError
 from tui.api.models import ActivityEntry, ResponseSummary
 from tui.api.writes import parse_datetime
-from tui.palette import Tone
-from tui.paths import stylesheets
-from tui.render import ago, clean, date_text, plain
+from tui.config.paths import stylesheets
+from tui.look.palette import Tone
+from tui.look.render import ago, clean, date_text, plain
 from tui.screens.base import app_handle
 from tui.screens.dialog import Dialog
 from tui.widgets.survey_detail import pretty_json

@@ -19,9 +19,9 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
-from tui.palette import Tone
-from tui.paths import stylesheets
-from tui.render import clean, plain
+from tui.config.paths import stylesheets
+from tui.look.palette import Tone
+from tui.look.render import clean, plain
 from tui.screens.base import WatchdeckScreen
 from tui.state.survey_draft import END, QUESTION_KINDS, rating_range_key, rating_values
 

@@ -42,10 +42,10 @@ from tui.api.cache_context import bypass_cache
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, WriteValidationError
 from tui.api.models import Survey, SurveyStats, SurveyStatus
 from tui.api.writes import iso
+from tui.config.paths import stylesheets
 from tui.key_registry import bindings, writing_actions
-from tui.palette import Tone
-from tui.paths import stylesheets
-from tui.render import clean, plain, when_text
+from tui.look.palette import Tone
+from tui.look.render import clean, plain, when_text
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.typed_confirm import TypedNameConfirmScreen

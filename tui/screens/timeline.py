@@ -22,14 +22,14 @@ from textual.widgets import Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models import BatchExportRun
+from tui.config.paths import stylesheets
 from tui.key_registry import bindings
-from tui.palette import Tone
-from tui.paths import stylesheets
-from tui.render import coarse_duration, plain
+from tui.look.palette import Tone
+from tui.look.render import coarse_duration, plain
+from tui.look.status import status_text
 from tui.screens.incident_base import IncidentContext, IncidentScreen
 from tui.state.record_reads import read_span
 from tui.state.timeline import TimelineModel
-from tui.status_look import status_text
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.timeline_view import TimelineView, axis_ruler, cells_for
 

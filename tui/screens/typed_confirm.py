@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
-from tui.render import clean, plain
+from tui.look.render import clean, plain
 from tui.screens.dialog import Dialog
 
 

@@ -28,6 +28,7 @@ from tui.api.client import ApiClient
 from tui.api.errors import ApiError, Forbidden, NetworkError, Unauthorized
 from tui.api.models import Project
 from tui.api.scopes import KeyReport, fetch_key_report
+from tui.cli.status import TEST_TIMEOUT, describe_connection_error
 from tui.config import (
     PRESET_BASE_URLS,
     PROFILE_NAME_RE,
@@ -42,17 +43,16 @@ from tui.config import (
     remember_project,
     save_profile,
 )
+from tui.config.keys import key_problem, keyring_available, run_key_command, store_in_keyring
+from tui.config.paths import stylesheets
 from tui.config.resolve import Overrides, resolve_settings
-from tui.keys import key_problem, keyring_available, run_key_command, store_in_keyring
-from tui.paths import stylesheets
-from tui.redaction import mask_url_password
-from tui.render import clean, plain
+from tui.look.render import clean, plain
 from tui.safe_app import SafeApp
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.key_storage import STORE_FILE, STORE_KEYRING, STORE_NOWHERE, KeyStorageScreen, key_command_hint
 from tui.screens.project_picker import ProjectPickerScreen
-from tui.status_cmd import TEST_TIMEOUT, describe_connection_error
+from tui.secrets.redaction import mask_url_password
 
 DEMO = "demo"
 NEW_PROFILE = "new-profile"

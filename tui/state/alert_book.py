@@ -30,7 +30,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from tui.render import clean
+from tui.look.render import clean
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 
 TOAST_EVERY_SECONDS = 60.0

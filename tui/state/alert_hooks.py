@@ -23,8 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tui.redaction import mask_secrets_in
-from tui.render import clean
+from tui.look.render import clean
+from tui.secrets.redaction import mask_secrets_in
 
 HOOK_TIMEOUT_SECONDS = 10.0
 _UNPRINTABLE = re.compile("[\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")

@@ -102,7 +102,7 @@ class Learned:
 
 
 class FirstPoll:
-    """The monitor's first poll, sent on a thread while the app loads (:mod:`tui.startup`).
+    """The monitor's first poll, sent on a thread while the app loads (:mod:`tui.cli.startup`).
 
     It runs the app's own code for a poll (:class:`ApiClient` and :class:`ExportsSource` on an event loop of its
     own), so the key, proxy, TLS, redirect and retry rules are the client's. Its answers date ``server_clock``
@@ -183,7 +183,7 @@ class ExportsSource:
                  monotonic: Callable[[], float] = time.monotonic,
                  first_poll: FirstPoll | None = None) -> None:
         self.clients = list(clients)
-        # The answer of a poll sent while the app loaded (tui.startup): the first fetch takes it over.
+        # The answer of a poll sent while the app loaded (tui.cli.startup): the first fetch takes it over.
         self._first_poll = first_poll
         self.extra_ids = list(dict.fromkeys(extra_ids))
         self._monotonic = monotonic

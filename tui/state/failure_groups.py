@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from tui.api.models import BatchExportRun
-from tui.render import clean
+from tui.look.render import clean
 from tui.state.intervals import is_failed, latest_attempts
 
 PLACEHOLDER = "…"

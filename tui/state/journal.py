@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tui.paths import data_dir
-from tui.private_files import append_private
-from tui.redaction import mask_secrets
+from tui.config.paths import data_dir
+from tui.secrets.private_files import append_private
+from tui.secrets.redaction import mask_secrets
 
 # How the survey editor reports a failed save to the screen that journals survey actions:
 # (action, survey id or None when creating, name, result, detail). Failures are journaled as saves are.

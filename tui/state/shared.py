@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tui.api.cache_context import key_id
-from tui.palette import Tone
+from tui.look.palette import Tone
 from tui.state.budget import shared_stretch
 
 if TYPE_CHECKING:

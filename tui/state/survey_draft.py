@@ -34,7 +34,7 @@ from tui.api.errors import WriteValidationError
 from tui.api.models import QuestionType, Survey, SurveyStatus
 from tui.api.survey_rules import with_companions
 from tui.api.writes import INT32_MAX, check_survey_write, iso, parse_datetime, valid_link
-from tui.private_files import write_private
+from tui.secrets.private_files import write_private
 
 DRAFT_VERSION = 1
 END = "end"

@@ -1,6 +1,6 @@
 """The mark next to an editable field whose server text held control characters or escape sequences.
 
-The field shows the cleaned text (:func:`tui.render.editable`); this note says so, so that the
+The field shows the cleaned text (:func:`tui.look.render.editable`); this note says so, so that the
 operator knows why the value looks different from what the server holds and that saving sends
 the cleaned value.
 """
@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.palette import Tone
-from tui.render import CLEANED_NOTE, editable
+from tui.look.palette import Tone
+from tui.look.render import CLEANED_NOTE, editable
 
 if TYPE_CHECKING:
     from tui.state.survey_draft import SurveyDraft

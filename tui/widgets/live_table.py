@@ -104,7 +104,7 @@ def with_ellipsis(cell: Text | str) -> Text | str:
 
     Set on the Text itself, before any renderer sees it, so the fast path and stock DataTable draw the same
     thing. A Text that chose its own overflow keeps it. Numbers are not meant to be cut at all: their cells
-    are abbreviated (``tui.render.short_count``) to fit their columns.
+    are abbreviated (``tui.look.render.short_count``) to fit their columns.
     """
     if isinstance(cell, Text) and cell.overflow is None:
         cell.overflow = "ellipsis"

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
-from tui.palette import Tone
+from tui.look.palette import Tone
 from tui.state.poller import Freshness
 
 # The badge of each freshness: a symbol (it reads without colour) and a tone; connecting is bold in both modes.

@@ -16,7 +16,7 @@ the cursor changes, horizontal scrolling when the columns are wider than the wid
 
 Safety: cells become ``Segment`` text, never markup, so ``[@click=app.quit]`` from a server shows
 as those characters; cell text with a control character is cleaned again at render time
-(:func:`tui.render.clean`) in case a caller forgot, since a ``Segment`` reaches the terminal as is.
+(:func:`tui.look.render.clean`) in case a caller forgot, since a ``Segment`` reaches the terminal as is.
 
 Looks come from component classes (``virtual-table--header``, ``--cursor``, ``--hover``,
 ``--even-row``) styled in :attr:`VirtualTable.DEFAULT_CSS`, so the table looks right on any screen;
@@ -40,7 +40,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.render import clean
+from tui.look.render import clean
 
 Justify = Literal["left", "right"]
 

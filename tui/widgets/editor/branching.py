@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, Select
 
-from tui.render import plain
+from tui.look.render import plain
 from tui.state.survey_draft import BRANCH_TYPES, END, RESPONSE_BASED_KINDS, SurveyDraft
 from tui.widgets.editor.common import DraftEdited, FieldError
 

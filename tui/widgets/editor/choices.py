@@ -23,7 +23,7 @@ from textual.widgets import Button, Input, Label, Static, TextArea
 from textual.widgets.button import ButtonVariant
 
 from tui.key_registry import bindings
-from tui.palette import Tone
+from tui.look.palette import Tone
 from tui.state.survey_draft import SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.editor.common import DraftEdited, FieldError

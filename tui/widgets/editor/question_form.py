@@ -17,7 +17,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
 
 from tui.api.models import QuestionType
 from tui.api.writes import RATING_DISPLAYS, RATING_SCALES
-from tui.render import plain
+from tui.look.render import plain
 from tui.state.survey_draft import QUESTION_KINDS, SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.editor.branching import BranchingForm

@@ -23,8 +23,8 @@ from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
 
 from tui.api.writes import SAMPLING_INTERVAL_TYPES, SURVEY_POSITIONS, SURVEY_SCHEDULES, URL_MATCH_TYPES
 from tui.key_registry import bindings
-from tui.palette import Tone
-from tui.render import plain
+from tui.look.palette import Tone
+from tui.look.render import plain
 from tui.state.survey_draft import SURVEY_TYPES, SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.editor.common import DraftEdited, FieldError

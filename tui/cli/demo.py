@@ -92,7 +92,7 @@ def _open_log(path: Path | None) -> IO[bytes] | None:
     """This run's log (the last run's is replaced), or None where it cannot be written: the demo runs anyway."""
     if path is None:
         return None
-    from tui.private_files import create_private
+    from tui.secrets.private_files import create_private
 
     try:
         create_private(path)  # it may hold a traceback quoting server text: the user's alone
@@ -105,8 +105,8 @@ def open_demo_server() -> DemoServer:
     """The demo's server as ``watchdeck --demo`` runs it: on a destination outage already under way (failures
     show in the first minute), its world kept in the user's cache, its own errors in the state dir's log (the
     terminal is the dashboard's)."""
-    from tui.paths import cache_dir, state_dir
-    from tui.private_files import private_dir
+    from tui.config.paths import cache_dir, state_dir
+    from tui.secrets.private_files import private_dir
 
     log: Path | None = None
     try:

@@ -22,7 +22,7 @@ from enum import Enum
 class Tone(Enum):
     """What a piece of text means to an operator; each tone has one colour style and one colourless style."""
 
-    # Run statuses (tui.status_look), and the health and alerts that reuse their looks.
+    # Run statuses (tui.look.status), and the health and alerts that reuse their looks.
     FAILURE = "failure"
     RETRYING = "retrying"
     SUCCESS = "success"

@@ -16,7 +16,7 @@ one undone); a trick that stops paying for itself there goes.
 - ``watchdeck --demo`` starts its sandbox before the settings and Textual load
   (:func:`start_demo_early`).
 
-This module imports only the standard library at the top: ``tui.launch``
+This module imports only the standard library at the top: ``tui.cli.launch``
 imports it before anything else.
 """
 
@@ -28,9 +28,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from tui.cli.demo import DemoServer
     from tui.clock import Clock
     from tui.config import Settings
-    from tui.demo import DemoServer
     from tui.state.exports import FirstPoll
 
 #: The collection before the freeze waits until the first frame with data is drawn.
@@ -89,7 +89,7 @@ def start_demo_early(argv: Sequence[str]) -> None:
     global _early_demo
     if "--demo" not in argv or NOT_THE_DEMO_DASHBOARD.intersection(argv):
         return
-    from tui.demo import open_demo_server
+    from tui.cli.demo import open_demo_server
 
     try:
         _early_demo = open_demo_server()
@@ -115,7 +115,7 @@ def start_first_poll(settings: Settings, clock: Clock, *, before: Callable[[], o
         if settings.cache_url:
             return None
         from tui.api.cache_context import others_watching
-        from tui.paths import cache_dir
+        from tui.config.paths import cache_dir
 
         if others_watching(cache_dir(), settings.base_url, settings.api_key.get_secret_value()):
             return None

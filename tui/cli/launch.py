@@ -1,4 +1,4 @@
-"""The ``watchdeck`` command's entry point: ``tui.startup``'s tricks run before anything heavy is imported."""
+"""The ``watchdeck`` command's entry point: ``tui.cli.startup``'s tricks run before anything heavy is imported."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ def main() -> int:
     import sys
 
     try:
-        from tui import startup
+        from tui.cli import startup
 
         startup.quiet_collector()
         startup.skip_httpx_cli()
         startup.start_demo_early(sys.argv[1:])
-        from tui.__main__ import main as run
+        from tui.cli.main import main as run
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     return run()

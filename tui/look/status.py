@@ -3,7 +3,7 @@
 The one place that decides it: the monitor's cells, the runs table, the run
 dialog and the help legend all ask here, so a status cannot look like one thing
 in a table and another in the legend. The styles of the tones, and the choice
-between colour and ``NO_COLOR``, are the palette's (:mod:`tui.palette`).
+between colour and ``NO_COLOR``, are the palette's (:mod:`tui.look.palette`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from tui.palette import Tone, no_color
-from tui.render import clean
+from tui.look.palette import Tone, no_color
+from tui.look.render import clean
 
 
 @dataclass(frozen=True)

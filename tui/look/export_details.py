@@ -8,9 +8,9 @@ from typing import Any
 
 from rich.text import Text
 
-from tui.palette import Tone
-from tui.redaction import mask_secrets
-from tui.render import ago, clean, coarse_duration, past_ago, plain
+from tui.look.palette import Tone
+from tui.look.render import ago, clean, coarse_duration, past_ago, plain
+from tui.secrets.redaction import mask_secrets
 from tui.state.exports import WatchedExport
 from tui.state.health import Verdict
 

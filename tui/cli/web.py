@@ -273,7 +273,7 @@ class _OneLineHandler(logging.Handler):
             line = record.getMessage().splitlines()[0] if record.getMessage() else record.levelname
             where = ""
             if record.exc_info and record.exc_info[1] is not None:
-                from tui.crashlog import record_exception
+                from tui.secrets.crashlog import record_exception
 
                 path = record_exception(record.exc_info[1], context="web server")
                 where = f" (details in {path})" if path else ""

@@ -2,7 +2,7 @@
 
 Pure functions of a row's facts (:class:`tui.state.export_board.RowFacts`,
 its verdict included): the board says which rows changed, and the screen
-repaints only those. Every server string goes through :func:`tui.render.plain`.
+repaints only those. Every server string goes through :func:`tui.look.render.plain`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from datetime import datetime
 from rich.text import Text
 
 from tui.api.models import BatchExportRun
-from tui.palette import Tone
-from tui.render import ago, coarse_duration, count, duration, past_ago, plain, progress_bar, short_count
+from tui.look.palette import Tone
+from tui.look.render import ago, coarse_duration, count, duration, past_ago, plain, progress_bar, short_count
+from tui.look.status import status_strip, status_text
 from tui.state.export_board import RowFacts
 from tui.state.exports import runs_oldest_first
 from tui.state.health import HealthState, Verdict, run_activity_time
-from tui.status_look import status_strip, status_text
 
 # (key, label, width), in the order drawn; which of them are drawn is EXPORT_PRIORITY's.
 EXPORT_COLUMNS: list[tuple[str, str, int | None]] = [
@@ -65,7 +65,7 @@ def _interval_label(interval: str) -> Text:
 TIME_COLUMNS = ("state", "lag", "last", "due")
 
 # How each verdict reads in the State column: a symbol and a word (never colour alone), in the tone of
-# tui.status_look, so that NO_COLOR draws a failing export reversed like a failed run.
+# tui.look.status, so that NO_COLOR draws a failing export reversed like a failed run.
 STATE_LOOKS: dict[HealthState, tuple[str, Tone]] = {
     HealthState.OK: ("✔ ok", Tone.SUCCESS),
     HealthState.RUNNING: ("⟳ running", Tone.STARTING),

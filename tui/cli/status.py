@@ -47,8 +47,8 @@ from tui.api.models import BatchExport, BatchExportRun
 from tui.api.scopes import KeyReport, fetch_key_report
 from tui.clock import Clock, SystemClock
 from tui.config import Settings
-from tui.redaction import mask_url_password
-from tui.render import clean, duration, past_ago
+from tui.look.render import clean, duration, past_ago
+from tui.secrets.redaction import mask_url_password
 from tui.state.exports import confirm_project
 from tui.state.health import (
     DEFAULT_GRACE_SECONDS,

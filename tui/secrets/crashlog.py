@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tui.paths import state_dir
-from tui.private_files import append_private
-from tui.redaction import mask_secrets_in
+from tui.config.paths import state_dir
+from tui.secrets.private_files import append_private
+from tui.secrets.redaction import mask_secrets_in
 
 LOG_FILE_NAME = "errors.log"
 
@@ -44,7 +44,7 @@ def record_exception(error: BaseException, context: str = "", *, path: Path | No
 
 def one_line(error: BaseException, path: Path | None, secrets: Iterable[str] = ()) -> str:
     """What the operator reads on stderr: the error's kind and first line, and where the traceback is."""
-    from tui.render import clean
+    from tui.look.render import clean
 
     message = str(error).strip().splitlines()[0] if str(error).strip() else ""
     detail = f"{type(error).__name__}: {message}" if message else type(error).__name__

@@ -14,7 +14,7 @@ from pathlib import Path, PurePath
 import platformdirs
 
 APP_NAME = "watchdeck"
-_PACKAGE_DIR = Path(__file__).resolve().parent
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
 def styles_dir() -> Path:

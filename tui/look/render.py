@@ -18,7 +18,7 @@ from typing import Any
 import humanize
 from rich.text import Text
 
-from tui.palette import Tone
+from tui.look.palette import Tone
 
 # ESC-introduced sequences (CSI, OSC, DCS, ...) first, so their parameters go too,
 # then any remaining C0/C1 control character except tab and newline.

@@ -23,7 +23,7 @@ from tui.api.cache_context import bypass_cache
 from tui.api.client import ApiClient
 from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
 from tui.config import Settings
-from tui.render import clean
+from tui.look.render import clean
 from tui.state.journal import ActionJournal, JournalEntry, wall_clock
 from tui.state.survey_file import SurveyFileError, document, dumps, loads, plan, yaml_available
 
