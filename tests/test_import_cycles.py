@@ -105,7 +105,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_tui_has_no_import_cycle() -> None:
     graph = import_graph()
     assert "tui.app" in graph and "tui.screens.monitor" in graph["tui.app"], "the walk sees lazy imports"
-    assert "tui.config" in graph["tui.state.journal"], "the walk sees the package __init__ a submodule import runs"
+    assert "tui.config" in graph["tui.state.io.journal"], "the walk sees the package __init__ a submodule import runs"
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
@@ -151,3 +151,19 @@ def test_keys_takes_only_the_shapes_from_the_config() -> None:
     config = {m for m in graph["tui.config.keys"] if m == "tui.config" or m.startswith("tui.config.")}
     assert config == {"tui.config.models", "tui.config.errors"}
     assert "tui.config.keys" in graph["tui.config.resolve"]
+
+
+OUTSIDE_WORLD = ("tui.state.io", "tui.secrets.private_files", "tui.config.paths", "tui.api.cache")
+
+
+def test_the_state_outside_io_touches_nothing_outside() -> None:
+    """Modules directly under :mod:`tui.state` decide; files, programs, the shared store and polls are ``tui.state.io``'s.
+
+    A pure module that needs to send or write is given a callable or a :class:`JournalWriter`, never the thing itself.
+    """
+    graph = import_graph()
+    assert OUTSIDE_WORLD[1] in graph["tui.state.io.journal"], "the check sees what an io module imports"
+    pure = sorted(m for m in graph if m.startswith("tui.state.") and not m.startswith("tui.state.io"))
+    assert "tui.state.health" in pure and "tui.state.alert_book" in pure
+    offenders = {m: sorted(d for d in graph[m] if d.startswith(OUTSIDE_WORLD)) for m in pure}
+    assert {m: d for m, d in offenders.items() if d} == {}

@@ -29,13 +29,13 @@ from tui.look.render import clean
 from tui.safe_app import SafeApp
 from tui.screens.base import AppHandle
 from tui.secrets.private_files import write_private
+from tui.state.io.shared import SharedViewers
 from tui.state.server_time import ServerClock
-from tui.state.shared import SharedViewers
 from tui.toasts import Toast, ToastQueue, toast_seconds
 
 if TYPE_CHECKING:
     from tui.api.cache import SharedCache
-    from tui.state.exports import FirstPoll
+    from tui.state.io.export_source import FirstPoll
 
 TOAST_CHECK_SECONDS = 0.5  # how often waiting toasts are looked at (a dialog closed, a toast left)
 

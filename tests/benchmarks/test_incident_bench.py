@@ -26,7 +26,7 @@ from tui.state.budget import ActionBudget
 from tui.state.exports import WatchedExport
 from tui.state.failure_groups import group_failures
 from tui.state.incident import IncidentDesk
-from tui.state.journal import ActionJournal
+from tui.state.io.journal import ActionJournal
 from tui.state.timeline import TimelineModel
 from tui.widgets.timeline_view import TimelineView
 

@@ -17,7 +17,7 @@ from tui.clock import SystemClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.monitor import MonitorScreen
-from tui.state.shared import SharedViewers
+from tui.state.io.shared import SharedViewers
 
 
 def make_app(handle: SandboxHandle) -> WatchdeckApp:

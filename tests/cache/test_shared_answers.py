@@ -127,7 +127,7 @@ async def test_a_corrupt_cache_file_falls_back_to_the_server_and_says_so(sandbox
 
 
 async def test_the_shared_count_adds_every_viewers_requests(sandbox: SandboxHandle, viewer: Viewer) -> None:
-    from tui.state.shared import SharedViewers
+    from tui.state.io.shared import SharedViewers
 
     first, second = viewer(sandbox), viewer(sandbox, key=OTHER_KEY)
     views = [SharedViewers(cache_of(first), sandbox.base_url, sandbox.api_key),

@@ -16,8 +16,8 @@ from tui.clock import SystemClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle
 from tui.state.budget import shared_stretch
-from tui.state.poller import Poller
-from tui.state.shared import SharedViewers
+from tui.state.io.poller import Poller
+from tui.state.io.shared import SharedViewers
 
 
 def test_viewers_stretch_only_when_together_they_would_exceed_the_limit() -> None:

@@ -12,15 +12,8 @@ import pytest
 
 from tui.api.models import Survey
 from tui.screens.survey_preview import next_step
-from tui.state.survey_draft import (
-    END,
-    BranchDraft,
-    DraftStore,
-    SurveyDraft,
-    question_path,
-    rating_values,
-    top_level,
-)
+from tui.state.io.draft_files import DraftStore
+from tui.state.survey_draft import END, BranchDraft, SurveyDraft, question_path, rating_values, top_level
 
 RAW: dict[str, Any] = {
     "id": "11111111-1111-1111-1111-111111111111",

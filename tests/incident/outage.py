@@ -23,7 +23,7 @@ from tui.state.alert_book import AlertBook
 from tui.state.budget import ActionBudget
 from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk
-from tui.state.journal import ActionJournal
+from tui.state.io.journal import ActionJournal
 
 from .runs import HOUR, NOW
 

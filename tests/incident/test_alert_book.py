@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from tui.state.alert_book import AlertBook, AlertKind, Observation
-from tui.state.journal import ActionJournal
+from tui.state.io.journal import ActionJournal
 
 from .runs import NOW
 

@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from tui.state.alert_hooks import AlertHook, hook_environment
+from tui.state.io.alert_hooks import AlertHook, hook_environment
 
 KEY = "phx_secretsecretsecret"
 
@@ -158,7 +158,7 @@ async def test_hook_json_escapes_c1_and_bidi_characters_and_keeps_other_text(tmp
     assert (await hook.send({"event": "opened", "detail": detail})).ok
     raw = json.loads(out.read_text())["body"]
     assert raw["detail"] == detail, "the hook reads the same text"
-    from tui.state.alert_hooks import hook_json
+    from tui.state.io.alert_hooks import hook_json
 
     line = hook_json({"detail": detail})
     assert not any(ch in line for ch in "\x9b\x9d\u202e\x07"), line

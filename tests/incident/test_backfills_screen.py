@@ -16,7 +16,7 @@ from tui.screens.backfills import NO_BACKFILLS_LIST, BackfillsScreen
 from tui.screens.incident_base import IncidentContext
 from tui.state.budget import ActionBudget
 from tui.state.incident import IncidentDesk
-from tui.state.journal import ActionJournal
+from tui.state.io.journal import ActionJournal
 from tui.state.repair import ExportRef
 
 from .outage import Host

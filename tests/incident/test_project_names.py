@@ -11,7 +11,7 @@ import pytest
 from tui.api.client import ApiClient
 from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
-from tui.state.project_names import fetch_project_label, project_label
+from tui.state.io.project_names import fetch_project_label, project_label
 
 
 @pytest.fixture

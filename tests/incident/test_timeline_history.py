@@ -13,9 +13,9 @@ from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.incident_base import IncidentContext
 from tui.screens.timeline import TimelineScreen
 from tui.state.budget import ActionBudget
-from tui.state.exports import ExportsSource
 from tui.state.incident import IncidentDesk
-from tui.state.journal import ActionJournal
+from tui.state.io.export_source import ExportsSource
+from tui.state.io.journal import ActionJournal
 
 from .outage import Host
 

@@ -13,7 +13,7 @@ from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
-from tui.state.exports import FirstPoll
+from tui.state.io.export_source import FirstPoll
 from tui.widgets.live_table import LiveTable
 
 FROZEN_AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)

@@ -29,7 +29,7 @@ from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen, DeleteExportScreen, EditExportScreen
 from tui.screens.repair import RepairScreen
 from tui.state.exports import WatchedExport
-from tui.state.journal import ActionJournal
+from tui.state.io.journal import ActionJournal
 
 REFUSAL = "refused by the test"
 FAILED = f"failed: The server refused the input: {REFUSAL}."

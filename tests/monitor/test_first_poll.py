@@ -26,8 +26,8 @@ from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.monitor import MonitorScreen
-from tui.state.exports import FirstPoll
-from tui.state.shared import SharedViewers
+from tui.state.io.export_source import FirstPoll
+from tui.state.io.shared import SharedViewers
 from tui.widgets.live_table import LiveTable
 
 LIST_404 = "status:status=404,path=/batch_exports/$"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tui.api.errors import NetworkError, RateLimited, ServerError, Unauthorized
-from tui.state.poller import Freshness, Poller
+from tui.state.io.poller import Freshness, Poller
 
 
 class FakeTime:

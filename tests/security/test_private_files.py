@@ -15,8 +15,9 @@ from tui.app import WatchdeckApp
 from tui.cli.main import _log_crash
 from tui.config import Settings, remember_project, save_profile
 from tui.secrets.crashlog import record_exception
-from tui.state.journal import ActionJournal, JournalEntry
-from tui.state.survey_draft import DraftStore
+from tui.state.io.draft_files import DraftStore
+from tui.state.io.journal import ActionJournal
+from tui.state.journal_entry import JournalEntry
 
 
 @pytest.fixture

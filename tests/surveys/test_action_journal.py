@@ -20,7 +20,7 @@ from tests.surveys.test_browser import browser, editor_of, select_status, type_i
 from tui.api.models import SurveyStatus
 from tui.clock import FrozenClock
 from tui.screens.confirm import ConfirmScreen
-from tui.state.journal import ActionJournal
+from tui.state.io.journal import ActionJournal
 
 REFUSAL = "refused by the test"
 

@@ -17,7 +17,7 @@ from tui.clock import FrozenClock
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.survey_modals import summary_text
 from tui.screens.typed_confirm import TypedNameConfirmScreen
-from tui.state.journal import ActionJournal
+from tui.state.io.journal import ActionJournal
 
 
 def _journal(tmp_path: Path, name: str = "journal.jsonl") -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from tests.pilot import settle
 from tui.clock import FrozenClock
-from tui.state.project_names import fetch_project_label
+from tui.state.io.project_names import fetch_project_label
 
 from .conftest import make_app
 

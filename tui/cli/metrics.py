@@ -1,11 +1,11 @@
 """``watchdeck metrics``: the monitor's verdicts for Prometheus, on ``/metrics``, without a UI.
 
 It polls as the monitor does: the same :class:`~tui.state.exports.ExportsSource`
-and :class:`~tui.state.poller.Poller` (backoff, ``Retry-After``), the same
+and :class:`~tui.state.io.poller.Poller` (backoff, ``Retry-After``), the same
 rate-limit budget, the shared answer cache with the other viewers of the key,
 and the one health model through :mod:`tui.state.export_feed`. Like the
 monitor, it reads the server's runs list for an export whose verdict
-``latest_runs`` cannot settle (:func:`tui.state.board_records.read_board_records`,
+``latest_runs`` cannot settle (:func:`tui.state.io.board_records.read_board_records`,
 inside the operator's share of the budget, again only when its ``latest_runs``
 change), so the lag and streak are those ``status`` gives. Each poll
 replaces the reading that ``prometheus_client``'s HTTP server serves
@@ -28,16 +28,17 @@ from typing import TYPE_CHECKING, TextIO
 from tui.api.client import ApiClient
 from tui.clock import Clock, SystemClock
 from tui.config import Settings
-from tui.state.board_records import read_board_records
 from tui.state.budget import ActionBudget, effective_poll_seconds
 from tui.state.export_board import ExportBoard
 from tui.state.export_feed import AlertFeed
-from tui.state.exports import ExportsSnapshot, ExportsSource
+from tui.state.exports import ExportsSnapshot
 from tui.state.health import unmatched_targets_warning
+from tui.state.io.board_records import read_board_records
+from tui.state.io.export_source import ExportsSource
+from tui.state.io.poller import Poller
+from tui.state.io.shared import SharedViewers
 from tui.state.metric_families import ExportReading, PollMetrics, Reading
-from tui.state.poller import Poller
 from tui.state.server_time import ServerClock
-from tui.state.shared import SharedViewers
 
 if TYPE_CHECKING:
     from tui.api.cache import SharedCache

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from tui.cli.demo import DemoServer
     from tui.clock import Clock
     from tui.config import Settings
-    from tui.state.exports import FirstPoll
+    from tui.state.io.export_source import FirstPoll
 
 #: The collection before the freeze waits until the first frame with data is drawn.
 FREEZE_AFTER_SECONDS = 1.0
@@ -119,7 +119,7 @@ def start_first_poll(settings: Settings, clock: Clock, *, before: Callable[[], o
 
         if others_watching(cache_dir(), settings.base_url, settings.api_key.get_secret_value()):
             return None
-    from tui.state.exports import FirstPoll
+    from tui.state.io.export_source import FirstPoll
     from tui.state.server_time import ServerClock
 
     configured = settings.project_ids

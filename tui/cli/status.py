@@ -49,7 +49,6 @@ from tui.clock import Clock, SystemClock
 from tui.config import Settings
 from tui.look.render import clean, duration, past_ago
 from tui.secrets.redaction import mask_url_password
-from tui.state.exports import confirm_project
 from tui.state.health import (
     DEFAULT_GRACE_SECONDS,
     FAILED_GROUP,
@@ -62,7 +61,8 @@ from tui.state.health import (
     target_for,
     unmatched_targets_warning,
 )
-from tui.state.record_reads import read_for_verdict
+from tui.state.io.export_source import confirm_project
+from tui.state.io.record_reads import read_for_verdict
 from tui.state.run_history import RunHistory
 from tui.state.server_time import ServerClock, describe_skew
 

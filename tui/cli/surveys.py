@@ -24,7 +24,8 @@ from tui.api.client import ApiClient
 from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
 from tui.config import Settings
 from tui.look.render import clean
-from tui.state.journal import ActionJournal, JournalEntry, wall_clock
+from tui.state.io.journal import ActionJournal
+from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.state.survey_file import SurveyFileError, document, dumps, loads, plan, yaml_available
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from tui.look.status import status_text
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.incident_base import IncidentContext
-from tui.state.journal import JournalEntry, wall_clock
+from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.state.repair import ExportRef
 from tui.widgets.footer import LeakFreeFooter
 

@@ -19,9 +19,9 @@ from textual.worker import Worker, WorkerState
 from tui.api.client import ApiClient
 from tui.clock import Clock
 from tui.config import Settings
-from tui.state.exports import FirstPoll
+from tui.state.io.export_source import FirstPoll
+from tui.state.io.shared import SharedViewers
 from tui.state.server_time import ServerClock
-from tui.state.shared import SharedViewers
 
 ResultT = TypeVar("ResultT")
 

@@ -37,13 +37,8 @@ from tui.look.render import ago, clean, plain
 from tui.screens.base import WatchdeckScreen, app_handle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.editor_dialogs import KindPickerScreen, LeaveScreen
-from tui.state.survey_draft import (
-    DraftStore,
-    StoredDraft,
-    SurveyDraft,
-    question_path,
-    top_level,
-)
+from tui.state.io.draft_files import DraftStore, StoredDraft
+from tui.state.survey_draft import SurveyDraft, question_path, top_level
 from tui.widgets.cleaned_note import clean_survey_draft
 from tui.widgets.editor.common import DraftEdited, FieldError
 from tui.widgets.editor.question_form import QuestionForm
@@ -53,7 +48,7 @@ from tui.widgets.footer import LeakFreeFooter
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
     from tui.clock import Clock
-    from tui.state.journal import SurveyWriteFailed
+    from tui.state.journal_entry import SurveyWriteFailed
 
 DRAFT_DELAY = 1.0  # seconds after the last edit before the draft is written
 SHOW_DELAY = 0.1  # seconds the list cursor must rest on an item before its form is mounted

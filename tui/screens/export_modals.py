@@ -29,7 +29,8 @@ from tui.screens.base import WatchdeckModal
 from tui.screens.dialog import Dialog
 from tui.secrets.redaction import is_secret_key
 from tui.state.exports import WatchedExport
-from tui.state.journal import ActionJournal, JournalEntry, wall_clock
+from tui.state.io.journal import ActionJournal
+from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.widgets.cleaned_note import CleanedNote
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"

@@ -29,7 +29,7 @@ from tui.look.palette import Tone
 from tui.look.render import plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen, set_columns
 from tui.state.failure_groups import FailureGroup, clock_time, failing_since
-from tui.state.record_reads import read_span
+from tui.state.io.record_reads import read_span
 from tui.widgets.footer import LeakFreeFooter
 
 GROUPS_SPAN = timedelta(hours=24)  # what the groups are built over, read where it was not

@@ -22,7 +22,7 @@ from tui.look.render import coarse_duration
 from tui.screens.base import WatchdeckScreen
 from tui.state.budget import ActionBudget
 from tui.state.incident import IncidentDesk
-from tui.state.journal import ActionJournal
+from tui.state.io.journal import ActionJournal
 
 R = TypeVar("R")
 

@@ -51,14 +51,15 @@ from tui.look.render import clean, plain
 from tui.look.run_rows import RunsView, run_rows
 from tui.screens.monitor_actions import BoardChanged, ExportActions, PollWanted
 from tui.screens.monitor_incident import INCIDENT_ACTIONS, INCIDENT_KEY_IDS, IncidentKeys
-from tui.state.board_records import RECORDS_PER_POLL, read_board_records
 from tui.state.budget import effective_poll_seconds
 from tui.state.export_board import ExportBoard
-from tui.state.exports import ExportsSnapshot, ExportsSource, WatchedExport
+from tui.state.exports import ExportsSnapshot, WatchedExport
 from tui.state.health import incomplete_reason_of_run, run_created, unmatched_targets_warning
-from tui.state.journal import ActionJournal
-from tui.state.poller import Freshness, Poller
-from tui.state.project_names import fetch_project_label
+from tui.state.io.board_records import RECORDS_PER_POLL, read_board_records
+from tui.state.io.export_source import ExportsSource
+from tui.state.io.journal import ActionJournal
+from tui.state.io.poller import Freshness, Poller
+from tui.state.io.project_names import fetch_project_label
 from tui.state.run_history import page_span
 from tui.state.run_list import RunPages
 from tui.widgets.export_detail_pane import ExportDetailPane

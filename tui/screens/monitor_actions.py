@@ -25,7 +25,8 @@ from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.state.export_board import ExportBoard
 from tui.state.exports import WatchedExport
-from tui.state.journal import ActionJournal, JournalEntry, wall_clock
+from tui.state.io.journal import ActionJournal
+from tui.state.journal_entry import JournalEntry, wall_clock
 
 if TYPE_CHECKING:
     from tui.api.client import BatchExportsApi

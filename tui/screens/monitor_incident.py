@@ -33,11 +33,12 @@ from tui.screens.base import WatchdeckScreen
 from tui.screens.incident_base import IncidentContext
 from tui.screens.monitor_actions import BoardChanged
 from tui.state.alert_book import Alert, AlertBook
-from tui.state.alert_hooks import AlertHook
 from tui.state.budget import ActionBudget
 from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk, VerdictLike
-from tui.state.journal import ActionJournal, JournalEntry, wall_clock
+from tui.state.io.alert_hooks import AlertHook
+from tui.state.io.journal import ActionJournal
+from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.state.run_list import next_filter
 
 if TYPE_CHECKING:

@@ -28,8 +28,8 @@ from tui.screens.dialog import Dialog
 from tui.screens.export_modals import DATE_FORMAT, parse_operator_time
 from tui.screens.incident_base import IncidentContext
 from tui.state.failure_groups import FailureGroup
-from tui.state.journal import JournalEntry, wall_clock
-from tui.state.record_reads import read_span
+from tui.state.io.record_reads import read_span
+from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.state.repair import (
     GapRange,
     RepairProgress,

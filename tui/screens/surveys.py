@@ -49,9 +49,10 @@ from tui.look.render import clean, plain, when_text
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.typed_confirm import TypedNameConfirmScreen
-from tui.state.journal import ActionJournal, JournalEntry, wall_clock
-from tui.state.poller import Freshness
-from tui.state.project_names import fetch_project_label
+from tui.state.io.journal import ActionJournal
+from tui.state.io.poller import Freshness
+from tui.state.io.project_names import fetch_project_label
+from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.state.survey_list import (
     SORT_BY_KEY,
     SORT_COLUMNS,

@@ -28,7 +28,7 @@ from tui.look.palette import Tone
 from tui.look.render import coarse_duration, plain
 from tui.look.status import status_text
 from tui.screens.incident_base import IncidentContext, IncidentScreen
-from tui.state.record_reads import read_span
+from tui.state.io.record_reads import read_span
 from tui.state.timeline import TimelineModel
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.timeline_view import TimelineView, axis_ruler, cells_for

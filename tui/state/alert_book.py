@@ -31,7 +31,8 @@ from enum import StrEnum
 from typing import Any
 
 from tui.look.render import clean
-from tui.state.journal import ActionJournal, JournalEntry, wall_clock
+
+from tui.state.journal_entry import JournalEntry, JournalWriter, wall_clock
 
 TOAST_EVERY_SECONDS = 60.0
 HISTORY_KEEP = 200  # acknowledged and resolved alerts kept: what the pane lists (the journal has them all)
@@ -180,7 +181,7 @@ class AlertChanges:
 class AlertBook:
     """The episodes in course (one per export at most), the session's history, and which deserve a toast."""
 
-    def __init__(self, journal: ActionJournal | None = None, profile: str | None = None,
+    def __init__(self, journal: JournalWriter | None = None, profile: str | None = None,
                  toast_every: float = TOAST_EVERY_SECONDS) -> None:
         self.journal = journal
         self.profile = profile

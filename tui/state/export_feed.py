@@ -2,7 +2,7 @@
 
 The verdicts are :func:`tui.state.health.judge`'s on the run history of an
 :class:`~tui.state.export_board.ExportBoard` (``latest_runs`` and the runs list
-read by :func:`~tui.state.board_records.read_board_records`), as the monitor's
+read by :func:`~tui.state.io.board_records.read_board_records`), as the monitor's
 cells have them; the open alerts are the alert book's, fed through the incident
 desk exactly as the monitor feeds it each poll, on the same run history.
 Nothing here decides anything: it calls the models and counts what they say.

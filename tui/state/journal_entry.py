@@ -1,21 +1,16 @@
-"""The action journal: one JSON line per operator action, for the next person on call.
+"""One journal entry (an operator's action, for the next person on call) and what writes it.
 
-Secrets never reach it: values under secret-looking keys are masked before writing,
-and the API key is never passed in.
+The file is :mod:`tui.state.io.journal`'s; the state makes entries and hands them to a :class:`JournalWriter`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from tui.config.paths import data_dir
-from tui.secrets.private_files import append_private
 from tui.secrets.redaction import mask_secrets
 
 # How the survey editor reports a failed save to the screen that journals survey actions:
@@ -70,29 +65,5 @@ def wall_clock() -> datetime:
     return datetime.now(UTC)
 
 
-class ActionJournal:
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path or data_dir() / "journal.jsonl"
-
-    @classmethod
-    def for_session(cls, *, demo: bool) -> ActionJournal:
-        """The operator's journal, or the demo's own: sandbox actions never mix with real ones."""
-        return cls(data_dir() / ("journal-demo.jsonl" if demo else "journal.jsonl"))
-
-    def append(self, entry: JournalEntry) -> None:
-        """Best effort: a full disk must not break the action that was already done."""
-        with contextlib.suppress(OSError):
-            append_private(self.path, entry.to_json() + "\n")
-
-    def tail(self, limit: int = 200) -> list[dict[str, Any]]:
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()[-limit:]
-        except OSError:
-            return []
-        entries = []
-        for line in lines:
-            try:
-                entries.append(json.loads(line))
-            except ValueError:
-                continue
-        return entries
+class JournalWriter(Protocol):
+    def append(self, entry: JournalEntry) -> None: ...

@@ -2,7 +2,7 @@
 
 After a poll, the exports whose verdict ``latest_runs`` cannot settle
 (``Verdict.record_short``) and whose ``latest_runs`` changed since their runs
-list was last read get it read (:func:`tui.state.record_reads.read_for_verdict`)
+list was last read get it read (:func:`tui.state.io.record_reads.read_for_verdict`)
 into the board's run history, in the given order, at most ``limit`` of them,
 each request taking room from ``take`` (the operator's share of the rate budget).
 """
@@ -14,7 +14,7 @@ from datetime import datetime
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, ProjectNotFound
 from tui.state.export_board import ExportBoard
-from tui.state.record_reads import RunsApi, read_for_verdict
+from tui.state.io.record_reads import RunsApi, read_for_verdict
 
 RECORDS_PER_POLL = 4  # exports whose runs list is read for their verdict after one poll
 
