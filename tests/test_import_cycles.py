@@ -157,7 +157,7 @@ OUTSIDE_WORLD = ("tui.state.io", "tui.secrets.private_files", "tui.config.paths"
 
 
 def test_the_state_outside_io_touches_nothing_outside() -> None:
-    """Modules directly under :mod:`tui.state` decide; files, programs, the shared store and polls are ``tui.state.io``'s.
+    """Modules directly under :mod:`tui.state` decide; files, programs, the store and polls are ``tui.state.io``'s.
 
     A pure module that needs to send or write is given a callable or a :class:`JournalWriter`, never the thing itself.
     """

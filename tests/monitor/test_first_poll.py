@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-import tui.state.exports as exports_module
+import tui.state.io.export_source as export_source
 from tests.monitor.conftest import FROZEN_AT, make_app, requests
 from tests.pilot import settle
 from tui.api.cache import open_shared_cache
@@ -98,7 +98,7 @@ async def test_a_missing_export_list_found_early_is_not_asked_for_again() -> Non
 
 
 async def test_an_old_first_poll_is_not_shown(sandbox: SandboxHandle, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(exports_module, "FIRST_POLL_MAX_AGE", 0.0)
+    monkeypatch.setattr(export_source, "FIRST_POLL_MAX_AGE", 0.0)
     before = len(requests(sandbox, "GET", "/batch_exports/"))
     early = await finished(start_first_poll(settings_for(sandbox), FrozenClock(FROZEN_AT)))
     app = make_app(sandbox, first_poll=early)
