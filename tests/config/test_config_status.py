@@ -12,7 +12,7 @@ import pytest
 
 from tests.config.conftest import READ_ONLY_KEY
 from tui.api.client import ApiClient
-from tui.api.models import BatchExport
+from tui.api.models.batch_exports import BatchExport
 from tui.cli.main import main
 from tui.cli.status import FAILED
 from tui.clock import FrozenClock

@@ -51,26 +51,18 @@ from tui.api.errors import (
     ValidationFailed,
     unreadable_answer,
 )
-from tui.api.models import (
-    ActivityEntry,
-    ApiKeyInfo,
+from tui.api.models.batch_exports import (
     BackfillResult,
     BatchExport,
     BatchExportBackfill,
     BatchExportRun,
     CancelResult,
     LogEntry,
-    Page,
     PauseResult,
-    Project,
-    ResponseSummary,
-    Survey,
-    SurveyStats,
-    User,
-    describe_validation_error,
-    parse_items,
-    parse_page,
 )
+from tui.api.models.common import Page, describe_validation_error, parse_items, parse_page
+from tui.api.models.projects import ApiKeyInfo, Project, User
+from tui.api.models.surveys import ActivityEntry, ResponseSummary, Survey, SurveyStats
 from tui.api.retry_budget import attempt_timeout, may_retry
 from tui.api.route_memory import SHARED_ROUTES, RouteMemory
 from tui.api.survey_rules import SEARCH_MAX

@@ -19,7 +19,7 @@ from textual import work
 from textual.message import Message
 
 from tui.api.errors import ApiError, UnreadableAnswer
-from tui.api.models import BatchExport, BatchExportRun, RunStatus
+from tui.api.models.batch_exports import BatchExport, BatchExportRun, RunStatus
 from tui.look.render import clean, plain
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen

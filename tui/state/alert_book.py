@@ -31,7 +31,6 @@ from enum import StrEnum
 from typing import Any
 
 from tui.look.render import clean
-
 from tui.state.journal_entry import JournalEntry, JournalWriter, wall_clock
 
 TOAST_EVERY_SECONDS = 60.0
