@@ -29,7 +29,7 @@ from tui.state.io.journal import ActionJournal
 from tui.state.journal_entry import JournalEntry, wall_clock
 
 if TYPE_CHECKING:
-    from tui.api.client import BatchExportsApi
+    from tui.api.resources.batch_exports import BatchExportsApi
     from tui.screens.export_modals import BackfillScreen
 
 T = TypeVar("T")
