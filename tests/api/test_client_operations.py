@@ -15,19 +15,17 @@ import pytest
 from tests.api.helpers import NOW, Sandbox, Wire, received
 from tui.api.client import ApiClient
 from tui.api.errors import NotFound, WriteValidationError
-from tui.api.models import (
-    ActivityEntry,
-    BatchExport,
-    BatchExportRun,
+from tui.api.models.batch_exports import BatchExport, BatchExportRun
+from tui.api.models.projects import Project
+from tui.api.models.questions import (
     ChoiceQuestion,
     LinkQuestion,
     OpenQuestion,
-    Project,
     RatingQuestion,
     ResponseBasedBranching,
     SpecificQuestionBranching,
-    Survey,
 )
+from tui.api.models.surveys import ActivityEntry, Survey
 from tui.api.route_memory import RouteMemory
 
 NEW_SURVEY: dict[str, Any] = {

@@ -244,7 +244,7 @@ async def test_logs_unavailable_to_personal_keys() -> None:
 def test_personal_key_refusal_elsewhere_is_plain_forbidden() -> None:
     import httpx
 
-    from tui.api.client import error_from_response
+    from tui.api.answers import error_from_response
 
     body = {"type": "authentication_error", "code": "permission_denied",
             "detail": "This action does not support personal API key access", "attr": None}
@@ -319,7 +319,7 @@ async def test_plain_http_clients_trust_no_certificate_and_https_ones_the_bundle
     """A plain-http client skips loading the CA bundle (20 ms of start-up); should it ever reach TLS it fails closed."""
     import ssl
 
-    from tui.api.client import _tls_for
+    from tui.api.client_core import _tls_for
 
     context = _tls_for("http://127.0.0.1:8000")
     assert isinstance(context, ssl.SSLContext)

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from tui.api.models import (
-    BatchExport,
-    BatchExportRun,
+from tui.api.models.batch_exports import BatchExport, BatchExportRun
+from tui.api.models.common import parse_items
+from tui.api.models.questions import (
     BranchingAdapter,
     ChoiceQuestion,
     EndBranching,
@@ -32,11 +32,10 @@ from tui.api.models import (
     RatingQuestion,
     ResponseBasedBranching,
     SpecificQuestionBranching,
-    Survey,
     UnknownBranching,
     UnknownQuestion,
-    parse_items,
 )
+from tui.api.models.surveys import Survey
 
 QUICK = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -209,7 +208,7 @@ def test_malformed_question_round_trips_verbatim() -> None:
 
 
 def test_a_malformed_survey_fails_alone_in_its_page() -> None:
-    from tui.api.models import parse_page
+    from tui.api.models.common import parse_page
 
     page = parse_page({"count": 3, "next": None, "results": [{"id": "a"}, {"name": "no id"}, {"id": "c"}]}, Survey)
     assert [s.id for s in page.results] == ["a", "c"]

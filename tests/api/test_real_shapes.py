@@ -13,13 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis_jsonschema import from_schema
 
 from tests.api.openapi_schemas import EXPORTS_FILE, SURVEYS_FILE, component
-from tui.api.models import (
-    BatchExport,
-    BatchExportRun,
-    InvalidQuestion,
-    Survey,
-    parse_page,
-)
+from tui.api.models.batch_exports import BatchExport, BatchExportRun
+from tui.api.models.common import parse_page
+from tui.api.models.questions import InvalidQuestion
+from tui.api.models.surveys import Survey
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 FEW = settings(max_examples=12, deadline=None, suppress_health_check=_QUIET)

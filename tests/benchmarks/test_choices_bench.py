@@ -15,7 +15,7 @@ from textual.app import App
 from textual.widgets import OptionList, TextArea
 
 from tui.api.client import ApiClient
-from tui.api.models import Survey
+from tui.api.models.surveys import Survey
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings

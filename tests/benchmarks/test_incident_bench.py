@@ -17,7 +17,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from tui.api.models import BatchExport, BatchExportRun
+from tui.api.models.batch_exports import BatchExport, BatchExportRun
 from tui.clock import FrozenClock
 from tui.screens.incident_base import IncidentContext
 from tui.screens.timeline import TimelineScreen

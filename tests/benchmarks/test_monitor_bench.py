@@ -22,7 +22,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Footer, Header
 
 from tui.api.client import ApiClient
-from tui.api.models import BatchExport, LogEntry
+from tui.api.models.batch_exports import BatchExport, LogEntry
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.logs import MAX_LINES, LogsScreen
 from tui.screens.monitor import MonitorScreen

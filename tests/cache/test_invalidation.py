@@ -22,7 +22,8 @@ from tests.cache.test_shared_answers import Viewer, viewer  # noqa: F401 (the fi
 from tui.api.cache import open_shared_cache
 from tui.api.client import ApiClient
 from tui.api.errors import NotFound
-from tui.api.models import BatchExport, Survey
+from tui.api.models.batch_exports import BatchExport
+from tui.api.models.surveys import Survey
 from tui.cli import surveys as surveys_cmd
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle

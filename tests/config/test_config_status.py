@@ -12,7 +12,7 @@ import pytest
 
 from tests.config.conftest import READ_ONLY_KEY
 from tui.api.client import ApiClient
-from tui.api.models import BatchExport
+from tui.api.models.batch_exports import BatchExport
 from tui.cli.main import main
 from tui.cli.status import FAILED
 from tui.clock import FrozenClock
@@ -218,14 +218,14 @@ def test_status_uses_a_profile(env: dict[str, str], sandbox: SandboxHandle, cloc
 def test_list_endpoint_missing_falls_back_to_given_ids(run_env: dict[str, str], sandbox: SandboxHandle,
                                                        clock: FrozenClock, capsys: pytest.CaptureFixture[str],
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from tui.api import client as client_module
     from tui.api.errors import MethodNotAllowed
+    from tui.api.resources.batch_exports import BatchExportsApi
 
     async def no_list(self: object, *args: object, **kwargs: object) -> object:
         raise MethodNotAllowed("The server does not offer GET (405).", status=405)
 
     ids = _healthy_ids(sandbox)[:1]
-    monkeypatch.setattr(client_module.BatchExportsApi, "list", no_list)
+    monkeypatch.setattr(BatchExportsApi, "list", no_list)
     before = len(sandbox.requests())
     assert main(["status", "--export", ids[0]], env=run_env, clock=clock) == 0
     out = capsys.readouterr().out

@@ -17,7 +17,7 @@ import pytest
 from textual.app import App
 
 from tui.api.client import ApiClient
-from tui.api.models import Survey
+from tui.api.models.surveys import Survey
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings

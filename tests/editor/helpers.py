@@ -7,7 +7,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, OptionList, Select, TextArea
 
-from tui.api.models import Survey
+from tui.api.models.surveys import Survey
 from tui.screens.editor import SETTINGS, SurveyEditorScreen
 from tui.state.survey_draft import QUESTION_KINDS
 from tui.widgets.editor.common import FieldError

@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tests.pilot import until
-from tui.api.models import Survey
+from tui.api.models.surveys import Survey
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.editor import SurveyEditorScreen
 from tui.screens.editor_dialogs import LeaveScreen

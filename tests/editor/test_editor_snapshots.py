@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tui.api.models import Survey
+from tui.api.models.surveys import Survey
 
 from .conftest import EditorHarness
 from .helpers import select_item, set_input, settle

@@ -6,7 +6,7 @@ from typing import Any
 
 from textual.widgets import Button, Input, OptionList
 
-from tui.api.models import Survey
+from tui.api.models.surveys import Survey
 
 from .conftest import EditorHarness
 from .helpers import select_item, settle

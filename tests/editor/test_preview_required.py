@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Select, Static
 
-from tui.api.models import Survey
+from tui.api.models.surveys import Survey
 from tui.screens.survey_preview import SurveyPreviewScreen
 
 from .conftest import EditorHarness

@@ -17,7 +17,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Select
 
-from tui.api.models import Survey
+from tui.api.models.surveys import Survey
 from tui.api.writes import NEEDS_FREQUENCY, NEEDS_ITERATION_COUNT
 from tui.key_registry import entries
 from tui.screens.editor import SurveyEditorScreen

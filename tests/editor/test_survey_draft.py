@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tui.api.models import Survey
+from tui.api.models.surveys import Survey
 from tui.screens.survey_preview import next_step
 from tui.state.io.draft_files import DraftStore
 from tui.state.survey_draft import END, BranchDraft, SurveyDraft, question_path, rating_values, top_level

@@ -11,7 +11,7 @@ from typing import Any
 
 from textual.widgets import Input, TextArea
 
-from tui.api.models import Survey
+from tui.api.models.surveys import Survey
 from tui.look.render import CLEANED_NOTE
 from tui.widgets.editor.choices import TEXT_MODE_ABOVE
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tui.api.models import BatchExport, BatchExportRun
+from tui.api.models.batch_exports import BatchExport, BatchExportRun
 from tui.state.alert_book import AlertBook, AlertKind
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, WatchedExport

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from tests.monitor.conftest import make_app, select_export
 from tests.pilot import settle
-from tui.api.models import BatchExport
+from tui.api.models.batch_exports import BatchExport
 from tui.clock import FrozenClock, ScaledClock
 from tui.config import ConfigError
 from tui.config.file import load_config

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tui.api.models import BatchExport, RunStatus
+from tui.api.models.batch_exports import BatchExport, RunStatus
 from tui.state.health import (
     CANCELLED_GROUP,
     FAILED_GROUP,

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from tui.api.models import BatchExport
+from tui.api.models.batch_exports import BatchExport
 from tui.cli.status import EXIT_OK, EXIT_PROBLEM, collect, format_table, to_json
 from tui.clock import FrozenClock
 from tui.config import Settings

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from tui.api.client import ApiClient
-from tui.api.models import BatchExport
+from tui.api.models.batch_exports import BatchExport
 from tui.clock import ScaledClock
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 

@@ -14,7 +14,8 @@ from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
 
-from tui.api.models import BackfillResult, BatchExport, BatchExportRun, Page
+from tui.api.models.batch_exports import BackfillResult, BatchExport, BatchExportRun
+from tui.api.models.common import Page
 from tui.clock import FrozenClock
 from tui.config.paths import stylesheets
 from tui.look.palette import use_no_color

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tui.api.models import BatchExport, BatchExportRun
+from tui.api.models.batch_exports import BatchExport, BatchExportRun
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)

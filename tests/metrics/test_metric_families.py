@@ -8,7 +8,7 @@ from pathlib import Path
 from prometheus_client import generate_latest
 
 from tests.metrics.conftest import parse_samples, value
-from tui.api.models import BatchExport
+from tui.api.models.batch_exports import BatchExport
 from tui.state.export_feed import AlertFeed
 from tui.state.exports import WatchedExport
 from tui.state.health import judge

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tui.api.models import BatchExport
+from tui.api.models.batch_exports import BatchExport
 from tui.state.alert_book import AlertBook, AlertChanges, AlertKind
 from tui.state.exports import ExportsSnapshot, WatchedExport, latest_run
 from tui.state.health import HealthState, judge

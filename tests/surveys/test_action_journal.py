@@ -17,7 +17,7 @@ from textual.widgets import Checkbox
 from tests.pilot import settle, until
 from tests.surveys.conftest import make_app, survey_writes
 from tests.surveys.test_browser import browser, editor_of, select_status, type_in
-from tui.api.models import SurveyStatus
+from tui.api.models.surveys import SurveyStatus
 from tui.clock import FrozenClock
 from tui.screens.confirm import ConfirmScreen
 from tui.state.io.journal import ActionJournal

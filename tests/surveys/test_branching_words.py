@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tui.api.models import Survey
+from tui.api.models.surveys import Survey
 from tui.screens.survey_preview import next_step
 from tui.widgets.survey_detail import branching_arrows
 

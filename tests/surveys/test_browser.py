@@ -9,7 +9,7 @@ from textual.widgets import Checkbox, DataTable, Input, Static
 
 from tests.pilot import settle, until
 from tests.surveys.conftest import make_app, requests_to, sandbox_options, survey_writes
-from tui.api.models import SurveyStatus
+from tui.api.models.surveys import SurveyStatus
 from tui.api.writes import iso
 from tui.clock import FrozenClock
 from tui.sandbox.runner import start_sandbox

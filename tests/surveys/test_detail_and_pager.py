@@ -8,7 +8,8 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.widgets import Tree
 
-from tui.api.models import Page, Survey, SurveyStatus
+from tui.api.models.common import Page
+from tui.api.models.surveys import Survey, SurveyStatus
 from tui.clock import FrozenClock
 from tui.state.survey_list import PageResult, ResponsesCounts, SurveyPager, SurveyRow
 from tui.widgets.survey_detail import SurveyDetail, branching_arrows, survey_settings_text

@@ -12,7 +12,7 @@ from textual.widgets import Input, Static
 from tests.pilot import settle
 from tests.surveys.conftest import make_app, survey_writes
 from tests.surveys.test_browser import browser, select_status
-from tui.api.models import ResponseSummary, SurveyStatus
+from tui.api.models.surveys import ResponseSummary, SurveyStatus
 from tui.clock import FrozenClock
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.survey_modals import summary_text

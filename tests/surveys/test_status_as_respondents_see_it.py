@@ -15,7 +15,7 @@ from textual.widgets import Static
 from tests.pilot import settle
 from tests.surveys.conftest import FROZEN_AT, make_app, sandbox_options, survey_writes
 from tui.api.client import ApiClient
-from tui.api.models import Survey, SurveyStatus, survey_notes, survey_status
+from tui.api.models.surveys import Survey, SurveyStatus, survey_notes, survey_status
 from tui.clock import FrozenClock
 from tui.sandbox.runner import start_sandbox
 from tui.screens.confirm import ConfirmScreen

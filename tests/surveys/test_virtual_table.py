@@ -9,7 +9,7 @@ from rich.cells import cell_len
 from rich.style import Style
 from textual.app import App, ComposeResult
 
-from tui.api.models import SurveyStatus
+from tui.api.models.surveys import SurveyStatus
 from tui.widgets.survey_table import STATUS_CLASSES, SurveyTable, status_style
 from tui.widgets.virtual_table import Column, Row, VirtualTable, fit, make_row
 

@@ -15,7 +15,7 @@ from textual.widgets._footer import FooterKey
 
 from tests.monitor.conftest import make_app
 from tests.pilot import settle
-from tui.api.models import Project
+from tui.api.models.projects import Project
 from tui.config.paths import stylesheets
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.dialog import Dialog

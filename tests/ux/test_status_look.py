@@ -141,7 +141,7 @@ def test_short_counts_are_never_cut(value: int | None, text: str) -> None:
 def test_run_records_are_abbreviated_not_cut() -> None:
     from datetime import UTC, datetime
 
-    from tui.api.models import BatchExportRun
+    from tui.api.models.batch_exports import BatchExportRun
     from tui.look.export_cells import run_cells
 
     now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)

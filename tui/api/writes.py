@@ -19,7 +19,9 @@ from typing import Any
 from urllib.parse import urlparse
 
 from tui.api.errors import WriteValidationError
-from tui.api.models import BranchingType, ExportModel, Interval, QuestionType, SurveyType
+from tui.api.models.batch_exports import ExportModel, Interval
+from tui.api.models.questions import BranchingType, QuestionType
+from tui.api.models.surveys import SurveyType
 from tui.api.survey_rules import survey_refusals
 
 INT32_MIN = -(2**31)

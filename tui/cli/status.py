@@ -43,7 +43,7 @@ from tui.api.errors import (
     Unauthorized,
     names_missing_project,
 )
-from tui.api.models import BatchExport, BatchExportRun
+from tui.api.models.batch_exports import BatchExport, BatchExportRun
 from tui.api.scopes import KeyReport, fetch_key_report
 from tui.clock import Clock, SystemClock
 from tui.config import Settings

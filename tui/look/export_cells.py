@@ -12,7 +12,7 @@ from datetime import datetime
 
 from rich.text import Text
 
-from tui.api.models import BatchExportRun
+from tui.api.models.batch_exports import BatchExportRun
 from tui.look.palette import Tone
 from tui.look.render import ago, coarse_duration, count, duration, past_ago, plain, progress_bar, short_count
 from tui.look.status import status_strip, status_text

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from rich.text import Text
 
-from tui.api.models import BatchExportRun
+from tui.api.models.batch_exports import BatchExportRun
 from tui.look.export_cells import run_cells
 from tui.state.run_list import STATUS_FILTERS, by_interval_newest_first, filtered
 

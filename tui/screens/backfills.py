@@ -17,7 +17,7 @@ from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
-from tui.api.models import BatchExportBackfill
+from tui.api.models.batch_exports import BatchExportBackfill
 from tui.config.paths import stylesheets
 from tui.key_registry import bindings
 from tui.look.palette import Tone

@@ -29,7 +29,7 @@ from textual.widgets.button import ButtonVariant
 from textual.widgets.option_list import Option
 
 from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
-from tui.api.models import Survey
+from tui.api.models.surveys import Survey
 from tui.config.paths import data_dir, stylesheets
 from tui.key_registry import bindings, writing_actions
 from tui.look.palette import Tone

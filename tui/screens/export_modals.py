@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, Static, Switch, TextArea
 
 from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
-from tui.api.models import BatchExport, BatchExportRun, Interval
+from tui.api.models.batch_exports import BatchExport, BatchExportRun, Interval
 from tui.api.writes import check_backfill, check_export_write, count_backfill_runs, iso, parse_datetime
 from tui.look.palette import Tone
 from tui.look.render import clean, editable, plain

@@ -29,7 +29,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Log, Static
 
 from tui.api.errors import ApiError, LogsUnavailable, MethodNotAllowed, NotFound, ServerError
-from tui.api.models import BatchExportRun, LogEntry
+from tui.api.models.batch_exports import BatchExportRun, LogEntry
 from tui.key_registry import bindings
 from tui.look.palette import Tone
 from tui.look.render import clean, plain

@@ -30,7 +30,7 @@ from textual.worker import Worker, WorkerError
 
 from tui.api.cache_context import bypass_cache
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, ProjectNotFound
-from tui.api.models import BatchExportRun
+from tui.api.models.batch_exports import BatchExportRun
 from tui.key_registry import bindings, writing_actions
 from tui.look.export_cells import (
     EXPORT_COLUMNS,

@@ -19,7 +19,7 @@ from textual import work
 from textual.message import Message
 
 from tui.api.errors import ApiError, UnreadableAnswer
-from tui.api.models import BatchExport, BatchExportRun, RunStatus
+from tui.api.models.batch_exports import BatchExport, BatchExportRun, RunStatus
 from tui.look.render import clean, plain
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
@@ -29,7 +29,7 @@ from tui.state.io.journal import ActionJournal
 from tui.state.journal_entry import JournalEntry, wall_clock
 
 if TYPE_CHECKING:
-    from tui.api.client import BatchExportsApi
+    from tui.api.resources.batch_exports import BatchExportsApi
     from tui.screens.export_modals import BackfillScreen
 
 T = TypeVar("T")

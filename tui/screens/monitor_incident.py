@@ -25,7 +25,7 @@ from textual.binding import BindingType
 from textual.screen import ModalScreen
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
-from tui.api.models import BatchExportRun
+from tui.api.models.batch_exports import BatchExportRun
 from tui.key_registry import bindings, writing_actions
 from tui.look.render import clean, plain
 from tui.look.run_rows import RunsView

@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 
 from tui.api.client import ApiClient
 from tui.api.errors import ApiError
-from tui.api.models import Project
+from tui.api.models.projects import Project
 from tui.config.paths import stylesheets
 from tui.look.palette import Tone
 from tui.look.render import clean, plain

@@ -23,7 +23,7 @@ from textual.widgets import Button, DataTable, LoadingIndicator, Select, Static
 
 from tui.api.client import ApiClient
 from tui.api.errors import ApiError
-from tui.api.models import ActivityEntry, ResponseSummary
+from tui.api.models.surveys import ActivityEntry, ResponseSummary
 from tui.api.writes import parse_datetime
 from tui.config.paths import stylesheets
 from tui.look.palette import Tone

@@ -40,7 +40,7 @@ from textual.worker import Worker, WorkerState
 
 from tui.api.cache_context import bypass_cache
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, WriteValidationError
-from tui.api.models import Survey, SurveyStats, SurveyStatus
+from tui.api.models.surveys import Survey, SurveyStats, SurveyStatus
 from tui.api.writes import iso
 from tui.config.paths import stylesheets
 from tui.key_registry import bindings, writing_actions

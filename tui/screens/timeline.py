@@ -21,7 +21,7 @@ from textual.binding import BindingType
 from textual.widgets import Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
-from tui.api.models import BatchExportRun
+from tui.api.models.batch_exports import BatchExportRun
 from tui.config.paths import stylesheets
 from tui.key_registry import bindings
 from tui.look.palette import Tone

@@ -26,7 +26,7 @@ from textual.widgets.option_list import Option
 
 from tui.api.client import ApiClient
 from tui.api.errors import ApiError, Forbidden, NetworkError, Unauthorized
-from tui.api.models import Project
+from tui.api.models.projects import Project
 from tui.api.scopes import KeyReport, fetch_key_report
 from tui.cli.status import TEST_TIMEOUT, describe_connection_error
 from tui.config import (

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tui.api.models import BatchExportRun
+from tui.api.models.batch_exports import BatchExportRun
 from tui.state.exports import ExportsSnapshot, MissingRoutes, WatchedExport, latest_run, runs_oldest_first
 from tui.state.health import (
     DEFAULT_GRACE_SECONDS,

@@ -10,7 +10,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tui.api.models import BatchExport, BatchExportRun, ItemError
+from tui.api.models.batch_exports import BatchExport, BatchExportRun
+from tui.api.models.common import ItemError
 from tui.state.health import latest_run as health_latest_run
 from tui.state.health import runs_newest_first
 

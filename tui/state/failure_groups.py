@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from tui.api.models import BatchExportRun
+from tui.api.models.batch_exports import BatchExportRun
 from tui.look.render import clean
 from tui.state.intervals import is_failed, latest_attempts
 

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from tui.api.models import BatchExport, BatchExportRun, RunStatus
+from tui.api.models.batch_exports import BatchExport, BatchExportRun, RunStatus
 from tui.look.render import coarse_duration as span  # the numbers of a reason: the one duration format
 
 DEFAULT_LAG_INTERVALS = 2.0

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from tui.api.models import BatchExportRun
+from tui.api.models.batch_exports import BatchExportRun
 from tui.state.alert_book import AlertBook, AlertChanges, Observation
 from tui.state.exports import WatchedExport
 from tui.state.failure_groups import FailureGroup, SignaturePart, build_groups, export_failures

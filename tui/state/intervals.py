@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from tui.api.models import IN_PROGRESS_STATUSES, BatchExportRun
+from tui.api.models.batch_exports import IN_PROGRESS_STATUSES, BatchExportRun
 from tui.state.health import is_failed, run_order_key
 
 # What failed and which attempt of an interval is the latest are health's (tui.state.health): the incident

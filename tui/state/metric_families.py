@@ -31,7 +31,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from tui.api.client import OUTCOMES
+from tui.api.answers import OUTCOMES
 from tui.state.health import HealthState, Verdict
 
 PREFIX = "watchdeck"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Generic, TypeVar
 
-from tui.api.models import BatchExportRun, RunStatus
+from tui.api.models.batch_exports import BatchExportRun, RunStatus
 from tui.state.budget import ActionBudget
 from tui.state.intervals import by_interval, is_failed, is_in_progress
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tui.api.models import BatchExportRun, RunStatus
+from tui.api.models.batch_exports import BatchExportRun, RunStatus
 from tui.state.health import CANCELLED_GROUP, FAILED_GROUP
 from tui.state.intervals import by_interval, is_in_progress
 

@@ -28,7 +28,8 @@ from datetime import datetime
 from typing import Any
 
 from tui.api.errors import WriteValidationError
-from tui.api.models import QuestionType, Survey, SurveyStatus
+from tui.api.models.questions import QuestionType
+from tui.api.models.surveys import Survey, SurveyStatus
 from tui.api.survey_rules import with_companions
 from tui.api.writes import INT32_MAX, check_survey_write, iso, parse_datetime, valid_link
 

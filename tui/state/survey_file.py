@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.api.errors import WriteValidationError
-from tui.api.models import Survey
+from tui.api.models.surveys import Survey
 from tui.api.survey_rules import with_companions
 from tui.api.writes import check_survey_write
 from tui.state.survey_draft import EDITED_SURVEY_FIELDS, SurveyDraft, stored

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from tui.api.models import Page, Survey, SurveyStatus, survey_status
+from tui.api.models.common import Page
+from tui.api.models.surveys import Survey, SurveyStatus, survey_status
 from tui.clock import Clock
 
 PAGE_SIZE = 100

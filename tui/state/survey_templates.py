@@ -11,7 +11,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from tui.api.models import Survey
+from tui.api.models.surveys import Survey
 
 TEMPLATES: dict[str, dict[str, Any]] = {
     "nps": {

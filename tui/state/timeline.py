@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from tui.api.models import BatchExportRun, RunStatus
+from tui.api.models.batch_exports import BatchExportRun, RunStatus
 from tui.state.health import CANCELLED_GROUP, FAILED_GROUP
 from tui.state.intervals import is_in_progress, latest_attempts
 

@@ -18,21 +18,18 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static, Tree
 
-from tui.api.models import (
+from tui.api.models.questions import (
     BranchingAdapter,
     ChoiceQuestion,
     EndBranching,
-    Flag,
     LinkQuestion,
     NextQuestionBranching,
     QuestionBase,
     RatingQuestion,
     ResponseBasedBranching,
     SpecificQuestionBranching,
-    Survey,
-    SurveyStats,
-    survey_notes,
 )
+from tui.api.models.surveys import Flag, Survey, SurveyStats, survey_notes
 from tui.look.palette import Tone
 from tui.look.render import ago, clean, plain
 from tui.widgets.survey_table import status_style

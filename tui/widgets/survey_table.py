@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from textual.binding import BindingType
 from textual.message import Message
 
-from tui.api.models import SurveyStatus
+from tui.api.models.surveys import SurveyStatus
 from tui.key_registry import bindings
 from tui.look.palette import Tone
 from tui.look.render import ago, clean

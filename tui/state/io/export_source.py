@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from tui.api.cache_context import bypass_cache, collect_answer_times
 from tui.api.client import ApiClient
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, ProjectNotFound, names_missing_project
-from tui.api.models import BatchExport
+from tui.api.models.batch_exports import BatchExport
 from tui.state.exports import ExportsSnapshot, Learned, MissingRoutes, WatchedExport
 from tui.state.health import incomplete_reason
 from tui.state.io.poller import describe_failure

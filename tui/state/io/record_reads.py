@@ -18,7 +18,8 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from tui.api.models import BatchExportRun, Page, RunStatus
+from tui.api.models.batch_exports import BatchExportRun, RunStatus
+from tui.api.models.common import Page
 from tui.state.health import RECORD_MARGIN, RECORD_WINDOW, incomplete_reason_of_run, run_created, run_order_key
 from tui.state.run_history import RunHistory
 

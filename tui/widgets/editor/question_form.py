@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
 
-from tui.api.models import QuestionType
+from tui.api.models.questions import QuestionType
 from tui.api.writes import RATING_DISPLAYS, RATING_SCALES
 from tui.look.render import plain
 from tui.state.survey_draft import QUESTION_KINDS, SurveyDraft

@@ -1,0 +1,1 @@
+"""The operations of each resource, one module per resource; :class:`~tui.api.client.ApiClient` carries them."""
