@@ -22,6 +22,7 @@ from tests.incident.long_outage import fail_newest
 from tests.incident.test_monitor_keys import FAILING, put_cursor_on_a_running_run, running_export
 from tests.monitor.conftest import make_app, requests, select_export
 from tests.pilot import settle, until
+from tui.api.models.batch_exports import RunStatus
 from tui.sandbox.runner import SandboxHandle
 from tui.sandbox.timeutil import parse_iso
 from tui.screens.backfills import BackfillsScreen
@@ -61,9 +62,14 @@ async def backfill(pilot: Pilot[Any], _watched: WatchedExport) -> None:
 
 
 async def retry(pilot: Pilot[Any], _watched: WatchedExport) -> None:
-    await confirm(pilot, "r")
-    await pilot.pause()
-    if isinstance(pilot.app.screen, ConfirmScreen):  # a completed run asks a second time
+    screen: Any = pilot.app.screen
+    run = screen.selected_run()
+    await pilot.press("r")
+    await until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen))
+    first = pilot.app.screen
+    await pilot.press("y")
+    if run is not None and run.status == RunStatus.COMPLETED:  # a completed run asks a second time
+        await until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen) and pilot.app.screen is not first)
         await pilot.press("y")
 
 
