@@ -13,8 +13,8 @@ from rich.text import Text
 from tests.monitor.conftest import make_app, select_export
 from tests.pilot import settle, until
 from tui.sandbox.runner import SandboxHandle
-from tui.screens.monitor import STATUS_AGE, STATUS_POLL, STATUS_PROJECT, fit_status
 from tui.widgets.live_table import LiveTable, fit_columns
+from tui.widgets.status_line import STATUS_AGE, STATUS_POLL, STATUS_PROJECT, fit_status
 
 
 def cut_cells(table: LiveTable) -> list[str]:

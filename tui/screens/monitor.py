@@ -46,6 +46,7 @@ from tui.look.export_cells import (
     time_cells,
 )
 from tui.look.export_details import export_details_text
+from tui.look.monitor_status import ExportCounts, StatusFacts, is_stale, monitor_status
 from tui.look.palette import Tone
 from tui.look.render import clean, plain
 from tui.look.run_rows import RunsView, run_rows
@@ -58,23 +59,13 @@ from tui.state.health import incomplete_reason_of_run, run_created, unmatched_ta
 from tui.state.io.board_records import RECORDS_PER_POLL, read_board_records
 from tui.state.io.export_source import ExportsSource
 from tui.state.io.journal import ActionJournal
-from tui.state.io.poller import Freshness, Poller
+from tui.state.io.poller import Poller
 from tui.state.io.project_names import fetch_project_label
 from tui.state.run_history import page_span
 from tui.state.run_list import RunPages
 from tui.widgets.export_detail_pane import ExportDetailPane
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.live_table import LiveTable, fit_columns
-from tui.widgets.status_line import (
-    FRESHNESS_LOOK,
-    STATUS_AGE,
-    STATUS_FILTER,
-    STATUS_NOTE,
-    STATUS_POLL,
-    STATUS_PROJECT,
-    STATUS_REFRESHING,
-    fit_status,
-)
 from tui.widgets.textual_private import write_terminal_title
 
 # What read-only mode hides: the registry's writing actions of the monitor and its incident keys.
@@ -550,74 +541,44 @@ class MonitorScreen(ExportActions, IncidentKeys):
     # ------------------------------------------------------------------ status line
 
     def _tick_status(self) -> None:
-        poller = getattr(self, "poller", None)
-        if poller is None:
+        facts = self.status_facts()
+        if facts is None:
             return
-        state = poller.freshness()
-        symbol, tone = FRESHNESS_LOOK[state]
-        style = tone.style if tone is not None else "bold"
-        age = poller.age()
-        frozen_at = getattr(self, "_frozen_at", None)
-        if self.frozen and frozen_at is not None:
-            age = frozen_at[0] + (self.wd.monotonic() - frozen_at[1])
-        # (priority, text, style): the lower the number, the longer it stays on a narrow line (fit_status).
-        badges: list[tuple[int, str, str]] = [(0, f" {symbol} {state.value} ", style)]
-        label = self.project_title()
-        if label:
-            badges.append((STATUS_PROJECT, f" {clean(label, limit=60)} ", "bold"))
-        if self.frozen:
-            badges.append((0, " FROZEN ", Tone.FROZEN.style))
-        if self.wd.settings.read_only:
-            badges.append((0, " READ-ONLY ", Tone.READ_ONLY.style))
-        phrases: list[tuple[int, str, str]] = [
-            (STATUS_AGE, f"updated {age:.0f} s ago" if age is not None else "no data yet", ""),
-        ]
-        if self._stretch_note:  # a warning: why the interval is not the one asked for; kept as long as the notes
-            phrases.append((STATUS_NOTE, f"every {poller.interval:g} s ({self._stretch_note})", Tone.NOTE.style))
-        else:
-            phrases.append((STATUS_POLL, f"every {poller.interval:g} s", ""))
-        if poller.failures:
-            reason = poller.reason()
-            wait = poller.seconds_until_next()
-            retry = f", retry in {wait:.0f} s" if wait is not None and not poller.in_flight else ""
-            phrases.append((0, f"{reason}{retry}", Tone.ERROR.style))
-        if poller.in_flight:
-            phrases.append((STATUS_REFRESHING, "⟳ refreshing", Tone.MUTED.style))
-        skew = self.wd.server_clock.skew_words()
-        if skew:
-            phrases.append((STATUS_NOTE, skew, Tone.WARNING.style))
-        snapshot = self.board.snapshot
-        if snapshot is not None:
-            failing = self.board.failing_count
-            total = len(snapshot.exports)
-            shown = f"{len(self.board.visible())} of " if self.board.filter else ""
-            phrases.append((0, f"{shown}{total} export{'s' if total != 1 else ''}", ""))
-            if failing:
-                phrases.append((0, f"{failing} failing", Tone.FAILURE.style))
-            alerts = self.alerts_words() if hasattr(self, "incident") else ""
-            if alerts:
-                phrases.append((0, alerts, Tone.FAILURE.style))
-            for note in snapshot.notes[:1]:
-                phrases.append((STATUS_NOTE, clean(note, limit=80), Tone.NOTE.style))
-            if snapshot.item_errors:
-                phrases.append((STATUS_NOTE, f"{len(snapshot.item_errors)} unreadable", Tone.NOTE.style))
-            if snapshot.incomplete:
-                count = len(snapshot.incomplete)
-                phrases.append((STATUS_NOTE, f"{count} export answer{'s' if count > 1 else ''} incomplete",
-                                Tone.NOTE.style))
-        if self.board.filter:
-            phrases.append((STATUS_FILTER, f"filter: {clean(self.board.filter, limit=30)}", Tone.ACCENT.style))
-        if self.board.key_filter is not None:
-            phrases.append((STATUS_FILTER, f"group: {clean(self.board.key_filter[1], limit=40)} (esc shows all)",
-                            Tone.ACCENT.style))
-        for text, look in self.wd.shared.status_parts():
-            phrases.append((STATUS_NOTE, text.removeprefix(" · "), look))
-        line = fit_status(badges, phrases, self.size.width)
+        line = monitor_status(facts, self.size.width)
         with contextlib.suppress(NoMatches):
             # The height is fixed in monitor.tcss: skip the whole-screen layout update() does by default,
             # which every second would cost more CPU than the polls themselves (make bench: idle CPU).
             self.query_one("#monitor-status", Static).update(line, layout=False)
-        self.set_class(state in (Freshness.STALE, Freshness.OFFLINE), "-stale")
+        self.set_class(is_stale(facts.freshness), "-stale")
+
+    def status_facts(self) -> StatusFacts | None:
+        """What the status line says, gathered from the poller, the board, the alerts and the clock."""
+        poller = getattr(self, "poller", None)
+        if poller is None:
+            return None
+        age = poller.age()
+        frozen_at = getattr(self, "_frozen_at", None)
+        if self.frozen and frozen_at is not None:
+            age = frozen_at[0] + (self.wd.monotonic() - frozen_at[1])
+        board = self.board
+        snapshot = board.snapshot
+        counts = None
+        if snapshot is not None:
+            counts = ExportCounts(
+                total=len(snapshot.exports), shown=len(board.visible()) if board.filter else None,
+                failing=board.failing_count, alerts=self.open_alerts if hasattr(self, "incident") else 0,
+                note=snapshot.notes[0] if snapshot.notes else None, unreadable=len(snapshot.item_errors),
+                incomplete=len(snapshot.incomplete),
+            )
+        return StatusFacts(
+            freshness=poller.freshness(), age=age, interval=poller.interval, project=self.project_title(),
+            frozen=self.frozen, read_only=self.wd.settings.read_only, stretch_note=self._stretch_note,
+            failures=poller.failures, reason=poller.reason() if poller.failures else "",
+            next_poll_in=poller.seconds_until_next(), in_flight=poller.in_flight,
+            skew=self.wd.server_clock.skew_words(), exports=counts, filter=board.filter,
+            group=board.key_filter[1] if board.key_filter is not None else None,
+            shared=tuple(self.wd.shared.status_parts()),
+        )
 
     def watch_frozen(self, frozen: bool) -> None:
         poller = getattr(self, "poller", None)

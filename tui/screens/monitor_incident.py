@@ -27,6 +27,7 @@ from textual.screen import ModalScreen
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models.batch_exports import BatchExportRun
 from tui.key_registry import bindings, writing_actions
+from tui.look.monitor_status import alert_words
 from tui.look.render import clean, plain
 from tui.look.run_rows import RunsView
 from tui.screens.base import WatchdeckScreen
@@ -168,8 +169,7 @@ class IncidentKeys(WatchdeckScreen[None]):
         return {alert.key for alert in incident.desk.book.open_alerts} if incident is not None else set()
 
     def alerts_words(self) -> str:
-        count = self.open_alerts
-        return f"{count} alert{'s' if count != 1 else ''}" if count else ""
+        return alert_words(self.open_alerts)
 
     # ------------------------------------------------------------------ keys
 

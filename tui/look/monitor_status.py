@@ -1,0 +1,123 @@
+"""The monitor's status line as a function of plain facts: how fresh the data is, what is shown, what is wrong.
+
+The screen gathers :class:`StatusFacts` (from its poller, its board, the alert
+book, the clock and the shared cache) once a second and shows what
+:func:`monitor_status` returns; every rule of what the line says, and in which
+order, lives here and is tested without an app.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+
+from tui.look.palette import Tone
+from tui.look.render import clean
+from tui.state.io.poller import Freshness
+from tui.widgets.status_line import (
+    FRESHNESS_LOOK,
+    STATUS_AGE,
+    STATUS_FILTER,
+    STATUS_NOTE,
+    STATUS_POLL,
+    STATUS_PROJECT,
+    STATUS_REFRESHING,
+    fit_status,
+)
+
+
+@dataclass(frozen=True)
+class ExportCounts:
+    """What the last good poll holds: its exports, how many the filter shows, failing, alerts, its notes."""
+
+    total: int
+    shown: int | None = None  # with a name filter: the exports it shows
+    failing: int = 0
+    alerts: int = 0  # open (unacknowledged) alert episodes
+    note: str | None = None  # the first of the snapshot's notes (server text)
+    unreadable: int = 0  # exports the answer held but that could not be read
+    incomplete: int = 0  # export answers that came back incomplete
+
+
+@dataclass(frozen=True)
+class StatusFacts:
+    """Everything the status line says, as plain values."""
+
+    freshness: Freshness
+    age: float | None  # seconds since the data on screen was fetched (None: no data yet)
+    interval: float  # seconds between polls
+    project: str = ""
+    frozen: bool = False
+    read_only: bool = False
+    stretch_note: str | None = None  # why the interval is not the one asked for
+    failures: int = 0  # polls failed in a row
+    reason: str = ""  # a few words on why they fail
+    next_poll_in: float | None = None  # seconds until the next poll is due
+    in_flight: bool = False
+    skew: str | None = None  # the server's clock differs from this machine's
+    exports: ExportCounts | None = None  # None until a poll succeeded
+    filter: str = ""  # the name filter (server text when pasted)
+    group: str | None = None  # the failure group the table is filtered to
+    shared: tuple[tuple[str, str], ...] = ()  # the shared cache's words, with their styles
+
+
+def alert_words(count: int) -> str:
+    """``3 alerts``; nothing when there is none (the status line, the screen's and the terminal's title)."""
+    return f"{count} alert{'s' if count != 1 else ''}" if count else ""
+
+
+def is_stale(freshness: Freshness) -> bool:
+    """The data on screen is dimmed: polls missed or failing."""
+    return freshness in (Freshness.STALE, Freshness.OFFLINE)
+
+
+def monitor_status(facts: StatusFacts, width: int) -> Text:
+    """The status line in ``width`` cells: badges (freshness, project, FROZEN, READ-ONLY), then phrases."""
+    symbol, tone = FRESHNESS_LOOK[facts.freshness]
+    style = tone.style if tone is not None else "bold"
+    # (priority, text, style): the lower the number, the longer it stays on a narrow line (fit_status).
+    badges: list[tuple[int, str, str]] = [(0, f" {symbol} {facts.freshness.value} ", style)]
+    if facts.project:
+        badges.append((STATUS_PROJECT, f" {clean(facts.project, limit=60)} ", "bold"))
+    if facts.frozen:
+        badges.append((0, " FROZEN ", Tone.FROZEN.style))
+    if facts.read_only:
+        badges.append((0, " READ-ONLY ", Tone.READ_ONLY.style))
+    phrases: list[tuple[int, str, str]] = [
+        (STATUS_AGE, f"updated {facts.age:.0f} s ago" if facts.age is not None else "no data yet", ""),
+    ]
+    if facts.stretch_note:  # a warning: why the interval is not the one asked for; kept as long as the notes
+        phrases.append((STATUS_NOTE, f"every {facts.interval:g} s ({facts.stretch_note})", Tone.NOTE.style))
+    else:
+        phrases.append((STATUS_POLL, f"every {facts.interval:g} s", ""))
+    if facts.failures:
+        wait = facts.next_poll_in
+        retry = f", retry in {wait:.0f} s" if wait is not None and not facts.in_flight else ""
+        phrases.append((0, f"{facts.reason}{retry}", Tone.ERROR.style))
+    if facts.in_flight:
+        phrases.append((STATUS_REFRESHING, "⟳ refreshing", Tone.MUTED.style))
+    if facts.skew:
+        phrases.append((STATUS_NOTE, facts.skew, Tone.WARNING.style))
+    counts = facts.exports
+    if counts is not None:
+        shown = f"{counts.shown} of " if counts.shown is not None else ""
+        phrases.append((0, f"{shown}{counts.total} export{'s' if counts.total != 1 else ''}", ""))
+        if counts.failing:
+            phrases.append((0, f"{counts.failing} failing", Tone.FAILURE.style))
+        if counts.alerts:
+            phrases.append((0, alert_words(counts.alerts), Tone.FAILURE.style))
+        if counts.note:
+            phrases.append((STATUS_NOTE, clean(counts.note, limit=80), Tone.NOTE.style))
+        if counts.unreadable:
+            phrases.append((STATUS_NOTE, f"{counts.unreadable} unreadable", Tone.NOTE.style))
+        if counts.incomplete:
+            phrases.append((STATUS_NOTE, f"{counts.incomplete} export answer{'s' if counts.incomplete > 1 else ''}"
+                                         " incomplete", Tone.NOTE.style))
+    if facts.filter:
+        phrases.append((STATUS_FILTER, f"filter: {clean(facts.filter, limit=30)}", Tone.ACCENT.style))
+    if facts.group is not None:
+        phrases.append((STATUS_FILTER, f"group: {clean(facts.group, limit=40)} (esc shows all)", Tone.ACCENT.style))
+    for text, look in facts.shared:
+        phrases.append((STATUS_NOTE, text.removeprefix(" · "), look))
+    return fit_status(badges, phrases, width)
