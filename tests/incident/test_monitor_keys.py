@@ -16,13 +16,14 @@ from tests.pilot import settle
 from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.alerts import AlertsScreen
-from tui.screens.backfills import NO_RUN_CANCEL, BackfillsScreen
+from tui.screens.backfills import BackfillsScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import RunErrorScreen
 from tui.screens.failure_groups import FailureGroupsScreen
 from tui.screens.monitor import MonitorScreen
 from tui.screens.repair import RepairScreen
 from tui.screens.timeline import TimelineScreen
+from tui.state.io.export_actions import NO_RUN_CANCEL
 from tui.widgets.live_table import LiveTable
 from tui.widgets.timeline_view import TimelineView
 

@@ -75,6 +75,12 @@ def test_server_text_is_cleaned_and_bounded() -> None:
     assert text.endswith("filter: f")
 
 
+def test_a_failure_reason_naming_a_scope_from_the_server_is_cleaned() -> None:
+    facts = StatusFacts(freshness=Freshness.STALE, age=70.0, interval=30.0, failures=2,
+                        reason="403 needs \x1b]52;c;ZXZpbA==\x07batch_export:read", next_poll_in=10.0)
+    assert line(facts).endswith("every 30 s · 403 needs batch_export:read, retry in 10 s")
+
+
 def test_a_narrow_line_drops_the_least_needed_parts_first() -> None:
     facts = StatusFacts(freshness=Freshness.LIVE, age=3.0, interval=30.0, project="Acme · production",
                         in_flight=True, exports=ExportCounts(total=12, failing=1))

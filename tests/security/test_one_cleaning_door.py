@@ -24,7 +24,7 @@ CLEANING_CALLS = {"clean", "plain", "editable", "_notify"}
 NOT_SERVER_TEXT = {
     "surveys.py: SORT_BY_KEY[self.sort_key].label": "a sort's label is the dashboard's own",
     "surveys.py: survey.id": "a problem message for the file editor, shown through plain() by the caller",
-    "monitor.py: poller.interval": "a float of seconds",
+    "monitor_status.py: facts.interval": "a float of seconds",
     "monitor.py: view.label": "a view's label is the dashboard's own",
     "monitor_incident.py: view.label": "a view's label is the dashboard's own",
     "survey_preview.py: self.reason": "the preview's own words for the last branching step",

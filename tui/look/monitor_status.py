@@ -52,7 +52,7 @@ class StatusFacts:
     read_only: bool = False
     stretch_note: str | None = None  # why the interval is not the one asked for
     failures: int = 0  # polls failed in a row
-    reason: str = ""  # a few words on why they fail
+    reason: str = ""  # a few words on why they fail (a 403's scope is the server's)
     next_poll_in: float | None = None  # seconds until the next poll is due
     in_flight: bool = False
     skew: str | None = None  # the server's clock differs from this machine's
@@ -94,7 +94,7 @@ def monitor_status(facts: StatusFacts, width: int) -> Text:
     if facts.failures:
         wait = facts.next_poll_in
         retry = f", retry in {wait:.0f} s" if wait is not None and not facts.in_flight else ""
-        phrases.append((0, f"{facts.reason}{retry}", Tone.ERROR.style))
+        phrases.append((0, f"{clean(facts.reason, limit=120)}{retry}", Tone.ERROR.style))
     if facts.in_flight:
         phrases.append((STATUS_REFRESHING, "⟳ refreshing", Tone.MUTED.style))
     if facts.skew:

@@ -31,7 +31,6 @@ from tui.state.repair import ExportRef
 from tui.widgets.footer import LeakFreeFooter
 
 NO_BACKFILLS_LIST = "This server has no backfills list (backfills/): nothing was sent."
-NO_RUN_CANCEL = "This server cannot cancel runs (runs/:id/cancel/): nothing was sent."
 
 
 def progress_cells(backfill: BatchExportBackfill) -> Text:

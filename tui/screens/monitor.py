@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from datetime import datetime, timedelta
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -22,6 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.css.query import NoMatches
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Sparkline, Static, TabbedContent
@@ -30,7 +31,7 @@ from textual.worker import Worker, WorkerError
 
 from tui.api.cache_context import bypass_cache
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, ProjectNotFound
-from tui.api.models.batch_exports import BatchExportRun
+from tui.api.models.batch_exports import BatchExport, BatchExportRun, RunStatus
 from tui.key_registry import bindings, writing_actions
 from tui.look.export_cells import (
     EXPORT_COLUMNS,
@@ -50,13 +51,21 @@ from tui.look.monitor_status import ExportCounts, StatusFacts, is_stale, monitor
 from tui.look.palette import Tone
 from tui.look.render import clean, plain
 from tui.look.run_rows import RunsView, run_rows
-from tui.screens.monitor_actions import BoardChanged, ExportActions, PollWanted
+from tui.screens.monitor_actions import (
+    BoardChanged,
+    PollWanted,
+    cancel_run_question,
+    pause_question,
+    retry_completed_question,
+    retry_question,
+)
 from tui.screens.monitor_incident import INCIDENT_ACTIONS, INCIDENT_KEY_IDS, IncidentKeys
 from tui.state.budget import effective_poll_seconds
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, WatchedExport
 from tui.state.health import incomplete_reason_of_run, run_created, unmatched_targets_warning
 from tui.state.io.board_records import RECORDS_PER_POLL, read_board_records
+from tui.state.io.export_actions import NO_RUN_CANCEL, Change, ExportActions
 from tui.state.io.export_source import ExportsSource
 from tui.state.io.journal import ActionJournal
 from tui.state.io.poller import Poller
@@ -67,6 +76,9 @@ from tui.widgets.export_detail_pane import ExportDetailPane
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.live_table import LiveTable, fit_columns
 from tui.widgets.textual_private import write_terminal_title
+
+if TYPE_CHECKING:
+    from tui.screens.export_modals import BackfillScreen
 
 # What read-only mode hides: the registry's writing actions of the monitor and its incident keys.
 MUTATING_ACTIONS = writing_actions("monitor")
@@ -79,7 +91,7 @@ NARROW_NAME_WIDTH = 24
 SECTION_PREFIX = "section:"
 
 
-class MonitorScreen(ExportActions, IncidentKeys):
+class MonitorScreen(IncidentKeys):
     """Exports table on top; the selected export's runs, charts and details below."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -96,7 +108,6 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._runs_bypass_next = False  # ctrl+r: the next runs load asks the server, not the shared cache
         self._last_title = ""
         self._run_cells: dict[str, dict[str, Text]] = {}
-        self._cancelling: set[str] = set()  # runs sent a cancel that the server still shows in progress
         self._details_text: Text | None = None
         self._export_columns: list[tuple[str, str, int | None]] = []
         self._run_columns: list[tuple[str, str, int | None]] = []
@@ -135,6 +146,10 @@ class MonitorScreen(ExportActions, IncidentKeys):
                             on_alert=settings.on_alert, secret=settings.api_key.get_secret_value(),
                             journal=self.journal)
         self.incident.desk.history = self.board.history  # one run history: the verdicts' and the views'
+        self.actions = ExportActions(self.board, self.wd.api_for, self.journal, profile=settings.profile,
+                                     clock=self.wd.clock, server_clock=self.wd.server_clock,
+                                     notify=self._say, changed=self._action_changed,
+                                     unsupported=self.incident.unsupported)
         self.watch(self.app, "project_id", self._project_switched, init=False)
         table = self.query_one("#exports", LiveTable)
         self.on_resize()
@@ -192,6 +207,7 @@ class MonitorScreen(ExportActions, IncidentKeys):
             self._timer = None
         self._watch_projects(self._watched_project_ids())
         self.incident.desk.history = self.board.history
+        self.actions.board = self.board
         self._cells = {}
         self.query_one("#exports", LiveTable).clear()
         self._render_selected(self.now())
@@ -487,10 +503,11 @@ class MonitorScreen(ExportActions, IncidentKeys):
             return
         runs = self._runs_shown(watched.key)
         rows = run_rows(runs, self._runs_view, now)
-        if self._cancelling:
-            self._cancelling -= {run.id for run in runs if not run.is_in_progress}
+        cancelling = self.board.cancelling
+        if cancelling:
+            cancelling -= {run.id for run in runs if not run.is_in_progress}
             rows = [(key, {**cells, "status": Text("cancelling…", style=Tone.NOTE.style)})
-                    if key in self._cancelling else (key, cells) for key, cells in rows]
+                    if key in cancelling else (key, cells) for key, cells in rows]
         keys = [key for key, _ in rows]
         old_keys = [k.value for k in runs_table.rows]
         if keys != old_keys:
@@ -664,6 +681,162 @@ class MonitorScreen(ExportActions, IncidentKeys):
     def _run_chosen(self) -> None:
         self.action_run_error()
 
+    # ------------------------------------------------------------------ action keys (sent by ExportActions)
+
+    def selected(self) -> WatchedExport | None:
+        return self.board.selected()
+
+    def selected_run(self) -> BatchExportRun | None:
+        return self.board.selected_run()
+
+    def _say(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+             timeout: float | None = None) -> None:
+        self.notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def _action_changed(self, change: Change) -> None:
+        if change is Change.PENDING:
+            self.refresh_bindings()
+        elif change is Change.BOARD:
+            self.post_message(BoardChanged())
+        elif change is Change.SERVER:
+            self.post_message(PollWanted())
+        elif change is Change.RUNS:
+            self._render_selected(self.now())
+
+    def _send(self, action: Coroutine[Any, Any, bool]) -> None:
+        """An action the operator confirmed, sent in a worker of this screen."""
+        self.run_worker(action, group="monitor-actions", exit_on_error=False)
+
+    def action_pause(self) -> None:
+        self._ask_pause(True)
+
+    def action_unpause(self) -> None:
+        self._ask_pause(False)
+
+    def _ask_pause(self, pause: bool) -> None:
+        watched = self.selected()
+        if watched is None:
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._send(self.actions.set_paused(watched, pause))
+
+        self.app.push_screen(pause_question(watched, pause), answered)
+
+    def action_backfill(self) -> None:
+        from tui.screens.export_modals import BackfillRequest, BackfillScreen
+
+        watched = self.selected()
+        if watched is None:
+            return
+
+        def answered(request: BackfillRequest | None) -> None:
+            if request is not None:
+                self._send(self.actions.backfill(watched, *request.bounds()))
+
+        pid = watched.project_id
+        known, created = self.actions.known_project_created(pid)
+        screen = BackfillScreen(watched.export, self.wd.clock.now(), created)
+        self.app.push_screen(screen, answered)
+        if not known:  # the dialog opens at once; the limit arrives when the server says
+            self.run_worker(self._learn_project_created(pid, screen), group="monitor-actions", exit_on_error=False)
+
+    async def _learn_project_created(self, project_id: str, screen: BackfillScreen) -> None:
+        try:
+            created = await self.actions.project_created(project_id)
+        except ApiError:  # unknown is no reason to refuse a backfill
+            return
+        screen.know_project_created(created)
+
+    def action_retry(self) -> None:
+        watched, run = self.selected(), self.selected_run()
+        if watched is None or run is None:
+            return
+
+        def confirmed_twice(yes: bool | None) -> None:
+            if yes:
+                self._send(self.actions.retry(watched, run))
+
+        def confirmed(yes: bool | None) -> None:
+            if not yes:
+                return
+            if run.status == RunStatus.COMPLETED:
+                self.app.push_screen(retry_completed_question(), confirmed_twice)
+            else:
+                self._send(self.actions.retry(watched, run))
+
+        self.app.push_screen(retry_question(watched, run), confirmed)
+
+    def action_cancel_run(self) -> None:
+        watched, run = self.selected(), self.selected_run()
+        if watched is None or run is None:
+            return
+        if not run.is_in_progress:
+            self.notify(clean(f"This run is {run.status}: only a starting or running run can be cancelled.", limit=200),
+                        markup=False, timeout=4)
+            return
+        if not self.actions.can_cancel_runs(watched.project_id) or self.lacks_runs_list(watched.project_id):
+            self.notify(NO_RUN_CANCEL, markup=False, timeout=6)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._send(self.actions.cancel_run(watched, run))
+
+        self.app.push_screen(cancel_run_question(watched, run), answered)
+
+    def action_edit(self) -> None:
+        from tui.screens.export_modals import EditExportScreen
+
+        watched = self.selected()
+        if watched is None:
+            return
+
+        def saved(export: BatchExport | None) -> None:
+            if export is not None:
+                self.actions.edited(watched, export)
+
+        self.app.push_screen(EditExportScreen(watched, self.journal), saved)
+
+    def action_delete(self) -> None:
+        from tui.screens.export_modals import DeleteExportScreen
+
+        watched = self.selected()
+        if watched is None:
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._send(self.actions.delete(watched))
+
+        self.app.push_screen(DeleteExportScreen(watched.export), answered)
+
+    def action_run_logs(self) -> None:
+        from tui.screens.logs import LogsScreen
+
+        watched, run = self.selected(), self.selected_run()
+        if watched is not None and run is not None:
+            self.app.push_screen(LogsScreen(watched, run))
+
+    def action_export_logs(self) -> None:
+        from tui.screens.logs import LogsScreen
+
+        watched = self.selected()
+        if watched is not None:
+            self.app.push_screen(LogsScreen(watched, None))
+
+    def action_run_error(self) -> None:
+        from tui.screens.export_modals import RunErrorScreen
+
+        run = self.selected_run()
+        if run is None:
+            return
+        if run.latest_error:
+            self.app.push_screen(RunErrorScreen(run))
+        else:
+            self.notify("This run has no error.", markup=False, timeout=3)
+
     # ------------------------------------------------------------------ view keys
 
     def action_refresh(self) -> None:
@@ -812,13 +985,6 @@ class MonitorScreen(ExportActions, IncidentKeys):
         self._tick_status()
         if len(self.wd.settings.project_ids) > 1:
             self._render_exports(self.now())
-
-    def mark_cancelling(self, run_id: str, cancelling: bool) -> None:
-        if cancelling:
-            self._cancelling.add(run_id)
-        else:
-            self._cancelling.discard(run_id)
-        self._render_selected(self.now())
 
     def runs_view_changed(self, view: RunsView) -> None:
         self._runs_view = view

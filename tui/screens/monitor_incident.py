@@ -1,5 +1,5 @@
-"""The monitor's incident keys: alerts (``!``), failure groups (``g``), timeline (``t``), repair (``R``),
-backfills (``B``) and cancelling a run (``c``); and what each poll does for them.
+"""The monitor's incident keys: alerts (``!``), failure groups (``g``), timeline (``t``), repair (``R``) and
+backfills (``B``), with the bindings of the runs pane's keys; and what each poll does for them.
 
 A base of :class:`~tui.screens.monitor.MonitorScreen`, kept apart so the
 monitor's module stays about showing exports. After each poll the screen
@@ -19,16 +19,14 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from rich.text import Text
 from textual import work
 from textual.binding import BindingType
 from textual.screen import ModalScreen
 
-from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.api.models.batch_exports import BatchExportRun
 from tui.key_registry import bindings, writing_actions
 from tui.look.monitor_status import alert_words
-from tui.look.render import clean, plain
+from tui.look.render import clean
 from tui.look.run_rows import RunsView
 from tui.screens.base import WatchdeckScreen
 from tui.screens.incident_base import IncidentContext
@@ -39,7 +37,6 @@ from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk, VerdictLike
 from tui.state.io.alert_hooks import AlertHook
 from tui.state.io.journal import ActionJournal
-from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.state.run_list import next_filter
 
 if TYPE_CHECKING:
@@ -88,10 +85,6 @@ class ExportTable(Protocol):
 
     def runs_view_changed(self, view: RunsView) -> None:
         """Show the selected export's runs this way."""
-        ...
-
-    def mark_cancelling(self, run_id: str, cancelling: bool) -> None:
-        """Show the run as "cancelling" until the server says it ended (or stop, when the cancel failed)."""
         ...
 
     def lacks_runs_list(self, project_id: str) -> bool:
@@ -253,52 +246,3 @@ class IncidentKeys(WatchdeckScreen[None]):
         ref = self.incident.desk.exports[watched.key].ref if watched.key in self.incident.desk.exports else None
         if ref is not None:
             self.app.push_screen(BackfillsScreen(self.incident, ref))
-
-    def action_cancel_run(self) -> None:
-        from tui.screens.backfills import NO_RUN_CANCEL
-        from tui.screens.confirm import ConfirmScreen
-
-        watched, run = self._export_table.selected(), self._export_table.selected_run()
-        if watched is None or run is None:
-            return
-        if not run.is_in_progress:
-            self.notify(clean(f"This run is {run.status}: only a starting or running run can be cancelled.", limit=200),
-                        markup=False, timeout=4)
-            return
-        if self._unsupported("cancel", watched.project_id):
-            self.notify(NO_RUN_CANCEL, markup=False, timeout=6)
-            return
-        question = Text.assemble("Cancel the ", (run.status, "bold"), " run of ", plain(watched.export.name, "bold"),
-                                 "? Its interval stays unexported until retried.")
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._export_table.mark_cancelling(run.id, True)
-                self._cancel_run(watched, run)
-
-        self.app.push_screen(ConfirmScreen("Cancel run", question, yes_label="Cancel run", danger=True), answered)
-
-    @work(group="cancel-run", exit_on_error=False)
-    async def _cancel_run(self, watched: WatchedExport, run: BatchExportRun) -> None:
-        from tui.screens.backfills import NO_RUN_CANCEL
-
-        api = self.incident.client_for(watched.project_id).batch_exports
-        try:
-            await api.cancel_run(watched.export.id, run.id)
-        except (NotFound, MethodNotAllowed):
-            self.incident.unsupported.add(("cancel", watched.project_id))
-            self._export_table.mark_cancelling(run.id, False)
-            self.notify(NO_RUN_CANCEL.replace("nothing was sent", "nothing was changed"), markup=False, timeout=6)
-            result = "not supported"
-        except ApiError as err:
-            self._export_table.mark_cancelling(run.id, False)
-            self.notify(clean(str(err), limit=400), title="Cancel failed", severity="error", markup=False,
-                        timeout=12)
-            result = f"failed: {err}"
-        else:
-            self.notify("Run cancelled.", markup=False, timeout=4)
-            result = "ok"
-        self.incident.journal.append(JournalEntry(
-            time=wall_clock(), server_time=self.incident.clock.now(), action="cancel run", result=result,
-            profile=self.incident.profile, project=watched.project_id, export=watched.export.id,
-            name=watched.export.name, run=run.id))

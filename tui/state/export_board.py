@@ -92,6 +92,7 @@ class ExportBoard:
         self.pause_listeners: list[Callable[[str, bool], None]] = []  # told of each pause asked from this screen
         self.selected_key: str | None = None
         self.selected_run_id: str | None = None
+        self.cancelling: set[str] = set()  # runs sent a cancel that the server still shows in progress
         self._missing_runs_lists = MissingRoutes(monotonic)  # projects whose runs list answered 404/405
         self._optimistic_paused: dict[str, bool] = {}
         self._pending: set[tuple[str, str]] = set()
