@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Coroutine, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -72,6 +72,7 @@ from tui.state.io.poller import Poller
 from tui.state.io.project_names import fetch_project_label
 from tui.state.run_history import page_span
 from tui.state.run_list import RunPages
+from tui.state.runs_pane import ProjectLabels, RunsPane, runs_window_start
 from tui.widgets.export_detail_pane import ExportDetailPane
 from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.live_table import LiveTable, fit_columns
@@ -101,22 +102,35 @@ class MonitorScreen(IncidentKeys):
     frozen: reactive[bool] = reactive(False)
 
     def __init__(self) -> None:
+        """Made by the running app (its ``monitor`` mode), whose settings, clocks and clients it takes."""
         super().__init__(id="monitor")
-        self.board = ExportBoard()
+        settings = self.wd.settings
+        self._asked_interval = settings.poll_seconds
+        self._stretch_note: str | None = None  # why the interval is longer than the one asked for
+        self._frozen_at: tuple[float, float] | None = None  # (data age, monotonic time) when the view froze
+        self.source, self.poller, self.board = self._watch(self._watched_project_ids())
+        self.journal = ActionJournal.for_session(demo=settings.demo)
+        self.incident_setup(export_table=self, client_for=self.wd.api_for, clock=self.wd.server_clock,
+                            monotonic=self.wd.monotonic, profile=settings.profile, read_only=settings.read_only,
+                            on_alert=settings.on_alert, secret=settings.api_key.get_secret_value(),
+                            journal=self.journal)
+        self.incident.desk.history = self.board.history  # one run history: the verdicts' and the views'
+        self.actions = ExportActions(self.board, self.wd.api_for, self.journal, profile=settings.profile,
+                                     clock=self.wd.clock, server_clock=self.wd.server_clock,
+                                     notify=self._say, changed=self._action_changed,
+                                     unsupported=self.incident.unsupported)
+        self.runs_pane = RunsPane()
+        self.project_labels = ProjectLabels()
         self._cells: dict[str, dict[str, Text]] = {}
         self._timer: Timer | None = None
-        self._runs_bypass_next = False  # ctrl+r: the next runs load asks the server, not the shared cache
         self._last_title = ""
         self._run_cells: dict[str, dict[str, Text]] = {}
         self._details_text: Text | None = None
         self._export_columns: list[tuple[str, str, int | None]] = []
         self._run_columns: list[tuple[str, str, int | None]] = []
         self._runs_table_owner: str | None = None
-        self._project_labels: dict[str, str] = {}
-        self._project_labels_asked = False
         self._freshness_checked = False
         self._runs_view = RunsView()
-        self._run_pages: dict[str, RunPages] = {}
         self._detail: ExportDetailPane | None = None
         self._reading_records = False
 
@@ -136,20 +150,6 @@ class MonitorScreen(IncidentKeys):
         yield LeakFreeFooter()
 
     async def on_mount(self) -> None:
-        settings = self.wd.settings
-        self._asked_interval = settings.poll_seconds
-        self._stretch_note: str | None = None
-        self._watch_projects(self._watched_project_ids())
-        self.journal = ActionJournal.for_session(demo=settings.demo)
-        self.incident_setup(export_table=self, client_for=self.wd.api_for, clock=self.wd.server_clock,
-                            monotonic=self.wd.monotonic, profile=settings.profile, read_only=settings.read_only,
-                            on_alert=settings.on_alert, secret=settings.api_key.get_secret_value(),
-                            journal=self.journal)
-        self.incident.desk.history = self.board.history  # one run history: the verdicts' and the views'
-        self.actions = ExportActions(self.board, self.wd.api_for, self.journal, profile=settings.profile,
-                                     clock=self.wd.clock, server_clock=self.wd.server_clock,
-                                     notify=self._say, changed=self._action_changed,
-                                     unsupported=self.incident.unsupported)
         self.watch(self.app, "project_id", self._project_switched, init=False)
         table = self.query_one("#exports", LiveTable)
         self.on_resize()
@@ -181,17 +181,19 @@ class MonitorScreen(IncidentKeys):
         configured = self.wd.settings.project_ids
         return list(configured) if len(configured) > 1 else [self.wd.project_id]
 
-    def _watch_projects(self, project_ids: list[str]) -> None:
+    def _watch(self, project_ids: list[str]) -> tuple[ExportsSource, Poller[ExportsSnapshot], ExportBoard]:
+        """What watching these projects takes: their exports' source, its poll schedule, and a clean board."""
         clients = [self.wd.api_for(pid) for pid in project_ids]
-        self.source = ExportsSource(clients, self.wd.settings.export_ids, monotonic=self.wd.monotonic,
-                                    first_poll=self.wd.take_first_poll(project_ids))
-        self.poller: Poller[ExportsSnapshot] = Poller(
-            self.source.fetch, self._asked_interval, monotonic=self.wd.monotonic, jitter=self.wd.jitter,
+        source = ExportsSource(clients, self.wd.settings.export_ids, monotonic=self.wd.monotonic,
+                               first_poll=self.wd.take_first_poll(project_ids))
+        poller: Poller[ExportsSnapshot] = Poller(
+            source.fetch, self._asked_interval, monotonic=self.wd.monotonic, jitter=self.wd.jitter,
             age_of=lambda snapshot: snapshot.answer_age, timeout=clients[0].timeout,
         )
-        self.board = ExportBoard(lag_intervals=self.wd.settings.lag_alert_intervals,
-                                 freshness=self.wd.settings.freshness, monotonic=lambda: self.wd.monotonic())
-        self.board.pause_listeners.append(self._paused_here)
+        board = ExportBoard(lag_intervals=self.wd.settings.lag_alert_intervals,
+                            freshness=self.wd.settings.freshness, monotonic=lambda: self.wd.monotonic())
+        board.pause_listeners.append(self._paused_here)
+        return source, poller, board
 
     def now(self) -> datetime:
         """The server's time (this machine's clock corrected by the answers' Date header): what health is judged on."""
@@ -205,7 +207,7 @@ class MonitorScreen(IncidentKeys):
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        self._watch_projects(self._watched_project_ids())
+        self.source, self.poller, self.board = self._watch(self._watched_project_ids())
         self.incident.desk.history = self.board.history
         self.actions.board = self.board
         self._cells = {}
@@ -263,8 +265,8 @@ class MonitorScreen(IncidentKeys):
             warning = unmatched_targets_warning(self.wd.settings.freshness, (w.export for w in snapshot.exports))
             if warning:
                 self.notify(clean(warning, limit=400), title="Settings", severity="warning", markup=False, timeout=20)
-        if not self._project_labels_asked:  # after the first poll's frame: the exports come first
-            self._project_labels_asked = True
+        if not self.project_labels.asked:  # after the first poll's frame: the exports come first
+            self.project_labels.asked = True
             self.call_after_refresh(self._load_project_labels)
         self._update_title()
         # What a key applies to may have changed (paused elsewhere, an alert resolved, a run ended): the footer
@@ -352,7 +354,7 @@ class MonitorScreen(IncidentKeys):
 
     def _section_row(self, project_id: str) -> tuple[str, dict[str, Text]]:
         """With several projects, a row naming each project above its exports (no export: no keys act on it)."""
-        label = self._project_labels.get(project_id) or f"project {project_id}"
+        label = self.project_labels.section(project_id)
         return f"{SECTION_PREFIX}{project_id}", {"name": Text(f"▾ {clean(label, limit=60)}", style="bold")}
 
     def _show_empty_state(self, shown: int) -> None:
@@ -401,7 +403,7 @@ class MonitorScreen(IncidentKeys):
         watched = self.board.selected()
         if watched is None or event.cursor_row < table.row_count - 1:
             return
-        pages = self._run_pages.get(watched.key)
+        pages = self.runs_pane.pages(watched.key)
         if pages is not None and pages.can_load_more:
             pages.loading = True
             self._load_older_runs(watched, pages)
@@ -429,15 +431,6 @@ class MonitorScreen(IncidentKeys):
         if watched.key == self.board.selected_key:
             self._render_selected(self.now())
 
-    def _runs_shown(self, key: str) -> list[BatchExportRun]:
-        """The board's runs of the export, then the older pages loaded by scrolling past the last one."""
-        runs = self.board.runs_for(key)
-        pages = self._run_pages.get(key)
-        if pages is None or not pages.runs:
-            return runs
-        known = {run.id for run in runs}
-        return runs + [run for run in pages.runs if run.id not in known]
-
     @work(group="monitor-runs-rest", exclusive=True, exit_on_error=False)
     async def _schedule_runs_load(self) -> None:
         """Ask for the selected export's run history once the cursor rests and the frame is painted.
@@ -463,11 +456,10 @@ class MonitorScreen(IncidentKeys):
         if watched is None or board.runs_list_missing(watched.project_id):
             return
         client = self.wd.api_for(watched.project_id)
-        # Whole hours: every viewer then asks the same URL, which the shared cache can answer once for all.
         asked_at = self.now()
-        after = (asked_at - timedelta(days=7)).replace(minute=0, second=0, microsecond=0)
+        after = runs_window_start(asked_at)
         # After ctrl+r the run history is asked of the server too, not only the export list.
-        bypass, self._runs_bypass_next = self._runs_bypass_next, False
+        bypass = self.runs_pane.take_bypass()
         try:
             with bypass_cache() if bypass else contextlib.nullcontext():
                 page = await client.batch_exports.runs(watched.export.id, after=after)
@@ -481,9 +473,7 @@ class MonitorScreen(IncidentKeys):
         # A run without an id or a status cannot be judged or drawn: left out, as `watchdeck status` leaves it out.
         runs = [run for run in page.results if incomplete_reason_of_run(run) is None]
         board.store_runs(watched.key, runs)
-        pages = self._run_pages.setdefault(watched.key, RunPages())
-        if not pages.runs:
-            pages.first_page([], page.next)
+        self.runs_pane.pages_after_window(watched.key, page.next)
         self.incident.desk.add_runs(watched.key, runs, page_span(runs, asked_at, after=after,
                                                                  last_page=page.next is None))
         if not self.frozen and watched.key == board.selected_key:
@@ -501,7 +491,7 @@ class MonitorScreen(IncidentKeys):
             self._details_text = None
             details.update(Text("No export selected.", style=Tone.MUTED.style))
             return
-        runs = self._runs_shown(watched.key)
+        runs = self.runs_pane.shown(watched.key, self.board.runs_for(watched.key))
         rows = run_rows(runs, self._runs_view, now)
         cancelling = self.board.cancelling
         if cancelling:
@@ -559,8 +549,6 @@ class MonitorScreen(IncidentKeys):
 
     def _tick_status(self) -> None:
         facts = self.status_facts()
-        if facts is None:
-            return
         line = monitor_status(facts, self.size.width)
         with contextlib.suppress(NoMatches):
             # The height is fixed in monitor.tcss: skip the whole-screen layout update() does by default,
@@ -568,13 +556,11 @@ class MonitorScreen(IncidentKeys):
             self.query_one("#monitor-status", Static).update(line, layout=False)
         self.set_class(is_stale(facts.freshness), "-stale")
 
-    def status_facts(self) -> StatusFacts | None:
+    def status_facts(self) -> StatusFacts:
         """What the status line says, gathered from the poller, the board, the alerts and the clock."""
-        poller = getattr(self, "poller", None)
-        if poller is None:
-            return None
+        poller = self.poller
         age = poller.age()
-        frozen_at = getattr(self, "_frozen_at", None)
+        frozen_at = self._frozen_at
         if self.frozen and frozen_at is not None:
             age = frozen_at[0] + (self.wd.monotonic() - frozen_at[1])
         board = self.board
@@ -583,7 +569,7 @@ class MonitorScreen(IncidentKeys):
         if snapshot is not None:
             counts = ExportCounts(
                 total=len(snapshot.exports), shown=len(board.visible()) if board.filter else None,
-                failing=board.failing_count, alerts=self.open_alerts if hasattr(self, "incident") else 0,
+                failing=board.failing_count, alerts=self.open_alerts,
                 note=snapshot.notes[0] if snapshot.notes else None, unreadable=len(snapshot.item_errors),
                 incomplete=len(snapshot.incomplete),
             )
@@ -598,8 +584,7 @@ class MonitorScreen(IncidentKeys):
         )
 
     def watch_frozen(self, frozen: bool) -> None:
-        poller = getattr(self, "poller", None)
-        age = poller.age() if poller is not None else None
+        age = self.poller.age()
         # The age of what the frozen screen shows keeps growing; the polls' newer data is not on screen.
         self._frozen_at = (age, self.wd.monotonic()) if frozen and age is not None else None
         self._tick_status()
@@ -844,7 +829,7 @@ class MonitorScreen(IncidentKeys):
         self.source.look_again()
         self.board.look_again_for_runs()
         self.source.bypass_next = True  # asks the server, and refreshes the shared cache for the other viewers
-        self._runs_bypass_next = True  # and so does the runs load that follows the poll
+        self.runs_pane.bypass_next = True  # and so does the runs load that follows the poll
         self._start_poll()
 
     @on(BoardChanged)
@@ -945,7 +930,7 @@ class MonitorScreen(IncidentKeys):
             box.add_class("hidden")
             self.board.set_filter("")
             self._redraw_filtered()
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(RowDoesNotExist):  # not among the rows shown
             table.move_cursor(row=table.get_row_index(key), animate=False)
         table.focus()
 
@@ -974,14 +959,14 @@ class MonitorScreen(IncidentKeys):
 
     def project_title(self) -> str:
         """``Acme · production``, or the labels of every watched project."""
-        return " | ".join(self._project_labels[p] for p in self._watched_project_ids() if p in self._project_labels)
+        return self.project_labels.title(self._watched_project_ids())
 
     @work(group="project-labels", exit_on_error=False)
     async def _load_project_labels(self) -> None:
         organization: str | None = None
         for project_id in self._watched_project_ids():
             label, organization = await fetch_project_label(self.wd.api_for(project_id), organization)
-            self._project_labels[project_id] = label
+            self.project_labels.know(project_id, label)
         self._tick_status()
         if len(self.wd.settings.project_ids) > 1:
             self._render_exports(self.now())
@@ -991,6 +976,6 @@ class MonitorScreen(IncidentKeys):
         self._run_cells = {}
         if self.detail_shown:
             self.query_one("#runs", LiveTable).clear()
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(NoMatches):  # the pane's tabs, while they are being mounted
                 self.query_one(TabbedContent).get_tab("tab-runs").label = Text(f"Runs · {view.label}")
         self._render_selected(self.now())

@@ -141,7 +141,9 @@ class IncidentKeys(WatchdeckScreen[None]):
     def _may_toast(self) -> bool:
         """Not over an open dialog or the editor: only when the monitor or one of its incident views is on top."""
         top = self.app.screen
-        return not isinstance(top, ModalScreen) and (top is self or getattr(top, "TAKES_ALERT_TOASTS", False))
+        if isinstance(top, ModalScreen):
+            return False
+        return top is self or (isinstance(top, WatchdeckScreen) and top.TAKES_ALERT_TOASTS)
 
     @work(group="alert-hook", exit_on_error=False)
     async def _send_hooks(self, events: list[tuple[str, Alert]]) -> None:
@@ -158,8 +160,7 @@ class IncidentKeys(WatchdeckScreen[None]):
 
     def marked_keys(self) -> set[str]:
         """The rows that carry the alert mark: the exports with an open (unacknowledged) alert."""
-        incident = getattr(self, "incident", None)
-        return {alert.key for alert in incident.desk.book.open_alerts} if incident is not None else set()
+        return {alert.key for alert in self.incident.desk.book.open_alerts}
 
     def alerts_words(self) -> str:
         return alert_words(self.open_alerts)

@@ -1,0 +1,69 @@
+"""The runs pane's state: the window of runs asked of the server, the older pages read by scrolling, the
+project labels shown above the exports; what a poll or a key changes, kept out of the screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+
+from tui.api.models import BatchExportRun
+from tui.state.run_list import RunPages
+
+RUNS_WINDOW = timedelta(days=7)
+
+
+def runs_window_start(now: datetime) -> datetime:
+    """Where the selected export's run history starts: seven days back, on a whole hour (every viewer then asks
+    the same URL, which the shared cache can answer once for all)."""
+    return (now - RUNS_WINDOW).replace(minute=0, second=0, microsecond=0)
+
+
+class RunsPane:
+    """Per export, the older pages of runs read past the window; and whether the next read skips the cache."""
+
+    def __init__(self) -> None:
+        self._pages: dict[str, RunPages] = {}
+        self.bypass_next = False  # ctrl+r: the next runs load asks the server, not the shared cache
+
+    def pages(self, key: str) -> RunPages | None:
+        return self._pages.get(key)
+
+    def pages_after_window(self, key: str, next_url: str | None) -> RunPages:
+        """The export's pages; the first time, where the window's page said the older runs go on."""
+        pages = self._pages.setdefault(key, RunPages())
+        if not pages.runs:
+            pages.first_page([], next_url)
+        return pages
+
+    def take_bypass(self) -> bool:
+        """Whether this load skips the shared cache (once, after ctrl+r)."""
+        bypass, self.bypass_next = self.bypass_next, False
+        return bypass
+
+    def shown(self, key: str, runs: Sequence[BatchExportRun]) -> list[BatchExportRun]:
+        """The board's runs of the export, then the older pages loaded by scrolling past the last one."""
+        pages = self._pages.get(key)
+        if pages is None or not pages.runs:
+            return list(runs)
+        known = {run.id for run in runs}
+        return [*runs, *(run for run in pages.runs if run.id not in known)]
+
+
+class ProjectLabels:
+    """``Acme · production`` per watched project, asked once, after the first poll's frame."""
+
+    def __init__(self) -> None:
+        self._labels: dict[str, str] = {}
+        self.asked = False
+
+    def know(self, project_id: str, label: str) -> None:
+        self._labels[project_id] = label
+
+    def title(self, project_ids: Iterable[str]) -> str:
+        """The labels of the watched projects known so far, joined by `` | ``."""
+        return " | ".join(self._labels[p] for p in project_ids if p in self._labels)
+
+    def section(self, project_id: str) -> str:
+        """The name of a project's section row: its label, or its id until the label is known."""
+        return self._labels.get(project_id) or f"project {project_id}"
