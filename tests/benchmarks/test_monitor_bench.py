@@ -154,7 +154,7 @@ async def test_poll_repaint_cost_vs_stock_datatable(sandbox200: SandboxHandle) -
         def poll(indexes: list[int], label: str) -> Callable[[int], None]:
             def step(_: int) -> None:
                 assert screen.board.snapshot is not None
-                screen._on_snapshot(with_changes(screen.board.snapshot, indexes))
+                screen.apply_snapshot(with_changes(screen.board.snapshot, indexes))
                 apply_ms.setdefault(label, []).append(render_seconds[-1])
             return step
 
@@ -185,9 +185,9 @@ async def test_poll_repaint_cost_vs_stock_datatable(sandbox200: SandboxHandle) -
     stock200 = results["stock DataTable 200x13, 200 update_cell"]
     rows = [
         results["stock DataTable 200x13, 10 update_cell"].row("stock DataTable 200x13, 10 update_cell (baseline)"),
-        results["monitor 10 changed"].row("monitor _on_snapshot, 10 of 200 changed", stock10),
+        results["monitor 10 changed"].row("monitor apply_snapshot, 10 of 200 changed", stock10),
         results["stock DataTable 200x13, 200 update_cell"].row("stock DataTable 200x13, 200 update_cell (baseline)"),
-        results["monitor 200 changed"].row("monitor _on_snapshot, 200 of 200 changed", stock200),
+        results["monitor 200 changed"].row("monitor apply_snapshot, 200 of 200 changed", stock200),
     ]
     report("2. one poll on the UI thread: apply + repaint (thread CPU; 30 cycles (15 for 200) after 5 warm-up)", rows,
            ["case", "UI ms med", "UI ms p95", "proc ms", "wall ms", "frames", "vs stock"])
@@ -376,7 +376,7 @@ async def test_rss_over_5000_polls(sandbox200: SandboxHandle) -> None:
         screen, table = await started_monitor(app)
         assert screen.board.snapshot is not None
         first = screen.board.snapshot
-        screen._on_snapshot(ExportsSnapshot(exports=first.exports[:watched_count]))
+        screen.apply_snapshot(ExportsSnapshot(exports=first.exports[:watched_count]))
         frames = FrameCounter(app)
         await frames.wait_next(frames.count, timeout=0.1)
         started = time.perf_counter()
@@ -394,7 +394,7 @@ async def test_rss_over_5000_polls(sandbox200: SandboxHandle) -> None:
             if cycle == total:
                 break
             indexes = [(cycle * 10 + k * 5) % watched_count for k in range(10)]
-            screen._on_snapshot(with_changes(screen.board.snapshot, indexes))
+            screen.apply_snapshot(with_changes(screen.board.snapshot, indexes))
             if cycle % 5 == 0:
                 await frames.wait_next(frames.count, timeout=0.05)  # a repaint every few polls
             else:

@@ -45,7 +45,7 @@ async def test_ctrl_r_asks_the_server_while_a_plain_poll_reads_the_shared_answer
         assert list_requests(sandbox) == 1 and runs_requests(sandbox) == 1
         screen = app.screen
         assert isinstance(screen, MonitorScreen)
-        screen._start_poll()  # what the timer does: the answer is 30 s fresh in the store
+        screen.poll_now()  # what the timer does: the answer is 30 s fresh in the store
         await settle(pilot)
         assert list_requests(sandbox) == 1 and runs_requests(sandbox) == 1
         await pilot.press("ctrl+r")

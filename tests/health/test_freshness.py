@@ -111,8 +111,8 @@ async def test_the_monitor_judges_by_the_target_and_the_details_pane_names_the_r
         others = [f for f in (screen.board.facts(w.key) for w in screen.board.snapshot.exports)
                   if f.watched.export.name == "Snowflake warehouse (hourly)"]
         assert others[0].verdict.rule == "2 intervals + 10m grace (2h10m)"
-        assert screen._cells[key]["state"].plain == "▲ overdue"
-        assert screen._cells[key]["lag"].style == Tone.FAILURE.style  # the lag cell is coloured as overdue
+        assert screen.cells()[key]["state"].plain == "▲ overdue"
+        assert screen.cells()[key]["lag"].style == Tone.FAILURE.style  # the lag cell is coloured as overdue
         opened = [a for a in screen.incident.desk.book.open_alerts if a.key == key]
         assert [str(a.kind) for a in opened] == ["overdue"]
         details = str(app.screen.query_one("#export-details", Static).render())

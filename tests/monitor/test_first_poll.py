@@ -122,7 +122,7 @@ async def test_a_failed_first_poll_is_the_monitors_first_failure_in_the_clients_
         refused = [r for r in requests(sandbox, "GET", "/batch_exports/") if r.get("status") == 401]
         assert len(refused) == 1, "the first poll's failure was shown, not asked for again"
         screen: Any = app.screen
-        screen._start_poll()  # what the armed timer does when it fires
+        screen.poll_now()  # what the armed timer does when it fires
         await settle(pilot)
     refused = [r for r in requests(sandbox, "GET", "/batch_exports/") if r.get("status") == 401]
     assert len(refused) == 2, "the next poll asks the server again"
@@ -172,7 +172,7 @@ async def test_with_a_first_poll_the_shared_store_opens_after_the_first_frames(
             await pilot.pause(0.05)
         assert app.shared_cache is not None and app.shared.cache is app.shared_cache
         screen: Any = app.screen
-        screen._start_poll()  # what the armed timer does when it fires
+        screen.poll_now()  # what the armed timer does when it fires
         await settle(pilot)
         assert others_watching(tmp_path / "cache", sandbox.base_url, sandbox.api_key), "the poll used the store"
         assert app.shared.combined_last_minute >= 2, "the first poll's request and this poll's are both counted"

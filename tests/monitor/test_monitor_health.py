@@ -69,11 +69,11 @@ async def test_no_list_is_looked_at_again_every_ten_minutes(sandbox: SandboxHand
         screen: Any = app.screen
         assert screen.source.list_missing("1")
         before = len(list_requests(sandbox))
-        screen._start_poll()
+        screen.poll_now()
         await settle(pilot)
         assert len(list_requests(sandbox)) == before, "not asked again within ten minutes"
         elapsed[0] = LIST_RECHECK_SECONDS + 1
-        screen._start_poll()
+        screen.poll_now()
         await settle(pilot)
         assert len(list_requests(sandbox)) == before + 1
         assert exports_table(app).row_count == 12
@@ -112,7 +112,7 @@ async def test_server_clock_ahead_is_said_and_judged_on(sandbox: SandboxHandle) 
         assert "server clock 15 min ahead" in status_line(app)
         screen: Any = app.screen
         assert screen.now() == FROZEN_AT + timedelta(minutes=15)
-        aged = [str(row[col]) for row in screen._cells.values() for col in ("last", "lag")]
+        aged = [str(row[col]) for row in screen.cells().values() for col in ("last", "lag")]
         assert aged and not any(c.startswith("in ") or c.startswith("-") for c in aged)
 
 
@@ -131,7 +131,7 @@ async def test_hours_of_server_time_turn_exports_overdue_though_our_clock_stood_
         assert "server clock 6 h ahead" in status_line(app)
         states = {f.verdict.state for f in screen.board.rows(screen.now()).rows}
         assert HealthState.OVERDUE in states
-        assert any("▲ overdue" in str(row["state"]) for row in screen._cells.values())
+        assert any("▲ overdue" in str(row["state"]) for row in screen.cells().values())
 
 
 def _incomplete_server(export: dict[str, Any], bare: list[bool]) -> httpx.MockTransport:
@@ -161,13 +161,13 @@ async def test_an_incomplete_answer_keeps_the_last_good_data_and_says_so() -> No
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         screen: Any = app.screen
-        assert str(screen._cells["1:e1"]["name"]) == "Events to S3"
+        assert str(screen.cells()["1:e1"]["name"]) == "Events to S3"
         bare[0] = True
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert "1 export answer incomplete" in status_line(app)
         assert "LIVE" in status_line(app)
-        cells = screen._cells["1:e1"]
+        cells = screen.cells()["1:e1"]
         assert str(cells["name"]) == "Events to S3" and str(cells["state"]) == "✔ ok", "the last good data stays"
 
 
@@ -201,16 +201,16 @@ async def test_no_runs_list_is_looked_at_again_on_ctrl_r_and_every_ten_minutes(s
         screen: Any = app.screen
         assert len(runs_requests(sandbox)) == 1
         assert screen.board.runs_list_missing(sandbox.project_id)
-        screen._start_poll()
+        screen.poll_now()
         await settle(pilot)
         assert len(runs_requests(sandbox)) == 1, "not asked again within ten minutes"
         elapsed[0] = LIST_RECHECK_SECONDS + 1
-        screen._start_poll()
+        screen.poll_now()
         await settle(pilot)
         assert len(runs_requests(sandbox)) == 2, "asked again after ten minutes"
         assert not screen.board.runs_list_missing(sandbox.project_id)
         add_fault(sandbox, kind="status", status=405, path=r"/runs/$", count=1)
-        screen._start_poll()
+        screen.poll_now()
         await settle(pilot)
         assert len(runs_requests(sandbox)) == 3 and screen.board.runs_list_missing(sandbox.project_id)
         await pilot.press("ctrl+r")

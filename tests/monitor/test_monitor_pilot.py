@@ -401,7 +401,7 @@ async def test_server_down_then_back_recovers_by_itself(sandbox: SandboxHandle) 
         assert "STALE" in status_line(app)
         with start_sandbox(SandboxOptions(simulate=False, clock=FrozenClock(FROZEN_AT)), port=port):
             screen: Any = app.screen
-            screen._start_poll()  # what the armed timer does when it fires
+            screen.poll_now()  # what the armed timer does when it fires
             await settle(pilot)
             assert "LIVE" in status_line(app)
             assert exports_table(app).row_count == 12
@@ -425,7 +425,7 @@ async def test_the_footer_follows_what_a_poll_changed(sandbox: SandboxHandle) ->
                                      headers={"Authorization": f"Bearer {sandbox.api_key}"}) as other:
             answer = await other.post(f"/api/projects/1/batch_exports/{watched.export.id}/pause/")
             assert answer.status_code == 200, answer.text
-        screen._start_poll()  # what the armed timer does when it fires
+        screen.poll_now()  # what the armed timer does when it fires
         await settle(pilot)
         assert screen.board.selected().export.paused, "the poll saw the pause"
         enabled = {key.key: not key.disabled for key in screen.query_one(LeakFreeFooter).query(FooterKey)}

@@ -41,13 +41,13 @@ async def test_fourteen_failed_runs_show_their_true_lag_and_streak(sandbox: Sand
         assert verdict.last_completed_end == last_done
         true_lag = (FROZEN_AT - last_done).total_seconds()
         assert verdict.lag_seconds == true_lag and true_lag > 14 * 3600
-        assert str(screen._cells[key]["lag"]) == coarse_duration(true_lag)  # the Lag column on screen
+        assert str(screen.cells()[key]["lag"]) == coarse_duration(true_lag)  # the Lag column on screen
         details = str(export_details_text(facts.watched, verdict))
         assert "failing: latest run Failed, 14 failed runs in a row" in details
         # read once, for this export, with the operator's budget: not again at the next poll
         reads = requests(sandbox, "GET", f"/batch_exports/{export_id}/runs/")
         assert reads
-        screen._start_poll()
+        screen.poll_now()
         await settle(pilot)
         assert len(requests(sandbox, "GET", f"/batch_exports/{export_id}/runs/")) == len(reads)
         assert screen.board.facts(key).verdict.failure_streak == 14

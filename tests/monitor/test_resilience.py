@@ -10,7 +10,7 @@ import pytest
 from tests.monitor.conftest import make_app
 from tests.pilot import settle, until
 from tui.sandbox.runner import SandboxHandle
-from tui.screens.monitor import MonitorScreen
+from tui.state.export_board import ExportBoard
 from tui.widgets.live_table import LiveTable
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,10 +23,10 @@ async def test_a_bug_in_a_worker_is_logged_and_toasted_and_the_app_keeps_running
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
 
-        def broken(self: MonitorScreen, now: object) -> None:
+        def broken(self: ExportBoard, *args: object) -> None:
             raise RuntimeError("a bug in rendering")
 
-        monkeypatch.setattr(MonitorScreen, "_render_exports", broken)
+        monkeypatch.setattr(ExportBoard, "rows", broken)  # what the rows are drawn from
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert app.is_running
@@ -35,7 +35,7 @@ async def test_a_bug_in_a_worker_is_logged_and_toasted_and_the_app_keeps_running
         assert any("went wrong" in str(n.message) for n in app._notifications)
         monkeypatch.undo()
         screen: Any = app.screen
-        assert screen._timer is not None, "the next poll is still armed after the crash"
+        assert screen.next_poll_armed, "the next poll is still armed after the crash"
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert screen.query_one("#exports", LiveTable).row_count == 12

@@ -38,7 +38,7 @@ async def test_lag_frozen_age_and_acknowledge_say_the_same_everywhere(sandbox: S
         await pilot.press("space")
         await settle(pilot)
         ticks.now += 16
-        screen._tick_status()
+        screen.refresh_status()
         status = str(screen.query_one("#monitor-status", Static).render())
         assert "FROZEN" in status and "updated 16 s ago" in status, status
         await pilot.press("space")

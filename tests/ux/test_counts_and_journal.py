@@ -19,11 +19,11 @@ async def test_filtered_monitor_says_how_many_of_how_many(sandbox: SandboxHandle
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         status = app.screen.query_one("#monitor-status", Static)
-        app.screen._tick_status()
+        app.screen.refresh_status()
         assert " · 12 exports" in str(status.render())
         await pilot.press("slash", *"snow")
         await settle(pilot)
-        app.screen._tick_status()
+        app.screen.refresh_status()
         assert " · 2 of 12 exports" in str(status.render())
 
 

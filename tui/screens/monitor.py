@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -153,10 +153,10 @@ class MonitorScreen(IncidentKeys):
         self.watch(self.app, "project_id", self._project_switched, init=False)
         table = self.query_one("#exports", LiveTable)
         self.on_resize()
-        self.set_interval(1.0, self._tick_status)
-        self._tick_status()
+        self.set_interval(1.0, self.refresh_status)
+        self.refresh_status()
         answers_waiting = self.source.answers_waiting()
-        worker = self._start_poll()
+        worker = self.poll_now()
         table.focus()
         self.call_after_refresh(self._mount_detail)
         if answers_waiting and worker is not None:
@@ -213,7 +213,7 @@ class MonitorScreen(IncidentKeys):
         self._cells = {}
         self.query_one("#exports", LiveTable).clear()
         self._render_selected(self.now())
-        self._start_poll()
+        self.poll_now()
 
     def _apply_budget(self) -> None:
         """Stretch the interval when exports x projects would exceed the per-key rate limit (480/min, 4,800/h)."""
@@ -224,7 +224,11 @@ class MonitorScreen(IncidentKeys):
         self.poller.interval = seconds
         self._stretch_note = f"stretched from {self._asked_interval:g} s for the rate limit" if stretched else None
 
-    def _start_poll(self) -> Worker[None] | None:
+    def poll_now(self) -> Worker[None] | None:
+        """Poll now, as the armed timer does when it fires (none while one is in flight: None then).
+
+        ``ctrl+r`` (:meth:`action_refresh`) also asks past the shared cache and looks again for missing routes.
+        """
         if self.poller.in_flight:
             return None
         if self._timer is not None:
@@ -239,7 +243,7 @@ class MonitorScreen(IncidentKeys):
             await self.wd.shared.sync(self.poller.interval)
             if outcome.value is not None:
                 self._apply_budget()
-                self._on_snapshot(outcome.value)
+                self.apply_snapshot(outcome.value)
                 self._schedule_runs_load()
                 if not self._reading_records:
                     self._reading_records = True
@@ -247,10 +251,16 @@ class MonitorScreen(IncidentKeys):
             elif self.board.snapshot is None:
                 self._show_empty_state(0)
         finally:
-            self._tick_status()
-            self._timer = self.set_timer(self.poller.next_delay(), self._start_poll)
+            self.refresh_status()
+            self._timer = self.set_timer(self.poller.next_delay(), self.poll_now)
 
-    def _on_snapshot(self, snapshot: ExportsSnapshot) -> None:
+    @property
+    def next_poll_armed(self) -> bool:
+        """A timer will start the next poll (every poll, however it ended, arms the next)."""
+        return self._timer is not None
+
+    def apply_snapshot(self, snapshot: ExportsSnapshot) -> None:
+        """What a poll's answer does: the board judges it, the alert book follows, the rows are drawn."""
         now = self.now()
         verdicts = self.board.apply_snapshot(snapshot, now)
         # The alert book sees every export (a filter hides rows, it does not resolve their alerts); the incident
@@ -351,6 +361,10 @@ class MonitorScreen(IncidentKeys):
         if table.row_count and self.board.selected_key is None:
             self._select_row(table)
         self._render_selected(now)
+
+    def cells(self) -> Mapping[str, Mapping[str, Text]]:
+        """The cells drawn for each row of the exports table, by row key (section rows included)."""
+        return self._cells
 
     def _section_row(self, project_id: str) -> tuple[str, dict[str, Text]]:
         """With several projects, a row naming each project above its exports (no export: no keys act on it)."""
@@ -547,7 +561,8 @@ class MonitorScreen(IncidentKeys):
 
     # ------------------------------------------------------------------ status line
 
-    def _tick_status(self) -> None:
+    def refresh_status(self) -> None:
+        """Show the status line as it is now (a timer does this every second)."""
         facts = self.status_facts()
         line = monitor_status(facts, self.size.width)
         with contextlib.suppress(NoMatches):
@@ -587,7 +602,7 @@ class MonitorScreen(IncidentKeys):
         age = self.poller.age()
         # The age of what the frozen screen shows keeps growing; the polls' newer data is not on screen.
         self._frozen_at = (age, self.wd.monotonic()) if frozen and age is not None else None
-        self._tick_status()
+        self.refresh_status()
         if not frozen:
             self._render_exports(self.now())
 
@@ -830,7 +845,7 @@ class MonitorScreen(IncidentKeys):
         self.board.look_again_for_runs()
         self.source.bypass_next = True  # asks the server, and refreshes the shared cache for the other viewers
         self.runs_pane.bypass_next = True  # and so does the runs load that follows the poll
-        self._start_poll()
+        self.poll_now()
 
     @on(BoardChanged)
     def _board_changed(self) -> None:
@@ -840,7 +855,7 @@ class MonitorScreen(IncidentKeys):
 
     @on(PollWanted)
     def _poll_wanted(self) -> None:
-        self._start_poll()
+        self.poll_now()
 
     def action_freeze(self) -> None:
         self.frozen = not self.frozen
@@ -860,7 +875,7 @@ class MonitorScreen(IncidentKeys):
             return
         self._asked_interval = steps[0] if direction > 0 else steps[-1]
         self._apply_budget()
-        self._tick_status()
+        self.refresh_status()
 
     def action_filter(self) -> None:
         box = self.query_one("#monitor-filter", Input)
@@ -899,7 +914,7 @@ class MonitorScreen(IncidentKeys):
         table.clear()
         self._cells = {}
         self._render_exports(self.now())
-        self._tick_status()
+        self.refresh_status()
 
     def action_acknowledge(self) -> None:
         watched = self.board.selected()
@@ -919,7 +934,7 @@ class MonitorScreen(IncidentKeys):
         self._cells = {}
         self.board.selected_key = None
         self._render_exports(self.now())
-        self._tick_status()
+        self.refresh_status()
 
     def show_export(self, key: str) -> None:
         table = self.query_one("#exports", LiveTable)
@@ -967,7 +982,7 @@ class MonitorScreen(IncidentKeys):
         for project_id in self._watched_project_ids():
             label, organization = await fetch_project_label(self.wd.api_for(project_id), organization)
             self.project_labels.know(project_id, label)
-        self._tick_status()
+        self.refresh_status()
         if len(self.wd.settings.project_ids) > 1:
             self._render_exports(self.now())
 
