@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 from tests.incident.test_monitor_keys import notes
 from tests.monitor.conftest import make_app, select_export
-from tests.pilot import settle
+from tests.pilot import settle, until
 from tui.sandbox.runner import SandboxHandle
 from tui.widgets.live_table import LiveTable
 
@@ -45,3 +45,34 @@ async def test_lag_frozen_age_and_acknowledge_say_the_same_everywhere(sandbox: S
         await pilot.press("a")
         await settle(pilot)
         assert any(FAILING in note for note in notes(app) if note.startswith("Alert acknowledged")), notes(app)
+
+
+async def test_a_shorter_interval_holds_from_the_key_press_not_from_the_old_poll(sandbox: SandboxHandle) -> None:
+    """After `-` the status line says the new interval at once, and the poll planned on the old one follows it.
+
+    Polling every 30 s, the last answer 10 s old: after `-` down to 2 s the next poll is due at once, not 20 s
+    later when the poll planned on 30 s would have come.
+    """
+    app = make_app(sandbox, poll_seconds=30.0)
+    ticks = Ticks()
+    app.monotonic = ticks
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        poller = screen.poller
+        assert poller.cycles == 1 and poller.seconds_until_next() == 30.0
+        ticks.now += 10
+        await pilot.press("minus")  # 30 -> 15: due 15 s after the last answer, 5 s from now
+        assert "every 15 s" in str(screen.query_one("#monitor-status", Static).render())
+        assert poller.seconds_until_next() == 5.0 and poller.cycles == 1
+        for _ in range(4):  # 15 -> 10 -> 5 -> 3 -> 2: due at once
+            await pilot.press("minus")
+        status = str(screen.query_one("#monitor-status", Static).render())
+        assert "every 2 s" in status, status
+        await until(pilot, lambda: poller.cycles >= 2, rounds=100, step=0.1)
+        assert poller.cycles == 2, "the poll planned on 30 s waited for its old time"
+        assert poller.seconds_until_next() == 2.0
+        for _ in range(3):  # 2 -> 3 -> 5 -> 10: the next poll waits the longer interval too
+            await pilot.press("plus")
+        assert poller.seconds_until_next() == 10.0
+        assert "every 10 s" in str(screen.query_one("#monitor-status", Static).render())

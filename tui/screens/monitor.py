@@ -741,6 +741,15 @@ class MonitorScreen(ExportActions, IncidentKeys):
             return
         self._asked_interval = steps[0] if direction > 0 else steps[-1]
         self._apply_budget()
+        # The poll already planned follows the new interval too: the status line's "every N s" holds at once.
+        delay = self.poller.interval_changed()
+        if delay is not None and self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+            if delay > 0:
+                self._timer = self.set_timer(delay, self._start_poll)
+            else:
+                self._start_poll()
         self._tick_status()
 
     def action_filter(self) -> None:
