@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from textual.widgets import Static
@@ -9,6 +10,7 @@ from textual.widgets import Static
 from tests.incident.test_monitor_keys import notes
 from tests.monitor.conftest import make_app, select_export
 from tests.pilot import settle, until
+from tui.look.export_cells import cursor_text
 from tui.sandbox.runner import SandboxHandle
 from tui.widgets.live_table import LiveTable
 
@@ -76,3 +78,32 @@ async def test_a_shorter_interval_holds_from_the_key_press_not_from_the_old_poll
             await pilot.press("plus")
         assert poller.seconds_until_next() == 10.0
         assert "every 10 s" in str(screen.query_one("#monitor-status", Static).render())
+
+
+async def test_the_runs_panes_cursor_column_says_where_the_run_stopped(sandbox: SandboxHandle) -> None:
+    """A failed run's resume cursor (the sandbox writes the time it stopped at)
+    reads as the data interval does, ``11-22 09:41``, not as ``2026-11-22T…`` on every row."""
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        select_export(app, FAILING)
+        await settle(pilot)
+        runs = screen.query_one("#runs", LiveTable)
+        seen = []
+        for index in range(runs.row_count):
+            runs.move_cursor(row=index)
+            await pilot.pause()
+            run = screen.selected_run()
+            if run is not None and run.cursor:
+                moment = datetime.fromisoformat(run.cursor).astimezone(UTC)
+                seen.append((str(runs.get_cell(run.id, "cursor")), f"{moment:%m-%d %H:%M}"))
+        assert seen and all(shown == expected for shown, expected in seen), seen
+
+
+def test_an_opaque_cursor_keeps_its_end_and_is_plain_text() -> None:
+    assert str(cursor_text("2026-11-24T00:53:12.5+01:00")) == "11-23 23:53"
+    assert str(cursor_text("offset:000000000123456")) == "…00000123456"
+    assert str(cursor_text("short")) == "short" and str(cursor_text(None)) == ""
+    hostile = cursor_text("\x1b]52;c;aGk=\x07[bold]x[/]")
+    assert "\x1b" not in str(hostile) and "\x07" not in str(hostile) and not hostile.spans
