@@ -1,11 +1,14 @@
-"""Issue 27, item 17: the views say the same thing the same way (lag, a frozen view's age, the acknowledge toast)."""
+"""Issue 27, item 17: the views say the same thing the same way (lag, a frozen view's age, the acknowledge toast,
+the poll interval, the runs' cursor, export names in the alerts pane)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
 
-from textual.widgets import Static
+import httpx
+import pytest
+from textual.widgets import DataTable, Static
 
 from tests.incident.test_monitor_keys import notes
 from tests.monitor.conftest import make_app, select_export
@@ -107,3 +110,32 @@ def test_an_opaque_cursor_keeps_its_end_and_is_plain_text() -> None:
     assert str(cursor_text("short")) == "short" and str(cursor_text(None)) == ""
     hostile = cursor_text("\x1b]52;c;aGk=\x07[bold]x[/]")
     assert "\x1b" not in str(hostile) and "\x07" not in str(hostile) and not hostile.spans
+
+
+LONG_NAME = "Snowflake warehouse (hourly) - EU region, finance team"
+
+
+def rename(handle: SandboxHandle, name: str, new_name: str) -> None:
+    headers = {"Authorization": f"Bearer {handle.api_key}"}
+    base = f"{handle.base_url}/api/environments/{handle.project_id}/batch_exports/"
+    export = next(e for e in httpx.get(base, headers=headers).json()["results"] if e["name"] == name)
+    httpx.patch(f"{base}{export['id']}/", json={"name": new_name}, headers=headers).raise_for_status()
+
+
+@pytest.mark.parametrize(("size", "shown"), [((160, 48), LONG_NAME), ((80, 24), LONG_NAME[:19] + "…")],
+                         ids=["160x48", "80x24"])
+async def test_the_alerts_pane_gives_export_names_room(sandbox: SandboxHandle, size: tuple[int, int],
+                                                       shown: str) -> None:
+    """At 160 columns a 55-character name is whole in the alerts pane; at 80 it is cut with an ellipsis and the
+    "How much" column keeps its room."""
+    rename(sandbox, FAILING, LONG_NAME)
+    app = make_app(sandbox)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("exclamation_mark")
+        await settle(pilot)
+        table = app.screen.query_one("#alerts-open", DataTable)
+        assert table.row_count == 1
+        line = table.render_line(1).text  # the header is line 0
+        assert f" {shown} " in line, line
+        assert line.rstrip().endswith("  latest run Failed"), "How much is whole"
