@@ -98,7 +98,8 @@ KEYS: tuple[KeyEntry, ...] = (
     _k("monitor.groups", "g", "groups", "Groups", "Failure groups",
        "Group the failing runs of every export by the cause in their error.", INCIDENT),
     _k("monitor.timeline", "t", "timeline", "Timeline", "Incident timeline",
-       "Every watched export on one time axis, worst run per period; enter opens the run under the cursor.",
+       "Every watched export on one time axis, worst run per period; enter opens the run under the cursor, escape "
+       "comes back.",
        INCIDENT),
     _k("monitor.repair", "R", "repair", "Repair", "Repair in bulk",
        "Retry every failed interval of the selected export, planned from the server's runs list; gaps only if "
