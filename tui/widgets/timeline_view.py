@@ -15,7 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -156,6 +156,12 @@ class TimelineView(ScrollView, can_focus=True):
         for index, key in enumerate(self.model.order[top:top + self.size.height]):
             if key in changed:
                 self.refresh_line(index)
+
+    def cursor_line_region(self) -> Region | None:
+        """The cursor's row on screen (what a toast must not cover)."""
+        if not self.model.order:
+            return None
+        return Region(self.region.x, self.region.y + self.cursor_row - self.scroll_offset.y, self.region.width, 1)
 
     @property
     def name_column(self) -> int:
