@@ -242,9 +242,16 @@ KEYS: tuple[KeyEntry, ...] = (
        "Move the choice being edited one place down.", EDIT_SURVEY, show=False),
     _k("editor.choice_remove", "alt+delete", "remove_choice", "Remove choice", "Remove choice",
        "Remove the choice being edited.", EDIT_SURVEY, show=False),
+    # Every form (the editor, the dialogs, the profile form): Tab moves on when it is typed, not after the keys
+    # typed behind it (a key a field does not take is otherwise handled once it has gone up to the app, and by
+    # then the field has taken the keys that followed: `Alpha` Tab `Beta` typed fast gave `AlphaBeta`).
+    _k("form.next_field", "tab", "app.focus_next", "Next field", "Next field",
+       "Move to the next field (in a JSON field too: it does not indent); the keys typed after Tab go there, "
+       "however fast.", NAVIGATE, show=False,
+       priority=True),
+    _k("form.previous_field", "shift+tab", "app.focus_previous", "Previous field", "Previous field",
+       "Move to the previous field.", NAVIGATE, show=False, priority=True),
     # The settings form's JSON fields: keys a text area would take for itself, kept as in every other field.
-    _k("editor.json_next", "tab", "app.focus_next", "Next field", "Next field, from a JSON field",
-       "In a JSON field too, Tab moves to the next field (it does not indent).", NAVIGATE, show=False),
     _k("editor.json_leave", "escape", "screen.leave", "Back", "Leave, from a JSON field",
        "In a JSON field too, Escape leaves the editor, asking first when something is unsaved.", NAVIGATE),
     _k("editor.json_switch_pane", "f6", "screen.switch_pane", "List/form", "Back to the list, from a JSON field",
@@ -304,7 +311,7 @@ README_TABLES: dict[str, tuple[str, ...]] = {
     "incident": ("alerts", "groups", "timeline", "backfills"),
     "logs": ("logs",),
     "surveys": ("surveys",),
-    "editor": ("editor",),
+    "editor": ("editor", "form"),
 }
 _README_SKIPPED = frozenset({"app.interrupt"})
 

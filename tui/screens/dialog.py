@@ -14,12 +14,13 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Button
 
 from tui.screens.base import WatchdeckModal
+from tui.screens.form_keys import FormKeys
 from tui.widgets.footer import LeakFreeFooter
 
 ResultT = TypeVar("ResultT")
 
 
-class Dialog(WatchdeckModal[ResultT]):
+class Dialog(FormKeys, WatchdeckModal[ResultT]):
     """A dialog with a confirming button (``CONFIRM``: its id) and :meth:`action_cancel`."""
 
     CONFIRM: ClassVar[str] = ""

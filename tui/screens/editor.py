@@ -37,6 +37,7 @@ from tui.look.render import ago, clean, plain
 from tui.screens.base import WatchdeckScreen, app_handle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.editor_dialogs import KindPickerScreen, LeaveScreen
+from tui.screens.form_keys import FormKeys
 from tui.state.io.draft_files import DraftStore, StoredDraft
 from tui.state.survey_draft import SurveyDraft, question_path, top_level
 from tui.widgets.cleaned_note import clean_survey_draft
@@ -81,7 +82,7 @@ def _mouse_button(label: str, button_id: str, tooltip: str, variant: ButtonVaria
     return button
 
 
-class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
+class SurveyEditorScreen(FormKeys, WatchdeckScreen[Survey | None]):
     """Edit (or create, when ``survey`` is None) one survey; dismissed with the saved Survey or None."""
 
     CSS_PATH = stylesheets("editor.tcss")  # loaded when first shown: not part of the monitor's start

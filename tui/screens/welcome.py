@@ -50,6 +50,7 @@ from tui.look.render import clean, plain
 from tui.safe_app import SafeApp
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
+from tui.screens.form_keys import FormKeys
 from tui.screens.key_storage import STORE_FILE, STORE_KEYRING, STORE_NOWHERE, KeyStorageScreen, key_command_hint
 from tui.screens.project_picker import ProjectPickerScreen
 from tui.secrets.redaction import mask_url_password
@@ -193,7 +194,7 @@ class FormValues:
     command: str
 
 
-class ProfileFormScreen(WatchdeckScreen[Settings | None]):
+class ProfileFormScreen(FormKeys, WatchdeckScreen[Settings | None]):
     """Name, server, project, key source; "Test" asks the server, "Save" tests and writes config.toml (no key)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
