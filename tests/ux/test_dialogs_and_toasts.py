@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.widgets import Button
+from textual import events
+from textual.widgets import Button, Input
 from textual.widgets._footer import FooterKey
 
 from tests.incident.test_monitor_keys import monitor, notes, put_cursor_on_a_running_run, running_export
@@ -222,3 +223,21 @@ async def test_a_toast_never_covers_the_focused_line(sandbox: SandboxHandle) -> 
         assert line is not None and line.y < 5
         await wait_for(pilot, lambda: len(toast_regions(app)) == 3)
         await wait_for(pilot, lambda: not any(region.overlaps(line) for region in toast_regions(app)))
+
+
+async def test_a_dialog_field_keeps_the_keys_typed_before_a_fast_tab(sandbox: SandboxHandle) -> None:
+    """Issue 27, item 5, in a dialog: `1` Tab `2` typed fast (in one burst, as a terminal delivers them) end in the
+    backfill's start and end fields, not both in the start field."""
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, FAILING)
+        await pilot.press("b")
+        await settle(pilot)
+        start, end = (app.screen.query_one(f"#backfill-{name}", Input) for name in ("start", "end"))
+        assert start.has_focus
+        start.value = end.value = ""
+        for key in ("1", "tab", "2"):
+            app.post_message(events.Key(key, "\t" if key == "tab" else key))
+        await settle(pilot)
+        assert (start.value, end.value) == ("1", "2")

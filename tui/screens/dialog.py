@@ -13,14 +13,14 @@ from typing import ClassVar, TypeVar
 from textual.binding import Binding, BindingType
 from textual.widgets import Button
 
+from tui.key_registry import bindings
 from tui.screens.base import WatchdeckModal
-from tui.screens.form_keys import FormKeys
 from tui.widgets.footer import LeakFreeFooter
 
 ResultT = TypeVar("ResultT")
 
 
-class Dialog(FormKeys, WatchdeckModal[ResultT]):
+class Dialog(WatchdeckModal[ResultT]):
     """A dialog with a confirming button (``CONFIRM``: its id) and :meth:`action_cancel`."""
 
     CONFIRM: ClassVar[str] = ""
@@ -28,6 +28,7 @@ class Dialog(FormKeys, WatchdeckModal[ResultT]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "confirm", "Confirm", id="dialog.confirm"),
         Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+        *bindings("form"),  # Tab moves on when typed, before the keys typed behind it
     ]
 
     def on_mount(self) -> None:

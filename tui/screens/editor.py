@@ -37,7 +37,6 @@ from tui.look.render import ago, clean, plain
 from tui.screens.base import WatchdeckScreen, app_handle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.editor_dialogs import KindPickerScreen, LeaveScreen
-from tui.screens.form_keys import FormKeys
 from tui.state.io.draft_files import DraftStore, StoredDraft
 from tui.state.survey_draft import SurveyDraft, question_path, top_level
 from tui.widgets.cleaned_note import clean_survey_draft
@@ -82,13 +81,13 @@ def _mouse_button(label: str, button_id: str, tooltip: str, variant: ButtonVaria
     return button
 
 
-class SurveyEditorScreen(FormKeys, WatchdeckScreen[Survey | None]):
+class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
     """Edit (or create, when ``survey`` is None) one survey; dismissed with the saved Survey or None."""
 
     CSS_PATH = stylesheets("editor.tcss")  # loaded when first shown: not part of the monitor's start
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        binding for binding in bindings("editor")
+        binding for binding in bindings("editor", "form")
         if not (binding.id or "").startswith(("editor.choice_", "editor.json_"))
     ]
 

@@ -46,11 +46,11 @@ from tui.config import (
 from tui.config.keys import key_problem, keyring_available, run_key_command, store_in_keyring
 from tui.config.paths import stylesheets
 from tui.config.resolve import Overrides, resolve_settings
+from tui.key_registry import bindings
 from tui.look.render import clean, plain
 from tui.safe_app import SafeApp
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
-from tui.screens.form_keys import FormKeys
 from tui.screens.key_storage import STORE_FILE, STORE_KEYRING, STORE_NOWHERE, KeyStorageScreen, key_command_hint
 from tui.screens.project_picker import ProjectPickerScreen
 from tui.secrets.redaction import mask_url_password
@@ -194,13 +194,14 @@ class FormValues:
     command: str
 
 
-class ProfileFormScreen(FormKeys, WatchdeckScreen[Settings | None]):
+class ProfileFormScreen(WatchdeckScreen[Settings | None]):
     """Name, server, project, key source; "Test" asks the server, "Save" tests and writes config.toml (no key)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+t", "test", "Test connection", id="welcome.test", priority=True),
         Binding("ctrl+s", "save", "Save and open", id="welcome.save", priority=True),
         Binding("escape", "back", "Back", id="welcome.back"),
+        *bindings("form"),  # Tab moves on when typed, before the keys typed behind it
     ]
 
     def __init__(self, env: Mapping[str, str], path: Path | None, *, existing: set[str] | None = None) -> None:
