@@ -170,7 +170,13 @@ class WatchdeckApp(SafeApp[int]):
             super().notify(message, title=title, severity=severity, timeout=toast.timeout, markup=markup)
 
     def _release_toasts(self) -> None:
-        """Show the toasts that waited, and keep the stack off the focused line as the cursor moves."""
+        """Show the toasts that waited, and keep the stack off the focused line as the cursor moves.
+
+        Toasts on screen when a dialog opens over them go back to wait: they show again when it closes.
+        """
+        if self._toasts_blocked() and self.toasts.on_screen():
+            self.toasts.withdraw()
+            self.clear_notifications()
         for toast in self.toasts.release(blocked=self._toasts_blocked(), fits=self._toasts_fit):
             self._place_toasts()
             super().notify(toast.message, title=toast.title, severity=cast(SeverityLevel, toast.severity),

@@ -63,6 +63,13 @@ class ToastQueue:
         self._until = [(until, toast) for until, toast in self._until if until > now]
         return len(self._until)
 
+    def withdraw(self) -> list[Toast]:
+        """The toasts on screen go back to wait, first in line (a dialog opened over them); returns them."""
+        shown = self.on_screen()
+        self._until = []
+        self.held.extendleft(reversed(shown))
+        return shown
+
     def on_screen(self) -> list[Toast]:
         """The toasts showing now."""
         self._shown()

@@ -241,3 +241,20 @@ async def test_a_dialog_field_keeps_the_keys_typed_before_a_fast_tab(sandbox: Sa
             app.post_message(events.Key(key, "\t" if key == "tab" else key))
         await settle(pilot)
         assert (start.value, end.value) == ("1", "2")
+
+
+async def test_toasts_on_screen_when_a_dialog_opens_wait_and_come_back_after(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:  # toasts drawn, as in the terminal
+        await settle(pilot)
+        select_export(app, FAILING)
+        app.notify("Snowflake: failing", title="Alert", severity="error")
+        await wait_for(pilot, lambda: len(toast_regions(app)) == 1)
+        await pilot.press("p")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await wait_for(pilot, lambda: toasts_on_screen(app) == [] and toast_regions(app) == [])
+        assert [toast.message for toast in app.toasts.held] == ["Snowflake: failing"]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: len(toast_regions(app)) == 1)
+        assert toasts_on_screen(app) == ["Snowflake: failing"]
