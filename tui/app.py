@@ -6,7 +6,7 @@ import contextlib
 import json
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -31,7 +31,8 @@ from tui.screens.base import AppHandle
 from tui.secrets.private_files import write_private
 from tui.state.io.shared import SharedViewers
 from tui.state.server_time import ServerClock
-from tui.toasts import Toast, ToastQueue, toast_seconds
+from tui.toasts import Toast, ToastQueue, toast_seconds, toast_side
+from tui.widgets.reading_spot import reading_spot
 
 if TYPE_CHECKING:
     from tui.api.cache import SharedCache
@@ -164,13 +165,42 @@ class WatchdeckApp(SafeApp[int]):
                timeout: float | None = None, markup: bool = True) -> None:
         """A toast, shown now or when no dialog is open and fewer than a few are on screen (tui.toasts)."""
         toast = Toast(message, title, severity, toast_seconds(severity, timeout), markup, time.monotonic())
-        if self.toasts.offer(toast, blocked=self._toasts_blocked()):
+        if self.toasts.offer(toast, blocked=self._toasts_blocked(), fits=self._toasts_fit):
+            self._place_toasts()
             super().notify(message, title=title, severity=severity, timeout=toast.timeout, markup=markup)
 
     def _release_toasts(self) -> None:
-        for toast in self.toasts.release(blocked=self._toasts_blocked()):
+        """Show the toasts that waited, and keep the stack off the focused line as the cursor moves.
+
+        Toasts on screen when a dialog opens over them go back to wait: they show again when it closes.
+        """
+        if self._toasts_blocked() and self.toasts.on_screen():
+            self.toasts.withdraw()
+            self.clear_notifications()
+        for toast in self.toasts.release(blocked=self._toasts_blocked(), fits=self._toasts_fit):
+            self._place_toasts()
             super().notify(toast.message, title=toast.title, severity=cast(SeverityLevel, toast.severity),
                            timeout=toast.timeout, markup=toast.markup)
+        self._place_toasts()
+
+    def _toast_side(self, stack: Sequence[Toast]) -> str | None:
+        """The corner for this stack beside the focused widget's line (tui.toasts.toast_side)."""
+        spot = reading_spot(self.screen.focused)
+        box = (spot.x, spot.y, spot.width, spot.height) if spot is not None else None
+        return toast_side((self.size.width, self.size.height), stack, box)
+
+    def _toasts_fit(self, stack: list[Toast]) -> bool:
+        return self._toast_side(stack) is not None
+
+    def _place_toasts(self) -> None:
+        """The toasts on screen in the corner where they cover none of the focused line (or less of it)."""
+        shown = self.toasts.on_screen()
+        if not shown or self._toasts_blocked():
+            return
+        side = self._toast_side(shown)
+        if side is None:  # the cursor moved between the toasts' corners: the one where the last toast covers less
+            side = self._toast_side(shown[-1:])
+        self.screen.set_class(side == "top", "-toasts-top")
 
     def _warn_about_cache(self) -> None:
         if self.cache_warning:

@@ -46,6 +46,8 @@ class KeyEntry:
     writes: bool = False
     """Sends a change to the server (or starts something that does): hidden in read-only mode."""
     priority: bool = False
+    shared: bool = False
+    """Bound by several screens, each with this same binding (the form keys); any other entry is bound once."""
 
     @property
     def area(self) -> str:
@@ -56,8 +58,8 @@ class KeyEntry:
 
 
 def _k(id: str, keys: str, action: str, label: str, title: str, sentence: str, group: str, *,
-       show: bool = True, writes: bool = False, priority: bool = False) -> KeyEntry:
-    return KeyEntry(id, keys, action, label, title, sentence, group, show, writes, priority)
+       show: bool = True, writes: bool = False, priority: bool = False, shared: bool = False) -> KeyEntry:
+    return KeyEntry(id, keys, action, label, title, sentence, group, show, writes, priority, shared)
 
 
 KEYS: tuple[KeyEntry, ...] = (
@@ -98,7 +100,8 @@ KEYS: tuple[KeyEntry, ...] = (
     _k("monitor.groups", "g", "groups", "Groups", "Failure groups",
        "Group the failing runs of every export by the cause in their error.", INCIDENT),
     _k("monitor.timeline", "t", "timeline", "Timeline", "Incident timeline",
-       "Every watched export on one time axis, worst run per period; enter opens the run under the cursor.",
+       "Every watched export on one time axis, worst run per period; enter opens the run under the cursor, escape "
+       "comes back.",
        INCIDENT),
     _k("monitor.repair", "R", "repair", "Repair", "Repair in bulk",
        "Retry every failed interval of the selected export, planned from the server's runs list; gaps only if "
@@ -241,9 +244,16 @@ KEYS: tuple[KeyEntry, ...] = (
        "Move the choice being edited one place down.", EDIT_SURVEY, show=False),
     _k("editor.choice_remove", "alt+delete", "remove_choice", "Remove choice", "Remove choice",
        "Remove the choice being edited.", EDIT_SURVEY, show=False),
+    # Every form (the editor, the dialogs, the profile form) binds these: Tab moves on when it is typed, not after
+    # the keys typed behind it (a key a field does not take is otherwise handled once it has gone up to the app,
+    # and by then the field has taken the keys that followed: `Alpha` Tab `Beta` typed fast gave `AlphaBeta`).
+    _k("form.next_field", "tab", "app.focus_next", "Next field", "Next field",
+       "Move to the next field (in a JSON field too: it does not indent); the keys typed after Tab go there, "
+       "however fast.", NAVIGATE, show=False,
+       priority=True, shared=True),
+    _k("form.previous_field", "shift+tab", "app.focus_previous", "Previous field", "Previous field",
+       "Move to the previous field.", NAVIGATE, show=False, priority=True, shared=True),
     # The settings form's JSON fields: keys a text area would take for itself, kept as in every other field.
-    _k("editor.json_next", "tab", "app.focus_next", "Next field", "Next field, from a JSON field",
-       "In a JSON field too, Tab moves to the next field (it does not indent).", NAVIGATE, show=False),
     _k("editor.json_leave", "escape", "screen.leave", "Back", "Leave, from a JSON field",
        "In a JSON field too, Escape leaves the editor, asking first when something is unsaved.", NAVIGATE),
     _k("editor.json_switch_pane", "f6", "screen.switch_pane", "List/form", "Back to the list, from a JSON field",
@@ -303,7 +313,7 @@ README_TABLES: dict[str, tuple[str, ...]] = {
     "incident": ("alerts", "groups", "timeline", "backfills"),
     "logs": ("logs",),
     "surveys": ("surveys",),
-    "editor": ("editor",),
+    "editor": ("editor", "form"),
 }
 _README_SKIPPED = frozenset({"app.interrupt"})
 

@@ -7,6 +7,7 @@ locals) goes to the crash log and the operator reads one line naming it.
 
 from __future__ import annotations
 
+import os
 from typing import TypeVar
 
 from textual.app import App
@@ -20,7 +21,9 @@ ReturnT = TypeVar("ReturnT")
 
 class SafeApp(App[ReturnT]):
     def __init__(self) -> None:
-        super().__init__()
+        # Under NO_COLOR Textual draws in the terminal's own colours only when the app is in ANSI mode: in its
+        # default mode it turns every colour into a grey of the same luminance, which is still a colour.
+        super().__init__(ansi_color=True if "NO_COLOR" in os.environ else None)
         self._crashed = False
         self.error_console.soft_wrap = True  # the crash line whole, never cut to the terminal's width
 

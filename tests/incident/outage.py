@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -19,6 +19,7 @@ from tui.api.models.common import Page
 from tui.clock import FrozenClock
 from tui.config.paths import stylesheets
 from tui.look.palette import use_no_color
+from tui.safe_app import SafeApp
 from tui.screens.incident_base import IncidentContext
 from tui.state.alert_book import AlertBook
 from tui.state.budget import ActionBudget
@@ -125,10 +126,10 @@ def outage_desk(tmp_journal: Any = None, *, primed: bool = True) -> IncidentDesk
     return desk
 
 
-class Host(App[None]):
+class Host(SafeApp[None]):
     """Pushes one incident screen over an empty base screen, as the monitor would; records what it returned.
 
-    Chooses the status looks for ``NO_COLOR`` (set or not) as the real app does when it starts.
+    Chooses the status looks and the colours for ``NO_COLOR`` (set or not) as the real app does when it starts.
     """
 
     CSS_PATH = stylesheets("app.tcss", "modals.tcss")

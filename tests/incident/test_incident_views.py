@@ -9,6 +9,7 @@ from pathlib import Path
 from textual.widgets import Button, DataTable, Input, Static
 
 from tui.screens.alerts import AlertsScreen, JumpTo
+from tui.screens.export_modals import RunErrorScreen
 from tui.screens.failure_groups import FailureGroupsScreen, FilterTo
 from tui.screens.repair import RepairScreen
 from tui.screens.timeline import OpenRun, TimelineScreen
@@ -104,6 +105,13 @@ async def test_timeline_shows_the_outage_column_names_the_cell_and_opens_a_run()
                 break
         assert named is not None, "the first row has runs inside the 6h zoom"
         await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, RunErrorScreen) and app.screen.run.id == named.group(0)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen, "escape comes back to the timeline"
+        assert app.results == []
+        await pilot.press("escape")
         await pilot.pause()
     result = app.results[0]
     assert isinstance(result, OpenRun) and result.key == "1:e01" and result.run_id == named.group(0)

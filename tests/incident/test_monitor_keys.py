@@ -99,9 +99,19 @@ async def test_timeline_key_and_enter_open_the_run_under_the_cursor(sandbox: San
         column = max(i for i, status in enumerate(model.rows[model.order[row]].statuses) if status == "Failed")
         view = screen.query_one(TimelineView)
         view.cursor_row, view.cursor_col = row, column
+        named = model.runs_at(row, column)[0]
         await pilot.press("enter")
         await settle(pilot)
-        assert isinstance(app.screen, RunErrorScreen)
+        assert isinstance(app.screen, RunErrorScreen) and app.screen.run.id == named.id
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen, "escape comes back to the timeline"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is monitor(app)
+        selected = monitor(app).selected()
+        assert selected is not None and selected.export.name == FAILING
+        assert monitor(app).selected_run() == named, "the monitor shows the run last opened"
 
 
 FAILED_GROUP = ("Failed", "FailedRetryable", "FailedBilling")  # the real service's "failed" status group

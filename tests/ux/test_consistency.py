@@ -1,14 +1,19 @@
-"""Issue 27, item 17: the views say the same thing the same way (lag, a frozen view's age, the acknowledge toast)."""
+"""Issue 27, item 17: the views say the same thing the same way (lag, a frozen view's age, the acknowledge toast,
+the poll interval, the runs' cursor, export names in the alerts pane)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
-from textual.widgets import Static
+import httpx
+import pytest
+from textual.widgets import DataTable, Static
 
 from tests.incident.test_monitor_keys import notes
 from tests.monitor.conftest import make_app, select_export
-from tests.pilot import settle
+from tests.pilot import settle, until
+from tui.look.export_cells import cursor_text
 from tui.sandbox.runner import SandboxHandle
 from tui.widgets.live_table import LiveTable
 
@@ -45,3 +50,92 @@ async def test_lag_frozen_age_and_acknowledge_say_the_same_everywhere(sandbox: S
         await pilot.press("a")
         await settle(pilot)
         assert any(FAILING in note for note in notes(app) if note.startswith("Alert acknowledged")), notes(app)
+
+
+async def test_a_shorter_interval_holds_from_the_key_press_not_from_the_old_poll(sandbox: SandboxHandle) -> None:
+    """After `-` the status line says the new interval at once, and the poll planned on the old one follows it.
+
+    Polling every 30 s, the last answer 10 s old: after `-` down to 2 s the next poll is due at once, not 20 s
+    later when the poll planned on 30 s would have come.
+    """
+    app = make_app(sandbox, poll_seconds=30.0)
+    ticks = Ticks()
+    app.monotonic = ticks
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        poller = screen.poller
+        assert poller.cycles == 1 and poller.seconds_until_next() == 30.0
+        ticks.now += 10
+        await pilot.press("minus")  # 30 -> 15: due 15 s after the last answer, 5 s from now
+        assert "every 15 s" in str(screen.query_one("#monitor-status", Static).render())
+        assert poller.seconds_until_next() == 5.0 and poller.cycles == 1
+        for _ in range(4):  # 15 -> 10 -> 5 -> 3 -> 2: due at once
+            await pilot.press("minus")
+        status = str(screen.query_one("#monitor-status", Static).render())
+        assert "every 2 s" in status, status
+        await until(pilot, lambda: poller.cycles >= 2, rounds=100, step=0.1)
+        assert poller.cycles == 2, "the poll planned on 30 s waited for its old time"
+        assert poller.seconds_until_next() == 2.0
+        for _ in range(3):  # 2 -> 3 -> 5 -> 10: the next poll waits the longer interval too
+            await pilot.press("plus")
+        assert poller.seconds_until_next() == 10.0
+        assert "every 10 s" in str(screen.query_one("#monitor-status", Static).render())
+
+
+async def test_the_runs_panes_cursor_column_says_where_the_run_stopped(sandbox: SandboxHandle) -> None:
+    """A failed run's resume cursor (the sandbox writes the time it stopped at)
+    reads as the data interval does, ``11-22 09:41``, not as ``2026-11-22T…`` on every row."""
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        select_export(app, FAILING)
+        await settle(pilot)
+        runs = screen.query_one("#runs", LiveTable)
+        seen = []
+        for index in range(runs.row_count):
+            runs.move_cursor(row=index)
+            await pilot.pause()
+            run = screen.selected_run()
+            if run is not None and run.cursor:
+                moment = datetime.fromisoformat(run.cursor).astimezone(UTC)
+                seen.append((str(runs.get_cell(run.id, "cursor")), f"{moment:%m-%d %H:%M}"))
+        assert seen and all(shown == expected for shown, expected in seen), seen
+
+
+def test_an_opaque_cursor_keeps_its_end_and_is_plain_text() -> None:
+    assert str(cursor_text("2026-11-24T00:53:12.5+01:00")) == "11-23 23:53"
+    assert str(cursor_text("offset:000000000123456")) == "…00000123456"
+    assert str(cursor_text("short")) == "short" and str(cursor_text(None)) == ""
+    hostile = cursor_text("\x1b]52;c;aGk=\x07[bold]x[/]")
+    assert "\x1b" not in str(hostile) and "\x07" not in str(hostile) and not hostile.spans
+
+
+LONG_NAME = "Snowflake warehouse (hourly) - EU region, finance team"
+
+
+def rename(handle: SandboxHandle, name: str, new_name: str) -> None:
+    headers = {"Authorization": f"Bearer {handle.api_key}"}
+    base = f"{handle.base_url}/api/environments/{handle.project_id}/batch_exports/"
+    export = next(e for e in httpx.get(base, headers=headers).json()["results"] if e["name"] == name)
+    httpx.patch(f"{base}{export['id']}/", json={"name": new_name}, headers=headers).raise_for_status()
+
+
+@pytest.mark.parametrize(("size", "shown"), [((160, 48), LONG_NAME), ((80, 24), LONG_NAME[:19] + "…")],
+                         ids=["160x48", "80x24"])
+async def test_the_alerts_pane_gives_export_names_room(sandbox: SandboxHandle, size: tuple[int, int],
+                                                       shown: str) -> None:
+    """At 160 columns a 55-character name is whole in the alerts pane; at 80 it is cut with an ellipsis and the
+    "How much" column keeps its room."""
+    rename(sandbox, FAILING, LONG_NAME)
+    app = make_app(sandbox)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("exclamation_mark")
+        await settle(pilot)
+        table = app.screen.query_one("#alerts-open", DataTable)
+        assert table.row_count == 1
+        line = table.render_line(1).text  # the header is line 0
+        assert f" {shown} " in line, line
+        assert line.rstrip().endswith("  latest run Failed"), "How much is whole"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.widgets import Button
+from textual import events
+from textual.widgets import Button, Input
 from textual.widgets._footer import FooterKey
 
 from tests.incident.test_monitor_keys import monitor, notes, put_cursor_on_a_running_run, running_export
@@ -14,8 +15,9 @@ from tests.pilot import settle
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen
-from tui.toasts import HELD_SECONDS, INFO_SECONDS, MAX_SHOWN, Toast, ToastQueue, toast_seconds
+from tui.toasts import HELD_SECONDS, INFO_SECONDS, MAX_SHOWN, Toast, ToastQueue, toast_height, toast_seconds, toast_side
 from tui.widgets.live_table import LiveTable
+from tui.widgets.timeline_view import TimelineView
 
 FAILING = "Snowflake warehouse (hourly)"
 
@@ -163,3 +165,96 @@ async def test_runs_pane_escape_home_end_and_cancel(sandbox: SandboxHandle) -> N
         runs.focus()
         await pilot.press("escape")
         assert exports.has_focus, "Escape from the runs pane goes back to the exports"
+
+
+def test_toasts_stack_in_the_corner_that_leaves_the_focused_line_clear() -> None:
+    ticks = Ticks()
+    alert = Toast("Export: failing", "Alert", "error", 10, False, ticks.now)
+    one, two, three = ([alert] * n for n in (1, 2, 3))  # 5 rows each: margin, padding, title, text
+    assert toast_height(alert) == 5 and toast_height(Toast("x" * 58, "", "error", 1, False, 0)) == 5
+    assert toast_side((80, 24), three, None) == "bottom"
+    assert toast_side((80, 24), three, (0, 20, 80, 1)) == "top", "the focused line at the bottom: toasts at the top"
+    assert toast_side((80, 24), three, (0, 3, 80, 1)) == "bottom"
+    assert toast_side((80, 24), three, (0, 20, 10, 1)) == "bottom", "a line left of the stack is not covered"
+    assert toast_side((80, 24), two, (0, 13, 80, 1)) == "top"
+    assert toast_side((80, 24), three, (0, 13, 80, 1)) is None, "covered either way: the third toast waits"
+    assert toast_side((80, 24), one, (0, 1, 80, 22)) == "bottom", "one toast covers it either way: no wait"
+
+
+def test_a_toast_waits_while_the_stack_with_it_would_cover_the_focused_line() -> None:
+    ticks = Ticks()
+    queue = ToastQueue(ticks)
+
+    def fits(stack: list[Toast]) -> bool:  # room beside the focused line for two toasts
+        return len(stack) <= 2
+
+    assert [queue.offer(toast(ticks), blocked=False, fits=fits) for _ in range(3)] == [True, True, False]
+    assert queue.release(blocked=False, fits=fits) == [] and len(queue.held) == 1
+    ticks.now += 10.1  # both left: the third shows
+    assert len(queue.release(blocked=False, fits=fits)) == 1
+
+
+def toast_regions(app: Any) -> list[Any]:
+    return [widget.region for widget in app.screen.query("Toast") if widget.region.area]
+
+
+async def test_a_toast_never_covers_the_focused_line(sandbox: SandboxHandle) -> None:
+    """At 80x24 stacked alert toasts sat over the timeline's cursor line; they go to the other corner instead,
+    and come back when the cursor moves under the corner they are in."""
+    app = make_app(sandbox)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:  # toasts drawn, as in the terminal
+        await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        view = app.screen.query_one(TimelineView)
+        await pilot.press(*["down"] * (len(view.model.order) - 1))
+        await settle(pilot)
+        line = view.cursor_line_region()
+        assert line is not None and line.y > 10, "the cursor's line is in the lower half"
+        for n in range(3):
+            app.notify(f"Export {n}: failing, latest run Failed", title="Alert", severity="error")
+        await wait_for(pilot, lambda: len(toast_regions(app)) == 2)
+        assert not any(region.overlaps(line) for region in toast_regions(app)), (line, toast_regions(app))
+        assert min(region.y for region in toast_regions(app)) >= 1, "the status line stays in sight"
+        assert len(app.toasts.held) == 1, "a third would cover the line in either corner: it waits its turn"
+        await pilot.press(*["up"] * len(view.model.order))
+        await settle(pilot)
+        line = view.cursor_line_region()
+        assert line is not None and line.y < 5
+        await wait_for(pilot, lambda: len(toast_regions(app)) == 3)
+        await wait_for(pilot, lambda: not any(region.overlaps(line) for region in toast_regions(app)))
+
+
+async def test_a_dialog_field_keeps_the_keys_typed_before_a_fast_tab(sandbox: SandboxHandle) -> None:
+    """Issue 27, item 5, in a dialog: `1` Tab `2` typed fast (in one burst, as a terminal delivers them) end in the
+    backfill's start and end fields, not both in the start field."""
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, FAILING)
+        await pilot.press("b")
+        await settle(pilot)
+        start, end = (app.screen.query_one(f"#backfill-{name}", Input) for name in ("start", "end"))
+        assert start.has_focus
+        start.value = end.value = ""
+        for key in ("1", "tab", "2"):
+            app.post_message(events.Key(key, "\t" if key == "tab" else key))
+        await settle(pilot)
+        assert (start.value, end.value) == ("1", "2")
+
+
+async def test_toasts_on_screen_when_a_dialog_opens_wait_and_come_back_after(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:  # toasts drawn, as in the terminal
+        await settle(pilot)
+        select_export(app, FAILING)
+        app.notify("Snowflake: failing", title="Alert", severity="error")
+        await wait_for(pilot, lambda: len(toast_regions(app)) == 1)
+        await pilot.press("p")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await wait_for(pilot, lambda: toasts_on_screen(app) == [] and toast_regions(app) == [])
+        assert [toast.message for toast in app.toasts.held] == ["Snowflake: failing"]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: len(toast_regions(app)) == 1)
+        assert toasts_on_screen(app) == ["Snowflake: failing"]

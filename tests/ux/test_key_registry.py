@@ -61,7 +61,8 @@ def test_every_registered_key_is_bound_once_exactly_as_registered() -> None:
         if binding.id in registered:
             assert binding == registered[binding.id].binding(), owner
             bound.setdefault(binding.id, []).append(owner)
-    assert {key: owners for key, owners in bound.items() if len(owners) > 1} == {}
+    assert {key: owners for key, owners in bound.items() if len(owners) > 1 and not registered[key].shared} == {}
+    assert all(len(bound[key]) > 1 for key, entry in registered.items() if entry.shared), "shared, or bound once"
     assert set(registered) - set(bound) == set(), "registered but bound nowhere"
 
 

@@ -8,13 +8,13 @@ repaints only those. Every server string goes through :func:`tui.look.render.pla
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 
 from rich.text import Text
 
 from tui.api.models.batch_exports import BatchExportRun
 from tui.look.palette import Tone
-from tui.look.render import ago, coarse_duration, count, duration, past_ago, plain, progress_bar, short_count
+from tui.look.render import ago, clean, coarse_duration, count, duration, past_ago, plain, progress_bar, short_count
 from tui.look.status import status_strip, status_text
 from tui.state.export_board import RowFacts
 from tui.state.exports import runs_oldest_first
@@ -44,6 +44,7 @@ EXPORT_PRIORITY = ("mark", "name", "state", "latest", "lag", "strip", "progress"
 # The column that takes the width the shown columns leave, up to this much.
 EXPORT_GROW = ("name", 40)
 
+CURSOR_WIDTH = 12
 RUN_COLUMNS: list[tuple[str, str, int | None]] = [
     ("status", "Status", 18),
     ("interval", "Data interval", 19),
@@ -51,7 +52,7 @@ RUN_COLUMNS: list[tuple[str, str, int | None]] = [
     ("duration", "Took", 7),
     ("finished", "Finished", 14),
     ("error", "Latest error", 24),
-    ("cursor", "Cursor", 12),
+    ("cursor", "Cursor", CURSOR_WIDTH),
 ]
 # Which run, which data, why it failed, then the figures; the error takes the width left (its text is long).
 RUN_PRIORITY = ("status", "interval", "error", "records", "duration", "finished", "cursor")
@@ -139,6 +140,27 @@ def export_cells(row: RowFacts) -> dict[str, Text]:
     return {**static_cells(row), **time_cells(row.verdict)}
 
 
+def cursor_text(cursor: str | None) -> Text:
+    """A run's resume cursor in its column's width, its telling part kept.
+
+    The cursor is opaque. One that is a time reads as the data interval does (``11-24 01:12``, UTC): its
+    date-and-T head, the same on every row, told nothing. Any other keeps its end, where opaque positions
+    (offsets, sequence numbers) differ, behind an ellipsis.
+    """
+    text = clean(cursor or "", limit=400)
+    if not text:
+        return Text("")
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        moment = None
+    if moment is not None and moment.tzinfo is not None:
+        text = f"{moment.astimezone(UTC):%m-%d %H:%M}"
+    elif len(text) > CURSOR_WIDTH:
+        text = "…" + text[-(CURSOR_WIDTH - 1):]
+    return Text(text, style=Tone.MUTED.style, no_wrap=True, end="")
+
+
 # The Records column (32 cells) less the bar (8), a space, the percentage (4) and a space.
 RECORDS_FIGURES_WIDTH = 18
 
@@ -167,7 +189,7 @@ def run_cells(run: BatchExportRun, now: datetime) -> dict[str, Text]:
         "duration": Text(duration(took)),
         "finished": Text(past_ago(run.finished_at, now)) if run.finished_at else Text("—", style=Tone.MUTED.style),
         "error": plain(error, Tone.ERROR_TEXT.style, limit=200),
-        "cursor": plain(run.cursor or "", Tone.MUTED.style, limit=40),
+        "cursor": cursor_text(run.cursor),
     }
 
 

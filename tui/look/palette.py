@@ -6,12 +6,13 @@ name a :class:`Tone` and take its Rich style (``Tone.WARNING.style``) when they 
 are imported: the app chooses the set when it starts. A test fails on a colour written anywhere
 else under ``tui/``.
 
-Two sets of styles. With colour, a failure is bold red. Under ``NO_COLOR`` Textual turns every
-colour into a grey of the same luminance, and red is dark: a failure became the faintest text on
-screen. So without colour a tone is told apart by attributes only (reverse for failures: the most
-visible thing, bold or underline for what needs attention, italic for continued runs), never by a
-dim grey. The app says which set applies once, when it starts (:func:`use_no_color`). Dim, an
-attribute rather than a colour, stays in both sets for muted text: secondary, never a meaning.
+Two sets of styles. With colour, a failure is bold red. Under ``NO_COLOR`` the app draws in the
+terminal's own foreground and background only (:class:`tui.safe_app.SafeApp` starts Textual in its
+ANSI mode, where NO_COLOR removes every colour rather than turning each into a grey). So without
+colour a tone is told apart by attributes only (reverse for failures: the most visible thing, bold
+or underline for what needs attention, italic for continued runs). The app says which set applies
+once, when it starts (:func:`use_no_color`). Dim, an attribute rather than a colour, stays in both
+sets for muted text: secondary, never a meaning.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -41,6 +42,20 @@ def kind_style(kind: str) -> str:
     return tone.style if tone is not None else "bold"
 
 
+# The Export column fits the longest name up to NAME_LIMIT cells (no narrower than NAME_NARROWEST), as long as
+# "How much" keeps DETAIL_ROOM cells: at 80 columns a name is cut at 20, at 160 it is whole.
+NAME_LIMIT = 60
+NAME_NARROWEST = 12
+DETAIL_ROOM = 20
+
+
+def name_cell(name: str) -> Text:
+    """An export's name; one cut to the column's width ends in an ellipsis."""
+    text = plain(name, limit=NAME_LIMIT)
+    text.overflow = "ellipsis"
+    return text
+
+
 @dataclass(frozen=True)
 class JumpTo:
     """The operator chose an alert: show its export in the monitor."""
@@ -54,6 +69,7 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
 
     def __init__(self, context: IncidentContext) -> None:
         super().__init__(context, id="alerts-screen", classes="incident-screen")
+        self._columns_for: tuple[int, int, bool] | None = None  # (screen width, name width, a project column)
 
     def compose(self) -> ComposeResult:
         yield Static(id="alerts-title", classes="incident-title")
@@ -73,11 +89,22 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
         self._build_columns()
         self.redraw()
 
+    def _name_width(self, width: int, with_project: bool) -> int:
+        """The Export column: the longest name watched or alerted on, within what leaves "How much" its room."""
+        book = self.desk.book
+        names = [item.watched.export.name or item.watched.export.id for item in self.desk.exports.values()]
+        names += [alert.export_name for alert in (*book.open_alerts, *book.history)]
+        longest = max((cell_len(clean(name, limit=NAME_LIMIT)) for name in names), default=0)
+        fixed = (11 + 2) + (WHEN_WIDTH + 2) + (9 if with_project else 0) + 2 + 4  # as set_columns counts them
+        room = width - fixed - DETAIL_ROOM - 2
+        return max(NAME_NARROWEST, min(longest, room, NAME_LIMIT))
+
     def _build_columns(self) -> None:
         width = self.size.width or 80
-        name = 20 if width < 120 else 32
         projects = {item.watched.project_id for item in self.desk.exports.values()}
         project = [("project", "Project", 7)] if len(projects) > 1 else []
+        name = self._name_width(width, bool(project))
+        self._columns_for = (width, name, len(projects) > 1)
         set_columns(self.query_one("#alerts-open", DataTable),
                     [("kind", "Kind", 11), ("export", "Export", name), *project,
                      ("since", "Since", WHEN_WIDTH), ("detail", "How much", None)], width)
@@ -87,6 +114,10 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
 
     def redraw(self) -> None:
         book = self.desk.book
+        width = self.size.width or 80
+        several = len({item.watched.project_id for item in self.desk.exports.values()}) > 1
+        if self._columns_for != (width, self._name_width(width, several), several):
+            self._build_columns()  # a longer name, or a second project, since the columns were made
         now = self.context.now()
         open_alerts = book.open_alerts
         count = len(open_alerts)
@@ -121,12 +152,13 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
             history.add_row(Text("resolved" if alert.resolved_at else "acked",
                                  style=Tone.DONE.style if alert.resolved_at else Tone.MUTED.style),
                             Text(str(alert.kind), style=kind_style(alert.kind)),
-                            plain(alert.export_name, limit=60), when(moment, now), plain(alert.detail, limit=200))
+                            name_cell(alert.export_name), when(moment, now),
+                            plain(alert.detail, limit=200))
         self.refresh_bindings()
 
     @staticmethod
     def _open_cells(alert: Alert, now: datetime) -> list[Text]:
-        return [Text(str(alert.kind), style=kind_style(alert.kind)), plain(alert.export_name, limit=60),
+        return [Text(str(alert.kind), style=kind_style(alert.kind)), name_cell(alert.export_name),
                 plain(alert.project_id, Tone.MUTED.style), when(alert.since, now), plain(alert.detail, limit=200)]
 
     def _highlighted(self) -> Alert | None:

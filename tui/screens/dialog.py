@@ -13,6 +13,7 @@ from typing import ClassVar, TypeVar
 from textual.binding import Binding, BindingType
 from textual.widgets import Button
 
+from tui.key_registry import bindings
 from tui.screens.base import WatchdeckModal
 from tui.widgets.footer import LeakFreeFooter
 
@@ -27,6 +28,7 @@ class Dialog(WatchdeckModal[ResultT]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "confirm", "Confirm", id="dialog.confirm"),
         Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+        *bindings("form"),  # Tab moves on when typed, before the keys typed behind it
     ]
 
     def on_mount(self) -> None:

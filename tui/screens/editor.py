@@ -87,7 +87,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
     CSS_PATH = stylesheets("editor.tcss")  # loaded when first shown: not part of the monitor's start
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        binding for binding in bindings("editor")
+        binding for binding in bindings("editor", "form")
         if not (binding.id or "").startswith(("editor.choice_", "editor.json_"))
     ]
 

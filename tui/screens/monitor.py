@@ -875,6 +875,15 @@ class MonitorScreen(IncidentKeys):
             return
         self._asked_interval = steps[0] if direction > 0 else steps[-1]
         self._apply_budget()
+        # The poll already planned follows the new interval too: the status line's "every N s" holds at once.
+        delay = self.poller.interval_changed()
+        if delay is not None and self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+            if delay > 0:
+                self._timer = self.set_timer(delay, self.poll_now)
+            else:
+                self.poll_now()
         self.refresh_status()
 
     def action_filter(self) -> None:
@@ -955,19 +964,8 @@ class MonitorScreen(IncidentKeys):
         self.query_one("#exports", LiveTable).focus()
 
     def show_run(self, key: str, run_id: str) -> None:
-        from tui.screens.export_modals import RunErrorScreen
-
         self.show_export(key)
-        item = self.incident.desk.exports.get(key)
-        run = next((r for r in item.runs if r.id == run_id), None) if item is not None else None
-        if run is None:
-            return
-        self.call_after_refresh(self._highlight_run, run.id)
-        if run.latest_error:
-            self.app.push_screen(RunErrorScreen(run))
-        else:
-            self.notify(f"Run {clean(run.id, limit=40)}: {clean(run.status, limit=20)}, no error.", markup=False,
-                        timeout=4)
+        self.call_after_refresh(self._highlight_run, run_id)
 
     def lacks_runs_list(self, project_id: str) -> bool:
         return self.source.list_missing(project_id)

@@ -80,7 +80,7 @@ class ExportTable(Protocol):
         ...
 
     def show_run(self, key: str, run_id: str) -> None:
-        """Select this export and open this run."""
+        """Select this export and put the runs pane's cursor on this run."""
         ...
 
     def runs_view_changed(self, view: RunsView) -> None:

@@ -2,7 +2,10 @@
 
 Rows are the monitor's exports in the table's order and filter; columns are
 time buckets of the last 6 h, 24 h or 7 d (``+``/``-``). The cursor names the
-runs under its cell; ``enter`` opens the worst of them in the monitor. Older
+runs under its cell, and stays on the same export and time as polls move the
+axis and reorder the rows; ``enter`` opens the run it names (the first listed)
+over the timeline, and Escape comes back to it. Closing the timeline leaves the
+monitor on the last run opened. Older
 runs are read for the rows on screen only (the spans of the axis the run
 history has not read), one request at a time and only when the operator's
 share of the rate budget has room; the title says which span is being read.
@@ -54,6 +57,7 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         self._fetching = False
         self.history_requests = 0
         self.reading: tuple[datetime, datetime] | None = None  # the span being read, said in the title
+        self.opened: OpenRun | None = None  # the last run opened from here: the monitor shows it after
 
     def compose(self) -> ComposeResult:
         yield Static(id="timeline-title", classes="incident-title")
@@ -80,15 +84,35 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         desk = self.desk
         now = self.context.now()
         axis_before = self.model.axis
-        changed = self.model.update(desk.order, desk.runs_by_export(), now, desk.fingerprints())
         view = self.query_one(TimelineView)
+        named = self._cursor_place()
+        changed = self.model.update(desk.order, desk.runs_by_export(), now, desk.fingerprints())
         labels = {key: desk.name_of(key) for key in desk.order}
         moved = full or axis_before != self.model.axis
         view.update_rows(labels, None if moved else changed)
+        if named is not None:
+            self._put_cursor(*named)
         self._draw_title()
         self._draw_cell()
         self._fetch_older()
         return changed
+
+    def _cursor_place(self) -> tuple[str, float] | None:
+        """The export and the time (the middle of its cell, epoch seconds) the cursor is on."""
+        view = self.query_one(TimelineView)
+        row, axis = self.model.row_at(view.cursor_row), self.model.axis
+        if row is None or axis is None:
+            return None
+        return row.key, axis.origin + axis.bucket * (view.cursor_col + 0.5)
+
+    def _put_cursor(self, key: str, moment: float) -> None:
+        """Back on that export and time after the axis moved or the rows changed order (each where it still is)."""
+        view = self.query_one(TimelineView)
+        axis = self.model.axis
+        if key in self.model.order:
+            view.cursor_row = self.model.order.index(key)
+        if axis is not None:
+            view.cursor_col = max(0, min(axis.count - 1, int((moment - axis.origin) // axis.bucket)))
 
     def _draw_title(self) -> None:
         zoom = self.model.zoom
@@ -105,7 +129,7 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         if self.reading is not None:
             lo, hi = self.reading
             title.append(f" · reading runs {lo:%H:%M}–{hi:%H:%M}…", Tone.NOTE.style)
-        title.append("   enter: open the run under the cursor", Tone.MUTED.style)
+        title.append("   enter: open the run under the cursor, esc comes back", Tone.MUTED.style)
         self.query_one("#timeline-title", Static).update(title)
         view = self.query_one(TimelineView)
         self.query_one("#timeline-ruler", Static).update(axis_ruler(axis, view.name_column))
@@ -153,13 +177,22 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         return words
 
     @on(TimelineView.CellChosen)
-    def _chosen(self, event: TimelineView.CellChosen) -> None:
-        row = self.model.row_at(event.row)
-        runs = self.model.runs_at(event.row, event.column)
+    def _chosen(self) -> None:
+        """The run the cursor names now (the cell box lists it first), over the timeline: Escape comes back.
+
+        Read from the cursor when the key is handled, not from when it was pressed: a poll in between keeps the
+        cursor on its export and time, while the row and column it was pressed at may name another run by then.
+        """
+        from tui.screens.export_modals import RunErrorScreen
+
+        view = self.query_one(TimelineView)
+        row = self.model.row_at(view.cursor_row)
+        runs = self.model.runs_at(view.cursor_row, view.cursor_col)
         if row is None or not runs:
             self.notify("No run covers this cell.", markup=False, timeout=3)
             return
-        self.dismiss(OpenRun(row.key, runs[0].id))
+        self.opened = OpenRun(row.key, runs[0].id)
+        self.app.push_screen(RunErrorScreen(runs[0]))
 
     def action_zoom(self, step: int) -> None:
         if self.model.set_zoom(self.model.zoom_index + step):
@@ -167,9 +200,10 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
             view = self.query_one(TimelineView)
             assert self.model.axis is not None
             view.cursor_col = self.model.axis.count - 1
+            self._draw_cell()
 
     def action_close(self) -> None:
-        self.dismiss(None)
+        self.dismiss(self.opened)
 
     # ------------------------------------------------------------------ older runs, for the rows on screen
 

@@ -46,6 +46,7 @@ from tui.config import (
 from tui.config.keys import key_problem, keyring_available, run_key_command, store_in_keyring
 from tui.config.paths import stylesheets
 from tui.config.resolve import Overrides, resolve_settings
+from tui.key_registry import bindings
 from tui.look.render import clean, plain
 from tui.safe_app import SafeApp
 from tui.screens.base import WatchdeckScreen
@@ -200,6 +201,7 @@ class ProfileFormScreen(WatchdeckScreen[Settings | None]):
         Binding("ctrl+t", "test", "Test connection", id="welcome.test", priority=True),
         Binding("ctrl+s", "save", "Save and open", id="welcome.save", priority=True),
         Binding("escape", "back", "Back", id="welcome.back"),
+        *bindings("form"),  # Tab moves on when typed, before the keys typed behind it
     ]
 
     def __init__(self, env: Mapping[str, str], path: Path | None, *, existing: set[str] | None = None) -> None:

@@ -15,7 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -41,20 +41,41 @@ def name_width(total_width: int, buckets: int) -> int:
     return max(NAME_MIN, min(NAME_MAX, total_width - buckets - 2))
 
 
-def axis_ruler(axis: Axis, name_w: int) -> Text:
-    """Time labels over the cells (``|14:00``), at round times, spaced so they do not collide."""
-    chars = [" "] * (name_w + 1 + axis.count)
-    days = axis.bucket * axis.count > 2 * 86400
-    every = 6 if days else 8  # 7 d: a label a day; 24 h: every 4 h; 6 h: every 2 h
-    period = axis.bucket * every
-    for index in range(axis.count):
-        if (axis.origin + axis.bucket * index) % period:
+# The times a label may stand at: each a whole number of the axis's cells, the shortest whose labels keep apart.
+LABEL_PERIODS = tuple(60 * m for m in (5, 10, 15, 30, 60, 120, 180, 240, 360, 720, 1440, 2880, 10080))
+
+
+def label_period(axis: Axis) -> tuple[int, str]:
+    """Seconds between two labels, and their format: times, or dates once a label is a day or more apart."""
+    for period in LABEL_PERIODS:
+        if period % axis.bucket:
             continue
-        label = "|" + f"{axis.bucket_start(index):{'%m-%d' if days else '%H:%M'}}"
+        fmt = "%m-%d" if period >= 86400 else "%H:%M"
+        if period // axis.bucket >= len(f"|{axis.start:{fmt}}") + 2:
+            return period, fmt
+    return LABEL_PERIODS[-1], "%m-%d"
+
+
+def axis_ruler(axis: Axis, name_w: int) -> Text:
+    """Time labels over the cells (``|14:00``), at round times, spaced so they do not collide.
+
+    The latest label is always drawn: where ``|14:00`` would run past the last cell it is drawn before its
+    tick (``14:00|``), and a label it would touch gives way.
+    """
+    width = name_w + 1 + axis.count
+    period, fmt = label_period(axis)
+    ticks = [index for index in range(axis.count) if (axis.origin + axis.bucket * index) % period == 0]
+    chars = [" "] * width
+    taken: list[range] = []
+    for index in reversed(ticks):
+        text = f"{axis.bucket_start(index):{fmt}}"
         at = name_w + 1 + index
-        if at + len(label) > len(chars):
-            break
-        chars[at:at + len(label)] = label
+        label, start = ("|" + text, at) if at + 1 + len(text) <= width else (text + "|", at - len(text))
+        span = range(start - 2, start + len(label) + 2)  # two spaces either side
+        if start < name_w + 1 or any(max(span.start, t.start) < min(span.stop, t.stop) for t in taken):
+            continue
+        chars[start:start + len(label)] = label
+        taken.append(range(start, start + len(label)))
     return Text("".join(chars), style=Tone.MUTED.style, no_wrap=True, end="")
 
 
@@ -135,6 +156,12 @@ class TimelineView(ScrollView, can_focus=True):
         for index, key in enumerate(self.model.order[top:top + self.size.height]):
             if key in changed:
                 self.refresh_line(index)
+
+    def cursor_line_region(self) -> Region | None:
+        """The cursor's row on screen (what a toast must not cover)."""
+        if not self.model.order:
+            return None
+        return Region(self.region.x, self.region.y + self.cursor_row - self.scroll_offset.y, self.region.width, 1)
 
     @property
     def name_column(self) -> int:

@@ -414,6 +414,13 @@ class VirtualTable(ScrollView, can_focus=True):
         """Rows visible under the header."""
         return max(1, self.scrollable_content_region.height - 1)
 
+    def cursor_line_region(self) -> Region | None:
+        """The cursor's row on screen, under the header (what a toast must not cover)."""
+        if not self._view:
+            return None
+        top = self.scrollable_content_region.y + 1
+        return Region(self.region.x, top + self._cursor - int(self.scroll_y), self.region.width, 1)
+
     def scroll_to_cursor(self) -> None:
         top, rows = int(self.scroll_y), self._page_rows
         if self._cursor < top:

@@ -148,6 +148,18 @@ class Poller(Generic[T]):
             delay = max(delay, min(error.retry_after, RETRY_AFTER_CAP_SECONDS))
         return max(delay, 0.5)
 
+    def interval_changed(self) -> float | None:
+        """The interval changed between two polls: the next one is due one new interval after the last answer.
+
+        Returns the seconds until then (0: at once, the last answer is older than the new interval), or None
+        while a poll is in flight or after a failure, whose backoff stands.
+        """
+        if self.in_flight or self.failures or self.last_success is None:
+            return None
+        now = self._monotonic()
+        self.next_at = max(now, self.last_success + self.interval)
+        return self.next_at - now
+
     def seconds_until_next(self) -> float | None:
         if self.next_at is None:
             return None

@@ -1,0 +1,74 @@
+"""Issue 27, item 17: under NO_COLOR the dashboard emits no colour at all, not even greys.
+
+Textual's default answer to NO_COLOR turns each colour into a grey of the same luminance (an SGR 256-colour or
+truecolour code all the same); what is drawn here is what a terminal receives, read back as SGR codes.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from tests.monitor.conftest import make_app, select_export
+from tests.pilot import settle
+from tui.sandbox.runner import SandboxHandle
+
+SGR = re.compile(r"\x1b\[([0-9;]*)m")
+
+
+def colour_codes(ansi: str) -> set[str]:
+    """The SGR codes in ``ansi`` that set a colour (foreground or background), as written."""
+    found: set[str] = set()
+    for match in SGR.finditer(ansi):
+        params = [int(p) if p else 0 for p in match.group(1).split(";")]
+        index = 0
+        while index < len(params):
+            code = params[index]
+            if code in (38, 48):
+                width = 3 if index + 1 < len(params) and params[index + 1] == 5 else 5
+                found.add(";".join(map(str, params[index:index + width])))
+                index += width
+                continue
+            if 30 <= code <= 37 or 40 <= code <= 47 or 90 <= code <= 97 or 100 <= code <= 107:
+                found.add(str(code))
+            index += 1
+    return found
+
+
+def drawn(app: Any) -> str:
+    """The screen as the terminal gets it (Textual's own screenshot path, written as SGR codes, not SVG).
+
+    The console is given an environment without NO_COLOR: Rich would drop the colours itself otherwise, and
+    the test would see Rich's answer to NO_COLOR rather than the app's.
+    """
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
+                      color_system="truecolor", legacy_windows=False, safe_box=False, _environ={})
+    with console.capture() as capture:
+        console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return capture.get()
+
+
+def test_colour_codes_reads_sgr() -> None:
+    assert colour_codes("\x1b[1;38;5;253;48;2;1;2;3mx\x1b[0;7;39;49m") == {"38;5;253", "48;2;1;2;3"}
+    assert colour_codes("\x1b[31mx\x1b[1;2;3;4;7m") == {"31"}
+
+
+async def test_no_color_draws_no_colour_at_all(sandbox: SandboxHandle, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(sandbox)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        select_export(app, "Snowflake warehouse (hourly)")
+        await settle(pilot)
+        monitor_screen = drawn(app)
+        assert "Snowflake warehouse" in monitor_screen
+        assert colour_codes(monitor_screen) == set()
+        assert any("7" in m.group(1).split(";") for m in SGR.finditer(monitor_screen)), "a failure is reversed"
+        await pilot.press("question_mark")  # a dialog over the monitor: its shade must not be a grey either
+        await settle(pilot)
+        assert colour_codes(drawn(app)) == set()
