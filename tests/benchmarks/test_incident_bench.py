@@ -79,6 +79,8 @@ class Verdict:
         self.state = state
         self.reason = state
         self.failure_streak = 1 if state == "failing" else 0
+        self.latest_run = None
+        self.last_completed_end = None
 
 
 def verdicts(exports: list[WatchedExport]) -> dict[str, Any]:
