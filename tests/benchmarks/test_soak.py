@@ -276,8 +276,8 @@ async def test_soak_runs_changing_every_two_seconds(request: pytest.FixtureReque
         report("allocation sites that grew over the last half (KiB, blocks)", growth_by_site(*traced),
                ["KiB", "blocks", "where"])
         heap = sum(stat.size_diff for stat in traced[1].compare_to(traced[0], "filename"))
-        print(f"  Python's heap (every traced allocation) grew {heap / 1024:+.0f} KiB over the last half: the rest "
-              "of the RSS growth is the allocator's, not objects held")
+        print(f"  Python's heap (every traced allocation) grew {heap / 1024:+.0f} KiB over the last half; the rest "
+              "of the RSS growth is tracemalloc's own tables and the allocator's, not objects held")
     crash_log = user_dirs / "state"
     crashes = list(crash_log.rglob("*.log")) if crash_log.exists() else []
     assert not crashes, f"unexpected exceptions were logged: {crashes}"
