@@ -21,7 +21,6 @@ from tui.api.models.batch_exports import BatchExport, BatchExportRun
 from tui.clock import FrozenClock
 from tui.screens.incident_base import IncidentContext
 from tui.screens.timeline import TimelineScreen
-from tui.state import failure_groups
 from tui.state.budget import ActionBudget
 from tui.state.exports import WatchedExport
 from tui.state.failure_groups import group_failures
@@ -80,6 +79,8 @@ class Verdict:
         self.state = state
         self.reason = state
         self.failure_streak = 1 if state == "failing" else 0
+        self.latest_run = None
+        self.last_completed_end = None
 
 
 def verdicts(exports: list[WatchedExport]) -> dict[str, Any]:
@@ -173,14 +174,11 @@ def test_grouping_ten_thousand_runs() -> None:
             for run in batch:
                 _ = (run.id, run.status)
 
-    def cold(_i: int) -> None:
-        failure_groups._CACHE.clear()
-        assert sum(g.run_count for g in group_failures(runs)) == 5_000
-
     def scratch(_i: int) -> None:
         assert sum(g.run_count for g in group_failures(runs)) == 5_000
 
     desk = IncidentDesk()
+    desk.history.hold("groups", NOW - timedelta(days=30))  # the groups view is open: its runs are all held
     desk.observe(exports, {}, NOW)
     desk.groups()
     polls = [[WatchedExport("1", w.export.model_copy()) for w in with_flips(exports, i)] for i in range(12)]
@@ -190,12 +188,11 @@ def test_grouping_ten_thousand_runs() -> None:
         assert desk.groups()
 
     results = {name: timed(action) for name, action in
-               (("floor", floor), ("cold", cold), ("scratch", scratch), ("poll", per_poll))}
+               (("floor", floor), ("scratch", scratch), ("poll", per_poll))}
     base = median(results["scratch"])
     report("Grouping 10,000 runs (5,000 failed) of 200 exports", [
         ["floor: read id and status of every run once", f"{median(results['floor']) * 1e3:.2f}", "-"],
-        ["first sight: every signature worked out", f"{median(results['cold']) * 1e3:.2f}", "-"],
-        ["from scratch, signatures remembered (baseline)", f"{base * 1e3:.2f}", "-"],
+        ["from scratch: every signature worked out (baseline)", f"{base * 1e3:.2f}", "-"],
         ["per poll on the desk (10 exports changed)", f"{median(results['poll']) * 1e3:.2f}",
          f"{base / median(results['poll']):.1f}x better; {median(results['poll']) / median(results['floor']):.1f}x "
          f"the floor; {median(results['poll']) * 1e3 / 20:.2f} of the 20 ms target"],

@@ -242,7 +242,7 @@ async def test_soak_runs_changing_every_two_seconds(request: pytest.FixtureReque
                     book = screen.incident.desk.book
                     samples.append([f"{elapsed / 60:.1f}", f"{value:.1f}", f"{100 * (value / rss[0][1] - 1):+.2f} %",
                                     screen.poller.cycles - cycles0, book.open_count, len(book.history),
-                                    len(asyncio.all_tasks()), len(app.workers)])
+                                    len(screen.board.history), len(asyncio.all_tasks()), len(app.workers)])
                     next_sample += SAMPLE_SECONDS
                 if trace and not half_traced and elapsed >= total / 2:
                     half_traced = True
@@ -266,7 +266,8 @@ async def test_soak_runs_changing_every_two_seconds(request: pytest.FixtureReque
 
     report(f"8. soak: 50 exports, 5 runs changing every 2 s, polled every 2 s for {minutes:g} min "
            f"(after {WARMUP_SECONDS:.0f} s warm-up)", samples,
-           ["min", "RSS MB", "growth", "polls", "open alerts", "history", "asyncio tasks", "workers"])
+           ["min", "RSS MB", "growth", "polls", "open alerts", "alert history", "runs held", "asyncio tasks",
+            "workers"])
     half = min(rss, key=lambda s: abs(s[0] - rss[-1][0] / 2))[1]
     growth = end / half - 1
     print(f"  {polls} polls; RSS {half:.1f} MB at half-time, {end:.1f} MB at the end: {100 * growth:+.2f} % "
@@ -274,6 +275,9 @@ async def test_soak_runs_changing_every_two_seconds(request: pytest.FixtureReque
     if traced:
         report("allocation sites that grew over the last half (KiB, blocks)", growth_by_site(*traced),
                ["KiB", "blocks", "where"])
+        heap = sum(stat.size_diff for stat in traced[1].compare_to(traced[0], "filename"))
+        print(f"  Python's heap (every traced allocation) grew {heap / 1024:+.0f} KiB over the last half; the rest "
+              "of the RSS growth is tracemalloc's own tables and the allocator's, not objects held")
     crash_log = user_dirs / "state"
     crashes = list(crash_log.rglob("*.log")) if crash_log.exists() else []
     assert not crashes, f"unexpected exceptions were logged: {crashes}"

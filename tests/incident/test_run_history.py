@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from tui.state.health import judge
-from tui.state.run_history import PER_EXPORT_FLOOR, RunHistory, merge_spans, subtract
+from tui.state.run_history import PER_EXPORT, PER_EXPORT_FLOOR, VERDICT_KEEP, RunHistory, merge_spans, subtract
 
 from .runs import HOUR, NOW, export, run
 
@@ -77,3 +77,74 @@ def test_the_verdict_says_a_streak_is_longer_until_the_record_is_read() -> None:
     read = judge(item, NOW, runs=history.runs("k"), read_since=history.read_since("k"))
     assert read.reason == "latest run Failed, 14 failed runs in a row" and not read.record_short
     assert read.failure_streak == 14 and read.lag_seconds == 15 * 3600  # r15, the last completed, ended 15 h ago
+
+
+def test_a_watch_of_busy_exports_levels_off_at_the_bound() -> None:
+    """Fifty exports each starting a run every 20 s, statuses turning over (the soak benchmark's load, three
+    hours of it): the store holds ``PER_EXPORT`` runs per export once the first minutes have gone by."""
+    history = RunHistory()
+    statuses = ["Failed", "Completed", "FailedRetryable", "Completed", "Cancelled", "Failed", "TimedOut", "Running"]
+    sizes = []
+    for tick in range(540):
+        now = NOW + timedelta(seconds=20 * tick)
+        for e in range(50):
+            latest = [run(f"e{e}-{tick - i}", -tick + i, statuses[(tick - i + e) % len(statuses)])
+                      for i in range(min(10, tick + 1))]
+            history.add_latest(f"e{e}", latest, now)
+        sizes.append(len(history))
+    assert sizes[-1] == 50 * PER_EXPORT and max(sizes) == 50 * PER_EXPORT
+    assert sizes.index(50 * PER_EXPORT) < 60  # reached in the first 20 minutes; flat for the rest
+
+
+def test_a_failure_streak_longer_than_the_bound_is_kept_back_to_its_last_completed_run() -> None:
+    """The verdict's runs stay: 100 failed runs in a row, then the last Completed one (read for the verdict),
+    though the export's own bound is 40."""
+    latest = [run(f"r{i}", i, "Failed", error="boom") for i in range(1, 11)]
+    item = export("e", latest, start_at=NOW - 500 * HOUR)
+    history = RunHistory()
+    history.add_latest("k", latest, NOW)
+    older = [run(f"r{i}", i, "Failed" if i <= 100 else "Completed", error="boom" if i <= 100 else None)
+             for i in range(11, 200)]
+    history.add_page("k", older, latest[-1].created_at or NOW, after=None, last_page=False)
+    assert len(history.runs("k")) == 101 and history.runs("k")[-1].id == "r101"
+    read = judge(item, NOW, runs=history.runs("k"), read_since=history.read_since("k"))
+    assert read.reason == "latest run Failed, 100 failed runs in a row" and not read.record_short
+    assert read.failure_streak == 100 and read.lag_seconds == 101 * 3600
+    # Once a run completes, the export is cut back to its bound.
+    done = run("r0", 0, "Completed")
+    history.add_latest("k", [done, *latest[:9]], NOW)
+    assert len(history.runs("k")) == PER_EXPORT
+
+
+def test_past_the_verdicts_reach_the_last_completed_run_stays_alone_and_the_streak_reads_longer() -> None:
+    """A streak longer than one read for a verdict brings: the runs read and the last Completed run (asked
+    alone) are kept; the runs between are unread, so the streak is "N+" and the lag still true."""
+    history = RunHistory()
+    failed = [run(f"r{i}", i, "Failed", error="boom") for i in range(1, VERDICT_KEEP + 51)]
+    history.add_page("k", failed, NOW, after=None, last_page=False)
+    last_done = run("done", 1000, "Completed")
+    history.add("k", [last_done])
+    kept = history.runs("k")
+    assert len(kept) == VERDICT_KEEP + 1 and kept[-1].id == "done"
+    assert history.read_since("k") == kept[-2].created_at  # the lone Completed run is outside what was read
+    item = export("e", failed[:10], start_at=NOW - 2000 * HOUR)
+    verdict = judge(item, NOW, runs=kept, read_since=history.read_since("k"))
+    assert verdict.reason == f"latest run Failed, {VERDICT_KEEP}+ failed runs in a row"
+    assert verdict.lag_seconds == 1000 * 3600
+
+
+def test_an_open_view_holds_the_runs_of_its_window_and_lets_go_when_it_closes() -> None:
+    """A view reads 200 hourly runs for its window: they stay while it holds the window (of its exports only),
+    and on letting go each export is cut back to its bound, its read spans with it."""
+    history = RunHistory()
+    runs_a = [run(f"a{i}", i, "Completed") for i in range(1, 201)]
+    runs_b = [run(f"b{i}", i, "Completed") for i in range(1, 201)]
+    history.hold("view", NOW - 300 * HOUR, ["a"])
+    history.add_page("a", runs_a, NOW, after=NOW - 300 * HOUR, last_page=True)
+    history.add_page("b", runs_b, NOW, after=NOW - 300 * HOUR, last_page=True)
+    assert len(history.runs("a")) == 200 and history.covers("a", NOW - 300 * HOUR, NOW)
+    assert len(history.runs("b")) == PER_EXPORT and history.unread("b", NOW - 300 * HOUR, NOW)
+    history.hold("view", None)
+    kept = history.runs("a")
+    assert len(kept) == PER_EXPORT and history.spans("a") == [(kept[-1].created_at, NOW)]
+    assert len(history) == 2 * PER_EXPORT

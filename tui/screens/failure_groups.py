@@ -138,6 +138,7 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
         try:
             desk = self.desk
             since = self.context.now() - GROUPS_SPAN
+            self.hold_runs(since)
             first = [key for group in self._groups for key in group.export_keys]
             for key in dict.fromkeys([*first, *desk.order]):
                 item = desk.exports.get(key)

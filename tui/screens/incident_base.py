@@ -85,6 +85,11 @@ class IncidentScreen(WatchdeckScreen[R]):
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        self.desk.history.hold(type(self).__name__, None)
+
+    def hold_runs(self, since: datetime) -> None:
+        """The run history keeps the runs created since ``since`` while this view is open (it shows them)."""
+        self.desk.history.hold(type(self).__name__, since)
 
     def _desk_changed(self) -> None:
         if self.is_attached:

@@ -44,6 +44,7 @@ GAPS_SHOWN = 4
 EXPANDED_LIMIT = 500  # intervals listed per export when expanded
 HISTORY_PAGES = 10  # per span read for the repair window: a week of hourly runs is two pages
 MAX_HISTORY = timedelta(days=7)
+HOLDER = "repair"  # what the run history knows this dialog's hold by
 Planner = Callable[[datetime | None], RetryPlan]
 GapPlanner = Callable[[datetime], list[GapRange]]
 
@@ -135,6 +136,7 @@ class RepairScreen(Dialog[RepairProgress | None]):
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        self.context.desk.history.hold(HOLDER, None)
 
     def _focus_go(self) -> None:
         """The confirming button has the focus whenever it can send (enter presses it); else Cancel."""
@@ -188,6 +190,7 @@ class RepairScreen(Dialog[RepairProgress | None]):
         now = self.context.now()
         api = self.context.client_for(item.watched.project_id).batch_exports
         since = max(self.since, now - MAX_HISTORY)
+        desk.history.hold(HOLDER, since, self.keys)  # the plan is made from these runs while the dialog is open
         for lo, hi in desk.unread(key, since, now):
             self.reading = (lo, hi)
             self._replan_keeping_input()

@@ -226,6 +226,7 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         if axis is None:
             return
         since = axis.start
+        self.hold_runs(since)
         try:
             for key in self.query_one(TimelineView).visible_keys():
                 item = self.desk.exports.get(key)

@@ -47,24 +47,16 @@ def _compute_signature(error: str) -> str:
     return text or "no error message"
 
 
-_CACHE: dict[str, str] = {}
-_CACHE_LIMIT = 50_000  # an outage of 10,000 runs with a request id in each message fits
-
-
-def error_signature(error: str | None) -> str:
+def error_signature(error: str | None, known: Mapping[str, str] | None = None) -> str:
     """The error with numbers, ids, times and quoted values replaced by ``…`` (first line only).
 
-    Remembered per distinct message: in an outage the same messages repeat across
-    thousands of runs, and each poll groups them again.
+    ``known``: signatures already worked out, by message (an export's previous grouping: in an outage each poll
+    groups the same messages again). Nothing is remembered here, so nothing grows with the messages seen.
     """
     if not error:
         return "no error message"
-    found = _CACHE.get(error)
-    if found is None:
-        if len(_CACHE) >= _CACHE_LIMIT:
-            _CACHE.clear()
-        found = _CACHE[error] = _compute_signature(error)
-    return found
+    found = known.get(error) if known is not None else None
+    return found if found is not None else _compute_signature(error)
 
 
 def clock_time(moment: datetime, today: date | None = None) -> str:
@@ -137,13 +129,21 @@ def _when(run: BatchExportRun) -> datetime | None:
     return run.finished_at or run.last_updated_at or run.created_at or run.data_interval_end
 
 
-def export_failures(key: str, runs: Sequence[BatchExportRun]) -> dict[str, SignaturePart]:
-    """One export's still-failed intervals by signature (callers cache this while its runs do not change)."""
+def known_signatures(parts: Mapping[str, SignaturePart]) -> dict[str, str]:
+    """The signature of each message in an export's parts (for :func:`export_failures` when its runs change)."""
+    return {failed.run.latest_error: failed.signature for part in parts.values() for failed in part.runs
+            if failed.run.latest_error}
+
+
+def export_failures(key: str, runs: Sequence[BatchExportRun],
+                    known: Mapping[str, str] | None = None) -> dict[str, SignaturePart]:
+    """One export's still-failed intervals by signature (callers cache this while its runs do not change, and
+    pass the signatures of its previous parts as ``known``)."""
     parts: dict[str, SignaturePart] = {}
     for run in latest_attempts(runs):
         if not is_failed(run.status):
             continue
-        signature = error_signature(run.latest_error)
+        signature = error_signature(run.latest_error, known)
         when = _when(run)
         part = parts.get(signature)
         if part is None:

@@ -19,7 +19,7 @@ from typing import Protocol
 from tui.api.models.batch_exports import BatchExportRun
 from tui.state.alert_book import AlertBook, AlertChanges, Observation
 from tui.state.exports import WatchedExport
-from tui.state.failure_groups import FailureGroup, SignaturePart, build_groups, export_failures
+from tui.state.failure_groups import FailureGroup, SignaturePart, build_groups, export_failures, known_signatures
 from tui.state.intervals import by_interval, is_failed
 from tui.state.repair import ExportRef, RetryPlan, merge_plans, plan_export, streak_start
 from tui.state.run_history import RunHistory, Span
@@ -167,7 +167,8 @@ class IncidentDesk:
             for key, item in self.exports.items():
                 cached = self._failed.get(key)
                 if cached is None or cached[0] != item.fingerprint:
-                    cached = (item.fingerprint, export_failures(key, item.runs))
+                    known = known_signatures(cached[1]) if cached is not None else None
+                    cached = (item.fingerprint, export_failures(key, item.runs, known))
                 cache[key] = cached
                 entries[key] = cached[1]
             self._failed = cache

@@ -9,10 +9,21 @@ times is *read* when every run the server created in it is held here:
   asked, or from the asked ``after`` when it was the last page.
 
 So a view can tell "no run for this interval" (the range was read and holds
-none) from "not read yet". Bounded: the newest ``PER_EXPORT`` runs per export
-and ``TOTAL`` in all (past it each export is cut to an equal share, never under
-one ``latest_runs``); cutting the oldest runs cuts the read ranges with them,
-so a range never claims runs that are no longer held.
+none) from "not read yet".
+
+Bounded. Each export keeps its newest runs: ``PER_EXPORT`` of them (what the
+monitor needs while no view is open), and more where something needs them:
+
+* the verdict: the runs back to the newest Completed run (the failure streak and
+  the lag), at most ``VERDICT_KEEP``; past that, the newest Completed run alone
+  (the runs between are then unread, and the verdict says the streak is longer);
+* an open view (timeline, failure groups, repair) holds the runs created since
+  the start of its window (:meth:`RunHistory.hold`) until it lets go.
+
+Past ``TOTAL`` runs in all, each export is cut to an equal share of it (never
+under one ``latest_runs``), with the same exceptions. Cutting the oldest runs
+cuts the read ranges with them, so a range never claims runs that are no longer
+held: a view that needs them again reads them again.
 """
 
 from __future__ import annotations
@@ -21,11 +32,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from tui.api.models.batch_exports import BatchExportRun
+from tui.api.models.batch_exports import BatchExportRun, RunStatus
 from tui.state.health import run_created as created
 from tui.state.health import run_order_key
 
-PER_EXPORT = 600  # two days of 5-minute runs, 25 days of hourly ones
+PER_EXPORT = 40  # four ``latest_runs``: the monitor's own need while no view is open
+VERDICT_KEEP = 310  # what one read for a verdict brings: three pages of 100 runs and ``latest_runs``
 TOTAL = 30_000
 PER_EXPORT_FLOOR = 10  # never under one ``latest_runs``
 
@@ -91,6 +103,8 @@ class RunHistory:
         self.total = total
         self._held: dict[str, _Held] = {}
         self._count = 0
+        # By holder: runs created since then are kept, of the exports named (of every export where None).
+        self._holds: dict[str, tuple[datetime, frozenset[str] | None]] = {}
 
     # ------------------------------------------------------------------ adding
 
@@ -116,7 +130,7 @@ class RunHistory:
                 changed = True
         if changed:
             held.ordered = None
-            self._trim(held, self.per_export)
+            self._trim(key, held, self.per_export)
             if self._count > self.total:
                 self._trim_all()
         return changed
@@ -132,11 +146,17 @@ class RunHistory:
         """One or more pages of the runs list, newest first from ``asked_at``: the span they cover is read."""
         return self.add(key, runs, page_span(runs, asked_at, after=after, last_page=last_page))
 
-    def _trim(self, held: _Held, cap: int) -> None:
+    def _trim(self, key: str, held: _Held, cap: int) -> None:
         if len(held.runs) <= cap:
             return
         ordered = sorted(held.runs.values(), key=run_order_key, reverse=True)
-        kept, dropped = ordered[:cap], ordered[cap:]
+        keep = self._keep_count(key, ordered, cap)
+        if keep >= len(ordered):
+            return
+        kept, dropped = ordered[:keep], ordered[keep:]
+        done = next((run for run in dropped if run.status == RunStatus.COMPLETED), None)
+        if done is not None and not any(run.status == RunStatus.COMPLETED for run in kept):
+            dropped.remove(done)  # the lag's run stays, alone: the runs between it and the kept ones are unread
         for run in dropped:
             del held.runs[run.id]
         self._count -= len(dropped)
@@ -146,10 +166,37 @@ class RunHistory:
         held.ordered = None
         held.version += 1
 
+    def _keep_count(self, key: str, ordered: Sequence[BatchExportRun], cap: int) -> int:
+        """How many of the newest runs (newest first) stay: ``cap``, or back to the newest Completed run (at most
+        ``VERDICT_KEEP``), or back to the earliest start a view holds, whichever is more."""
+        keep = cap
+        if not any(run.status == RunStatus.COMPLETED for run in ordered[:keep]):
+            done = next((i for i, run in enumerate(ordered) if run.status == RunStatus.COMPLETED), len(ordered))
+            keep = max(keep, min(done + 1, VERDICT_KEEP))
+        holds = [since for since, keys in self._holds.values() if keys is None or key in keys]
+        if holds:
+            since = min(holds)
+            while keep < len(ordered) and (when := created(ordered[keep])) is not None and when >= since:
+                keep += 1
+        return keep
+
     def _trim_all(self) -> None:
         share = max(PER_EXPORT_FLOOR, self.total // max(1, len(self._held)))
-        for held in self._held.values():
-            self._trim(held, share)
+        for key, held in self._held.items():
+            self._trim(key, held, share)
+
+    def hold(self, holder: str, since: datetime | None, keys: Iterable[str] | None = None) -> None:
+        """A view keeps the runs created since ``since`` (of the exports ``keys``, of all where None) while it is
+        open; ``since`` None lets go, and the store is cut back to its bounds."""
+        if since is None:
+            if self._holds.pop(holder, None) is None:
+                return
+            for key, held in self._held.items():
+                self._trim(key, held, self.per_export)
+            if self._count > self.total:
+                self._trim_all()
+        else:
+            self._holds[holder] = (since, frozenset(keys) if keys is not None else None)
 
     def keep_only(self, keys: Iterable[str]) -> None:
         """Forget the exports no longer watched."""
