@@ -29,7 +29,7 @@ from tui.screens.editor import SurveyEditorScreen
 from tui.screens.export_modals import BackfillScreen, DeleteExportScreen, EditExportScreen
 from tui.screens.logs import LogsScreen
 from tui.screens.survey_preview import SurveyPreviewScreen
-from tui.widgets.live_table import LiveTable
+from tui.widgets.virtual_table import VirtualTable
 
 FROZEN_AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 MARKUP = "[@click=app.quit]Q[/]"
@@ -116,9 +116,9 @@ async def test_hostile_text_through_every_screen(sandbox: SandboxHandle) -> None
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         monitor: Any = app.screen
-        table = monitor.query_one("#exports", LiveTable)
+        table = monitor.query_one("#exports", VirtualTable)
         key = next(w.key for w in monitor.board.snapshot.exports if w.export.id == export_id)
-        table.move_cursor(row=table.get_row_index(key), animate=False)
+        table.move_to_key(key)
         await settle(pilot)
         _assert_safe(app, "monitor")
         await pilot.click("#export-details")  # a click on the shown markup must not run its action

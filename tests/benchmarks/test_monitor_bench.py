@@ -27,7 +27,7 @@ from tui.sandbox.runner import SandboxHandle
 from tui.screens.logs import MAX_LINES, LogsScreen
 from tui.screens.monitor import MonitorScreen
 from tui.state.exports import ExportsSnapshot, WatchedExport, latest_run
-from tui.widgets.live_table import LiveTable
+from tui.widgets.virtual_table import VirtualTable
 
 from .helpers import (
     EXPORTS,
@@ -46,11 +46,11 @@ from .helpers import (
 # --------------------------------------------------------------------------- helpers
 
 
-async def started_monitor(app: Any) -> tuple[MonitorScreen, LiveTable]:
+async def started_monitor(app: Any) -> tuple[MonitorScreen, VirtualTable]:
     """The monitor with its first poll shown, every worker done and the next poll disarmed."""
     await wait_for(lambda: isinstance(app.screen, MonitorScreen))
     screen: MonitorScreen = app.screen
-    table = screen.query_one("#exports", LiveTable)
+    table = screen.query_one("#exports", VirtualTable)
     await wait_for(lambda: table.row_count == EXPORTS)
     await wait_for(lambda: not screen.poller.in_flight and all(w.is_finished for w in app.workers))
     if screen._timer is not None:
@@ -389,7 +389,7 @@ async def test_rss_over_5000_polls(sandbox200: SandboxHandle) -> None:
                 rss, tasks, workers = rss_mb(), len(asyncio.all_tasks()), len(app.workers)
                 base = base or {"rss": rss, "tasks": tasks, "workers": workers}
                 rows.append([cycle, f"{rss:.1f}", f"{100 * (rss / base['rss'] - 1):+.1f} %", tasks, workers,
-                             len(table._cell_render_cache), len(table._row_render_cache), len(table._line_cache),
+                             len(table._strips),
                              f"{time.perf_counter() - started:.1f}"])
             if cycle == total:
                 break
@@ -404,7 +404,7 @@ async def test_rss_over_5000_polls(sandbox200: SandboxHandle) -> None:
         app.clear_notifications()
     report(f"5. RSS over {total:,} polls of {watched_count} exports (gc before each checkpoint; "
            "10 rows change per poll)", rows,
-           ["cycle", "RSS MB", "growth", "asyncio tasks", "workers", "cell cache", "row cache", "line cache", "s"])
+           ["cycle", "RSS MB", "growth", "asyncio tasks", "workers", "line cache", "s"])
     print(f"  {cpu / total * 1e3:.2f} ms process CPU per poll (apply, alerts, diff; repaint every 5th); "
           f"peak RSS {peak_rss_mb():.0f} MB; target: growth < 5 %, tasks and workers flat")
 

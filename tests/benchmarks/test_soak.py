@@ -25,7 +25,7 @@ from tui.app import WatchdeckApp
 from tui.clock import ScaledClock
 from tui.config import Settings
 from tui.screens.monitor import MonitorScreen
-from tui.widgets.live_table import LiveTable
+from tui.widgets.virtual_table import VirtualTable
 
 from .helpers import ROOT, SIZE, report, rss_mb, wait_for
 
@@ -75,7 +75,7 @@ async def test_soak_with_faults(request: pytest.FixtureRequest, user_dirs: Path)
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(lambda: isinstance(app.screen, MonitorScreen))
             screen: MonitorScreen = app.screen
-            table = screen.query_one("#exports", LiveTable)
+            table = screen.query_one("#exports", VirtualTable)
             await wait_for(lambda: table.row_count > 0, timeout=60)
             base: dict[str, float] = {}
             worst = {"rss": 0.0, "tasks": 0.0, "workers": 0.0}
@@ -224,7 +224,7 @@ async def test_soak_runs_changing_every_two_seconds(request: pytest.FixtureReque
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(lambda: isinstance(app.screen, MonitorScreen))
             screen: MonitorScreen = app.screen
-            table = screen.query_one("#exports", LiveTable)
+            table = screen.query_one("#exports", VirtualTable)
             await wait_for(lambda: table.row_count > 0, timeout=60)
             await asyncio.sleep(WARMUP_SECONDS)
             if trace:

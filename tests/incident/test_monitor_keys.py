@@ -24,8 +24,8 @@ from tui.screens.monitor import MonitorScreen
 from tui.screens.repair import RepairScreen
 from tui.screens.timeline import TimelineScreen
 from tui.state.io.export_actions import NO_RUN_CANCEL
-from tui.widgets.live_table import LiveTable
 from tui.widgets.timeline_view import TimelineView
+from tui.widgets.virtual_table import VirtualTable
 
 FAILING = "Snowflake warehouse (hourly)"  # the seed's export whose latest run failed
 
@@ -70,7 +70,7 @@ async def test_groups_key_and_enter_filter_the_table_and_esc_shows_all(sandbox: 
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        table = monitor(app).query_one("#exports", LiveTable)
+        table = monitor(app).query_one("#exports", VirtualTable)
         everything = table.row_count
         await pilot.press("g")
         await settle(pilot)
@@ -164,18 +164,18 @@ async def test_runs_pane_i_groups_by_interval_and_f_filters(sandbox: SandboxHand
         await settle(pilot)
         select_export(app, FAILING)
         await settle(pilot)
-        runs = monitor(app).query_one("#runs", LiveTable)
+        runs = monitor(app).query_one("#runs", VirtualTable)
         every = runs.row_count
         await pilot.press("f")  # failed
         await settle(pilot)
         failed = runs.row_count
         assert 0 < failed < every
-        assert all(str(runs.get_row_at(i)[0]).split()[1] in ("failed", "retryable", "billing")
+        assert all(runs.cell(i, "status").split()[1] in ("failed", "retryable", "billing")
                    for i in range(failed))
         await pilot.press("f", "f", "f", "f")  # back to all
         await settle(pilot)
         every = runs.row_count
-        intervals = {str(runs.get_row_at(i)[1]) for i in range(every)}
+        intervals = {runs.cell(i, "interval") for i in range(every)}
         await pilot.press("i")
         await settle(pilot)
         assert runs.row_count == len(intervals) <= every
@@ -197,10 +197,10 @@ def running_export(screen: MonitorScreen) -> Any:
 async def put_cursor_on_a_running_run(pilot: Any, screen: MonitorScreen, name: str) -> None:
     select_export(pilot.app, name)
     await settle(pilot)
-    runs_table = screen.query_one("#runs", LiveTable)
+    runs_table = screen.query_one("#runs", VirtualTable)
     index = next(i for i in range(runs_table.row_count)
-                 if str(runs_table.get_row_at(i)[0]).split()[1] in ("running", "starting"))
-    runs_table.move_cursor(row=index)
+                 if runs_table.cell(i, "status").split()[1] in ("running", "starting"))
+    runs_table.move_cursor(index)
     await settle(pilot)
     selected = screen.selected_run()
     assert selected is not None and selected.is_in_progress
@@ -339,13 +339,13 @@ async def test_several_projects_have_a_section_each_named_by_the_server(sandbox:
     app = make_app(sandbox, project_ids=["1", "2"])
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        table = monitor(app).query_one("#exports", LiveTable)
-        keys = [str(key.value) for key in table.rows]
+        table = monitor(app).query_one("#exports", VirtualTable)
+        keys = table.keys()
         sections = [k for k in keys if k.startswith("section:")]
         assert sections == ["section:1", "section:2"]
         assert keys.index("section:2") > keys.index("section:1") + 1
-        names = [str(table.get_row(k)[1]) for k in sections]
+        names = [table.cell(keys.index(k), "name") for k in sections]
         assert all(name.startswith("▾ ") and "project " not in name for name in names)
-        table.move_cursor(row=keys.index("section:2"))
+        table.move_cursor(keys.index("section:2"))
         await settle(pilot)
         assert monitor(app).selected() is None  # a section is no export: the export keys do nothing there

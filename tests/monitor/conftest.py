@@ -14,7 +14,7 @@ from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.state.io.export_source import FirstPoll
-from tui.widgets.live_table import LiveTable
+from tui.widgets.virtual_table import VirtualTable
 
 FROZEN_AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -46,10 +46,10 @@ def requests(handle: SandboxHandle, method: str | None = None, contains: str = "
 
 def select_export(app: WatchdeckApp, name: str) -> str:
     """Put the cursor on the export with that name; returns its row key."""
-    table = app.screen.query_one("#exports", LiveTable)
+    table = app.screen.query_one("#exports", VirtualTable)
     screen: Any = app.screen
     for watched in screen.board.snapshot.exports:
         if watched.export.name == name:
-            table.move_cursor(row=table.get_row_index(watched.key), animate=False)
+            table.move_to_key(watched.key)
             return str(watched.key)
     raise AssertionError(f"no export named {name!r}")

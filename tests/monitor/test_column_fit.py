@@ -13,37 +13,35 @@ from rich.text import Text
 from tests.monitor.conftest import make_app, select_export
 from tests.pilot import settle, until
 from tui.sandbox.runner import SandboxHandle
-from tui.widgets.live_table import LiveTable, fit_columns
 from tui.widgets.status_line import STATUS_AGE, STATUS_POLL, STATUS_PROJECT, fit_status
+from tui.widgets.virtual_table import CELL_PADDING, VirtualTable, fit_columns
 
 
-def cut_cells(table: LiveTable) -> list[str]:
+def cut_cells(table: VirtualTable) -> list[str]:
     """Check every drawn cell of ``table`` and return those cut to fit; fails on a cell cut without ``…``."""
     region = table.scrollable_content_region
-    pad = table.cell_padding
+    pad = CELL_PADDING
     assert table.scroll_x == 0
     assert table.virtual_size.width <= region.width, "columns run past the table's right edge"
     assert not table.show_horizontal_scrollbar
-    widths = [column.get_render_width(table) for column in table.ordered_columns]
     cut: list[str] = []
     top = int(table.scroll_y)  # the first row drawn under the header
     for y in range(min(table.row_count - top + 1, region.height)):
         line = table.render_line(y)
         x = 0
-        for index, column in enumerate(table.ordered_columns):
-            inner = widths[index] - 2 * pad
+        for column in table.shown_columns:
+            inner = column.width
             drawn = line.crop(x + pad, x + pad + inner).text.rstrip()  # cells, not characters: wide ones count 2
-            full = str(column.label) if y == 0 else table.get_cell_at((top + y - 1, index))
-            text = full.plain if isinstance(full, Text) else str(full)
+            text = column.label if y == 0 else table.cell(top + y - 1, column.key)
             if y == 0:
                 assert drawn == text.rstrip(), f"header {text!r} drawn as {drawn!r}"
             elif Text(text).cell_len > inner:
-                assert drawn.endswith("…"), f"{column.key.value}: {text!r} cut without an ellipsis: {drawn!r}"
+                assert drawn.endswith("…"), f"{column.key}: {text!r} cut without an ellipsis: {drawn!r}"
                 assert text.startswith(drawn[:-1].rstrip()), (text, drawn)
                 cut.append(text)
             else:
-                assert drawn == text.rstrip(), f"{column.key.value}: {text!r} drawn as {drawn!r}"
-            x += widths[index]
+                assert drawn == text.rstrip(), f"{column.key}: {text!r} drawn as {drawn!r}"
+            x += inner + 2 * pad
     return cut
 
 
@@ -56,15 +54,15 @@ async def test_every_column_fits_whole_and_cut_text_ends_with_an_ellipsis(sandbo
         select_export(app, "Snowflake warehouse (hourly)")  # its runs carry long errors
         await settle(pilot)
         screen: Any = app.screen
-        exports = screen.query_one("#exports", LiveTable)
-        runs = screen.query_one("#runs", LiveTable)
+        exports = screen.query_one("#exports", VirtualTable)
+        runs = screen.query_one("#runs", VirtualTable)
         assert exports.row_count and runs.row_count
         cut = cut_cells(exports) + cut_cells(runs)
         assert cut, "nothing was long enough to be cut: the test would prove nothing"
         for key in ("name", "state", "latest", "lag"):
-            assert key in {c.key.value for c in exports.ordered_columns}, f"{key} must show at any width"
+            assert key in {c.key for c in exports.shown_columns}, f"{key} must show at any width"
         for key in ("status", "interval", "error"):
-            assert key in {c.key.value for c in runs.ordered_columns}, f"{key} must show at any width"
+            assert key in {c.key for c in runs.shown_columns}, f"{key} must show at any width"
         status = screen.query_one("#monitor-status").render_line(0).text
         assert "12 exports · 1 failing" in status, status
 
@@ -75,12 +73,12 @@ async def test_columns_come_back_when_the_terminal_widens(sandbox: SandboxHandle
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         screen: Any = app.screen
-        exports = screen.query_one("#exports", LiveTable)
-        exports.move_cursor(row=4, animate=False)
-        narrow = [c.key.value for c in exports.ordered_columns]
+        exports = screen.query_one("#exports", VirtualTable)
+        exports.move_cursor(4)
+        narrow = [c.key for c in exports.shown_columns]
         await pilot.resize_terminal(160, 48)
-        await until(pilot, lambda: "progress" in {c.key.value for c in exports.ordered_columns})
-        wide = [c.key.value for c in exports.ordered_columns]
+        await until(pilot, lambda: "progress" in {c.key for c in exports.shown_columns})
+        wide = [c.key for c in exports.shown_columns]
         assert set(narrow) < set(wide) and {"progress", "due"} <= set(wide)
         assert exports.row_count == 12 and exports.cursor_row == 4
         cut_cells(exports)

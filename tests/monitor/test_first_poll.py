@@ -28,7 +28,7 @@ from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.monitor import MonitorScreen
 from tui.state.io.export_source import FirstPoll
 from tui.state.io.shared import SharedViewers
-from tui.widgets.live_table import LiveTable
+from tui.widgets.virtual_table import VirtualTable
 
 LIST_404 = "status:status=404,path=/batch_exports/$"
 
@@ -57,7 +57,7 @@ async def first_frame_rows(app: WatchdeckApp) -> int:
     def counting(screen: Any, renderable: Any) -> None:
         display(screen, renderable)
         if renderable is not None and isinstance(screen, MonitorScreen):
-            rows.append(screen.query_one("#exports", LiveTable).row_count)
+            rows.append(screen.query_one("#exports", VirtualTable).row_count)
 
     app._display = counting  # type: ignore[method-assign]
     async with app.run_test(size=(160, 48)) as pilot:
@@ -88,7 +88,7 @@ async def test_a_missing_export_list_found_early_is_not_asked_for_again() -> Non
         async with app.run_test(size=(160, 48)) as pilot:
             await settle(pilot)
             screen: Any = app.screen
-            assert screen.query_one("#exports", LiveTable).row_count == 3
+            assert screen.query_one("#exports", VirtualTable).row_count == 3
             asked = len(list_requests(sandbox))
             assert asked == 1, "only the first poll asked for the list"
             await screen.source.fetch()  # the monitor's next poll
@@ -104,7 +104,7 @@ async def test_an_old_first_poll_is_not_shown(sandbox: SandboxHandle, monkeypatc
     app = make_app(sandbox, first_poll=early)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        assert app.screen.query_one("#exports", LiveTable).row_count == 12
+        assert app.screen.query_one("#exports", VirtualTable).row_count == 12
     assert len(list_requests(sandbox, before)) == 2, "too old to show: the monitor asked itself"
 
 
@@ -189,14 +189,14 @@ async def test_the_detail_pane_follows_the_first_frame_into_a_slot_of_its_size(s
     def recording(screen: Any, renderable: Any) -> None:
         display(screen, renderable)
         if renderable is not None and isinstance(screen, MonitorScreen):
-            table = screen.query_one("#exports", LiveTable)
+            table = screen.query_one("#exports", VirtualTable)
             frames.append((table.row_count, bool(screen.query("#runs")), table.region.height))
 
     app._display = recording  # type: ignore[method-assign]
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         screen: Any = app.screen
-        assert screen.detail_shown and screen.query_one("#runs", LiveTable).row_count > 0, "the runs are shown"
+        assert screen.detail_shown and screen.query_one("#runs", VirtualTable).row_count > 0, "the runs are shown"
     rows, runs_mounted, height = frames[0]
     assert rows == 12 and not runs_mounted, "the first frame: the exports, before the pane"
     assert any(mounted for _, mounted, _ in frames), "the pane came"

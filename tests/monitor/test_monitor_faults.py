@@ -20,7 +20,7 @@ from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.logs import MAX_LINES, LogsScreen
-from tui.widgets.live_table import LiveTable
+from tui.widgets.virtual_table import VirtualTable
 
 HOSTILE = (
     "[bold]x[/bold] [@click=app.quit]q[/] [link=https://evil.example]l[/link] "
@@ -135,8 +135,8 @@ async def test_slow_server_times_out_cleanly(sandbox: SandboxHandle) -> None:
         assert "LIVE" in status_line(app)
 
 
-def exports_table(app: Any) -> LiveTable:
-    return app.screen.query_one("#exports", LiveTable)
+def exports_table(app: Any) -> VirtualTable:
+    return app.screen.query_one("#exports", VirtualTable)
 
 
 # --------------------------------------------------------------------------- shapes the sandbox cannot produce
@@ -185,11 +185,11 @@ async def test_hostile_text_in_every_export_field_is_shown_literally() -> None:
         await settle(pilot)
         table = exports_table(app)
         assert table.row_count == 1
-        name = str(table.get_cell("1:e-1", "name"))
+        name = table.cell(table.index_of("1:e-1"), "name")
         assert "[bold]x[/bold]" in name and "[@click=app.quit]" in name
         assert "\x1b" not in name and "\x00" not in name and "\u202e" not in name
         for column in ("dest", "model", "interval"):
-            cell = str(table.get_cell("1:e-1", column))
+            cell = table.cell(table.index_of("1:e-1"), column)
             assert "\x1b" not in cell
         await pilot.click("#exports", offset=(10, 1))
         await pilot.pause()
@@ -198,8 +198,8 @@ async def test_hostile_text_in_every_export_field_is_shown_literally() -> None:
         text = str(details.render())
         assert "[link=https://evil.example]" in text and "\x1b" not in text
         assert "s3cr3t" not in text, "destination secrets are masked"
-        runs = app.screen.query_one("#runs", LiveTable)
-        error = str(runs.get_cell("run-1", "error"))
+        runs = app.screen.query_one("#runs", VirtualTable)
+        error = runs.cell(runs.index_of("run-1"), "error")
         assert "[@click=app.quit]" in error and "\x1b" not in error
         assert "s3cr3t" not in screen_text(app) and "fake-key" not in screen_text(app)
 
@@ -208,7 +208,7 @@ async def test_unknown_run_status_stays_visible_raw() -> None:
     app = mock_app(fake_server(hostile_export(status="QuantumEntangled"), []))
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
-        latest = str(exports_table(app).get_cell("1:e-1", "latest"))
+        latest = exports_table(app).cell(exports_table(app).index_of("1:e-1"), "latest")
         assert "quantumentangled" in latest.lower() and latest.startswith("?")
 
 

@@ -18,6 +18,7 @@ from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.state.exports import LIST_RECHECK_SECONDS
 from tui.state.health import HealthState
+from tui.widgets.virtual_table import VirtualTable
 
 
 def list_requests(handle: SandboxHandle) -> list[dict[str, Any]]:
@@ -265,5 +266,6 @@ async def test_the_runs_pane_reads_a_run_as_the_export_row_does(sandbox: Sandbox
         assert len(runs_requests(sandbox)) > before, "the runs page was asked again"
         pane = [run for run in screen.board.runs_for(key) if run.id == newest.id]
         assert pane == [newest], "the pane's record of the run is the one the row shows"
-        records = screen.query_one("#runs").get_cell(newest.id, "records").plain
+        runs = screen.query_one("#runs", VirtualTable)
+        records = runs.cell(runs.index_of(newest.id), "records")
         assert "32%" not in records and "32/100" not in records

@@ -20,11 +20,11 @@ from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen, DeleteExportScreen, EditExportScreen
 from tui.screens.logs import LogsScreen
 from tui.widgets.footer import LeakFreeFooter
-from tui.widgets.live_table import LiveTable
+from tui.widgets.virtual_table import VirtualTable
 
 
-def exports_table(app: Any) -> LiveTable:
-    return app.screen.query_one("#exports", LiveTable)
+def exports_table(app: Any) -> VirtualTable:
+    return app.screen.query_one("#exports", VirtualTable)
 
 
 def status_line(app: Any) -> str:
@@ -32,7 +32,7 @@ def status_line(app: Any) -> str:
 
 
 def cell(app: Any, key: str, column: str) -> str:
-    return str(exports_table(app).get_cell(key, column))
+    return exports_table(app).cell(exports_table(app).index_of(key), column)
 
 
 async def test_shows_every_export_with_one_list_request_per_cycle(sandbox: SandboxHandle) -> None:
@@ -203,7 +203,7 @@ async def test_delete_needs_the_name_typed(sandbox: SandboxHandle) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert len(requests(sandbox, "DELETE")) == 1
-        assert key not in {k.value for k in exports_table(app).rows}
+        assert key not in exports_table(app)
 
 
 async def test_run_logs_show_plain_lines(sandbox: SandboxHandle) -> None:
@@ -257,7 +257,7 @@ async def test_hostile_export_names_are_shown_literally(sandbox: SandboxHandle) 
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         table = exports_table(app)
-        names = [str(table.get_cell(k.value, "name")) for k in table.rows if k.value]
+        names = table.column_texts("name")
         joined = " ".join(names)
         assert "\x1b" not in joined
         assert app.is_running, "[@click=app.quit] must not be an action"
@@ -306,7 +306,7 @@ async def test_switching_project_watches_the_new_one(sandbox: SandboxHandle) -> 
         app.switch_project("2")
         await settle(pilot)
         table = exports_table(app)
-        names = {str(table.get_cell(k.value, "name")) for k in table.rows if k.value}
+        names = set(table.column_texts("name"))
         assert names == {"Staging S3 mirror", "Staging Postgres"}
         assert requests(sandbox, "GET", "/api/environments/2/batch_exports/")
 
@@ -319,7 +319,7 @@ async def test_many_projects_stretch_the_interval_and_say_so(sandbox: SandboxHan
         assert exports_table(app).row_count == 16 + 3  # and a section row naming each project
         assert screen.poller.interval > 2.0
         assert "rate limit" in status_line(app)
-        assert "project" in [c.value for c in exports_table(app).columns], "several projects: a project column"
+        assert "project" in [c.key for c in exports_table(app).shown_columns], "several projects: a project column"
 
 
 async def test_retry_new_run_is_announced_and_highlighted(sandbox: SandboxHandle) -> None:
@@ -331,8 +331,8 @@ async def test_retry_new_run_is_announced_and_highlighted(sandbox: SandboxHandle
         screen: Any = app.screen
         runs = screen.board.selected_runs()
         failed = next(r for r in runs if r.status in ("Failed", "FailedRetryable", "TimedOut", "Terminated"))
-        runs_table = app.screen.query_one("#runs", LiveTable)
-        runs_table.move_cursor(row=runs_table.get_row_index(failed.id))
+        runs_table = app.screen.query_one("#runs", VirtualTable)
+        runs_table.move_to_key(failed.id)
         await pilot.press("r", "y")
         await settle(pilot)
         assert any("appears in a moment" in str(n.message) for n in app._notifications)

@@ -11,7 +11,7 @@ from tests.monitor.conftest import make_app
 from tests.pilot import settle, until
 from tui.sandbox.runner import SandboxHandle
 from tui.state.export_board import ExportBoard
-from tui.widgets.live_table import LiveTable
+from tui.widgets.virtual_table import VirtualTable
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,7 +38,7 @@ async def test_a_bug_in_a_worker_is_logged_and_toasted_and_the_app_keeps_running
         assert screen.next_poll_armed, "the next poll is still armed after the crash"
         await pilot.press("ctrl+r")
         await settle(pilot)
-        assert screen.query_one("#exports", LiveTable).row_count == 12
+        assert screen.query_one("#exports", VirtualTable).row_count == 12
 
 
 async def test_resize_in_the_middle_of_updates_keeps_the_screen_intact(sandbox: SandboxHandle) -> None:
@@ -48,11 +48,11 @@ async def test_resize_in_the_middle_of_updates_keeps_the_screen_intact(sandbox: 
         for size in ((80, 24), (200, 60), (100, 30), (160, 48)):
             await pilot.press("ctrl+r")
             await pilot.resize_terminal(*size)
-            table = app.screen.query_one("#exports", LiveTable)
+            table = app.screen.query_one("#exports", VirtualTable)
             narrow = size[0] < 120
-            await until(pilot, lambda: ("dest" in [c.value for c in table.columns]) is not narrow)  # noqa: B023
+            await until(pilot, lambda: ("dest" in [c.key for c in table.shown_columns]) is not narrow)  # noqa: B023
             assert table.row_count == 12
-            assert ("dest" in [c.value for c in table.columns]) is not narrow
+            assert ("dest" in [c.key for c in table.shown_columns]) is not narrow
         assert app.is_running
 
 

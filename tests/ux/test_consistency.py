@@ -15,7 +15,7 @@ from tests.monitor.conftest import make_app, select_export
 from tests.pilot import settle, until
 from tui.look.export_cells import cursor_text
 from tui.sandbox.runner import SandboxHandle
-from tui.widgets.live_table import LiveTable
+from tui.widgets.virtual_table import VirtualTable
 
 FAILING = "Snowflake warehouse (hourly)"
 
@@ -37,7 +37,8 @@ async def test_lag_frozen_age_and_acknowledge_say_the_same_everywhere(sandbox: S
         screen: Any = app.screen
         key = select_export(app, FAILING)
         await settle(pilot)
-        lag = str(screen.query_one("#exports", LiveTable).get_cell(key, "lag"))
+        table = screen.query_one("#exports", VirtualTable)
+        lag = table.cell(table.index_of(key), "lag")
         details = str(screen.query_one("#export-details", Static).render())
         assert f"{lag} behind" in details, (lag, details)
         await pilot.press("space")
@@ -92,15 +93,15 @@ async def test_the_runs_panes_cursor_column_says_where_the_run_stopped(sandbox: 
         screen: Any = app.screen
         select_export(app, FAILING)
         await settle(pilot)
-        runs = screen.query_one("#runs", LiveTable)
+        runs = screen.query_one("#runs", VirtualTable)
         seen = []
         for index in range(runs.row_count):
-            runs.move_cursor(row=index)
+            runs.move_cursor(index)
             await pilot.pause()
             run = screen.selected_run()
             if run is not None and run.cursor:
                 moment = datetime.fromisoformat(run.cursor).astimezone(UTC)
-                seen.append((str(runs.get_cell(run.id, "cursor")), f"{moment:%m-%d %H:%M}"))
+                seen.append((runs.cell(runs.index_of(run.id), "cursor"), f"{moment:%m-%d %H:%M}"))
         assert seen and all(shown == expected for shown, expected in seen), seen
 
 

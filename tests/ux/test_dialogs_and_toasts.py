@@ -16,8 +16,8 @@ from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen
 from tui.toasts import HELD_SECONDS, INFO_SECONDS, MAX_SHOWN, Toast, ToastQueue, toast_height, toast_seconds, toast_side
-from tui.widgets.live_table import LiveTable
 from tui.widgets.timeline_view import TimelineView
+from tui.widgets.virtual_table import VirtualTable
 
 FAILING = "Snowflake warehouse (hourly)"
 
@@ -138,8 +138,8 @@ async def test_runs_pane_escape_home_end_and_cancel(sandbox: SandboxHandle) -> N
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         screen = monitor(app)
-        exports = screen.query_one("#exports", LiveTable)
-        runs = screen.query_one("#runs", LiveTable)
+        exports = screen.query_one("#exports", VirtualTable)
+        runs = screen.query_one("#runs", VirtualTable)
         await pilot.press("end")
         assert exports.cursor_row == exports.row_count - 1
         await pilot.press("home")
@@ -160,7 +160,7 @@ async def test_runs_pane_escape_home_end_and_cancel(sandbox: SandboxHandle) -> N
         await pilot.press("c")
         await settle(pilot)
         await pilot.press("y")
-        assert str(runs.get_cell(run.id, "status")) == "cancelling…", "at once, before the next poll"
+        assert runs.cell(runs.index_of(run.id), "status") == "cancelling…", "at once, before the next poll"
         await settle(pilot)
         runs.focus()
         await pilot.press("escape")

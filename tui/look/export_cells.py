@@ -37,7 +37,7 @@ EXPORT_COLUMNS: list[tuple[str, str, int | None]] = [
     ("due", "Next due", 14),
 ]
 # What an on-call operator needs first: a column is shown only when every column named before it that fits is
-# shown too, and is dropped whole (tui.widgets.live_table.fit_columns); never cut halfway off the screen.
+# shown too, and is dropped whole (tui.widgets.virtual_table.fit_columns); never cut halfway off the screen.
 # The project column exists only when several projects are watched (their section rows name them too).
 EXPORT_PRIORITY = ("mark", "name", "state", "latest", "lag", "strip", "progress", "due", "last", "project", "interval",
                    "dest", "model")

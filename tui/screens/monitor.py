@@ -3,8 +3,8 @@
 Polls in a worker owned by this screen (modes keep the screen alive when the
 operator switches to surveys, so alerts keep coming); the next poll is armed
 only after the last one finished. Rows update in place through
-:class:`LiveTable` so selection and scroll stay put and a quiet poll costs
-almost nothing. The last good data stays on screen when polls fail, and the
+:meth:`VirtualTable.apply` so selection and scroll stay put and a quiet poll
+costs almost nothing (only changed rows are drawn again). The last good data stays on screen when polls fail, and the
 status line says how old it is and why.
 """
 
@@ -25,8 +25,7 @@ from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import DataTable, Input, Sparkline, Static, TabbedContent
-from textual.widgets.data_table import CellDoesNotExist, RowDoesNotExist
+from textual.widgets import Input, Sparkline, Static, TabbedContent
 from textual.worker import Worker, WorkerError
 
 from tui.api.cache_context import bypass_cache
@@ -75,8 +74,8 @@ from tui.state.run_list import RunPages
 from tui.state.runs_pane import ProjectLabels, RunsPane, runs_window_start
 from tui.widgets.export_detail_pane import ExportDetailPane
 from tui.widgets.footer import LeakFreeFooter
-from tui.widgets.live_table import LiveTable, fit_columns
 from tui.widgets.textual_private import write_terminal_title
+from tui.widgets.virtual_table import CELL_PADDING, Column, VirtualTable, fit_columns
 
 if TYPE_CHECKING:
     from tui.screens.export_modals import BackfillScreen
@@ -144,14 +143,14 @@ class MonitorScreen(IncidentKeys):
     def compose(self) -> ComposeResult:
         yield Static(id="monitor-status")
         yield Input(placeholder="filter by name or status (esc clears)", id="monitor-filter", classes="hidden")
-        yield LiveTable(id="exports", cursor_type="row", zebra_stripes=False)
+        yield VirtualTable([Column(key, label, width or 0) for key, label, width in EXPORT_COLUMNS], id="exports")
         yield Static(id="exports-empty", classes="hidden")
         yield Vertical(id="export-detail")  # the detail pane's slot: filled after the first frame
         yield LeakFreeFooter()
 
     async def on_mount(self) -> None:
         self.watch(self.app, "project_id", self._project_switched, init=False)
-        table = self.query_one("#exports", LiveTable)
+        table = self.query_one("#exports", VirtualTable)
         self.on_resize()
         self.set_interval(1.0, self.refresh_status)
         self.refresh_status()
@@ -211,7 +210,7 @@ class MonitorScreen(IncidentKeys):
         self.incident.desk.history = self.board.history
         self.actions.board = self.board
         self._cells = {}
-        self.query_one("#exports", LiveTable).clear()
+        self.query_one("#exports", VirtualTable).clear()
         self._render_selected(self.now())
         self.poll_now()
 
@@ -323,7 +322,7 @@ class MonitorScreen(IncidentKeys):
         """Draw the board's rows: only the rows it says changed are rebuilt, only changed cells handed over."""
         if self.board.snapshot is None:
             return
-        table = self.query_one("#exports", LiveTable)
+        table = self.query_one("#exports", VirtualTable)
         diff = self.board.rows(now, self.marked_keys())
         rows: list[tuple[str, dict[str, Text]]] = []
         changed: dict[str, list[str]] = {}
@@ -390,18 +389,15 @@ class MonitorScreen(IncidentKeys):
         empty.update(message)
         empty.remove_class("hidden")
 
-    def _select_row(self, table: DataTable[object]) -> None:
-        try:
-            row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
-        except CellDoesNotExist:  # an empty table
-            return
-        self.board.selected_key = row_key.value
+    def _select_row(self, table: VirtualTable) -> None:
+        if table.cursor_key is not None:
+            self.board.selected_key = table.cursor_key
 
     # ------------------------------------------------------------------ selection and runs
 
-    @on(DataTable.RowHighlighted, "#exports")
-    def _export_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        key = event.row_key.value if event.row_key is not None else None
+    @on(VirtualTable.RowHighlighted, "#exports")
+    def _export_highlighted(self, event: VirtualTable.RowHighlighted) -> None:
+        key = event.row_key
         if key == self.board.selected_key:
             return
         self.board.selected_key = key
@@ -409,11 +405,11 @@ class MonitorScreen(IncidentKeys):
         self._schedule_runs_load()
         self.refresh_bindings()
 
-    @on(DataTable.RowHighlighted, "#runs")
-    def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self.board.selected_run_id = event.row_key.value if event.row_key is not None else None
+    @on(VirtualTable.RowHighlighted, "#runs")
+    def _run_highlighted(self, event: VirtualTable.RowHighlighted) -> None:
+        self.board.selected_run_id = event.row_key
         # Past the last run: the next page of older runs, where the server pages them.
-        table = self.query_one("#runs", LiveTable)
+        table = self.query_one("#runs", VirtualTable)
         watched = self.board.selected()
         if watched is None or event.cursor_row < table.row_count - 1:
             return
@@ -498,7 +494,7 @@ class MonitorScreen(IncidentKeys):
         if not self.detail_shown:
             return  # drawn when the pane is mounted
         watched = self.board.selected()
-        runs_table = self.query_one("#runs", LiveTable)
+        runs_table = self.query_one("#runs", VirtualTable)
         details = self.query_one("#export-details", Static)
         if watched is None:
             runs_table.clear()
@@ -513,7 +509,7 @@ class MonitorScreen(IncidentKeys):
             rows = [(key, {**cells, "status": Text("cancelling…", style=Tone.NOTE.style)})
                     if key in cancelling else (key, cells) for key, cells in rows]
         keys = [key for key, _ in rows]
-        old_keys = [k.value for k in runs_table.rows]
+        old_keys = runs_table.keys()
         if keys != old_keys:
             # New runs arrived or another export was selected: rebuild (at most 100 rows), keep the cursor's run.
             current = self.board.selected_run() if old_keys and watched.key == self._runs_table_owner else None
@@ -521,7 +517,7 @@ class MonitorScreen(IncidentKeys):
             runs_table.apply(rows)
             self._run_cells = dict(rows)
             if current is not None and current.id in keys:
-                runs_table.move_cursor(row=keys.index(current.id), animate=False)
+                runs_table.move_cursor(keys.index(current.id))
         else:
             changed = {key: [c for c, v in cells.items() if self._run_cells.get(key, {}).get(c) != v]
                        for key, cells in rows}
@@ -552,12 +548,7 @@ class MonitorScreen(IncidentKeys):
     def _highlight_run(self, run_id: str) -> None:
         if not self.detail_shown:
             return
-        table = self.query_one("#runs", LiveTable)
-        try:
-            index = table.get_row_index(run_id)
-        except RowDoesNotExist:  # the run is not among the rows shown
-            return
-        table.move_cursor(row=index)
+        self.query_one("#runs", VirtualTable).move_to_key(run_id)  # nothing when the run is not among the rows
 
     # ------------------------------------------------------------------ status line
 
@@ -611,19 +602,19 @@ class MonitorScreen(IncidentKeys):
         self.set_class(self.size.height < SHORT_HEIGHT, "-short")
         self._build_columns()
 
-    def _fitted(self, table: LiveTable, columns: Sequence[tuple[str, str, int | None]], priority: Sequence[str],
+    def _fitted(self, table: VirtualTable, columns: Sequence[tuple[str, str, int | None]], priority: Sequence[str],
                 grow: tuple[str, int]) -> list[tuple[str, str, int | None]]:
         """The columns that fit whole across the screen, room kept for the table's vertical scroll bar."""
         available = self.size.width - table.styles.scrollbar_size_vertical
-        return fit_columns(columns, priority, available, table.cell_padding, grow)
+        return fit_columns(columns, priority, available, CELL_PADDING, grow)
 
     def _build_columns(self) -> None:
-        """(Re)create the tables' columns where the width changed which fit; rows are re-added from their cells.
+        """Show the columns that fit the width; a table keeps every column's cells, shown or not.
 
         Columns drop whole, least needed first (EXPORT_PRIORITY, RUN_PRIORITY): none is drawn cut off at
         the screen's edge. Below NARROW_WIDTH the name starts narrower, so that the verdict columns fit.
         """
-        exports = self.query_one("#exports", LiveTable)
+        exports = self.query_one("#exports", VirtualTable)
         multi = len(self.wd.settings.project_ids) > 1
         narrow = self.size.width < NARROW_WIDTH
         columns = [(k, label, NARROW_NAME_WIDTH if narrow and k == "name" else w) for k, label, w in EXPORT_COLUMNS
@@ -631,24 +622,14 @@ class MonitorScreen(IncidentKeys):
         fitted = self._fitted(exports, columns, EXPORT_PRIORITY, EXPORT_GROW)
         if fitted != self._export_columns:
             self._export_columns = fitted
-            self._reset_columns(exports, fitted, list(self._cells.items()))
+            exports.show_columns((key, width or 0) for key, _, width in fitted)
         if not self.detail_shown:
             return
-        runs = self.query_one("#runs", LiveTable)
+        runs = self.query_one("#runs", VirtualTable)
         fitted = self._fitted(runs, RUN_COLUMNS, RUN_PRIORITY, RUN_GROW)
         if fitted != self._run_columns:
             self._run_columns = fitted
-            self._reset_columns(runs, fitted, list(self._run_cells.items()))
-
-    @staticmethod
-    def _reset_columns(table: LiveTable, columns: list[tuple[str, str, int | None]],
-                       rows: list[tuple[str, dict[str, Text]]]) -> None:
-        cursor = table.cursor_row
-        table.clear(columns=True)
-        table.set_columns(columns)
-        if rows:
-            table.apply(rows)
-            table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
+            runs.show_columns((key, width or 0) for key, _, width in fitted)
 
     # ------------------------------------------------------------------ bindings
 
@@ -671,13 +652,13 @@ class MonitorScreen(IncidentKeys):
             return None
         return True
 
-    @on(DataTable.RowSelected, "#exports")
+    @on(VirtualTable.RowSelected, "#exports")
     def _export_chosen(self) -> None:
-        """Enter on an export goes down to its runs (DataTable keeps enter for itself)."""
+        """Enter on an export goes down to its runs (the table keeps enter for itself)."""
         if self.detail_shown:
-            self.query_one("#runs", LiveTable).focus()
+            self.query_one("#runs", VirtualTable).focus()
 
-    @on(DataTable.RowSelected, "#runs")
+    @on(VirtualTable.RowSelected, "#runs")
     def _run_chosen(self) -> None:
         self.action_run_error()
 
@@ -893,9 +874,9 @@ class MonitorScreen(IncidentKeys):
 
     def action_clear_filter(self) -> None:
         """Escape: from the runs pane back to the exports; else clear the filter."""
-        runs = self.query("#runs").results(LiveTable)
+        runs = self.query("#runs").results(VirtualTable)
         if (table := next(iter(runs), None)) is not None and table.has_focus:
-            self.query_one("#exports", LiveTable).focus()
+            self.query_one("#exports", VirtualTable).focus()
             return
         if self.board.key_filter is not None:
             self.board.key_filter = None
@@ -906,7 +887,7 @@ class MonitorScreen(IncidentKeys):
             box.value = ""
             box.add_class("hidden")
             self._apply_filter("")
-            self.query_one("#exports", LiveTable).focus()
+            self.query_one("#exports", VirtualTable).focus()
 
     @on(Input.Changed, "#monitor-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -914,12 +895,12 @@ class MonitorScreen(IncidentKeys):
 
     @on(Input.Submitted, "#monitor-filter")
     def _filter_submitted(self) -> None:
-        self.query_one("#exports", LiveTable).focus()
+        self.query_one("#exports", VirtualTable).focus()
 
     def _apply_filter(self, text: str) -> None:
         if not self.board.set_filter(text):
             return
-        table = self.query_one("#exports", LiveTable)
+        table = self.query_one("#exports", VirtualTable)
         table.clear()
         self._cells = {}
         self._render_exports(self.now())
@@ -939,29 +920,28 @@ class MonitorScreen(IncidentKeys):
 
     def _redraw_filtered(self) -> None:
         """The rows shown changed (a filter): draw the table afresh."""
-        self.query_one("#exports", LiveTable).clear()
+        self.query_one("#exports", VirtualTable).clear()
         self._cells = {}
         self.board.selected_key = None
         self._render_exports(self.now())
         self.refresh_status()
 
     def show_export(self, key: str) -> None:
-        table = self.query_one("#exports", LiveTable)
-        if key not in table.rows and (self.board.filter or self.board.key_filter is not None):
+        table = self.query_one("#exports", VirtualTable)
+        if key not in table and (self.board.filter or self.board.key_filter is not None):
             self.board.key_filter = None
             box = self.query_one("#monitor-filter", Input)
             box.value = ""
             box.add_class("hidden")
             self.board.set_filter("")
             self._redraw_filtered()
-        with contextlib.suppress(RowDoesNotExist):  # not among the rows shown
-            table.move_cursor(row=table.get_row_index(key), animate=False)
+        table.move_to_key(key)
         table.focus()
 
     def show_only(self, keys: Sequence[str], label: str) -> None:
         self.board.key_filter = (tuple(keys), label)
         self._redraw_filtered()
-        self.query_one("#exports", LiveTable).focus()
+        self.query_one("#exports", VirtualTable).focus()
 
     def show_run(self, key: str, run_id: str) -> None:
         self.show_export(key)
@@ -988,7 +968,7 @@ class MonitorScreen(IncidentKeys):
         self._runs_view = view
         self._run_cells = {}
         if self.detail_shown:
-            self.query_one("#runs", LiveTable).clear()
+            self.query_one("#runs", VirtualTable).clear()
             with contextlib.suppress(NoMatches):  # the pane's tabs, while they are being mounted
                 self.query_one(TabbedContent).get_tab("tab-runs").label = Text(f"Runs · {view.label}")
         self._render_selected(self.now())

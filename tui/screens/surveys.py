@@ -67,7 +67,7 @@ from tui.widgets.footer import LeakFreeFooter
 from tui.widgets.status_line import FRESHNESS_LOOK, STATUS_AGE, STATUS_POLL, fit_status
 from tui.widgets.survey_detail import SurveyDetail
 from tui.widgets.survey_table import COLUMNS, SurveyTable, responses_text, survey_row
-from tui.widgets.virtual_table import KEY, Row, VirtualTable
+from tui.widgets.virtual_table import KEY, Row, VirtualTable, cell_text
 
 MUTATING_ACTIONS = writing_actions("surveys")  # what read-only mode hides
 NEEDS_SELECTION = frozenset({"edit", "edit_file", "delete", "archive", "unarchive", "launch", "stop", "resume",
@@ -92,7 +92,7 @@ NAME_WIDTH = next(column.width for column in COLUMNS if column.key == "name")  #
 
 def _status_cell(row: Row) -> tuple[str, str]:
     index = next(i for i, column in enumerate(COLUMNS) if column.key == "status")
-    return row[1][index], row[2][index]
+    return cell_text(row[1][index]), row[2][index]
 
 
 class SurveyBrowserScreen(WatchdeckScreen[None]):

@@ -59,13 +59,13 @@ def _press(*keys: str) -> Step:
 
 def _select_export(name: str) -> Step:
     async def step(pilot: Pilot[Any]) -> None:
-        from tui.widgets.live_table import LiveTable
+        from tui.widgets.virtual_table import VirtualTable
 
         screen: Any = pilot.app.screen
-        table = screen.query_one("#exports", LiveTable)
+        table = screen.query_one("#exports", VirtualTable)
         for watched in screen.board.visible():
             if watched.export.name == name:
-                table.move_cursor(row=table.get_row_index(watched.key), animate=False)
+                table.move_to_key(watched.key)
 
     return step
 

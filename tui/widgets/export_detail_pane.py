@@ -11,7 +11,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Sparkline, Static, TabbedContent, TabPane
 
-from tui.widgets.live_table import LiveTable
+from tui.look.export_cells import RUN_COLUMNS
+from tui.widgets.virtual_table import Column, VirtualTable
 
 
 class ExportDetailPane(Vertical):
@@ -32,6 +33,6 @@ class ExportDetailPane(Vertical):
                     with Vertical(classes="chart"):
                         yield Static("run duration", classes="chart-label")
                         yield Sparkline([], id="duration-spark")
-                yield LiveTable(id="runs", cursor_type="row")
+                yield VirtualTable([Column(key, label, width or 0) for key, label, width in RUN_COLUMNS], id="runs")
             with TabPane("Details", id="tab-details"), VerticalScroll():
                 yield Static(id="export-details")

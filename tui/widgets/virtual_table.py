@@ -5,18 +5,25 @@ row. With the survey list's 10,000 rows that is tens of thousands of ``Text`` ob
 garbage collector to walk, and a large RSS. Here a row is one small tuple of already-cleaned plain strings plus
 a tuple of per-cell style keys (shared between rows); nothing per cell is built until its line is on screen, and
 the strips of the lines on screen are kept in a small LRU so moving the cursor re-renders two lines, not the
-table.
+table. And DataTable's ``update_cell`` forgets every drawn cell; here a changed row redraws its own line only.
 
-What it does: fixed column widths (appending rows never re-measures anything), a header row that
+A cell is either a plain string, styled by the row's style key for it, or a rich ``Text`` that carries its own
+styles (a status in its tone, a strip of coloured letters): the monitor's tables use those. A row's tuple is
+never changed in place: a new tuple is a changed row, and only its line is drawn again.
+
+What it does: fixed column widths (appending rows never re-measures anything), columns shown or hidden
+whole to fit the width (:meth:`VirtualTable.show_columns`), a header row that
 stays put and posts :class:`VirtualTable.HeaderSelected` on click, a row cursor (up/down,
 pageup/pagedown, home/end, mouse click; a click on the cursor row or ``enter`` posts
 :class:`VirtualTable.RowSelected`), :class:`VirtualTable.RowHighlighted` whenever the row under
-the cursor changes, horizontal scrolling when the columns are wider than the widget, and a stable
-:meth:`VirtualTable.sort` by a key function whose values are computed once per row.
+the cursor changes, horizontal scrolling when the columns are wider than the widget, a stable
+:meth:`VirtualTable.sort` by a key function whose values are computed once per row, and
+:meth:`VirtualTable.apply`, which shows a list of keyed rows, taking anew only the rows said to have changed.
 
 Safety: cells become ``Segment`` text, never markup, so ``[@click=app.quit]`` from a server shows
 as those characters; cell text with a control character is cleaned again at render time
-(:func:`tui.look.render.clean`) in case a caller forgot, since a ``Segment`` reaches the terminal as is.
+(:func:`tui.look.render.clean`, a ``Text`` then drawn in its base style only) in case a caller forgot,
+since a ``Segment`` reaches the terminal as is.
 
 Looks come from component classes (``virtual-table--header``, ``--cursor``, ``--hover``,
 ``--even-row``) styled in :attr:`VirtualTable.DEFAULT_CSS`, so the table looks right on any screen;
@@ -26,12 +33,14 @@ which the subclass's screen styles.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Final, Literal, NamedTuple
 
 from rich.cells import cell_len, set_cell_size
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
@@ -54,19 +63,27 @@ class Column(NamedTuple):
     justify: Justify = "left"
 
 
-#: One row: ``(key, cell texts, style key per cell)``. A plain tuple on purpose: CPython's collector
-#: stops tracking an exact tuple of strings (and tuples of strings), so 10,000 rows add nothing to
-#: the cost of a full garbage collection; a NamedTuple subclass stays tracked. Build the style
+#: A cell: plain text (drawn in the style its row names for it), or a ``Text`` drawn in its own styles.
+Cell = str | Text
+
+#: One row: ``(key, cells, style key per cell)``. A plain tuple on purpose: CPython's collector
+#: stops tracking an exact tuple of strings (and tuples of strings), so 10,000 rows of plain cells add
+#: nothing to the cost of a full garbage collection; a NamedTuple subclass stays tracked. Build the style
 #: tuples from a small pool so rows share them (they repeat a lot); "" means no style.
-Row = tuple[str, tuple[str, ...], tuple[str, ...]]
+Row = tuple[str, tuple[Cell, ...], tuple[str, ...]]
 KEY: Final = 0
 CELLS: Final = 1
 STYLES: Final = 2
 
 
-def make_row(key: str, cells: Sequence[str], styles: Sequence[str] = ()) -> Row:
-    """A row as the table stores it (cells must already be cleaned plain text)."""
+def make_row(key: str, cells: Sequence[Cell], styles: Sequence[str] = ()) -> Row:
+    """A row as the table stores it (cells must already be cleaned text)."""
     return (key, tuple(cells), tuple(styles))
+
+
+def cell_text(cell: Cell) -> str:
+    """The characters of a cell, whatever its styles."""
+    return cell if isinstance(cell, str) else cell.plain
 
 
 class _Looks(NamedTuple):
@@ -94,6 +111,50 @@ def fit(text: str, width: int, justify: Justify = "left") -> str:
         return text
     pad = " " * (width - length)
     return pad + text if justify == "right" else text + pad
+
+
+def fit_styled(console: Console, text: Text, width: int, justify: Justify = "left") -> list[Segment]:
+    """The segments of ``text`` in exactly ``width`` cells, in its own styles: cut with an ellipsis as :func:`fit`
+    cuts, padded (in no style) otherwise. A text with a control character is drawn cleaned, in its base style."""
+    if not text.plain.isprintable():
+        text = Text(clean(text.plain), style=text.style)
+    if text.cell_len > width:
+        text = text.copy()
+        text.truncate(width, overflow="ellipsis" if width > 0 else "crop")
+    segments = list(text.render(console))
+    if text.style:  # Text.render leaves its base style out when the text has no spans
+        segments = list(Segment.apply_style(segments, console.get_style(text.style)))
+    gap = width - text.cell_len
+    if gap > 0:
+        pad = Segment(" " * gap)
+        segments = [pad, *segments] if justify == "right" else [*segments, pad]
+    return segments
+
+
+def fit_columns(columns: Sequence[tuple[str, str, int | None]], priority: Sequence[str], available: int,
+                padding: int = 1, grow: tuple[str, int] | None = None) -> list[tuple[str, str, int | None]]:
+    """The columns to draw in ``available`` cells: whole ones, the most important first, in their own order.
+
+    Columns are taken in ``priority`` order while they fit (a narrower, less important one may still fit
+    where a wider one did not; a column not named in ``priority`` is never drawn); the others are dropped
+    whole rather than drawn cut off at the screen's edge behind a scroll bar. ``grow`` names a column that
+    takes the width left over, up to a most: a long name or error shows more where there is room.
+    """
+    drawn_width = {key: (width or 0) + 2 * padding for key, _, width in columns}
+    kept: set[str] = set()
+    used = 0
+    for key in priority:
+        if key in drawn_width and key not in kept and used + drawn_width[key] <= available:
+            kept.add(key)
+            used += drawn_width[key]
+    fitted: list[tuple[str, str, int | None]] = []
+    for key, label, width in columns:
+        if key not in kept:
+            continue
+        if grow is not None and key == grow[0] and width is not None:
+            width = max(width, min(grow[1], width + available - used))
+        fitted.append((key, label, width))
+    return fitted
 
 
 class VirtualTable(ScrollView, can_focus=True):
@@ -211,7 +272,10 @@ class VirtualTable(ScrollView, can_focus=True):
         self._cursor = 0
         self._highlighted: tuple[int, str] | None = None
         self._hover: int | None = None  # display index under the mouse, None when the keyboard moved last
-        self._strips: LRUCache[tuple[Any, ...], Strip] = LRUCache(STRIP_CACHE_MIN)
+        # Each visible row's strip by (row key, cursor, hover, even, width, scroll x), with the row tuple it was
+        # drawn from: a new tuple under the same key (a changed row) is drawn again.
+        self._strips: LRUCache[tuple[Any, ...], tuple[Row, Strip]] = LRUCache(STRIP_CACHE_MIN)
+        self._header: tuple[tuple[int, int], Strip] | None = None
         self._looks: _Looks | None = None
         self._cell_styles: dict[str, Style] = {}
         self._update_virtual_size()
@@ -238,6 +302,10 @@ class VirtualTable(ScrollView, can_focus=True):
         """The display index of a row, None when it is not in the table."""
         return self._index().get(key)
 
+    def keys(self) -> list[str]:
+        """The rows' keys, in display order."""
+        return [row[KEY] for row in self._view]
+
     def key_at(self, index: int) -> str:
         return self._view[index][KEY]
 
@@ -245,12 +313,19 @@ class VirtualTable(ScrollView, can_focus=True):
         return self._view[index]
 
     def cell(self, index: int, column_key: str) -> str:
-        """The text of one cell, as stored (not cut to the column width)."""
-        return self._view[index][CELLS][self._column_index[column_key]]
+        """The text of one cell, as stored (not cut to the column width; a ``Text`` cell's characters)."""
+        cells = self._view[index][CELLS]
+        column = self._column_index[column_key]
+        return cell_text(cells[column]) if column < len(cells) else ""
 
     def column_texts(self, column_key: str) -> list[str]:
         column = self._column_index[column_key]
-        return [row[CELLS][column] for row in self._view]
+        return [cell_text(row[CELLS][column]) if column < len(row[CELLS]) else "" for row in self._view]
+
+    @property
+    def shown_columns(self) -> list[Column]:
+        """The columns drawn, in their order (the others are hidden to fit the width)."""
+        return [self.columns[index] for index in self._shown]
 
     def _index(self) -> dict[str, int]:
         if self._positions is None:
@@ -281,8 +356,9 @@ class VirtualTable(ScrollView, can_focus=True):
                 index[row[KEY]] = start + offset
         self._rows_changed()
 
-    def set_rows(self, rows: Iterable[Row]) -> None:
-        """Replace every row (keeps the sort function; the cursor stays at its index, clamped)."""
+    def set_rows(self, rows: Iterable[Row], *, keep: str | None = None) -> None:
+        """Replace every row (keeps the sort function). The cursor stays at its index, clamped, or on the row
+        with key ``keep`` when that row is among the new ones."""
         self._rows = list(rows)
         self._positions = None
         if self._sort_fn is not None:
@@ -292,8 +368,11 @@ class VirtualTable(ScrollView, can_focus=True):
             self._resort_view()
         else:
             self._view = self._rows
-        if len(self._index()) != len(self._view):
+        index = self._index()
+        if len(index) != len(self._view):
             raise ValueError("duplicate row keys")
+        if keep is not None and keep in index:
+            self._cursor = index[keep]
         self._rows_changed()
 
     def clear(self) -> None:
@@ -307,6 +386,26 @@ class VirtualTable(ScrollView, can_focus=True):
         self._hover = None
         self._rows_changed()
         self.scroll_to(0, 0, animate=False, force=True)
+
+    def apply(self, rows: Sequence[tuple[str, Mapping[str, Cell]]],
+              changed: Mapping[str, Iterable[str]] | None = None) -> None:
+        """Show ``rows`` (key, cells by column key), in this order, in place of the rows shown.
+
+        A row already shown keeps its cells unless ``changed`` names it: only the lines of new and changed
+        rows are drawn again. The cursor stays on its row while that row is shown, and the scroll stays put.
+        """
+        index = self._index()
+        renewed = changed or {}
+        order = [column.key for column in self.columns]
+        wanted: list[Row] = []
+        for key, cells in rows:
+            position = index.get(key)
+            if position is not None and key not in renewed:
+                wanted.append(self._view[position])
+            else:
+                wanted.append((key, tuple(cells.get(column, "") for column in order), ()))
+        cursor_key = self.cursor_key
+        self.set_rows(wanted, keep=cursor_key)
 
     def update_row(self, row: Row) -> None:
         """Replace the row with the same key (re-sorted when a sort is active)."""
@@ -502,6 +601,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._shown = shown
         self._table_width = sum(self.columns[i].width + 2 * CELL_PADDING for i in shown)
         self._strips.clear()
+        self._header = None
         self._update_virtual_size()
         self.refresh()
 
@@ -515,6 +615,25 @@ class VirtualTable(ScrollView, can_focus=True):
         self.columns = tuple(columns)
         self._table_width = sum(self.columns[i].width + 2 * CELL_PADDING for i in self._shown)
         self._strips.clear()
+        self._header = None
+        self._update_virtual_size()
+        self.refresh()
+
+    def show_columns(self, shown: Iterable[tuple[str, int]]) -> None:
+        """Draw only these columns, ``(key, width)`` each, in the table's own column order; hide the others.
+
+        Rows keep every cell, hidden or not: a column shown again comes back with its cells.
+        """
+        widths = dict(shown)
+        columns = tuple(column._replace(width=widths[column.key]) if column.key in widths else column
+                        for column in self.columns)
+        indexes = tuple(i for i, column in enumerate(columns) if column.key in widths)
+        if columns == self.columns and indexes == self._shown:
+            return
+        self.columns, self._shown = columns, indexes
+        self._table_width = sum(self.columns[i].width + 2 * CELL_PADDING for i in indexes)
+        self._strips.clear()
+        self._header = None
         self._update_virtual_size()
         self.refresh()
 
@@ -569,6 +688,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._looks = None
         self._cell_styles.clear()
         self._strips.clear()
+        self._header = None
 
     def _on_focus(self, event: events.Focus) -> None:
         self._looks = None
@@ -585,6 +705,7 @@ class VirtualTable(ScrollView, can_focus=True):
         if looks != self._looks:
             self._looks = looks
             self._strips.clear()
+            self._header = None
         return looks
 
     def _cell_style(self, key: str) -> Style:
@@ -616,16 +737,15 @@ class VirtualTable(ScrollView, can_focus=True):
         return Strip(segments).crop(scroll_x, scroll_x + width).adjust_cell_length(width, looks.base).simplify()
 
     def _header_strip(self, looks: _Looks, width: int, scroll_x: int) -> Strip:
-        cache_key = ("header", width, scroll_x)
-        strip = self._strips.get(cache_key)
-        if strip is None:
-            style = looks.header
-            pad = " " * CELL_PADDING
-            segments = [Segment(pad + fit(self.columns[i].label, self.columns[i].width) + pad, style)
-                        for i in self._shown]
-            segments.append(Segment(" " * max(0, width - self._table_width), style))
-            strip = self._finish(segments, looks, width, scroll_x)
-            self._strips.set(cache_key, strip)
+        if self._header is not None and self._header[0] == (width, scroll_x):
+            return self._header[1]
+        style = looks.header
+        pad = " " * CELL_PADDING
+        segments = [Segment(pad + fit(self.columns[i].label, self.columns[i].width) + pad, style)
+                    for i in self._shown]
+        segments.append(Segment(" " * max(0, width - self._table_width), style))
+        strip = self._finish(segments, looks, width, scroll_x)
+        self._header = ((width, scroll_x), strip)
         return strip
 
     def _row_strip(self, index: int, looks: _Looks, width: int, scroll_x: int) -> Strip:
@@ -633,10 +753,10 @@ class VirtualTable(ScrollView, can_focus=True):
         cursor = index == self._cursor
         hover = index == self._hover
         even = self.zebra_stripes and index % 2 == 0
-        cache_key = (row, cursor, hover, even, width, scroll_x)
-        strip = self._strips.get(cache_key)
-        if strip is not None:
-            return strip
+        cache_key = (row[KEY], cursor, hover, even, width, scroll_x)
+        cached = self._strips.get(cache_key)
+        if cached is not None and cached[0] is row:
+            return cached[1]
         row_style = looks.base + looks.even if even else looks.base
         # As DataTable: the cursor's colours win over a cell's own colour; its bold/dim/italic stay.
         if cursor:
@@ -653,12 +773,16 @@ class VirtualTable(ScrollView, can_focus=True):
         for number in self._shown:
             column = self.columns[number]
             text = cells[number] if number < len(cells) else ""
-            style_key = styles[number] if number < len(styles) else ""
-            style = pre + self._cell_style(style_key) + post if style_key else pad_style
             segments.append(Segment(padding, pad_style))
-            segments.append(Segment(fit(text, column.width, column.justify), style))
+            if isinstance(text, str):
+                style_key = styles[number] if number < len(styles) else ""
+                style = pre + self._cell_style(style_key) + post if style_key else pad_style
+                segments.append(Segment(fit(text, column.width, column.justify), style))
+            else:
+                segments.extend(Segment.apply_style(fit_styled(self.app.console, text, column.width, column.justify),
+                                                    pre, post))
             segments.append(Segment(padding, pad_style))
         segments.append(Segment(" " * max(0, width - self._table_width), pre))
         strip = self._finish(segments, looks, width, scroll_x)
-        self._strips.set(cache_key, strip)
+        self._strips.set(cache_key, (row, strip))
         return strip
