@@ -132,7 +132,8 @@ def fit_styled(console: Console, text: Text, width: int, justify: Justify = "lef
 
 
 def fit_columns(columns: Sequence[tuple[str, str, int | None]], priority: Sequence[str], available: int,
-                padding: int = 1, grow: tuple[str, int] | None = None) -> list[tuple[str, str, int | None]]:
+                padding: int = CELL_PADDING,
+                grow: tuple[str, int] | None = None) -> list[tuple[str, str, int | None]]:
     """The columns to draw in ``available`` cells: whole ones, the most important first, in their own order.
 
     Columns are taken in ``priority`` order while they fit (a narrower, less important one may still fit
