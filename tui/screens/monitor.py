@@ -4,8 +4,8 @@ Polls in a worker owned by this screen (modes keep the screen alive when the
 operator switches to surveys, so alerts keep coming); the next poll is armed
 only after the last one finished. Rows update in place through
 :meth:`VirtualTable.apply` so selection and scroll stay put and a quiet poll
-costs almost nothing (only changed rows are drawn again). The last good data stays on screen when polls fail, and the
-status line says how old it is and why.
+costs almost nothing (only changed rows are drawn again). The last good data
+stays on screen when polls fail, and the status line says how old it is and why.
 """
 
 from __future__ import annotations
@@ -319,7 +319,7 @@ class MonitorScreen(IncidentKeys):
             write_terminal_title(self.app, title)
 
     def _render_exports(self, now: datetime) -> None:
-        """Draw the board's rows: only the rows it says changed are rebuilt, only changed cells handed over."""
+        """Draw the board's rows: only the rows it says changed are rebuilt, and only they are drawn again."""
         if self.board.snapshot is None:
             return
         table = self.query_one("#exports", VirtualTable)
