@@ -220,3 +220,12 @@ async def test_virtual_table_lines_equal_a_stock_datatable() -> None:
         stock.focus()
         await pilot.pause()
         assert focused == [looks(stock.render_line(y)) for y in lines]
+
+
+def test_a_styled_cell_with_a_control_character_is_drawn_cleaned() -> None:
+    """A Segment reaches the terminal as is: a ``Text`` cell a caller forgot to clean is cleaned when drawn."""
+    console = Console(width=80, force_terminal=True, color_system="truecolor")
+    hostile = Text.assemble(("ok", "green"), " \x1b[2Jtail\x00\u202e")
+    drawn = "".join(segment.text for segment in fit_styled(console, hostile, 20))
+    assert drawn.rstrip() == "ok tail" and len(drawn) == 20
+    assert drawn.isprintable()
