@@ -173,7 +173,10 @@ class WatchdeckApp(SafeApp[int]):
         """Show the toasts that waited, and keep the stack off the focused line as the cursor moves.
 
         Toasts on screen when a dialog opens over them go back to wait: they show again when it closes.
+        Nothing is done while the app closes and has no screen left.
         """
+        if not self.screen_stack:
+            return
         if self._toasts_blocked() and self.toasts.on_screen():
             self.toasts.withdraw()
             self.clear_notifications()
