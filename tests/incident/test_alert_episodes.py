@@ -191,11 +191,11 @@ async def test_an_acknowledgement_survives_the_kind_changing(
         assert not book.is_marked(key) and not screen.board.facts(key).marked  # type: ignore[union-attr]
         assert key not in {a.key for a in book.open_alerts}
         # The marks, the count, the title and the pane are the same alerts.
-        marked = {f.key for f in screen.board.rows(screen.now(), screen.marked_keys()).rows if f.marked}
+        marked = {f.key for f in screen.board.rows(screen.now(), screen.incident_keys.marked_keys()).rows if f.marked}
         assert marked == {a.key for a in book.open_alerts}
         count = book.open_count
         status = str(screen.query_one("#monitor-status", Static).render())
-        assert (f"{count} alert" in status) is (count > 0) and screen.alerts_words() == screen.sub_title
+        assert (f"{count} alert" in status) is (count > 0) and screen.incident_keys.alerts_words() == screen.sub_title
         assert screen.sub_title == (f"{count} alert{'s' if count != 1 else ''}" if count else "")
     assert [e["event"] for e in heard(out, export_id)] == ["opened"]
 

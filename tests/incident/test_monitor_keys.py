@@ -52,7 +52,7 @@ async def test_alerts_key_lists_the_failing_export_and_enter_goes_there(sandbox:
         screen = monitor(app)
         assert screen.incident.desk.book.open_count >= 1
         assert f"{screen.incident.desk.book.open_count} alert" in status_line(app)
-        assert screen.sub_title == screen.alerts_words()
+        assert screen.sub_title == screen.incident_keys.alerts_words()
         await pilot.press("exclamation_mark")
         await settle(pilot)
         assert isinstance(app.screen, AlertsScreen)

@@ -50,6 +50,7 @@ from tui.look.monitor_status import ExportCounts, StatusFacts, is_stale, monitor
 from tui.look.palette import Tone
 from tui.look.render import clean, plain
 from tui.look.run_rows import RunsView, run_rows
+from tui.screens.base import WatchdeckScreen
 from tui.screens.monitor_actions import (
     BoardChanged,
     PollWanted,
@@ -58,7 +59,7 @@ from tui.screens.monitor_actions import (
     retry_completed_question,
     retry_question,
 )
-from tui.screens.monitor_incident import INCIDENT_ACTIONS, INCIDENT_KEY_IDS, IncidentKeys
+from tui.screens.monitor_incident import INCIDENT_ACTIONS, INCIDENT_KEY_IDS, IncidentKeysController
 from tui.state.budget import effective_poll_seconds
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, WatchedExport
@@ -91,11 +92,13 @@ NARROW_NAME_WIDTH = 24
 SECTION_PREFIX = "section:"
 
 
-class MonitorScreen(IncidentKeys):
+class MonitorScreen(WatchdeckScreen[None]):
     """Exports table on top; the selected export's runs, charts and details below."""
 
+    # The incident keys first, then the monitor's own (the order the footer and help show them in).
     BINDINGS: ClassVar[list[BindingType]] = [
-        binding for binding in bindings("monitor") if binding.id not in INCIDENT_KEY_IDS
+        *bindings(*INCIDENT_KEY_IDS),
+        *(binding for binding in bindings("monitor") if binding.id not in INCIDENT_KEY_IDS),
     ]
 
     frozen: reactive[bool] = reactive(False)
@@ -109,10 +112,12 @@ class MonitorScreen(IncidentKeys):
         self._frozen_at: tuple[float, float] | None = None  # (data age, monotonic time) when the view froze
         self.source, self.poller, self.board = self._watch(self._watched_project_ids())
         self.journal = ActionJournal.for_session(demo=settings.demo)
-        self.incident_setup(export_table=self, client_for=self.wd.api_for, clock=self.wd.server_clock,
-                            monotonic=self.wd.monotonic, profile=settings.profile, read_only=settings.read_only,
-                            on_alert=settings.on_alert, secret=settings.api_key.get_secret_value(),
-                            journal=self.journal)
+        self.runs_view = RunsView()
+        self.incident_keys = IncidentKeysController(
+            host=self, table=self, client_for=self.wd.api_for, clock=self.wd.server_clock,
+            monotonic=self.wd.monotonic, profile=settings.profile, read_only=settings.read_only,
+            on_alert=settings.on_alert, secret=settings.api_key.get_secret_value(), journal=self.journal)
+        self.incident = self.incident_keys.incident
         self.incident.desk.history = self.board.history  # one run history: the verdicts' and the views'
         self.actions = ExportActions(self.board, self.wd.api_for, self.journal, profile=settings.profile,
                                      clock=self.wd.clock, server_clock=self.wd.server_clock,
@@ -129,7 +134,6 @@ class MonitorScreen(IncidentKeys):
         self._run_columns: list[tuple[str, str, int | None]] = []
         self._runs_table_owner: str | None = None
         self._freshness_checked = False
-        self._runs_view = RunsView()
         self._detail: ExportDetailPane | None = None
         self._reading_records = False
 
@@ -265,7 +269,7 @@ class MonitorScreen(IncidentKeys):
         # The alert book sees every export (a filter hides rows, it does not resolve their alerts); the incident
         # views follow the table's filter. The rows are drawn after, so their marks are this poll's alerts.
         shown = {w.key for w in self.board.visible()} if self.board.filter or self.board.key_filter else None
-        self.incident_poll(snapshot.exports, verdicts, now, shown=shown)
+        self.incident_keys.poll(snapshot.exports, verdicts, now, shown=shown)
         self._announce_started_retries()
         if not self.frozen:
             self._render_exports(now)
@@ -311,7 +315,7 @@ class MonitorScreen(IncidentKeys):
         self.incident.desk.book.expect_pause_change(key, paused)
 
     def _update_title(self) -> None:
-        alerts = self.alerts_words()
+        alerts = self.incident_keys.alerts_words()
         title = f"watchdeck: {alerts}" if alerts else "watchdeck"
         self.sub_title = alerts
         if title != self._last_title:
@@ -323,7 +327,7 @@ class MonitorScreen(IncidentKeys):
         if self.board.snapshot is None:
             return
         table = self.query_one("#exports", VirtualTable)
-        diff = self.board.rows(now, self.marked_keys())
+        diff = self.board.rows(now, self.incident_keys.marked_keys())
         rows: list[tuple[str, dict[str, Text]]] = []
         changed: dict[str, list[str]] = {}
         fresh: dict[str, dict[str, Text]] = {}
@@ -502,7 +506,7 @@ class MonitorScreen(IncidentKeys):
             details.update(Text("No export selected.", style=Tone.MUTED.style))
             return
         runs = self.runs_pane.shown(watched.key, self.board.runs_for(watched.key))
-        rows = run_rows(runs, self._runs_view, now)
+        rows = run_rows(runs, self.runs_view, now)
         cancelling = self.board.cancelling
         if cancelling:
             cancelling -= {run.id for run in runs if not run.is_in_progress}
@@ -575,7 +579,7 @@ class MonitorScreen(IncidentKeys):
         if snapshot is not None:
             counts = ExportCounts(
                 total=len(snapshot.exports), shown=len(board.visible()) if board.filter else None,
-                failing=board.failing_count, alerts=self.open_alerts,
+                failing=board.failing_count, alerts=self.incident_keys.open_alerts,
                 note=snapshot.notes[0] if snapshot.notes else None, unreadable=len(snapshot.item_errors),
                 incomplete=len(snapshot.incomplete),
             )
@@ -637,7 +641,7 @@ class MonitorScreen(IncidentKeys):
         if action in MUTATING_ACTIONS and self.wd.settings.read_only:
             return False
         if action in INCIDENT_ACTIONS:
-            return self.incident_check(action, self.wd.settings.read_only)
+            return self.incident_keys.check(action, self.wd.settings.read_only)
         watched = self.board.selected()
         if action in ("pause", "unpause"):
             if watched is None:
@@ -916,7 +920,30 @@ class MonitorScreen(IncidentKeys):
             self._update_title()
             self.refresh_bindings()
 
-    # ------------------------------------------------------------------ incident views (tui.screens.monitor_incident)
+    # ------------------------------------------------------------------ incident keys (tui.screens.monitor_incident)
+
+    def action_alerts(self) -> None:
+        self.incident_keys.alerts()
+
+    def action_groups(self) -> None:
+        self.incident_keys.groups()
+
+    def action_timeline(self) -> None:
+        self.incident_keys.timeline()
+
+    def action_repair(self) -> None:
+        self.incident_keys.repair()
+
+    def action_backfills(self) -> None:
+        self.incident_keys.backfills()
+
+    def action_runs_by_interval(self) -> None:
+        self.incident_keys.runs_by_interval()
+
+    def action_runs_filter(self) -> None:
+        self.incident_keys.runs_filter()
+
+    # ------------------------------------------------------------------ what the incident keys show
 
     def _redraw_filtered(self) -> None:
         """The rows shown changed (a filter): draw the table afresh."""
@@ -965,7 +992,7 @@ class MonitorScreen(IncidentKeys):
             self._render_exports(self.now())
 
     def runs_view_changed(self, view: RunsView) -> None:
-        self._runs_view = view
+        self.runs_view = view
         self._run_cells = {}
         if self.detail_shown:
             self.query_one("#runs", VirtualTable).clear()
