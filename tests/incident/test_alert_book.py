@@ -134,3 +134,19 @@ def test_hook_object_has_no_secret_fields() -> None:
     book.observe([seen("a", "overdue", "y")], NOW)
     (resolved,) = book.observe([seen("a", "ok")], NOW).resolved
     assert resolved.to_json("resolved")["episode_id"] == body["episode_id"]
+
+
+def test_the_hook_hears_of_new_episodes_and_of_their_ends_only() -> None:
+    """Opened and resolved go to the hook for an episode that opened in this session; an episode already open at
+    the first look is heard of neither way, and a kind change inside an episode is not sent."""
+    book = AlertBook()
+    first = book.observe([seen("a", "failing", "x", 1), seen("b", "ok")], NOW)
+    assert first.announced() == []
+    opened = book.observe([seen("a", "failing", "x", 2), seen("b", "failing", "x", 1)], NOW)
+    (b_alert,) = opened.opened
+    assert opened.announced() == [("opened", b_alert)]
+    changed = book.observe([seen("a", "failing", "x", 3), seen("b", "overdue", "y")], NOW)
+    assert changed.updated and changed.announced() == []
+    ended = book.observe([seen("a", "ok"), seen("b", "ok")], NOW)
+    assert {a.key for a in ended.resolved} == {"a", "b"}
+    assert [(event, a.key) for event, a in ended.announced()] == [("resolved", "b")]

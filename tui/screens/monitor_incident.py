@@ -135,10 +135,7 @@ class IncidentKeysController:
         elif changes.opened:
             book.toasts(changes.opened, now)  # counted as shown: no burst when the dialog closes
         if self.hook is not None:
-            # Only what was announced ends: an alert already open at the first look was never sent as opened
-            # (``new`` is False), so its end would page someone about a start they never heard of.
-            events = ([("opened", a) for a in changes.opened if a.new]
-                      + [("resolved", a) for a in changes.resolved if a.new])
+            events = changes.announced()
             if events:
                 host.run_worker(self._send_hooks(self.hook, events), name="alert hook", group="alert-hook",
                                 exit_on_error=False)

@@ -176,6 +176,15 @@ class AlertChanges:
     updated: list[Alert] = field(default_factory=list)  # the kind changed inside the episode: no new page
     resolved: list[Alert] = field(default_factory=list)
 
+    def announced(self) -> list[tuple[str, Alert]]:
+        """What the ``on_alert`` hook is sent: each new episode as "opened", and as "resolved" when it ends.
+
+        Only what was announced ends: an alert already open at the first look was never sent as opened
+        (``new`` is False), so its end would page someone about a start they never heard of. A kind changing
+        inside an episode (``updated``) is sent neither way.
+        """
+        return [("opened", a) for a in self.opened if a.new] + [("resolved", a) for a in self.resolved if a.new]
+
 
 class AlertBook:
     """The episodes in course (one per export at most), the session's history, and which deserve a toast."""
