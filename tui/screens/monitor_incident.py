@@ -1,5 +1,5 @@
 """The monitor's incident keys: alerts (``!``), failure groups (``g``), timeline (``t``), repair (``R``) and
-backfills (``B``), with the bindings of the runs pane's keys; and what each poll does for them.
+backfills (``B``), with the runs pane's view keys; and what each poll does for them.
 
 A plain object the :class:`~tui.screens.monitor.MonitorScreen` makes and holds,
 kept apart so the monitor's module stays about showing exports; the monitor's
@@ -92,7 +92,6 @@ class ExportTable(Protocol):
     def lacks_runs_list(self, project_id: str) -> bool:
         """Whether this server has the interface's own shape (no export list: no backfills list, no run cancel)."""
         ...
-
 
 
 class IncidentKeysController:
