@@ -83,7 +83,8 @@ async def _plant(handle: SandboxHandle) -> tuple[str, str]:
 
 
 def _shot(app: Any) -> str:
-    return str(app.export_screenshot()).replace("&#160;", " ")
+    """The screen as the SVG export writes it, contiguous cells of one style merged (smaller, same text)."""
+    return str(app.export_screenshot(simplify=True)).replace("&#160;", " ")
 
 
 def _assert_safe(app: Any, where: str, *, literal: bool = True) -> None:

@@ -7,6 +7,8 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, OptionList, Select, TextArea
 
+from tests.pilot import SETTLE_ROUNDS
+from tests.pilot import settle as settle_workers
 from tui.api.models.surveys import Survey
 from tui.screens.editor import SETTINGS, SurveyEditorScreen
 from tui.state.survey_draft import QUESTION_KINDS
@@ -25,17 +27,29 @@ async def open_editor(pilot: Pilot[Any], survey: Survey | None) -> tuple[SurveyE
     return screen, results
 
 
+def layout(app: Any) -> tuple[Any, ...]:
+    """What the screen's layout is now: which screen, each widget's place, size and scroll, and the focus."""
+    screen = app.screen
+    return (screen, screen.focused, *((widget, widget.region, widget.virtual_size, widget.scroll_offset, widget.display)
+                                      for widget in screen.walk_children(with_self=False)))
+
+
 async def settle(pilot: Pilot[Any]) -> None:
-    """Wait until the screen stops changing: under load a form's layout can take several frames."""
-    await pilot.pause()
-    await pilot.pause()
-    previous = pilot.app.export_screenshot()
-    for _ in range(20):
-        await pilot.pause(0.05)
-        current = pilot.app.export_screenshot()
+    """Wait until the app is idle, its workers and animations done, and the layout stops changing.
+
+    Under load a form's layout can take several rounds; each round waits for the screen's messages to
+    be handled and the app to be idle, never for a time.
+    """
+    await settle_workers(pilot)
+    await pilot.wait_for_scheduled_animations()
+    previous = layout(pilot.app)
+    for _ in range(SETTLE_ROUNDS):
+        await pilot.pause()
+        current = layout(pilot.app)
         if current == previous:
             return
         previous = current
+    raise AssertionError("the editor's layout did not settle")
 
 
 async def set_input(pilot: Pilot[Any], selector: str, value: str) -> None:
