@@ -11,4 +11,6 @@ nothing outside: what they send goes through a callable they are given. The modu
 - :mod:`tui.state.io.journal`: the action journal's file.
 - :mod:`tui.state.io.draft_files`: unsaved survey edits as files.
 - :mod:`tui.state.io.alert_hooks`: the alert hook, a program run per alert change.
+- :mod:`tui.state.io.export_actions`: the operator's writes to an export (pause, backfill, retry, edit, delete,
+  cancel a run), each journaled and reported.
 """
