@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 import time
-import tracemalloc
 from datetime import datetime
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from tui.screens.monitor import MonitorScreen
 from tui.widgets.virtual_table import VirtualTable
 
 from .helpers import ROOT, SIZE, report, rss_mb, wait_for
+from .memory_census import Census, census_growth, take_census
 
 FAULTS = [
     {"kind": "status", "status": 503, "rate": 0.06},
@@ -141,8 +141,9 @@ async def test_soak_with_faults(request: pytest.FixtureRequest, user_dirs: Path)
 # window of every export moves on every 20 s, the alert book opens and ends episodes, and every store keyed by run id
 # or error text sees new keys all the time. The monitor polls every 2 s. Passes when RSS over the last half of the
 # run grows by less than 1 %. The length is a parameter: 30 minutes by default (``make bench``);
-# ``--soak-minutes 5`` or ``WATCHDECK_SOAK_MINUTES=5`` for a quick look, and ``WATCHDECK_SOAK_TRACE=1`` prints the
-# allocation sites that grew over the last half (tracemalloc; slow).
+# ``--soak-minutes 5`` or ``WATCHDECK_SOAK_MINUTES=5`` for a quick look, and ``WATCHDECK_SOAK_TRACE=1`` prints what
+# grew over the last half: caches, objects by type, the allocator's figures (``memory_census``; cheap enough to keep
+# polling on time).
 
 GROWTH_LIMIT = 0.01  # over the last half of the run
 WARMUP_SECONDS = 60.0  # caches fill, the first windows of runs scroll by
@@ -197,23 +198,13 @@ def soak_minutes(config: pytest.Config) -> float:
     return float(option if option is not None else os.environ.get("WATCHDECK_SOAK_MINUTES", "30"))
 
 
-def growth_by_site(first: tracemalloc.Snapshot, last: tracemalloc.Snapshot, top: int = 15) -> list[list[object]]:
-    stats = last.compare_to(first, "traceback")
-    rows: list[list[object]] = []
-    for stat in stats[:top]:
-        frames = [f for f in stat.traceback if "/tui/" in f.filename] or list(stat.traceback)
-        where = " <- ".join(f"{Path(f.filename).name}:{f.lineno}" for f in frames[-3:])
-        rows.append([f"{stat.size_diff / 1024:+.0f}", stat.count_diff, where])
-    return rows
-
-
 async def test_soak_runs_changing_every_two_seconds(request: pytest.FixtureRequest, user_dirs: Path) -> None:
     minutes = soak_minutes(request.config)
     trace = os.environ.get("WATCHDECK_SOAK_TRACE") == "1"
     server = subprocess.Popen([sys.executable, "-c", CHURN_SCRIPT], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     samples: list[list[object]] = []
     rss: list[tuple[float, float]] = []
-    traced: list[tracemalloc.Snapshot] = []
+    traced: list[Census] = []
     try:
         assert server.stdout is not None
         base_url, api_key, project_id = server.stdout.readline().split()
@@ -227,8 +218,6 @@ async def test_soak_runs_changing_every_two_seconds(request: pytest.FixtureReque
             table = screen.query_one("#exports", VirtualTable)
             await wait_for(lambda: table.row_count > 0, timeout=60)
             await asyncio.sleep(WARMUP_SECONDS)
-            if trace:
-                tracemalloc.start(4)
             started = time.monotonic()
             total = minutes * 60.0
             cycles0 = screen.poller.cycles
@@ -246,8 +235,7 @@ async def test_soak_runs_changing_every_two_seconds(request: pytest.FixtureReque
                     next_sample += SAMPLE_SECONDS
                 if trace and not half_traced and elapsed >= total / 2:
                     half_traced = True
-                    gc.collect()
-                    traced.append(tracemalloc.take_snapshot())
+                    traced.append(take_census())
                 await asyncio.sleep(0.5)
                 if screen.poller.cycles - cycles0 == 0 and elapsed > 120:
                     raise AssertionError("no poll in two minutes")
@@ -255,8 +243,7 @@ async def test_soak_runs_changing_every_two_seconds(request: pytest.FixtureReque
             end = rss_mb()
             rss.append((time.monotonic() - started, end))
             if trace:
-                traced.append(tracemalloc.take_snapshot())
-                tracemalloc.stop()
+                traced.append(take_census())
             polls = screen.poller.cycles - cycles0
             assert app.is_running and isinstance(app.screen, MonitorScreen) and table.row_count > 0
             await pilot.pause()
@@ -273,14 +260,9 @@ async def test_soak_runs_changing_every_two_seconds(request: pytest.FixtureReque
     print(f"  {polls} polls; RSS {half:.1f} MB at half-time, {end:.1f} MB at the end: {100 * growth:+.2f} % "
           f"over the last half")
     if traced:
-        report("allocation sites that grew over the last half (KiB, blocks)", growth_by_site(*traced),
-               ["KiB", "blocks", "where"])
-        heap = sum(stat.size_diff for stat in traced[1].compare_to(traced[0], "filename"))
-        print(f"  Python's heap (every traced allocation) grew {heap / 1024:+.0f} KiB over the last half; the rest "
-              "of the RSS growth is tracemalloc's own tables and the allocator's, not objects held")
+        report("what grew over the last half", census_growth(*traced), ["kind", "what", "half", "end", "grew"])
     crash_log = user_dirs / "state"
     crashes = list(crash_log.rglob("*.log")) if crash_log.exists() else []
     assert not crashes, f"unexpected exceptions were logged: {crashes}"
     assert polls >= minutes * 60 / 2 * 0.5, f"only {polls} polls in {minutes:g} min"
-    if not trace:  # tracemalloc's own tables grow
-        assert growth < GROWTH_LIMIT, f"RSS grew {100 * growth:+.2f} % over the last half"
+    assert growth < GROWTH_LIMIT, f"RSS grew {100 * growth:+.2f} % over the last half"
