@@ -33,8 +33,10 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff check tui tests
 	$(BIN)/mypy tui
 
+# Tests assert where the screen ends up, not the frames of a scroll on the way: TEXTUAL_ANIMATIONS=none skips those
+# frames (set here because Textual reads it when first imported, before any conftest runs).
 test: lint
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	TEXTUAL_ANIMATIONS=none $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 bench: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q -s tests/benchmarks -p no:cacheprovider --override-ini addopts=

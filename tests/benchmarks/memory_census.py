@@ -62,7 +62,7 @@ def take_census() -> Census:
         if isinstance(obj, functools._lru_cache_wrapper):
             census.caches[_cache_name(obj)] = obj.cache_info().currsize
         elif isinstance(obj, (LRUCache, FIFOCache)):
-            textual_caches[f"{kind.__name__}({obj.maxsize})"] += len(obj)
+            textual_caches[f"{kind.__name__}({getattr(obj, 'maxsize', '?')})"] += len(obj)
     census.caches.update(textual_caches)
     return census
 

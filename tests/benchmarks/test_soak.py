@@ -27,7 +27,7 @@ from tui.screens.monitor import MonitorScreen
 from tui.widgets.virtual_table import VirtualTable
 
 from .helpers import ROOT, SIZE, report, rss_mb, wait_for
-from .memory_census import Census, census_growth, take_census
+from .memory_census import Census, census_growth, malloc_figures, take_census
 
 FAULTS = [
     {"kind": "status", "status": 503, "rate": 0.06},
@@ -229,9 +229,12 @@ async def test_soak_runs_changing_every_two_seconds(request: pytest.FixtureReque
                     value = rss_mb()
                     rss.append((elapsed, value))
                     book = screen.incident.desk.book
+                    heap = malloc_figures()
                     samples.append([f"{elapsed / 60:.1f}", f"{value:.1f}", f"{100 * (value / rss[0][1] - 1):+.2f} %",
                                     screen.poller.cycles - cycles0, book.open_count, len(book.history),
-                                    len(screen.board.history), len(asyncio.all_tasks()), len(app.workers)])
+                                    len(screen.board.history), len(asyncio.all_tasks()), len(app.workers),
+                                    sys.getallocatedblocks() // 1000, heap.get("in_use", 0) // 2**20,
+                                    heap.get("free", 0) // 2**20])
                     next_sample += SAMPLE_SECONDS
                 if trace and not half_traced and elapsed >= total / 2:
                     half_traced = True
@@ -254,7 +257,7 @@ async def test_soak_runs_changing_every_two_seconds(request: pytest.FixtureReque
     report(f"8. soak: 50 exports, 5 runs changing every 2 s, polled every 2 s for {minutes:g} min "
            f"(after {WARMUP_SECONDS:.0f} s warm-up)", samples,
            ["min", "RSS MB", "growth", "polls", "open alerts", "alert history", "runs held", "asyncio tasks",
-            "workers"])
+            "workers", "k blocks", "malloc MB", "free MB"])
     half = min(rss, key=lambda s: abs(s[0] - rss[-1][0] / 2))[1]
     growth = end / half - 1
     print(f"  {polls} polls; RSS {half:.1f} MB at half-time, {end:.1f} MB at the end: {100 * growth:+.2f} % "
