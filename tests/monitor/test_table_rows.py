@@ -131,6 +131,23 @@ async def test_the_line_cache_holds_a_couple_of_screens_however_many_updates() -
         assert visible_lines(live) == visible_lines(fresh)
 
 
+
+async def test_the_line_cache_keeps_only_rows_still_shown_when_rows_come_and_go() -> None:
+    """As the runs pane: each poll shows the newest runs, new keys replacing old ones. The lines of rows no longer
+    shown are dropped, so the cache holds what is on screen, not the last rows of a slowly filling cache."""
+    app = TableApp()
+    async with app.run_test(size=(60, 40)) as pilot:
+        live = app.query_one("#live", VirtualTable)
+        for poll in range(40):
+            shown = [(f"run-{poll}-{i}", {"name": Text(f"run {poll}.{i}"), "status": Text("Running")})
+                     for i in range(5)]
+            live.apply(shown)
+            await pilot.pause()
+            assert visible_lines(live)
+            held = {key[0] for key in live._strips.keys()}
+            assert held <= {key for key, _ in shown}, f"poll {poll}: lines of rows gone are kept"
+        assert len(live._strips) == 5
+
 # --------------------------------------------------------------------------- a styled cell, as Rich draws it
 
 CELL_TEXT = st.text(alphabet=st.sampled_from([*"ab xyz-·…▶⏸█░", "界", "漢", "😀", "é"]), max_size=40)

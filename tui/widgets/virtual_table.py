@@ -374,7 +374,14 @@ class VirtualTable(ScrollView, can_focus=True):
             raise ValueError("duplicate row keys")
         if keep is not None and keep in index:
             self._cursor = index[keep]
+        self._forget_strips_of_rows_gone(index)
         self._rows_changed()
+
+    def _forget_strips_of_rows_gone(self, shown: Mapping[str, int]) -> None:
+        """Drop the drawn lines of rows no longer shown: a table whose rows come and go (the runs of an export)
+        would otherwise keep up to the cache's size of lines nobody will see again."""
+        for cache_key in [key for key in self._strips.keys() if key[0] not in shown]:
+            self._strips.discard(cache_key)
 
     def clear(self) -> None:
         """No rows; the cursor and the scroll go back to the top."""
