@@ -144,7 +144,8 @@ async def test_the_line_cache_keeps_only_rows_still_shown_when_rows_come_and_go(
             live.apply(shown)
             await pilot.pause()
             assert visible_lines(live)
-            held = {key[0] for key in live._strips.keys()}
+            drawn = live._strips.keys()
+            held = {key[0] for key in drawn}
             assert held <= {key for key, _ in shown}, f"poll {poll}: lines of rows gone are kept"
         assert len(live._strips) == 5
 

@@ -380,7 +380,8 @@ class VirtualTable(ScrollView, can_focus=True):
     def _forget_strips_of_rows_gone(self, shown: Mapping[str, int]) -> None:
         """Drop the drawn lines of rows no longer shown: a table whose rows come and go (the runs of an export)
         would otherwise keep up to the cache's size of lines nobody will see again."""
-        for cache_key in [key for key in self._strips.keys() if key[0] not in shown]:
+        drawn = self._strips.keys()  # a view: copied below before entries are dropped
+        for cache_key in [key for key in drawn if key[0] not in shown]:
             self._strips.discard(cache_key)
 
     def clear(self) -> None:
