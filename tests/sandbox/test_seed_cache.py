@@ -48,8 +48,13 @@ def _world(directory: Path, at: datetime) -> tuple[list[str], float]:
         return list(handle.state.db.conn.iterdump()), time.perf_counter() - started
 
 
-def test_the_demo_world_seeded_at_the_hour_is_kept_on_disk_and_simulated_on_to_now(tmp_path: Path) -> None:
-    """Loaded and simulated on from the hour, a world is the world seeded fresh: no start sees a stale one."""
+def test_the_demo_world_seeded_at_the_hour_is_kept_on_disk_simulated_on_to_now_and_seeded_again_if_unreadable(
+        tmp_path: Path) -> None:
+    """Loaded and simulated on from the hour, a world is the world seeded fresh: no start sees a stale one.
+
+    The same kept world, its file then overwritten with garbage, is seeded again (the same world again); and
+    another hour is another world, kept beside it.
+    """
     kept = tmp_path / "kept"
     _world(kept, AT.replace(minute=10))  # the hour's first start seeds and keeps it
     loaded, load_s = _world(kept, AT.replace(minute=50))
@@ -57,17 +62,14 @@ def test_the_demo_world_seeded_at_the_hour_is_kept_on_disk_and_simulated_on_to_n
     assert loaded == fresh
     print(f"seeded in {seed_s * 1e3:.0f} ms, loaded in {load_s * 1e3:.0f} ms")
     assert len(list(kept.glob("world-*.sqlite"))) == 1
+
+    for path in kept.glob("world-*.sqlite"):
+        path.write_bytes(b"not a database")
+    broken, _ = _world(kept, AT.replace(minute=50))
+    assert broken == fresh, "a kept world that cannot be read is seeded again"
+
     _world(kept, AT.replace(hour=AT.hour + 1))
     assert len(list(kept.glob("world-*.sqlite"))) == 2, "another hour is another world"
-
-
-def test_a_kept_world_that_cannot_be_read_is_seeded_again(tmp_path: Path) -> None:
-    _world(tmp_path, AT)
-    for path in tmp_path.glob("world-*.sqlite"):
-        path.write_bytes(b"not a database")
-    broken, _ = _world(tmp_path, AT)
-    fresh, _ = _world(tmp_path / "empty", AT)
-    assert broken == fresh
 
 
 def test_a_demo_opened_late_in_the_hour_still_opens_on_the_outage(tmp_path: Path) -> None:
