@@ -4,7 +4,8 @@ A Postgres outage makes every new attempt of the seed's 5-minute Postgres export
 interval after interval, while its lag grows past the limit (20 minutes: two intervals plus the 10-minute grace). Its
 verdict goes failing -> running -> failing -> ... -> overdue (an attempt running, lag over the limit) -> failing.
 One clock is shared by the sandbox and the app; the sandbox moves only when the test moves it, and the app polls
-whenever the export's newest attempt changed status group, so it sees every running and every failed phase.
+whenever the export's newest attempt changed status group, so it sees every running and every failed phase. Between
+an attempt's end and the next interval's end nothing happens in the sandbox, so the clock goes there in one move.
 """
 
 from __future__ import annotations
@@ -13,14 +14,15 @@ import asyncio
 import json
 import sys
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from pydantic import SecretStr
 from textual.widgets import Static
 
+from tests.incident.sandbox_admin import SandboxAdmin, sandbox_admin
 from tests.monitor.conftest import FROZEN_AT, select_export
 from tests.pilot import settle
 from tui.app import WatchdeckApp
@@ -28,6 +30,7 @@ from tui.cli.status import EXIT_OK, EXIT_PROBLEM, collect, to_json
 from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
+from tui.sandbox.timeutil import parse_iso
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.monitor import MonitorScreen
 from tui.state.health import status_group
@@ -37,7 +40,7 @@ import sys
 with open(sys.argv[1], "a", encoding="utf-8") as out:
     out.write(sys.stdin.read().strip() + "\\n")
 """
-STEP_SECONDS = 10  # how far the shared clock moves between looks at the sandbox
+STEP_SECONDS = 10  # how far the shared clock moves between looks at the sandbox while an attempt is under way
 FAILING = "Snowflake warehouse (hourly)"  # the seed's export whose latest run failed
 
 
@@ -52,10 +55,10 @@ def sandbox(clock: FrozenClock) -> Iterator[SandboxHandle]:
         yield handle
 
 
-def admin(handle: SandboxHandle, method: str, path: str, **body: Any) -> Any:
-    answer = httpx.request(method, f"{handle.base_url}/_sandbox/{path}", json=body or None, timeout=10)
-    assert answer.status_code < 300, answer.text
-    return answer.json()
+@pytest.fixture
+def admin(sandbox: SandboxHandle) -> Iterator[SandboxAdmin]:
+    with sandbox_admin(sandbox) as calls:
+        yield calls
 
 
 def export_by(handle: SandboxHandle, *, destination: str | None = None, interval: str | None = None,
@@ -81,6 +84,13 @@ def newest_status(handle: SandboxHandle, export_id: str) -> str:
     return str(row["status"])
 
 
+def seconds_to_next_run(handle: SandboxHandle, export_id: str) -> float:
+    """Seconds until the end of the export's next interval: its next run is created a few seconds after that."""
+    with handle.state.db.read() as c:
+        row = c.execute("SELECT next_end FROM exports WHERE id = ?", (export_id,)).fetchone()
+    return (parse_iso(row["next_end"]) - handle.clock.now()).total_seconds()
+
+
 def monitor(app: Any) -> MonitorScreen:
     return next(s for s in app.screen_stack if isinstance(s, MonitorScreen))
 
@@ -90,16 +100,22 @@ async def poll(pilot: Any) -> None:
     await settle(pilot)
 
 
-async def watch_attempts(pilot: Any, handle: SandboxHandle, export_id: str, key: str, seconds: int,
-                         until: Any = None) -> list[str]:
-    """Move the clock ``seconds`` in steps, polling each time the newest attempt changes status group; returns
-    the verdict states the monitor showed for the export, one per poll. Stops early once ``until()`` holds."""
+async def watch_attempts(pilot: Any, admin: SandboxAdmin, handle: SandboxHandle, export_id: str, key: str,
+                         seconds: int, until: Any = None) -> list[str]:
+    """Move the clock ``seconds``, polling each time the newest attempt changes status group; returns the verdict
+    states the monitor showed for the export, one per poll. Stops early once ``until()`` holds.
+
+    The clock moves ``STEP_SECONDS`` at a time while the newest attempt is under way, and straight to the end of
+    the export's next interval once it has finished."""
     screen = monitor(pilot.app)
     states: list[str] = []
     shown = ""
-    for _ in range(seconds // STEP_SECONDS):
-        admin(handle, "POST", "clock", advance_seconds=STEP_SECONDS)
-        admin(handle, "POST", "tick")
+    end = handle.clock.now() + timedelta(seconds=seconds)
+    while handle.clock.now() < end:
+        step: float = STEP_SECONDS
+        if status_group(newest_status(handle, export_id)) != "running":
+            step = max(step, seconds_to_next_run(handle, export_id))
+        admin.pass_seconds(min(step, (end - handle.clock.now()).total_seconds()))
         group = status_group(newest_status(handle, export_id))
         if group != shown:
             shown = group
@@ -127,18 +143,18 @@ def app_with_hook(handle: SandboxHandle, clock: FrozenClock, tmp_path: Path) -> 
 
 
 async def test_attempts_alternating_running_and_failed_page_once_and_resolve_once(
-        sandbox: SandboxHandle, clock: FrozenClock, tmp_path: Path) -> None:
+        sandbox: SandboxHandle, admin: SandboxAdmin, clock: FrozenClock, tmp_path: Path) -> None:
     """Issue 24's measurement: one export that kept failing for 100 s sent 17 "opened" and 16 "resolved"."""
     export_id, _name = export_by(sandbox, destination="Postgres", interval="every 5 minutes")
     app, out = app_with_hook(sandbox, clock, tmp_path)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = monitor(app)
         key = next(k for k, item in screen.incident.desk.exports.items() if item.watched.export.id == export_id)
         assert screen.incident.desk.book.episode(key) is None
 
-        admin(sandbox, "POST", "outages", destination="Postgres")
-        states = await watch_attempts(pilot, sandbox, export_id, key, 30 * 60)
+        admin("POST", "outages", destination="Postgres")
+        states = await watch_attempts(pilot, admin, sandbox, export_id, key, 20 * 60)
         assert states.count("running") >= 2 and states.count("failing") >= 3, states
         assert "overdue" in states, f"the lag never crossed the limit: {states}"
         episode = screen.incident.desk.book.episode(key)
@@ -146,8 +162,8 @@ async def test_attempts_alternating_running_and_failed_page_once_and_resolve_onc
         assert [e["event"] for e in heard(out, export_id)] == ["opened"], "one page for the whole episode"
 
         # The destination is back: an attempt running is no proof; the first completed run ends the episode.
-        admin(sandbox, "DELETE", "outages")
-        await watch_attempts(pilot, sandbox, export_id, key, 15 * 60,
+        admin("DELETE", "outages")
+        await watch_attempts(pilot, admin, sandbox, export_id, key, 15 * 60,
                              until=lambda: screen.incident.desk.book.episode(key) is None)
         assert newest_status(sandbox, export_id) == "Completed"
         assert screen.incident.desk.book.episode(key) is None
@@ -163,16 +179,17 @@ async def test_attempts_alternating_running_and_failed_page_once_and_resolve_onc
 
 
 async def test_an_acknowledgement_survives_the_kind_changing(
-        sandbox: SandboxHandle, clock: FrozenClock, tmp_path: Path) -> None:
+        sandbox: SandboxHandle, admin: SandboxAdmin, clock: FrozenClock, tmp_path: Path) -> None:
     export_id, name = export_by(sandbox, destination="Postgres", interval="every 5 minutes")
     app, out = app_with_hook(sandbox, clock, tmp_path)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = monitor(app)
         book = screen.incident.desk.book
-        admin(sandbox, "POST", "outages", destination="Postgres")
+        admin("POST", "outages", destination="Postgres")
         key = next(k for k, item in screen.incident.desk.exports.items() if item.watched.export.id == export_id)
-        await watch_attempts(pilot, sandbox, export_id, key, 10 * 60, until=lambda: book.episode(key) is not None)
+        await watch_attempts(pilot, admin, sandbox, export_id, key, 10 * 60,
+                             until=lambda: book.episode(key) is not None)
         episode = book.episode(key)
         assert episode is not None and str(episode.kind) == "failing" and book.is_marked(key)
         assert screen.board.facts(key).marked  # type: ignore[union-attr]
@@ -185,7 +202,8 @@ async def test_an_acknowledgement_survives_the_kind_changing(
         assert key not in {a.key for a in book.open_alerts}
         assert not screen.board.facts(key).marked  # type: ignore[union-attr]
 
-        await watch_attempts(pilot, sandbox, export_id, key, 30 * 60, until=lambda: str(episode.kind) == "overdue")
+        await watch_attempts(pilot, admin, sandbox, export_id, key, 30 * 60,
+                             until=lambda: str(episode.kind) == "overdue")
         assert str(episode.kind) == "overdue", "the kind changed inside the episode"
         assert book.episode(key) is episode and episode.acknowledged_at is not None
         assert not book.is_marked(key) and not screen.board.facts(key).marked  # type: ignore[union-attr]
@@ -217,7 +235,7 @@ async def test_a_paused_export_whose_last_run_failed_is_paused_everywhere(
 
     app = WatchdeckApp(Settings(base_url=sandbox.base_url, api_key=sandbox.api_key, project_ids=["1"],
                                 poll_seconds=300.0, bell=False), clock=clock)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = monitor(app)
         key = select_export(app, FAILING)
