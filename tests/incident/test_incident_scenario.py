@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from textual.widgets import DataTable
 
+from tests.incident.sandbox_admin import SandboxAdmin, sandbox_admin
 from tests.monitor.conftest import FROZEN_AT, requests
 from tests.pilot import settle
 from tui.app import WatchdeckApp
@@ -52,17 +52,16 @@ def sandbox(clock: FrozenClock) -> Iterator[SandboxHandle]:
         yield handle
 
 
-def admin(handle: SandboxHandle, method: str, path: str, **body: Any) -> Any:
-    answer = httpx.request(method, f"{handle.base_url}/_sandbox/{path}", json=body or None, timeout=10)
-    assert answer.status_code < 300, answer.text
-    return answer.json()
+@pytest.fixture
+def admin(sandbox: SandboxHandle) -> Iterator[SandboxAdmin]:
+    with sandbox_admin(sandbox) as calls:
+        yield calls
 
 
-def pass_time(handle: SandboxHandle, minutes: int) -> None:
+def pass_time(admin: SandboxAdmin, minutes: int) -> None:
     """Move the shared clock a minute at a time, the sandbox scheduling and finishing runs as it goes."""
     for _ in range(minutes):
-        admin(handle, "POST", "clock", advance_seconds=60)
-        admin(handle, "POST", "tick")
+        admin.pass_seconds(60)
 
 
 def postgres_exports(handle: SandboxHandle) -> dict[str, str]:
@@ -104,7 +103,7 @@ async def poll(pilot: Any) -> None:
 
 
 async def test_an_outage_from_first_alert_to_every_failed_interval_retried(
-        sandbox: SandboxHandle, clock: FrozenClock, tmp_path: Path) -> None:
+        sandbox: SandboxHandle, admin: SandboxAdmin, clock: FrozenClock, tmp_path: Path) -> None:
     heard = tmp_path / "hook.jsonl"
     hook = tmp_path / "hook.py"
     hook.write_text(HOOK, encoding="utf-8")
@@ -120,8 +119,8 @@ async def test_an_outage_from_first_alert_to_every_failed_interval_retried(
         assert len(keys) == 2 and not any(screen.incident.desk.book.open_for(k) for k in keys)
 
         # The outage starts; half an hour of runs fail on both exports.
-        admin(sandbox, "POST", "outages", destination=DESTINATION)
-        pass_time(sandbox, 30)
+        admin("POST", "outages", destination=DESTINATION)
+        pass_time(admin, 30)
         await poll(pilot)
         assert all(screen.incident.desk.book.open_for(k) for k in keys)
 
@@ -164,7 +163,7 @@ async def test_an_outage_from_first_alert_to_every_failed_interval_retried(
         assert groups.highlighted() == group
 
         # The destination is back; R on the group sends one retry per failed interval, no more.
-        admin(sandbox, "DELETE", "outages")
+        admin("DELETE", "outages")
         expected = failed_in_outage(sandbox, down)
         assert len(expected) >= 6
         await pilot.press("R")
@@ -185,7 +184,7 @@ async def test_an_outage_from_first_alert_to_every_failed_interval_retried(
         assert app.screen is screen
 
         # The retries run and complete; the exports are healthy and their alerts resolve.
-        pass_time(sandbox, 40)
+        pass_time(admin, 40)
         assert not failed_in_outage(sandbox, down), "every failed interval has a newer attempt"
         await poll(pilot)
         assert not any(screen.incident.desk.book.open_for(k) for k in keys)
