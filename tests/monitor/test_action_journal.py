@@ -124,10 +124,24 @@ def journal_lines(user_dirs: Path) -> list[dict[str, Any]]:
     return ActionJournal(user_dirs / "data" / "journal.jsonl").tail()
 
 
-@pytest.mark.parametrize("outcome", ["ok", "failed"])
+async def back_to(pilot: Pilot[Any], screen: Any) -> None:
+    """Escape out of whatever a refused write left open (its form, with the server's words) to ``screen``;
+    a form holding the operator's edits asks before it drops them, and is told yes."""
+    escaped = False
+    for _ in range(5):
+        await settle(pilot)
+        if pilot.app.screen is screen:
+            return
+        discard = escaped and isinstance(pilot.app.screen, ConfirmScreen)
+        await pilot.press("y" if discard else "escape")
+        escaped = not discard
+    assert pilot.app.screen is screen, f"still on {pilot.app.screen}"
+
+
 @pytest.mark.parametrize("action", list(ACTIONS))
-async def test_every_write_is_journaled_with_its_outcome(
-        sandbox: SandboxHandle, user_dirs: Path, action: str, outcome: str) -> None:
+async def test_every_write_is_journaled_with_its_outcome(sandbox: SandboxHandle, user_dirs: Path, action: str) -> None:
+    """The write refused by the server (its ``body`` fault answers once), then the operator doing it again and
+    the server taking it: one line for each outcome, in that order, and each write sent once."""
     drive, path, name = ACTIONS[action]
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -148,21 +162,26 @@ async def test_every_write_is_journaled_with_its_outcome(
                               headers={"Authorization": f"Bearer {sandbox.api_key}"}, timeout=10,
                               json={"start_at": "2026-11-20T00:00:00Z", "end_at": "2026-11-20T06:00:00Z"})
             assert made.status_code == 201, made.text
-        if outcome == "failed":
-            answer = httpx.post(f"{sandbox.base_url}/_sandbox/faults", json={
-                "kind": "body", "status": 400, "path": path, "count": 1,
-                "body": {"type": "validation_error", "code": "invalid", "detail": REFUSAL, "attr": None}})
-            assert answer.status_code in (200, 201), answer.text
-        writes_before = len([r for r in requests(sandbox) if r["method"] in WRITES])
-        await drive(pilot, watched)
-        await until(pilot, lambda: len(journal_lines(user_dirs)) > 0)
-        # Backfill first tries the older ``/backfill/`` path, which the newest service answers 404: not this write.
-        writes = [r for r in requests(sandbox) if r["method"] in WRITES][writes_before:]
-        assert len([r for r in writes if re.search(path, r["path"])]) == 1, f"the write sent once: {writes}"
-        lines = [(e["action"], e["project"], e["export"], e["run"], e["name"], e["result"])
-                 for e in journal_lines(user_dirs)]
-        assert lines == [(action, sandbox.project_id, watched.export.id, run.id if run else None,
-                          watched.export.name, "ok" if outcome == "ok" else REFUSED.get(action, FAILED))]
+        expected: list[tuple[Any, ...]] = []
+        for outcome in ("failed", "ok"):
+            if outcome == "failed":
+                answer = httpx.post(f"{sandbox.base_url}/_sandbox/faults", json={
+                    "kind": "body", "status": 400, "path": path, "count": 1,
+                    "body": {"type": "validation_error", "code": "invalid", "detail": REFUSAL, "attr": None}})
+                assert answer.status_code in (200, 201), answer.text
+            await back_to(pilot, screen)
+            writes_before = len([r for r in requests(sandbox) if r["method"] in WRITES])
+            await drive(pilot, watched)
+            await until(pilot, lambda: len(journal_lines(user_dirs)) > len(expected))
+            # Backfill first tries the older ``/backfill/`` path, which the newest service answers 404: not this write.
+            writes = [r for r in requests(sandbox) if r["method"] in WRITES][writes_before:]
+            assert len([r for r in writes if re.search(path, r["path"])]) == 1, \
+                f"{outcome}: the write sent once: {writes}"
+            expected.append((action, sandbox.project_id, watched.export.id, run.id if run else None,
+                             watched.export.name, "ok" if outcome == "ok" else REFUSED.get(action, FAILED)))
+            lines = [(e["action"], e["project"], e["export"], e["run"], e["name"], e["result"])
+                     for e in journal_lines(user_dirs)]
+            assert lines == expected, outcome
 
 
 def newest_runs(handle: SandboxHandle, export_id: str, count: int) -> list[dict[str, Any]]:
