@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from tui.api.models.batch_exports import BatchExportRun
 from tui.state.health import judge
 from tui.state.run_history import PER_EXPORT, PER_EXPORT_FLOOR, VERDICT_KEEP, RunHistory, merge_spans, subtract
 
@@ -84,12 +85,18 @@ def test_a_watch_of_busy_exports_levels_off_at_the_bound() -> None:
     hours of it): the store holds ``PER_EXPORT`` runs per export once the first minutes have gone by."""
     history = RunHistory()
     statuses = ["Failed", "Completed", "FailedRetryable", "Completed", "Cancelled", "Failed", "TimedOut", "Running"]
+    made: dict[tuple[int, int], BatchExportRun] = {}  # a run's fields depend on its export and number only
+
+    def nth_run(e: int, n: int) -> BatchExportRun:
+        if (e, n) not in made:
+            made[(e, n)] = run(f"e{e}-{n}", -n, statuses[(n + e) % len(statuses)])
+        return made[(e, n)]
+
     sizes = []
     for tick in range(540):
         now = NOW + timedelta(seconds=20 * tick)
         for e in range(50):
-            latest = [run(f"e{e}-{tick - i}", -tick + i, statuses[(tick - i + e) % len(statuses)])
-                      for i in range(min(10, tick + 1))]
+            latest = [nth_run(e, tick - i) for i in range(min(10, tick + 1))]
             history.add_latest(f"e{e}", latest, now)
         sizes.append(len(history))
     assert sizes[-1] == 50 * PER_EXPORT and max(sizes) == 50 * PER_EXPORT
