@@ -8,11 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
+from tests.pilot import settle
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
+from tui.screens.confirm import ConfirmScreen
 from tui.state.io.export_source import FirstPoll
 from tui.widgets.virtual_table import VirtualTable
 
@@ -53,3 +56,17 @@ def select_export(app: WatchdeckApp, name: str) -> str:
             table.move_to_key(watched.key)
             return str(watched.key)
     raise AssertionError(f"no export named {name!r}")
+
+
+async def back_to(pilot: Pilot[Any], screen: Any) -> None:
+    """Escape out of whatever is open on top of ``screen`` (a dialog, a form with the server's words) to ``screen``;
+    a form holding the operator's edits asks before it drops them, and is told yes."""
+    escaped = False
+    for _ in range(6):
+        await settle(pilot)
+        if pilot.app.screen is screen:
+            return
+        discard = escaped and isinstance(pilot.app.screen, ConfirmScreen)
+        await pilot.press("y" if discard else "escape")
+        escaped = not discard
+    assert pilot.app.screen is screen, f"still on {pilot.app.screen}"

@@ -20,7 +20,7 @@ from textual.widgets import Checkbox, DataTable, Input
 
 from tests.incident.long_outage import fail_newest
 from tests.incident.test_monitor_keys import FAILING, put_cursor_on_a_running_run, running_export
-from tests.monitor.conftest import make_app, requests, select_export
+from tests.monitor.conftest import back_to, make_app, requests, select_export
 from tests.pilot import settle, until
 from tui.api.models.batch_exports import RunStatus
 from tui.sandbox.runner import SandboxHandle
@@ -122,20 +122,6 @@ WRITES = ("POST", "PATCH", "DELETE")
 def journal_lines(user_dirs: Path) -> list[dict[str, Any]]:
     """What the dashboard wrote, read back by the journal's own reader."""
     return ActionJournal(user_dirs / "data" / "journal.jsonl").tail()
-
-
-async def back_to(pilot: Pilot[Any], screen: Any) -> None:
-    """Escape out of whatever a refused write left open (its form, with the server's words) to ``screen``;
-    a form holding the operator's edits asks before it drops them, and is told yes."""
-    escaped = False
-    for _ in range(5):
-        await settle(pilot)
-        if pilot.app.screen is screen:
-            return
-        discard = escaped and isinstance(pilot.app.screen, ConfirmScreen)
-        await pilot.press("y" if discard else "escape")
-        escaped = not discard
-    assert pilot.app.screen is screen, f"still on {pilot.app.screen}"
 
 
 @pytest.mark.parametrize("action", list(ACTIONS))

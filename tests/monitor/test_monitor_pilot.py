@@ -5,15 +5,17 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import httpx
+from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Input, Log, OptionList, Static
+from textual.widgets import Input, Log, OptionList, Static, TextArea
 from textual.widgets._footer import FooterKey
 
-from tests.monitor.conftest import make_app, requests, select_export
+from tests.monitor.conftest import back_to, make_app, requests, select_export
 from tests.pilot import footer_shows_current_keys, settle
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
@@ -35,196 +37,15 @@ def cell(app: Any, key: str, column: str) -> str:
     return exports_table(app).cell(exports_table(app).index_of(key), column)
 
 
-async def test_shows_every_export_with_one_list_request_per_cycle(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        table = exports_table(app)
-        assert table.row_count == 12
-        lists = requests(sandbox, "GET", "/batch_exports/")
-        assert len([r for r in lists if r["path"].endswith("/batch_exports/")]) == 1
-        assert "LIVE" in status_line(app)
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        lists = [r for r in requests(sandbox, "GET") if r["path"].endswith("/batch_exports/")]
-        assert len(lists) == 2, "one list call per cycle, not one request per export"
 
 
-async def test_pause_asks_first_then_shows_paused_and_journals(sandbox: SandboxHandle, user_dirs: Path) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        key = select_export(app, "Events to S3 data lake")
-        await pilot.pause()
-        await pilot.press("p")
-        assert isinstance(app.screen, ConfirmScreen)
-        assert app.screen.focused is not None and app.screen.focused.id == "confirm-yes", "Enter confirms"
-        await pilot.press("n")
-        assert requests(sandbox, "POST", "/pause/") == [], "No sends nothing"
-        await pilot.press("p")
-        await pilot.press("y")
-        await settle(pilot)
-        sent = requests(sandbox, "POST", "/pause/")
-        assert len(sent) == 1 and sent[0]["path"].startswith("/api/environments/1/batch_exports/")
-        assert "paused" in cell(app, key, "state")
-        screen: Any = app.screen
-        assert screen.check_action("pause", ()) is False and screen.check_action("unpause", ()) is True
-        journal = (user_dirs / "data" / "journal.jsonl").read_text().splitlines()
-        entry = json.loads(journal[-1])
-        assert entry["action"] == "pause" and entry["result"] == "ok" and entry["project"] == "1"
-        assert sandbox.api_key not in "".join(journal)
 
 
-async def test_double_press_never_sends_twice(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        select_export(app, "Events to S3 data lake")
-        await pilot.pause()
-        await pilot.press("p", "y", "p", "y")
-        await settle(pilot)
-        assert len(requests(sandbox, "POST", "/pause/")) == 1
-
-
-async def test_backfill_validates_then_sends_the_interval(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        select_export(app, "Events to S3 data lake")
-        await pilot.pause()
-        await pilot.press("b")
-        assert isinstance(app.screen, BackfillScreen)
-        summary = str(app.screen.query_one("#backfill-summary", Static).render())
-        assert "24 runs" in summary, summary
-        end = app.screen.query_one("#backfill-end", Input)
-        end.value = "2026-11-20 00:00"
-        start = app.screen.query_one("#backfill-start", Input)
-        start.value = "2026-11-21 00:00"
-        await pilot.pause()
-        await pilot.press("ctrl+s")
-        assert isinstance(app.screen, BackfillScreen), "end before start is refused"
-        assert "after the start" in str(app.screen.query_one("#backfill-end-error", Static).render())
-        end.value = "2026-11-21 03:00"
-        await pilot.pause()
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        # the newest service has no backfill/ (404); the client then sends the same bounds to backfills/
-        sent = requests(sandbox, "POST", "/backfills/")
-        assert len(sent) == 1 and sent[0]["status"] == 201
-        assert sent[0]["body"] == {"start_at": "2026-11-21T00:00:00+00:00", "end_at": "2026-11-21T03:00:00+00:00"}
-
-
-async def test_backfill_of_a_daily_export_offers_and_sends_dates(sandbox: SandboxHandle) -> None:
-    """The newest service takes a day export's bounds as dates only; a time there is a 400."""
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        select_export(app, "BigQuery analytics (daily)")
-        await pilot.pause()
-        await pilot.press("b")
-        assert isinstance(app.screen, BackfillScreen)
-        start = app.screen.query_one("#backfill-start", Input)
-        end = app.screen.query_one("#backfill-end", Input)
-        assert len(start.value) == len("2026-11-21") and len(end.value) == len("2026-11-21")
-        start.value = "2026-11-18 00:00"
-        await pilot.pause()
-        assert "YYYY-MM-DD" in str(app.screen.query_one("#backfill-start-error", Static).render())
-        start.value, end.value = "2026-11-18", "2026-11-20"
-        await pilot.pause()
-        assert "2 runs" in str(app.screen.query_one("#backfill-summary", Static).render())
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        sent = requests(sandbox, "POST", "/backfills/")
-        assert len(sent) == 1 and sent[0]["status"] == 201, sent
-        assert sent[0]["body"] == {"start_at": "2026-11-18", "end_at": "2026-11-20"}
-
-
-async def test_retry_of_a_completed_run_asks_twice(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        select_export(app, "Realtime webhook relay")
-        await settle(pilot)
-        screen: Any = app.screen
-        run = screen.selected_run()
-        assert run is not None and run.status == "Completed"
-        await pilot.press("r")
-        await pilot.press("y")
-        assert isinstance(app.screen, ConfirmScreen), "a Completed run asks a second time"
-        await pilot.press("y")
-        await settle(pilot)
-        sent = requests(sandbox, "POST", "/retry/")
-        assert len(sent) == 1 and f"/runs/{run.id}/retry/" in sent[0]["path"]
-
-
-async def test_edit_sends_only_the_changed_field(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        select_export(app, "Postgres audit trail")
-        await pilot.pause()
-        await pilot.press("e")
-        assert isinstance(app.screen, EditExportScreen)
-        app.screen.query_one("#edit-name", Input).value = "Postgres audit trail (renamed)"
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        sent = requests(sandbox, "PATCH")
-        assert len(sent) == 1 and sent[0]["body"] == {"name": "Postgres audit trail (renamed)"}
-
-
-async def test_edit_refuses_bad_json_and_sends_nothing(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        select_export(app, "Postgres audit trail")
-        await pilot.pause()
-        await pilot.press("e")
-        from textual.widgets import TextArea
-
-        app.screen.query_one("#edit-destination", TextArea).text = "{not json"
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert isinstance(app.screen, EditExportScreen)
-        assert "not valid JSON" in str(app.screen.query_one("#edit-destination-error", Static).render())
-        assert requests(sandbox, "PATCH") == []
-
-
-async def test_delete_needs_the_name_typed(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        key = select_export(app, "Snowflake persons")
-        await pilot.pause()
-        await pilot.press("D")
-        assert isinstance(app.screen, DeleteExportScreen)
-        await pilot.press(*"wrong", "enter")
-        assert isinstance(app.screen, DeleteExportScreen)
-        app.screen.query_one("#delete-name", Input).value = "Snowflake persons"
-        await pilot.press("enter")
-        await settle(pilot)
-        assert len(requests(sandbox, "DELETE")) == 1
-        assert key not in exports_table(app)
-
-
-async def test_run_logs_show_plain_lines(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        select_export(app, "Snowflake warehouse (hourly)")
-        await settle(pilot)
-        await pilot.press("l")
-        await settle(pilot)
-        assert isinstance(app.screen, LogsScreen)
-        log = app.screen.query_one("#logs", Log)
-        assert log.line_count > 0
-        assert any(level in "\n".join(log.lines) for level in ("INFO", "DEBUG", "ERROR"))
-        await pilot.press("escape")
-        assert not isinstance(app.screen, LogsScreen)
 
 
 async def test_read_only_hides_every_mutating_key(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox, read_only=True)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         select_export(app, "Events to S3 data lake")
         await pilot.pause()
@@ -238,7 +59,7 @@ async def test_read_only_hides_every_mutating_key(sandbox: SandboxHandle) -> Non
 
 async def test_server_gone_keeps_last_good_data_and_says_stale(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert exports_table(app).row_count == 12
         sandbox.stop()
@@ -254,7 +75,7 @@ async def test_server_gone_keeps_last_good_data_and_says_stale(sandbox: SandboxH
 
 async def test_hostile_export_names_are_shown_literally(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox, project_ids=["3"])
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         table = exports_table(app)
         names = table.column_texts("name")
@@ -263,44 +84,10 @@ async def test_hostile_export_names_are_shown_literally(sandbox: SandboxHandle) 
         assert app.is_running, "[@click=app.quit] must not be an action"
 
 
-async def test_help_lists_the_keys_of_the_screen_grouped(sandbox: SandboxHandle) -> None:
-    from tui.screens.help import HelpScreen
-
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        select_export(app, "Events to S3 data lake")
-        await pilot.pause()
-        monitor = app.screen
-        await pilot.press("question_mark")
-        assert isinstance(app.screen, HelpScreen)
-        from rich.console import Console
-
-        from tui.screens.help import keys_table
-
-        console = Console(width=120, record=True, file=io.StringIO())
-        console.print(keys_table(monitor))
-        text = console.export_text()
-        for expected in ("Act on the export", "Pause", "Backfill", "Runs and logs", "Retry run", "View", "Freeze"):
-            assert expected in text, expected
-        # Issue 27 item 18: every key is listed (u, enter, esc too); one that does not apply now is dimmed.
-        for listed in ("Unpause export", "Open", "Clear filter"):
-            assert listed in text, listed
-        await pilot.press("escape")
-        assert not isinstance(app.screen, HelpScreen)
-
-
-async def test_palette_offers_the_screen_actions(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        titles = {command.title for command in app.get_system_commands(app.screen)}
-        assert {"Pause export", "Backfill", "Retry run", "Export logs", "Refresh now"} <= titles
-
 
 async def test_switching_project_watches_the_new_one(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert exports_table(app).row_count == 12
         app.switch_project("2")
@@ -322,30 +109,6 @@ async def test_many_projects_stretch_the_interval_and_say_so(sandbox: SandboxHan
         assert "project" in [c.key for c in exports_table(app).shown_columns], "several projects: a project column"
 
 
-async def test_retry_new_run_is_announced_and_highlighted(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        select_export(app, "Snowflake warehouse (hourly)")
-        await settle(pilot)
-        screen: Any = app.screen
-        runs = screen.board.selected_runs()
-        failed = next(r for r in runs if r.status in ("Failed", "FailedRetryable", "TimedOut", "Terminated"))
-        runs_table = app.screen.query_one("#runs", VirtualTable)
-        runs_table.move_to_key(failed.id)
-        await pilot.press("r", "y")
-        await settle(pilot)
-        assert any("appears in a moment" in str(n.message) for n in app._notifications)
-        clock: Any = sandbox.clock
-        clock.advance(120)  # the sandbox starts the retry's run a little later, as the real service does
-        sandbox.state.simulator.tick()
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        assert any("new run has started" in str(n.message) for n in app._notifications)
-        highlighted = screen.selected_run()
-        assert highlighted is not None and highlighted.id != failed.id
-        assert highlighted.data_interval_start == failed.data_interval_start
-
 
 async def test_logs_refused_to_personal_keys_are_said_once() -> None:
     from tests.monitor.conftest import FROZEN_AT
@@ -354,7 +117,7 @@ async def test_logs_refused_to_personal_keys_are_said_once() -> None:
 
     with start_sandbox(SandboxOptions(simulate=False, clock=FrozenClock(FROZEN_AT), logs_forbidden=True)) as box:
         app = make_app(box)
-        async with app.run_test(size=(160, 48)) as pilot:
+        async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
             select_export(app, "Events to S3 data lake")
             await pilot.pause()
@@ -368,22 +131,6 @@ async def test_logs_refused_to_personal_keys_are_said_once() -> None:
             assert len(requests(box, "GET", "/logs/")) == asked, "it stops asking"
 
 
-async def test_follow_asks_only_for_newer_lines(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        select_export(app, "Events to S3 data lake")
-        await pilot.pause()
-        await pilot.press("L")
-        await settle(pilot)
-        screen: Any = app.screen
-        newest = screen._newest
-        assert newest is not None
-        screen._load_newer()
-        await settle(pilot)
-        last = requests(sandbox, "GET", "/logs/")[-1]
-        assert "after=" in last["query"], last
-
 
 async def test_server_down_then_back_recovers_by_itself(sandbox: SandboxHandle) -> None:
     from tests.monitor.conftest import FROZEN_AT
@@ -392,7 +139,7 @@ async def test_server_down_then_back_recovers_by_itself(sandbox: SandboxHandle) 
 
     port = int(sandbox.base_url.rsplit(":", 1)[1])
     app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         sandbox.stop()
         for _ in range(2):
@@ -413,7 +160,7 @@ async def test_the_footer_follows_what_a_poll_changed(sandbox: SandboxHandle) ->
     Before, keys were checked again only when the cursor moved, so the footer kept offering what no longer applied.
     """
     app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen: Any = app.screen
         watched = next(w for w in screen.board.snapshot.exports if not w.export.paused)
@@ -439,48 +186,11 @@ def same_widgets(now: Iterable[Widget], before: list[Widget]) -> bool:
     return len(shown) == len(before) and all(a is b for a, b in zip(shown, before, strict=True))
 
 
-async def test_footer_rebuilds_only_when_its_keys_change(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        screen: Any = app.screen
-        footer = screen.query_one(LeakFreeFooter)
-        exports = screen.board.snapshot.exports
-        active = next(w.export.name for w in exports if not w.export.paused)
-        paused = next(w.export.name for w in exports if w.export.paused)
-        select_export(app, active)
-        await settle(pilot)
-        keys = list(footer.query(FooterKey))
-        for _ in range(10):
-            screen.refresh_bindings()
-        await settle(pilot)
-        assert same_widgets(footer.query(FooterKey), keys), "the same keys are not rebuilt"
-        select_export(app, paused)
-        await settle(pilot)
-        assert not {id(key) for key in footer.query(FooterKey)} & {id(key) for key in keys}, "other keys: rebuilt"
-        enabled = {key.key: not key.disabled for key in footer.query(FooterKey)}
-        assert enabled.get("u") and not enabled.get("p"), "the footer shows that only unpause applies"
-
-
-async def test_a_keystroke_after_opening_edit_does_not_replace_the_name(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        select_export(app, "Postgres audit trail")
-        await settle(pilot)
-        await pilot.press("e")
-        await pilot.pause()
-        assert isinstance(app.screen, EditExportScreen)
-        name = app.screen.query_one("#edit-name", Input)
-        name.focus()
-        await pilot.pause()
-        await pilot.press("x")
-        assert name.value != "x" and "Postgres audit trail" in name.value
 
 
 async def test_first_down_in_the_project_picker_moves_to_the_next_project(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await pilot.press("P")
         await settle(pilot)
@@ -492,3 +202,330 @@ async def test_first_down_in_the_project_picker_moves_to_the_next_project(sandbo
         await pilot.press("enter")
         await settle(pilot)
         assert app.project_id == chosen != sandbox.project_id
+
+
+WRITES = ("POST", "PATCH", "DELETE")
+
+
+def writes(handle: SandboxHandle) -> list[dict[str, Any]]:
+    return [r for r in handle.requests() if r["method"] in WRITES]
+
+
+async def one_list_request_per_cycle(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app = pilot.app
+    table = exports_table(app)
+    assert table.row_count == 12
+    lists = requests(sandbox, "GET", "/batch_exports/")
+    assert len([r for r in lists if r["path"].endswith("/batch_exports/")]) == 1
+    assert "LIVE" in status_line(app)
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    lists = [r for r in requests(sandbox, "GET") if r["path"].endswith("/batch_exports/")]
+    assert len(lists) == 2, "one list call per cycle, not one request per export"
+
+
+async def palette_offers_the_screen_actions(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app = pilot.app
+    titles = {command.title for command in app.get_system_commands(app.screen)}
+    assert {"Pause export", "Backfill", "Retry run", "Export logs", "Refresh now"} <= titles
+
+
+async def help_lists_the_keys_of_the_screen_grouped(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    from rich.console import Console
+
+    from tui.screens.help import HelpScreen, keys_table
+
+    app: Any = pilot.app
+    select_export(app, "Events to S3 data lake")
+    await pilot.pause()
+    monitor = app.screen
+    await pilot.press("question_mark")
+    assert isinstance(app.screen, HelpScreen)
+    console = Console(width=120, record=True, file=io.StringIO())
+    console.print(keys_table(monitor))
+    text = console.export_text()
+    for expected in ("Act on the export", "Pause", "Backfill", "Runs and logs", "Retry run", "View", "Freeze"):
+        assert expected in text, expected
+    # Issue 27 item 18: every key is listed (u, enter, esc too); one that does not apply now is dimmed.
+    for listed in ("Unpause export", "Open", "Clear filter"):
+        assert listed in text, listed
+    await pilot.press("escape")
+    assert not isinstance(app.screen, HelpScreen)
+
+
+async def run_logs_show_plain_lines(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app: Any = pilot.app
+    select_export(app, "Snowflake warehouse (hourly)")
+    await settle(pilot)
+    await pilot.press("l")
+    await settle(pilot)
+    assert isinstance(app.screen, LogsScreen)
+    log = app.screen.query_one("#logs", Log)
+    assert log.line_count > 0
+    assert any(level in "\n".join(log.lines) for level in ("INFO", "DEBUG", "ERROR"))
+    await pilot.press("escape")
+    assert not isinstance(app.screen, LogsScreen)
+
+
+async def follow_asks_only_for_newer_lines(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app: Any = pilot.app
+    select_export(app, "Events to S3 data lake")
+    await pilot.pause()
+    await pilot.press("L")
+    await settle(pilot)
+    screen: Any = app.screen
+    newest = screen._newest
+    assert newest is not None
+    screen._load_newer()
+    await settle(pilot)
+    last = requests(sandbox, "GET", "/logs/")[-1]
+    assert "after=" in last["query"], last
+
+
+async def footer_rebuilds_only_when_its_keys_change(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app: Any = pilot.app
+    screen: Any = app.screen
+    footer = screen.query_one(LeakFreeFooter)
+    exports = screen.board.snapshot.exports
+    active = next(w.export.name for w in exports if not w.export.paused)
+    paused = next(w.export.name for w in exports if w.export.paused)
+    select_export(app, active)
+    await settle(pilot)
+    keys = list(footer.query(FooterKey))
+    for _ in range(10):
+        screen.refresh_bindings()
+    await settle(pilot)
+    assert same_widgets(footer.query(FooterKey), keys), "the same keys are not rebuilt"
+    select_export(app, paused)
+    await settle(pilot)
+    assert not {id(key) for key in footer.query(FooterKey)} & {id(key) for key in keys}, "other keys: rebuilt"
+    enabled = {key.key: not key.disabled for key in footer.query(FooterKey)}
+    assert enabled.get("u") and not enabled.get("p"), "the footer shows that only unpause applies"
+
+
+async def a_keystroke_after_opening_edit_does_not_replace_the_name(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app: Any = pilot.app
+    select_export(app, "Postgres audit trail")
+    await settle(pilot)
+    await pilot.press("e")
+    await pilot.pause()
+    assert isinstance(app.screen, EditExportScreen)
+    name = app.screen.query_one("#edit-name", Input)
+    name.focus()
+    await pilot.pause()
+    await pilot.press("x")
+    assert name.value != "x" and "Postgres audit trail" in name.value
+
+
+async def edit_refuses_bad_json_and_sends_nothing(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app: Any = pilot.app
+    select_export(app, "Postgres audit trail")
+    await pilot.pause()
+    await pilot.press("e")
+    app.screen.query_one("#edit-destination", TextArea).text = "{not json"
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+    assert isinstance(app.screen, EditExportScreen)
+    assert "not valid JSON" in str(app.screen.query_one("#edit-destination-error", Static).render())
+    assert requests(sandbox, "PATCH") == []
+
+
+READING = (one_list_request_per_cycle, palette_offers_the_screen_actions, help_lists_the_keys_of_the_screen_grouped,
+           run_logs_show_plain_lines, follow_asks_only_for_newer_lines, footer_rebuilds_only_when_its_keys_change,
+           a_keystroke_after_opening_edit_does_not_replace_the_name, edit_refuses_bad_json_and_sends_nothing)
+
+
+async def test_looking_around_the_monitor(sandbox: SandboxHandle) -> None:
+    """One monitor session, each case starting from the monitor (what a case left open is escaped, an edited
+    form discarded): one list request per cycle; the palette offers the screen's actions; help lists the
+    screen's keys grouped; run logs are plain lines; following logs asks only for newer lines; the footer is
+    rebuilt only when its keys change; a keystroke just after opening edit does not replace the name; edit
+    refuses bad JSON and sends nothing. None of it sends a write."""
+    app = make_app(sandbox)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        monitor = app.screen
+        for case in READING:
+            await back_to(pilot, monitor)
+            await case(pilot, sandbox)
+        await back_to(pilot, monitor)
+    assert writes(sandbox) == []
+
+
+async def backfill_validates_then_sends_the_interval(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app: Any = pilot.app
+    select_export(app, "Events to S3 data lake")
+    await pilot.pause()
+    await pilot.press("b")
+    assert isinstance(app.screen, BackfillScreen)
+    summary = str(app.screen.query_one("#backfill-summary", Static).render())
+    assert "24 runs" in summary, summary
+    end = app.screen.query_one("#backfill-end", Input)
+    end.value = "2026-11-20 00:00"
+    start = app.screen.query_one("#backfill-start", Input)
+    start.value = "2026-11-21 00:00"
+    await pilot.pause()
+    before = len(requests(sandbox, "POST", "/backfills/"))
+    await pilot.press("ctrl+s")
+    assert isinstance(app.screen, BackfillScreen), "end before start is refused"
+    assert "after the start" in str(app.screen.query_one("#backfill-end-error", Static).render())
+    end.value = "2026-11-21 03:00"
+    await pilot.pause()
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    # the newest service has no backfill/ (404); the client then sends the same bounds to backfills/
+    sent = requests(sandbox, "POST", "/backfills/")[before:]
+    assert len(sent) == 1 and sent[0]["status"] == 201
+    assert sent[0]["body"] == {"start_at": "2026-11-21T00:00:00+00:00", "end_at": "2026-11-21T03:00:00+00:00"}
+
+
+async def backfill_of_a_daily_export_offers_and_sends_dates(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    """The newest service takes a day export's bounds as dates only; a time there is a 400."""
+    app: Any = pilot.app
+    select_export(app, "BigQuery analytics (daily)")
+    await pilot.pause()
+    await pilot.press("b")
+    assert isinstance(app.screen, BackfillScreen)
+    start = app.screen.query_one("#backfill-start", Input)
+    end = app.screen.query_one("#backfill-end", Input)
+    assert len(start.value) == len("2026-11-21") and len(end.value) == len("2026-11-21")
+    start.value = "2026-11-18 00:00"
+    await pilot.pause()
+    assert "YYYY-MM-DD" in str(app.screen.query_one("#backfill-start-error", Static).render())
+    start.value, end.value = "2026-11-18", "2026-11-20"
+    await pilot.pause()
+    assert "2 runs" in str(app.screen.query_one("#backfill-summary", Static).render())
+    before = len(requests(sandbox, "POST", "/backfills/"))
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    sent = requests(sandbox, "POST", "/backfills/")[before:]
+    assert len(sent) == 1 and sent[0]["status"] == 201, sent
+    assert sent[0]["body"] == {"start_at": "2026-11-18", "end_at": "2026-11-20"}
+
+
+async def pause_asks_first_then_shows_paused_and_journals(pilot: Pilot[Any], sandbox: SandboxHandle,
+                                                          user_dirs: Path) -> None:
+    app: Any = pilot.app
+    key = select_export(app, "Events to S3 data lake")
+    await pilot.pause()
+    await pilot.press("p")
+    assert isinstance(app.screen, ConfirmScreen)
+    assert app.screen.focused is not None and app.screen.focused.id == "confirm-yes", "Enter confirms"
+    await pilot.press("n")
+    assert requests(sandbox, "POST", "/pause/") == [], "No sends nothing"
+    await pilot.press("p")
+    await pilot.press("y")
+    await settle(pilot)
+    sent = requests(sandbox, "POST", "/pause/")
+    assert len(sent) == 1 and sent[0]["path"].startswith("/api/environments/1/batch_exports/")
+    assert "paused" in cell(app, key, "state")
+    screen: Any = app.screen
+    assert screen.check_action("pause", ()) is False and screen.check_action("unpause", ()) is True
+    journal = (user_dirs / "data" / "journal.jsonl").read_text().splitlines()
+    entry = json.loads(journal[-1])
+    assert entry["action"] == "pause" and entry["result"] == "ok" and entry["project"] == "1"
+    assert sandbox.api_key not in "".join(journal)
+
+
+async def double_press_never_sends_twice(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app: Any = pilot.app
+    before = len(requests(sandbox, "POST", "/pause/"))
+    select_export(app, "Databricks lakehouse events")
+    await pilot.pause()
+    await pilot.press("p", "y", "p", "y")
+    await settle(pilot)
+    assert len(requests(sandbox, "POST", "/pause/")) == before + 1
+
+
+async def retry_of_a_completed_run_asks_twice(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app: Any = pilot.app
+    select_export(app, "Realtime webhook relay")
+    await settle(pilot)
+    screen: Any = app.screen
+    run = screen.selected_run()
+    assert run is not None and run.status == "Completed"
+    before = len(requests(sandbox, "POST", "/retry/"))
+    await pilot.press("r")
+    await pilot.press("y")
+    assert isinstance(app.screen, ConfirmScreen), "a Completed run asks a second time"
+    await pilot.press("y")
+    await settle(pilot)
+    sent = requests(sandbox, "POST", "/retry/")[before:]
+    assert len(sent) == 1 and f"/runs/{run.id}/retry/" in sent[0]["path"]
+
+
+async def edit_sends_only_the_changed_field(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app: Any = pilot.app
+    select_export(app, "Postgres audit trail")
+    await pilot.pause()
+    await pilot.press("e")
+    assert isinstance(app.screen, EditExportScreen)
+    app.screen.query_one("#edit-name", Input).value = "Postgres audit trail (renamed)"
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    sent = requests(sandbox, "PATCH")
+    assert len(sent) == 1 and sent[0]["body"] == {"name": "Postgres audit trail (renamed)"}
+
+
+async def delete_needs_the_name_typed(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app: Any = pilot.app
+    key = select_export(app, "Snowflake persons")
+    await pilot.pause()
+    await pilot.press("D")
+    assert isinstance(app.screen, DeleteExportScreen)
+    await pilot.press(*"wrong", "enter")
+    assert isinstance(app.screen, DeleteExportScreen)
+    app.screen.query_one("#delete-name", Input).value = "Snowflake persons"
+    await pilot.press("enter")
+    await settle(pilot)
+    assert len(requests(sandbox, "DELETE")) == 1
+    assert key not in exports_table(app)
+
+
+async def test_retry_new_run_is_announced_and_highlighted(sandbox: SandboxHandle) -> None:
+    """On its own: it looks at the toasts, and toasts a longer session made would hold its own back."""
+    app = make_app(sandbox)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await retry_new_run_is_announced_and_highlighted(pilot, sandbox)
+
+
+async def retry_new_run_is_announced_and_highlighted(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app: Any = pilot.app
+    select_export(app, "Snowflake warehouse (hourly)")
+    await settle(pilot)
+    screen: Any = app.screen
+    runs = screen.board.selected_runs()
+    failed = next(r for r in runs if r.status in ("Failed", "FailedRetryable", "TimedOut", "Terminated"))
+    runs_table = app.screen.query_one("#runs", VirtualTable)
+    runs_table.move_to_key(failed.id)
+    await pilot.press("r", "y")
+    await settle(pilot)
+    assert any("appears in a moment" in str(n.message) for n in app._notifications)
+    clock: Any = sandbox.clock
+    clock.advance(120)  # the sandbox starts the retry's run a little later, as the real service does
+    sandbox.state.simulator.tick()
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    assert any("new run has started" in str(n.message) for n in app._notifications)
+    highlighted = screen.selected_run()
+    assert highlighted is not None and highlighted.id != failed.id
+    assert highlighted.data_interval_start == failed.data_interval_start
+
+
+async def test_each_write_on_its_own_export(sandbox: SandboxHandle, user_dirs: Path) -> None:
+    """One monitor session, each write on an export no earlier case touched, each case starting from the
+    monitor and counting requests from its own start: backfill validates then sends the interval; a daily
+    export's backfill offers and sends dates; pause asks first, then shows paused and journals; a double press
+    never sends twice; retrying a completed run asks twice; edit sends only the changed field; delete needs the
+    name typed."""
+    app = make_app(sandbox)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        monitor = app.screen
+        for case in (backfill_validates_then_sends_the_interval, backfill_of_a_daily_export_offers_and_sends_dates,
+                     partial(pause_asks_first_then_shows_paused_and_journals, user_dirs=user_dirs),
+                     double_press_never_sends_twice, retry_of_a_completed_run_asks_twice,
+                     edit_sends_only_the_changed_field, delete_needs_the_name_typed):
+            await back_to(pilot, monitor)
+            await case(pilot, sandbox)
