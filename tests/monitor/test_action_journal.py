@@ -130,7 +130,7 @@ async def test_every_write_is_journaled_with_its_outcome(sandbox: SandboxHandle,
     the server taking it: one line for each outcome, in that order, and each write sent once."""
     drive, path, name = ACTIONS[action]
     app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen: Any = app.screen
         if name == RUNNING:
@@ -192,7 +192,7 @@ async def test_a_repair_journals_each_interval_it_sent_with_its_outcome(
     failed = [runs[0]["id"], runs[2]["id"], runs[3]["id"]]
     refused = runs[2]["id"]
     app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         if outcome == "failed":
             answer = httpx.post(f"{sandbox.base_url}/_sandbox/faults", json={

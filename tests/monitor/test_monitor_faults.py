@@ -119,13 +119,13 @@ async def test_malformed_json_is_a_clear_message_and_keeps_data(sandbox: Sandbox
 
 
 async def test_slow_server_times_out_cleanly(sandbox: SandboxHandle) -> None:
-    client = ApiClient(sandbox.base_url, sandbox.api_key, sandbox.project_id, timeout=0.3, max_retries=0)
+    client = ApiClient(sandbox.base_url, sandbox.api_key, sandbox.project_id, timeout=1.0, max_retries=0)
     app = WatchdeckApp(Settings(base_url=sandbox.base_url, api_key=sandbox.api_key,
                                 project_ids=[sandbox.project_id], poll_seconds=30, bell=False),
                        clock=FrozenClock(FROZEN_AT), api=client)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        add_fault(sandbox, kind="latency", seconds=1.0, path=r"/batch_exports/$", count=1)
+        add_fault(sandbox, kind="latency", seconds=3.0, path=r"/batch_exports/$", count=1)
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert "timeout" in status_line(app)
