@@ -213,10 +213,11 @@ async def test_unknown_run_status_stays_visible_raw() -> None:
 
 
 async def test_huge_log_answer_is_bounded_and_plain() -> None:
+    """One answer of four times the lines the view keeps: the view holds at most ``MAX_LINES``, all plain."""
     entry = {"timestamp": "2026-11-22T11:00:00Z", "level": "ERROR", "message": HOSTILE + " " + "x" * 60,
              "log_source_id": "e-1", "instance_id": "i"}
     logs = [dict(entry, timestamp=f"2026-11-22T11:{i // 6000 % 60:02d}:{i // 100 % 60:02d}.{i % 100:02d}0000Z")
-            for i in range(100_000)]
+            for i in range(4 * MAX_LINES)]
     transport = fake_server(hostile_export(), logs)
     app = mock_app(transport)
     async with app.run_test(size=(160, 48)) as pilot:
