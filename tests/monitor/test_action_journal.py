@@ -124,50 +124,72 @@ def journal_lines(user_dirs: Path) -> list[dict[str, Any]]:
     return ActionJournal(user_dirs / "data" / "journal.jsonl").tail()
 
 
-@pytest.mark.parametrize("action", list(ACTIONS))
-async def test_every_write_is_journaled_with_its_outcome(sandbox: SandboxHandle, user_dirs: Path, action: str) -> None:
+# Writes that can follow one another in one session: the hourly export's in an order each leaves the next its
+# precondition (a backfill to cancel is made first; delete comes last), the others each on their own export.
+GROUPS = {
+    "the hourly export": ("backfill", "cancel backfill", "pause", "edit", "delete"),
+    "three other exports": ("unpause", "retry", "cancel run"),
+}
+
+
+async def both_outcomes(pilot: Pilot[Any], sandbox: SandboxHandle, user_dirs: Path, action: str,
+                        expected: list[tuple[Any, ...]], hourly_id: str) -> None:
     """The write refused by the server (its ``body`` fault answers once), then the operator doing it again and
-    the server taking it: one line for each outcome, in that order, and each write sent once."""
+    the server taking it: one more journal line for each outcome, in that order, and each write sent once."""
     drive, path, name = ACTIONS[action]
+    app = pilot.app
+    screen: Any = app.screen
+    if name == RUNNING:
+        watched = running_export(screen)
+        await put_cursor_on_a_running_run(pilot, screen, watched.export.name)
+    else:
+        watched = next(w for w in screen.board.snapshot.exports
+                       if (w.export.id == hourly_id if name == HOURLY else w.export.name == name if name
+                           else w.export.paused))
+        select_export(app, watched.export.name)
+        await settle(pilot)
+    run = screen.selected_run() if action in ("retry", "cancel run") else None
+    assert run is not None or action not in ("retry", "cancel run")
+    if action == "cancel backfill":
+        made = httpx.post(f"{sandbox.base_url}/api/projects/1/batch_exports/{watched.export.id}/backfills/",
+                          headers={"Authorization": f"Bearer {sandbox.api_key}"}, timeout=10,
+                          json={"start_at": "2026-11-20T00:00:00Z", "end_at": "2026-11-20T06:00:00Z"})
+        assert made.status_code == 201, made.text
+    for outcome in ("failed", "ok"):
+        if outcome == "failed":
+            answer = httpx.post(f"{sandbox.base_url}/_sandbox/faults", json={
+                "kind": "body", "status": 400, "path": path, "count": 1,
+                "body": {"type": "validation_error", "code": "invalid", "detail": REFUSAL, "attr": None}})
+            assert answer.status_code in (200, 201), answer.text
+        await back_to(pilot, screen)
+        writes_before = len([r for r in requests(sandbox) if r["method"] in WRITES])
+        await drive(pilot, watched)
+        await until(pilot, lambda: len(journal_lines(user_dirs)) > len(expected))
+        # Backfill first tries the older ``/backfill/`` path, which the newest service answers 404: not this write.
+        writes = [r for r in requests(sandbox) if r["method"] in WRITES][writes_before:]
+        assert len([r for r in writes if re.search(path, r["path"])]) == 1, \
+            f"{action} {outcome}: the write sent once: {writes}"
+        expected.append((action, sandbox.project_id, watched.export.id, run.id if run else None,
+                         watched.export.name, "ok" if outcome == "ok" else REFUSED.get(action, FAILED)))
+        lines = [(e["action"], e["project"], e["export"], e["run"], e["name"], e["result"])
+                 for e in journal_lines(user_dirs)]
+        assert lines == expected, f"{action} {outcome}"
+
+
+@pytest.mark.parametrize("group", list(GROUPS))
+async def test_every_write_is_journaled_with_its_outcome(sandbox: SandboxHandle, user_dirs: Path, group: str) -> None:
+    """Each write of the group in turn in one monitor session, each starting from the monitor: refused, then
+    taken (see ``both_outcomes``); the journal holds every line so far, in order."""
     app = make_app(sandbox)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen: Any = app.screen
-        if name == RUNNING:
-            watched = running_export(screen)
-            await put_cursor_on_a_running_run(pilot, screen, watched.export.name)
-        else:
-            watched = next(w for w in screen.board.snapshot.exports
-                           if (w.export.name == name if name else w.export.paused))
-            select_export(app, watched.export.name)
-            await settle(pilot)
-        run = screen.selected_run() if action in ("retry", "cancel run") else None
-        assert run is not None or action not in ("retry", "cancel run")
-        if action == "cancel backfill":
-            made = httpx.post(f"{sandbox.base_url}/api/projects/1/batch_exports/{watched.export.id}/backfills/",
-                              headers={"Authorization": f"Bearer {sandbox.api_key}"}, timeout=10,
-                              json={"start_at": "2026-11-20T00:00:00Z", "end_at": "2026-11-20T06:00:00Z"})
-            assert made.status_code == 201, made.text
+        hourly_id = next(w.export.id for w in screen.board.snapshot.exports if w.export.name == HOURLY)
         expected: list[tuple[Any, ...]] = []
-        for outcome in ("failed", "ok"):
-            if outcome == "failed":
-                answer = httpx.post(f"{sandbox.base_url}/_sandbox/faults", json={
-                    "kind": "body", "status": 400, "path": path, "count": 1,
-                    "body": {"type": "validation_error", "code": "invalid", "detail": REFUSAL, "attr": None}})
-                assert answer.status_code in (200, 201), answer.text
+        for action in GROUPS[group]:
             await back_to(pilot, screen)
-            writes_before = len([r for r in requests(sandbox) if r["method"] in WRITES])
-            await drive(pilot, watched)
-            await until(pilot, lambda: len(journal_lines(user_dirs)) > len(expected))
-            # Backfill first tries the older ``/backfill/`` path, which the newest service answers 404: not this write.
-            writes = [r for r in requests(sandbox) if r["method"] in WRITES][writes_before:]
-            assert len([r for r in writes if re.search(path, r["path"])]) == 1, \
-                f"{outcome}: the write sent once: {writes}"
-            expected.append((action, sandbox.project_id, watched.export.id, run.id if run else None,
-                             watched.export.name, "ok" if outcome == "ok" else REFUSED.get(action, FAILED)))
-            lines = [(e["action"], e["project"], e["export"], e["run"], e["name"], e["result"])
-                     for e in journal_lines(user_dirs)]
-            assert lines == expected, outcome
+            await both_outcomes(pilot, sandbox, user_dirs, action, expected, hourly_id)
+    assert sorted(a for actions in GROUPS.values() for a in actions) == sorted(ACTIONS), "every write is covered"
 
 
 def newest_runs(handle: SandboxHandle, export_id: str, count: int) -> list[dict[str, Any]]:
