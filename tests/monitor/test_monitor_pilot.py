@@ -85,19 +85,6 @@ async def test_hostile_export_names_are_shown_literally(sandbox: SandboxHandle) 
 
 
 
-async def test_switching_project_watches_the_new_one(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        assert exports_table(app).row_count == 12
-        app.switch_project("2")
-        await settle(pilot)
-        table = exports_table(app)
-        names = set(table.column_texts("name"))
-        assert names == {"Staging S3 mirror", "Staging Postgres"}
-        assert requests(sandbox, "GET", "/api/environments/2/batch_exports/")
-
-
 async def test_many_projects_stretch_the_interval_and_say_so(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox, project_ids=["1", "2", "3"], poll_seconds=2.0)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -154,54 +141,12 @@ async def test_server_down_then_back_recovers_by_itself(sandbox: SandboxHandle) 
             assert exports_table(app).row_count == 12
 
 
-async def test_the_footer_follows_what_a_poll_changed(sandbox: SandboxHandle) -> None:
-    """Paused elsewhere (another operator, the API): after the next poll the footer offers unpause, not pause.
-
-    Before, keys were checked again only when the cursor moved, so the footer kept offering what no longer applied.
-    """
-    app = make_app(sandbox)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        screen: Any = app.screen
-        watched = next(w for w in screen.board.snapshot.exports if not w.export.paused)
-        select_export(app, watched.export.name)
-        await settle(pilot)
-        enabled = {key.key: not key.disabled for key in screen.query_one(LeakFreeFooter).query(FooterKey)}
-        assert enabled.get("p") and not enabled.get("u")
-        async with httpx.AsyncClient(base_url=sandbox.base_url,
-                                     headers={"Authorization": f"Bearer {sandbox.api_key}"}) as other:
-            answer = await other.post(f"/api/projects/1/batch_exports/{watched.export.id}/pause/")
-            assert answer.status_code == 200, answer.text
-        screen.poll_now()  # what the armed timer does when it fires
-        await settle(pilot)
-        assert screen.board.selected().export.paused, "the poll saw the pause"
-        enabled = {key.key: not key.disabled for key in screen.query_one(LeakFreeFooter).query(FooterKey)}
-        assert enabled.get("u") and not enabled.get("p"), "the footer shows what applies now"
-        assert footer_shows_current_keys(screen)
-
-
 def same_widgets(now: Iterable[Widget], before: list[Widget]) -> bool:
     """The very widgets of before, in order: none was replaced by a rebuild."""
     shown = list(now)
     return len(shown) == len(before) and all(a is b for a, b in zip(shown, before, strict=True))
 
 
-
-
-async def test_first_down_in_the_project_picker_moves_to_the_next_project(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await pilot.press("P")
-        await settle(pilot)
-        options = app.screen.query_one("#picker-list", OptionList)
-        current = options.highlighted
-        await pilot.press("down")
-        assert options.highlighted == (current or 0) + 1
-        chosen = options.get_option_at_index(options.highlighted).id
-        await pilot.press("enter")
-        await settle(pilot)
-        assert app.project_id == chosen != sandbox.project_id
 
 
 WRITES = ("POST", "PATCH", "DELETE")
@@ -330,6 +275,56 @@ async def edit_refuses_bad_json_and_sends_nothing(pilot: Pilot[Any], sandbox: Sa
     assert requests(sandbox, "PATCH") == []
 
 
+async def switching_project_watches_the_new_one(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app: Any = pilot.app
+    assert exports_table(app).row_count == 12
+    app.switch_project("2")
+    await settle(pilot)
+    table = exports_table(app)
+    names = set(table.column_texts("name"))
+    assert names == {"Staging S3 mirror", "Staging Postgres"}
+    assert requests(sandbox, "GET", "/api/environments/2/batch_exports/")
+
+
+async def first_down_in_the_project_picker_moves_to_the_next_project(pilot: Pilot[Any], sandbox: SandboxHandle,
+                                                                     watching: str) -> None:
+    app: Any = pilot.app
+    await pilot.press("P")
+    await settle(pilot)
+    options = app.screen.query_one("#picker-list", OptionList)
+    current = options.highlighted
+    await pilot.press("down")
+    assert options.highlighted == (current or 0) + 1
+    chosen = options.get_option_at_index(options.highlighted).id
+    await pilot.press("enter")
+    await settle(pilot)
+    assert app.project_id == chosen != watching
+
+
+async def the_footer_follows_what_a_poll_changed(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    """Paused elsewhere (another operator, the API): after the next poll the footer offers unpause, not pause.
+
+    Before, keys were checked again only when the cursor moved, so the footer kept offering what no longer applied.
+    """
+    app: Any = pilot.app
+    screen: Any = app.screen
+    watched = next(w for w in screen.board.snapshot.exports if not w.export.paused)
+    select_export(app, watched.export.name)
+    await settle(pilot)
+    enabled = {key.key: not key.disabled for key in screen.query_one(LeakFreeFooter).query(FooterKey)}
+    assert enabled.get("p") and not enabled.get("u")
+    async with httpx.AsyncClient(base_url=sandbox.base_url,
+                                 headers={"Authorization": f"Bearer {sandbox.api_key}"}) as other:
+        answer = await other.post(f"/api/projects/1/batch_exports/{watched.export.id}/pause/")
+        assert answer.status_code == 200, answer.text
+    screen.poll_now()  # what the armed timer does when it fires
+    await settle(pilot)
+    assert screen.board.selected().export.paused, "the poll saw the pause"
+    enabled = {key.key: not key.disabled for key in screen.query_one(LeakFreeFooter).query(FooterKey)}
+    assert enabled.get("u") and not enabled.get("p"), "the footer shows what applies now"
+    assert footer_shows_current_keys(screen)
+
+
 READING = (one_list_request_per_cycle, palette_offers_the_screen_actions, help_lists_the_keys_of_the_screen_grouped,
            run_logs_show_plain_lines, follow_asks_only_for_newer_lines, footer_rebuilds_only_when_its_keys_change,
            a_keystroke_after_opening_edit_does_not_replace_the_name, edit_refuses_bad_json_and_sends_nothing)
@@ -340,7 +335,8 @@ async def test_looking_around_the_monitor(sandbox: SandboxHandle) -> None:
     form discarded): one list request per cycle; the palette offers the screen's actions; help lists the
     screen's keys grouped; run logs are plain lines; following logs asks only for newer lines; the footer is
     rebuilt only when its keys change; a keystroke just after opening edit does not replace the name; edit
-    refuses bad JSON and sends nothing. None of it sends a write."""
+    refuses bad JSON and sends nothing; switching project watches the new one; the picker's first down moves to
+    the next project. None of it sends a write."""
     app = make_app(sandbox)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -349,6 +345,9 @@ async def test_looking_around_the_monitor(sandbox: SandboxHandle) -> None:
             await back_to(pilot, monitor)
             await case(pilot, sandbox)
         await back_to(pilot, monitor)
+        # Last, as they leave the first project: switching to project 2, then the picker's first down from there.
+        await switching_project_watches_the_new_one(pilot, sandbox)
+        await first_down_in_the_project_picker_moves_to_the_next_project(pilot, sandbox, watching="2")
     assert writes(sandbox) == []
 
 
@@ -518,7 +517,7 @@ async def test_each_write_on_its_own_export(sandbox: SandboxHandle, user_dirs: P
     monitor and counting requests from its own start: backfill validates then sends the interval; a daily
     export's backfill offers and sends dates; pause asks first, then shows paused and journals; a double press
     never sends twice; retrying a completed run asks twice; edit sends only the changed field; delete needs the
-    name typed."""
+    name typed; the footer follows what a poll changed (an export paused elsewhere)."""
     app = make_app(sandbox)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -526,6 +525,7 @@ async def test_each_write_on_its_own_export(sandbox: SandboxHandle, user_dirs: P
         for case in (backfill_validates_then_sends_the_interval, backfill_of_a_daily_export_offers_and_sends_dates,
                      partial(pause_asks_first_then_shows_paused_and_journals, user_dirs=user_dirs),
                      double_press_never_sends_twice, retry_of_a_completed_run_asks_twice,
-                     edit_sends_only_the_changed_field, delete_needs_the_name_typed):
+                     edit_sends_only_the_changed_field, delete_needs_the_name_typed,
+                     the_footer_follows_what_a_poll_changed):
             await back_to(pilot, monitor)
             await case(pilot, sandbox)
