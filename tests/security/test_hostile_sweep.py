@@ -86,7 +86,9 @@ async def settle(pilot: Pilot[Any]) -> None:
 
 
 def _leaks(app: Any) -> list[str]:
-    shot = str(app.export_screenshot())
+    """The forbidden characters on screen, from an SVG export whose contiguous cells of one style are merged (the
+    same text in fewer pieces)."""
+    shot = str(app.export_screenshot(simplify=True))
     return sorted({f"U+{ord(ch):04X}" for ch in shot if ch in FORBIDDEN})
 
 
