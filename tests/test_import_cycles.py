@@ -13,7 +13,11 @@ a submodule of a package it is not inside also depends on that package's
 from __future__ import annotations
 
 import ast
+import functools
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from pathlib import Path
+from types import MappingProxyType
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "tui"
@@ -75,7 +79,13 @@ def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
     return {name: imports_of(path, modules, root) for name, path in files.items()}
 
 
-def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+@functools.cache
+def tui_graph() -> Mapping[str, frozenset[str]]:
+    """The import graph of tui/, parsed once for the tests that read it (frozen: no test can change another's)."""
+    return MappingProxyType({name: frozenset(imports) for name, imports in import_graph().items()})
+
+
+def find_cycle(graph: Mapping[str, AbstractSet[str]]) -> list[str] | None:
     """One cycle as a path (first module repeated at the end), or None."""
     state: dict[str, int] = {}  # 1 on the stack, 2 done
     stack: list[str] = []
@@ -103,7 +113,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 
 def test_tui_has_no_import_cycle() -> None:
-    graph = import_graph()
+    graph = tui_graph()
     assert "tui.app" in graph and "tui.screens.monitor" in graph["tui.app"], "the walk sees lazy imports"
     assert "tui.config" in graph["tui.state.io.journal"], "the walk sees the package __init__ a submodule import runs"
     cycle = find_cycle(graph)
@@ -147,7 +157,7 @@ def test_keys_takes_only_the_shapes_from_the_config() -> None:
     ``tui.config.resolve`` asks ``keys`` for the key, so ``keys`` may use the
     models and the error, never the resolution or the file code.
     """
-    graph = import_graph()
+    graph = tui_graph()
     config = {m for m in graph["tui.config.keys"] if m == "tui.config" or m.startswith("tui.config.")}
     assert config == {"tui.config.models", "tui.config.errors"}
     assert "tui.config.keys" in graph["tui.config.resolve"]
@@ -161,7 +171,7 @@ def test_the_state_outside_io_touches_nothing_outside() -> None:
 
     A pure module that needs to send or write is given a callable or a :class:`JournalWriter`, never the thing itself.
     """
-    graph = import_graph()
+    graph = tui_graph()
     assert OUTSIDE_WORLD[1] in graph["tui.state.io.journal"], "the check sees what an io module imports"
     pure = sorted(m for m in graph if m.startswith("tui.state.") and not m.startswith("tui.state.io"))
     assert "tui.state.health" in pure and "tui.state.alert_book" in pure

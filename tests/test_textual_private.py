@@ -32,11 +32,13 @@ def _imports_textual(path: Path) -> bool:
     return False
 
 
-# The screens, widgets, looks and the app, whether or not a module imports Textual itself (a dialog may subclass
-# the app's own base screen), and every other module of tui/ that does (the web server, the screenshot tool...).
-UI_CODE = sorted({*(ROOT / "tui" / "screens").glob("*.py"), *(ROOT / "tui" / "widgets").rglob("*.py"),
-                  *(ROOT / "tui" / "look").glob("*.py"), ROOT / "tui" / "app.py", ROOT / "tui" / "safe_app.py",
-                  *(path for path in (ROOT / "tui").rglob("*.py") if _imports_textual(path))})
+def ui_code() -> list[Path]:
+    """The screens, widgets, looks and the app, whether or not a module imports Textual itself (a dialog may
+    subclass the app's own base screen), and every other module of tui/ that does (the web server, the screenshot
+    tool...). Read when a test asks, not when the tests are collected."""
+    return sorted({*(ROOT / "tui" / "screens").glob("*.py"), *(ROOT / "tui" / "widgets").rglob("*.py"),
+                   *(ROOT / "tui" / "look").glob("*.py"), ROOT / "tui" / "app.py", ROOT / "tui" / "safe_app.py",
+                   *(path for path in (ROOT / "tui").rglob("*.py") if _imports_textual(path))})
 
 
 def _owner(use: PrivateUse) -> object:
@@ -93,14 +95,14 @@ def unlisted_uses(sources: dict[str, str]) -> set[str]:
 
 
 def test_the_scan_reads_every_module_that_touches_textual() -> None:
-    scanned = {str(path.relative_to(ROOT)) for path in UI_CODE}
+    scanned = {str(path.relative_to(ROOT)) for path in ui_code()}
     assert {"tui/app.py", "tui/widgets/virtual_table.py", "tui/screens/survey_modals.py", "tui/widgets/footer.py",
             "tui/key_registry.py", "tui/tools/screenshots.py"} <= scanned
     assert "tui/state/project_names.py" not in scanned, "no Textual there: its own _name is no DOMNode._name"
 
 
 def test_no_private_textual_member_is_used_without_being_listed() -> None:
-    sources = {str(path.relative_to(ROOT)): path.read_text(encoding="utf-8") for path in UI_CODE}
+    sources = {str(path.relative_to(ROOT)): path.read_text(encoding="utf-8") for path in ui_code()}
     unlisted = unlisted_uses(sources)
     assert unlisted == set(), f"private Textual members used but not listed in textual_private.py: {unlisted}"
 

@@ -95,48 +95,61 @@ async def test_welcome_profile_opens_with_settings(env: dict[str, str], write_co
 # --------------------------------------------------------------------------- the form's connection test
 
 
-async def test_form_says_connection_refused(env: dict[str, str], free_port: int) -> None:
-    app = WelcomeApp(env=env, path=Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml")
+async def test_form_checks_fields_then_says_what_each_connection_test_found(
+        env: dict[str, str], sandbox: SandboxHandle, limited_key: str, free_port: int) -> None:
+    """One form, filled and tested in turn (each case's answer differs from the one before it):
+
+    - fields checked before sending: each bad field named next to it, nothing sent;
+    - connection refused: said with the address;
+    - a key without project:read and no project: 403 with the scope;
+    - a full key: every scope and the owner, the key asked first, then the user, then the projects;
+    - a key without project:read for project 1: 403, the key's own scopes (personal_api_keys/@current/) and, per
+      missing scope, the watchdeck keys it disables; the key itself never shown;
+    - a wrong key on save: 401, asked first as real clients do, and nothing saved.
+    """
+    config = Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml"
+    app = WelcomeApp(env=env, path=config)
     async with app.run_test(size=SIZE) as pilot:
         await _open_form(pilot)
+
+        # fields checked before sending
+        before = len(sandbox.requests())
+        _fill(app, name="bad name", url="not a url", key="")
+        await pilot.press("ctrl+s")
+        await _settle(pilot)
+        assert "letters, digits" in _text(app, "#name-error")
+        assert "not an http(s) URL" in _text(app, "#base-url-error")
+        assert "enter a project id" in _text(app, "#project-error")
+        assert "paste the personal API key" in _text(app, "#key-error")
+        assert len(sandbox.requests()) == before
+
+        # connection refused
         _fill(app, url=f"http://127.0.0.1:{free_port}", project="1", key="any-key")
         await pilot.press("ctrl+t")
         await _settle(pilot)
         assert _text(app, "#form-result") == (
-            f"Refused: nothing accepts connections at 127.0.0.1:{free_port}. Is the server running, is the port right?"
-        )
+            f"Refused: nothing accepts connections at 127.0.0.1:{free_port}. "
+            "Is the server running, is the port right?")
 
-
-async def test_form_says_401_for_a_wrong_key(env: dict[str, str], sandbox: SandboxHandle) -> None:
-    app = WelcomeApp(env=env, path=Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _open_form(pilot)
-        _fill(app, url=sandbox.base_url, project="1", key="wrong-key")
-        await pilot.press("ctrl+s")  # save tests first; a refused key saves nothing
-        await _settle(pilot)
-        assert _text(app, "#form-result").startswith("401: the server refused the API key.")
-        assert not (Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml").exists()
-    # the key is asked first, as real clients do; a refused key is said from that answer
-    assert any(r["path"] == "/api/personal_api_keys/@current/" and r["key_id"] == "unknown"
-               for r in sandbox.requests())
-
-
-async def test_form_says_403_with_the_scope(env: dict[str, str], sandbox: SandboxHandle, limited_key: str) -> None:
-    app = WelcomeApp(env=env, path=Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _open_form(pilot)
+        # 403 with the scope
         _fill(app, url=sandbox.base_url, key=limited_key)
         await pilot.press("ctrl+t")
         await _settle(pilot)
         assert _text(app, "#form-result").startswith("403: the key lacks the scope project:read.")
 
+        # a full key has every scope
+        mark = len(sandbox.requests())
+        _fill(app, url=sandbox.base_url, project="1", key=sandbox.api_key)
+        await pilot.press("ctrl+t")
+        await _settle(pilot)
+        text = _text(app, "#form-result")
+        assert "the key has every scope (*) (owner: Ada Okafor)" in text and "missing" not in text
+        asked = [r["path"] for r in sandbox.requests()[mark:]]
+        assert asked[:2] == ["/api/personal_api_keys/@current/", "/api/users/@me/"], asked
+        assert "/api/projects/" in asked[2:], "the projects are asked after the key"
 
-async def test_form_names_the_keys_scopes_and_what_the_missing_ones_disable(
-        env: dict[str, str], sandbox: SandboxHandle, limited_key: str) -> None:
-    """The key's own scopes (personal_api_keys/@current/) and, per missing scope, the watchdeck keys it disables."""
-    app = WelcomeApp(env=env, path=Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _open_form(pilot)
+        # the key's scopes and what the missing ones disable
+        mark = len(sandbox.requests())
         _fill(app, url=sandbox.base_url, project="1", key=limited_key)
         await pilot.press("ctrl+t")
         await _settle(pilot)
@@ -145,37 +158,18 @@ async def test_form_names_the_keys_scopes_and_what_the_missing_ones_disable(
         assert "the key's scopes: survey:read" in text
         assert "batch_export:write missing: monitor p pause, u unpause, b backfill" in text
         assert limited_key not in text
-    assert any(r["path"] == "/api/personal_api_keys/@current/" for r in sandbox.requests())
+        assert any(r["path"] == "/api/personal_api_keys/@current/" for r in sandbox.requests()[mark:])
 
-
-async def test_form_with_a_full_key_says_it_has_every_scope(env: dict[str, str], sandbox: SandboxHandle) -> None:
-    mark = len(sandbox.requests())
-    app = WelcomeApp(env=env, path=Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await _open_form(pilot)
-        _fill(app, url=sandbox.base_url, project="1", key=sandbox.api_key)
-        await pilot.press("ctrl+t")
+        # 401 for a wrong key, nothing saved
+        mark = len(sandbox.requests())
+        _fill(app, url=sandbox.base_url, project="1", key="wrong-key")
+        await pilot.press("ctrl+s")  # save tests first; a refused key saves nothing
         await _settle(pilot)
-        text = _text(app, "#form-result")
-        assert "the key has every scope (*) (owner: Ada Okafor)" in text and "missing" not in text
-    asked = [r["path"] for r in sandbox.requests()[mark:]]
-    assert asked[:2] == ["/api/personal_api_keys/@current/", "/api/users/@me/"], asked
-    assert "/api/projects/" in asked[2:], "the projects are asked after the key"
-
-
-async def test_form_checks_fields_before_sending(env: dict[str, str], sandbox: SandboxHandle) -> None:
-    app = WelcomeApp(env=env, path=Path(env["WATCHDECK_CONFIG_DIR"]) / "config.toml")
-    before = len(sandbox.requests())
-    async with app.run_test(size=SIZE) as pilot:
-        await _open_form(pilot)
-        _fill(app, name="bad name", url="not a url", key="")
-        await pilot.press("ctrl+s")
-        await _settle(pilot)
-        assert "letters, digits" in _text(app, "#name-error")
-        assert "not an http(s) URL" in _text(app, "#base-url-error")
-        assert "enter a project id" in _text(app, "#project-error")
-        assert "paste the personal API key" in _text(app, "#key-error")
-    assert len(sandbox.requests()) == before
+        assert _text(app, "#form-result").startswith("401: the server refused the API key.")
+        assert not config.exists()
+        # the key is asked first, as real clients do; a refused key is said from that answer
+        assert any(r["path"] == "/api/personal_api_keys/@current/" and r["key_id"] == "unknown"
+                   for r in sandbox.requests()[mark:])
 
 
 async def test_form_asks_before_sending_the_key_over_plain_http(env: dict[str, str]) -> None:

@@ -1,13 +1,19 @@
-"""``watchdeck status`` as cron runs it: a subprocess on this machine's real clock, against the sandbox.
+"""``watchdeck status`` as cron runs it: on this machine's real clock, against the sandbox.
 
 The sandbox's clock runs at real speed over a frozen world (no simulator) and
 stamps its answers' ``Date`` with it, so moving it (its clock admin endpoint)
 is how time passes on the server, or how its clock is skewed from ours.
+
+A healthy run (exit 0), a wrong project (exit 2) and a closed pipe run the command as a subprocess, as cron
+does; the other cases call the command's own function (``tui.cli.main.main``, what ``python -m tui`` runs) in this
+process, with the same environment and arguments, and read what it printed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -22,6 +28,7 @@ import pytest
 
 from tui.api.client import ApiClient
 from tui.api.models.batch_exports import BatchExport
+from tui.cli.main import main
 from tui.clock import ScaledClock
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 
@@ -35,13 +42,20 @@ def sandbox() -> Iterator[SandboxHandle]:
         yield handle
 
 
-def status(handle: SandboxHandle, *args: str, project: str = "1", key: str | None = None) -> tuple[int, str, str]:
+def status(handle: SandboxHandle, *args: str, project: str = "1", key: str | None = None,
+           subprocess_: bool = False) -> tuple[int, str, str]:
+    """``watchdeck status ARGS``: exit code, stdout, stderr; in a subprocess when ``subprocess_``, else in this one."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("WATCHDECK_")}
     env |= {"WATCHDECK_BASE_URL": handle.base_url, "WATCHDECK_API_KEY": key or handle.api_key,
             "WATCHDECK_PROJECT_ID": project, "NO_COLOR": "1"}
-    done = subprocess.run([sys.executable, "-m", "tui", "status", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=60)
-    return done.returncode, done.stdout, done.stderr
+    if subprocess_:
+        done = subprocess.run([sys.executable, "-m", "tui", "status", *args], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=60)
+        return done.returncode, done.stdout, done.stderr
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["status", *args], env=env)
+    return code, out.getvalue(), err.getvalue()
 
 
 def move_server_clock(handle: SandboxHandle, **body: Any) -> None:
@@ -74,7 +88,7 @@ def healthy_hourly(handle: SandboxHandle) -> BatchExport:
 
 def test_healthy_exit_0_with_json_fields(sandbox: SandboxHandle) -> None:
     export = healthy_hourly(sandbox)
-    code, out, err = status(sandbox, "--json", "--export", export.id)
+    code, out, err = status(sandbox, "--json", "--export", export.id, subprocess_=True)
     assert (code, err) == (0, "")
     data = json.loads(out)
     assert data["exit_code"] == 0 and data["healthy"] is True
@@ -147,7 +161,7 @@ def test_server_clock_behind_is_reported(sandbox: SandboxHandle) -> None:
 
 
 def test_wrong_project_exit_2_named(sandbox: SandboxHandle) -> None:
-    code, out, err = status(sandbox, project="99")
+    code, out, err = status(sandbox, project="99", subprocess_=True)
     assert code == 2
     assert out == ""
     assert err.strip() == "watchdeck: project 99 not found"

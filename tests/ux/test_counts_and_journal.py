@@ -14,29 +14,26 @@ from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
 
 
-async def test_filtered_monitor_says_how_many_of_how_many(sandbox: SandboxHandle) -> None:
+async def test_monitor_journal_has_the_export_name_and_real_time_and_a_filter_says_how_many_of_how_many(
+        sandbox: SandboxHandle, user_dirs: Path) -> None:
+    """One monitor: a pause confirmed goes to the journal with the export's name, the project, the real time and the
+    server's; the status line says how many exports are shown of how many, with and without a filter."""
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         status = app.screen.query_one("#monitor-status", Static)
         app.screen.refresh_status()
         assert " · 12 exports" in str(status.render())
-        await pilot.press("slash", *"snow")
-        await settle(pilot)
-        app.screen.refresh_status()
-        assert " · 2 of 12 exports" in str(status.render())
-
-
-async def test_monitor_journal_has_the_export_name_and_real_time(sandbox: SandboxHandle, user_dirs: Path) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
         select_export(app, "Events to S3 data lake")
         await settle(pilot)
         await pilot.press("p")
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("y")
         await settle(pilot)
+        await pilot.press("slash", *"snow")
+        await settle(pilot)
+        app.screen.refresh_status()
+        assert " · 2 of 12 exports" in str(status.render())
     lines = (user_dirs / "data" / "journal.jsonl").read_text().splitlines()
     entry = json.loads(lines[-1])
     assert (entry["action"], entry["name"], entry["project"]) == ("pause", "Events to S3 data lake",

@@ -60,101 +60,118 @@ def label(dialog: Any, selector: str) -> str:
     return str(dialog.query_one(selector, Button).label)
 
 
-async def test_leave_dialog_y_enter_escape_and_its_own_footer() -> None:
-    app = Host(LeaveScreen)
-    async with app.run_test(size=SIZE) as pilot:
-        dialog = await opened(pilot)
-        assert dialog.focused is not None and dialog.focused.id == "leave-keep"
-        assert label(dialog, "#leave-keep") == "Keep draft (y)"
-        assert footer_words(dialog) == {"Confirm", "Cancel", "Discard"}
-        await pilot.press("escape")
-        await pilot.pause()
-        await opened(pilot)
-        await pilot.press("y")
-        await pilot.pause()
-        await opened(pilot)
-        await pilot.press("enter")
-        await pilot.pause()
-        await opened(pilot)
-        await pilot.press("d")
-        await pilot.pause()
+async def _leave_dialog_y_enter_escape_and_its_own_footer(pilot: Any) -> None:
+    app = pilot.app
+    app.make = LeaveScreen
+    app.answers.clear()
+    dialog = await opened(pilot)
+    assert dialog.focused is not None and dialog.focused.id == "leave-keep"
+    assert label(dialog, "#leave-keep") == "Keep draft (y)"
+    assert footer_words(dialog) == {"Confirm", "Cancel", "Discard"}
+    await pilot.press("escape")
+    await pilot.pause()
+    await opened(pilot)
+    await pilot.press("y")
+    await pilot.pause()
+    await opened(pilot)
+    await pilot.press("enter")
+    await pilot.pause()
+    await opened(pilot)
+    await pilot.press("d")
+    await pilot.pause()
     assert app.answers == ["cancel", "keep", "keep", "discard"]
 
 
-async def test_kind_picker_names_the_kind_y_adds_it_escape_cancels() -> None:
-    app = Host(KindPickerScreen)
-    async with app.run_test(size=SIZE) as pilot:
-        dialog = await opened(pilot)
-        assert isinstance(dialog.focused, OptionList), "it starts in the list"
-        assert label(dialog, "#kind-add") == "Add open text question (y)"
-        assert footer_words(dialog) == {"Confirm", "Cancel"}
-        await pilot.press("down", "down")
-        await pilot.pause()
-        assert label(dialog, "#kind-add") == "Add rating question (y)"
-        await pilot.press("y")
-        await pilot.pause()
-        await opened(pilot)
-        await pilot.press("down", "enter")
-        await pilot.pause()
-        await opened(pilot)
-        await pilot.press("escape")
-        await pilot.pause()
+async def _kind_picker_names_the_kind_y_adds_it_escape_cancels(pilot: Any) -> None:
+    app = pilot.app
+    app.make = KindPickerScreen
+    app.answers.clear()
+    dialog = await opened(pilot)
+    assert isinstance(dialog.focused, OptionList), "it starts in the list"
+    assert label(dialog, "#kind-add") == "Add open text question (y)"
+    assert footer_words(dialog) == {"Confirm", "Cancel"}
+    await pilot.press("down", "down")
+    await pilot.pause()
+    assert label(dialog, "#kind-add") == "Add rating question (y)"
+    await pilot.press("y")
+    await pilot.pause()
+    await opened(pilot)
+    await pilot.press("down", "enter")
+    await pilot.pause()
+    await opened(pilot)
+    await pilot.press("escape")
+    await pilot.pause()
     assert app.answers == ["rating", "link", None]
 
 
-async def test_key_storage_confirms_the_keyring_or_this_session_never_the_file_by_y() -> None:
-    app = Host(lambda: KeyStorageScreen("kept", None, keyring=True))
-    async with app.run_test(size=SIZE) as pilot:
-        dialog = await opened(pilot)
-        assert dialog.focused is not None and dialog.focused.id == "keystore-keyring"
-        assert label(dialog, "#keystore-keyring") == "Keep in keyring (y/k)"
-        assert footer_words(dialog) == {"Confirm", "Cancel"}
-        await pilot.press("y")
-        await pilot.pause()
-        await opened(pilot)
-        await pilot.press("enter")
-        await pilot.pause()
-        await opened(pilot)
-        await pilot.press("escape")
-        await pilot.pause()
-        await opened(pilot)
-        await pilot.press("f")
-        await pilot.pause()
-        app.make = lambda: KeyStorageScreen("kept", None, keyring=False)
-        dialog = await opened(pilot)
-        assert dialog.focused is not None and dialog.focused.id == "keystore-nowhere"
-        assert label(dialog, "#keystore-nowhere") == "This session only (y/s)"
-        await pilot.press("y")
-        await pilot.pause()
+async def _key_storage_confirms_the_keyring_or_this_session_never_the_file_by_y(pilot: Any) -> None:
+    app = pilot.app
+    app.make = lambda: KeyStorageScreen("kept", None, keyring=True)
+    app.answers.clear()
+    dialog = await opened(pilot)
+    assert dialog.focused is not None and dialog.focused.id == "keystore-keyring"
+    assert label(dialog, "#keystore-keyring") == "Keep in keyring (y/k)"
+    assert footer_words(dialog) == {"Confirm", "Cancel"}
+    await pilot.press("y")
+    await pilot.pause()
+    await opened(pilot)
+    await pilot.press("enter")
+    await pilot.pause()
+    await opened(pilot)
+    await pilot.press("escape")
+    await pilot.pause()
+    await opened(pilot)
+    await pilot.press("f")
+    await pilot.pause()
+    app.make = lambda: KeyStorageScreen("kept", None, keyring=False)
+    dialog = await opened(pilot)
+    assert dialog.focused is not None and dialog.focused.id == "keystore-nowhere"
+    assert label(dialog, "#keystore-nowhere") == "This session only (y/s)"
+    await pilot.press("y")
+    await pilot.pause()
     assert app.answers == ["keyring", "keyring", None, "file", "nowhere"]
 
 
 PROJECTS = [Project(id=1, name="Demo project"), Project(id=2, name="Staging"), Project(id=3, name="[b]Play\x1b[31m")]
 
 
-async def test_project_picker_names_the_project_y_outside_the_filter_escape_cancels() -> None:
-    app = Host(lambda: ProjectPickerScreen(projects=PROJECTS, current="1"))
-    async with app.run_test(size=SIZE) as pilot:
-        dialog = await opened(pilot)
-        assert isinstance(dialog.focused, Input), "it starts in the filter"
-        assert label(dialog, "#picker-choose") == "Switch to Demo project (y)"
-        assert footer_words(dialog) == {"Cancel"}, "y is a letter in the filter"
-        await pilot.press("down")  # into the list, one project down
-        await pilot.pause()
-        assert label(dialog, "#picker-choose") == "Switch to Staging (y)"
-        assert footer_words(dialog) == {"Confirm", "Cancel"}
-        await pilot.press("down")
-        await pilot.pause()
-        assert label(dialog, "#picker-choose") == "Switch to [b]Play (y)", "server text, cleaned, never markup"
-        await pilot.press("y")
-        await pilot.pause()
-        dialog = await opened(pilot)
-        await pilot.press(*"nothing")
-        await pilot.pause()
-        assert dialog.query_one("#picker-choose", Button).disabled
-        await pilot.press("escape")
-        await pilot.pause()
+async def _project_picker_names_the_project_y_outside_the_filter_escape_cancels(pilot: Any) -> None:
+    app = pilot.app
+    app.make = lambda: ProjectPickerScreen(projects=PROJECTS, current="1")
+    app.answers.clear()
+    dialog = await opened(pilot)
+    assert isinstance(dialog.focused, Input), "it starts in the filter"
+    assert label(dialog, "#picker-choose") == "Switch to Demo project (y)"
+    assert footer_words(dialog) == {"Cancel"}, "y is a letter in the filter"
+    await pilot.press("down")  # into the list, one project down
+    await pilot.pause()
+    assert label(dialog, "#picker-choose") == "Switch to Staging (y)"
+    assert footer_words(dialog) == {"Confirm", "Cancel"}
+    await pilot.press("down")
+    await pilot.pause()
+    assert label(dialog, "#picker-choose") == "Switch to [b]Play (y)", "server text, cleaned, never markup"
+    await pilot.press("y")
+    await pilot.pause()
+    dialog = await opened(pilot)
+    await pilot.press(*"nothing")
+    await pilot.pause()
+    assert dialog.query_one("#picker-choose", Button).disabled
+    await pilot.press("escape")
+    await pilot.pause()
     assert app.answers == ["3", None]
+
+
+async def test_each_dialog_confirms_by_y_or_enter_cancels_by_escape_and_shows_its_own_keys() -> None:
+    """One host app opens each dialog in turn: the editor's leave dialog, its kind picker, key storage (with and
+    without a keyring) and the project picker."""
+    app = Host(LeaveScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        for check in (_leave_dialog_y_enter_escape_and_its_own_footer,
+                      _kind_picker_names_the_kind_y_adds_it_escape_cancels,
+                      _key_storage_confirms_the_keyring_or_this_session_never_the_file_by_y,
+                      _project_picker_names_the_project_y_outside_the_filter_escape_cancels):
+            await check(pilot)
+            assert len(app.screen_stack) == 1, f"{check.__name__}: a dialog was left open"
 
 
 async def test_help_shows_its_own_keys_in_its_footer(sandbox: SandboxHandle) -> None:

@@ -137,7 +137,9 @@ def clock() -> FrozenClock:
 
 async def _sweep(pilot: Any, home: Any, ids: list[str],
                  prepare: Callable[[KeyEntry], Awaitable[None]] | None = None) -> None:
-    """For each key: ``prepare`` the selection, press the key, then whatever confirms (y, enter), then go home."""
+    """For each key: ``prepare`` the selection, press the key; when it opened a dialog or a view, whatever confirms
+    there (y, enter); then go home. Every dialog is a screen of its own, so a key that left the home screen on top
+    asked nothing (a filter it focused is cleared by the escape after it)."""
     app = pilot.app
     for entry in entries(*{i.partition(".")[0] for i in ids}):
         if entry.id not in ids:
@@ -146,9 +148,10 @@ async def _sweep(pilot: Any, home: Any, ids: list[str],
             await prepare(entry)
         await pilot.press(entry.keys.split(",")[0])
         await settle(pilot)
-        for confirm in ("y", "enter"):
-            await pilot.press(confirm)
-            await settle(pilot)
+        if app.screen is not home:
+            for confirm in ("y", "enter"):
+                await pilot.press(confirm)
+                await settle(pilot)
         while app.screen is not home:
             await pilot.press("escape")
             await settle(pilot)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
-import pytest
 from rich.console import Group
 from rich.table import Table
 from textual.widgets import Static
@@ -29,30 +29,28 @@ def _help_lines(screen: HelpScreen) -> list[str]:
     return lines
 
 
-@pytest.mark.parametrize("mode", ["monitor", "surveys"])
-async def test_palette_entries_are_sentences_without_duplicates(sandbox: SandboxHandle, mode: str) -> None:
+def _assert_palette_speaks(app: Any, mode: str) -> None:
+    commands = list(app.get_system_commands(app.screen))
+    titles = Counter(command.title for command in commands)
+    assert [title for title, n in titles.items() if n > 1] == [], mode
+    assert titles["Quit"] == 1 and titles["Switch project"] == 1, mode
+    assert "Project" not in titles and "Keys" not in titles, mode
+    for command in commands:
+        for leak in LEAKS:
+            assert leak not in command.help, (mode, command.title, command.help)
+        if "(key:" in command.help:  # ours; Textual's own (theme, screenshot) are phrases of its own
+            assert command.help.split(" (key:")[0].endswith("."), (mode, command.help)
+
+
+async def test_palette_entries_are_sentences_without_duplicates_and_help_leaves_out_widget_keys(
+        sandbox: SandboxHandle) -> None:
+    """One app: the monitor's palette entries, its help (no generic widget keys), then the survey browser's
+    palette entries."""
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        if mode == "surveys":
-            await pilot.press("tab")
-            await settle(pilot)
-        commands = list(app.get_system_commands(app.screen))
-        titles = Counter(command.title for command in commands)
-        assert [title for title, n in titles.items() if n > 1] == []
-        assert titles["Quit"] == 1 and titles["Switch project"] == 1
-        assert "Project" not in titles and "Keys" not in titles
-        for command in commands:
-            for leak in LEAKS:
-                assert leak not in command.help, (command.title, command.help)
-            if "(key:" in command.help:  # ours; Textual's own (theme, screenshot) are phrases of its own
-                assert command.help.split(" (key:")[0].endswith("."), command.help
+        _assert_palette_speaks(app, "monitor")
 
-
-async def test_help_leaves_out_generic_widget_keys(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -60,3 +58,11 @@ async def test_help_leaves_out_generic_widget_keys(sandbox: SandboxHandle) -> No
         for generic in ("Cursor up", "Cursor left", "Page Left", "Copy selected text", "Top", "Bottom", "Other"):
             assert generic not in lines
         assert "Switch project" in lines and "Pick another project from the ones this key can see." in lines
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, HelpScreen)
+
+        await pilot.press("tab")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "SurveyBrowserScreen"
+        _assert_palette_speaks(app, "surveys")

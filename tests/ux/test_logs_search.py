@@ -26,10 +26,21 @@ async def _open_logs(pilot: object, app: object) -> LogsScreen:
     return screen
 
 
-async def test_search_filters_as_you_type_and_highlights(sandbox: SandboxHandle) -> None:
+async def test_page_up_says_paused_until_end_and_the_search_filters_as_you_type_and_highlights(
+        sandbox: SandboxHandle) -> None:
+    """One logs view: PageUp says PAUSED until End; then the search filters as you type (asking the server before
+    Enter), highlights the word, and Escape clears it."""
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
         screen = await _open_logs(pilot, app)
+        assert "FOLLOW" in _title(screen)
+        await pilot.press("pageup")
+        assert screen.follow is False
+        assert "PAUSED" in _title(screen) and "FOLLOW" not in _title(screen)
+        await pilot.press("end")
+        assert screen.follow is True and "FOLLOW" in _title(screen)
+        await settle(pilot)  # whatever End started is over before the lines are read
+
         log = screen.query_one("#logs", Log)
         every = log.line_count
         word = log.lines[-1].split()[3]  # a word of a message
@@ -56,15 +67,3 @@ async def test_search_filters_as_you_type_and_highlights(sandbox: SandboxHandle)
         assert "search" not in _title(screen)
         assert log.line_count == every
         assert isinstance(app.screen, LogsScreen)
-
-
-async def test_page_up_says_paused_until_end(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await _open_logs(pilot, app)
-        assert "FOLLOW" in _title(screen)
-        await pilot.press("pageup")
-        assert screen.follow is False
-        assert "PAUSED" in _title(screen) and "FOLLOW" not in _title(screen)
-        await pilot.press("end")
-        assert screen.follow is True and "FOLLOW" in _title(screen)
