@@ -77,7 +77,7 @@ async def test_every_survey_write_is_journaled_with_its_outcome(
     """Delete, launch, stop, archive, resume and unarchive (``a`` on the archived survey, whose line carries
     ``archived: false`` as its detail), each refused and then done: one line each, ok or in the server's words."""
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
         for action, (status, key, asks) in ACTIONS.items():
@@ -123,7 +123,7 @@ async def test_every_editor_save_is_journaled_with_its_outcome(
     one line each, the refusal in the server's words (the editor stays open with what was typed; its own tests
     check that); a refused create has no id, so its line has none."""
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
         # journal action -> (the browser's key that opens the editor, the save's path pattern, the name typed)

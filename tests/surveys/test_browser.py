@@ -264,7 +264,7 @@ async def test_actions_send_exactly_their_write_and_update_the_row(sandbox: Any,
     - summarize POSTs ``summarize_responses`` once and shows the summary; a summary that fails shows the error.
     """
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
         surveys = f"/api/projects/{sandbox.project_id}/surveys/"
@@ -410,7 +410,7 @@ async def test_editor_saves_send_only_what_changed_and_refusals_keep_the_input(
       selected.
     """
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
         survey_id = screen.selected_id

@@ -46,7 +46,7 @@ async def test_survey_actions_read_as_a_person_would_and_are_journaled(sandbox: 
     - a list sorted by status is sorted again after a launch an hour later, the launched survey still selected.
     """
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
 

@@ -93,7 +93,7 @@ async def test_the_browser_shows_the_status_respondents_meet(sandbox: Any, clock
     running = await _create(sandbox, {"name": "Live wording", "type": "popover", "start_date": EARLIER.isoformat(),
                                       "questions": [{"type": "open", "question": "How was it?"}]})
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = _browser(app)
 
@@ -167,7 +167,7 @@ async def test_ages_and_status_use_the_servers_clock() -> None:
     server = FrozenClock(local.now() + timedelta(days=2))
     with start_sandbox(sandbox_options(server)) as handle:
         app = make_app(handle, local)
-        async with app.run_test(size=(140, 44)) as pilot:
+        async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
             screen = _browser(app)
             assert abs((screen.now - server.now()).total_seconds()) < 5

@@ -47,7 +47,7 @@ async def test_edit_as_file_cancelled_sends_nothing_and_reopens_on_errors_then_d
     the editor with the problem on top, and its fixed version is diffed and PATCHed (only the name) after ``a``."""
     editor.write_text(RENAMES)
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
         survey_id = screen.selected_id

@@ -37,7 +37,7 @@ async def test_new_from_the_nps_template_and_a_duplicate_create_them(sandbox: An
     nothing sent before the save; ``D`` on a launched survey opens a draft copy whose save POSTs the name with
     " (copy)", its questions without ids, and no dates or targeting flag."""
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, SurveyBrowserScreen)
