@@ -206,7 +206,7 @@ async def test_browsing_the_list_reads_from_the_server_only_when_it_must(sandbox
 async def test_scrolling_loads_pages_lazily(clock: FrozenClock) -> None:
     with start_sandbox(sandbox_options(clock, surveys=350)) as sandbox:
         app = make_app(sandbox, clock)
-        async with app.run_test(size=(120, 36)) as pilot:
+        async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
             screen = browser(app)
             assert screen.table.row_count == 100
@@ -477,7 +477,7 @@ async def test_editor_saves_send_only_what_changed_and_refusals_keep_the_input(
 
 async def test_read_only_hides_mutating_keys(sandbox: Any, clock: FrozenClock) -> None:
     app = make_app(sandbox, clock, read_only=True)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
         for action in ("new", "edit", "delete", "archive", "unarchive", "launch", "stop"):
@@ -498,7 +498,7 @@ async def test_read_only_hides_mutating_keys(sandbox: Any, clock: FrozenClock) -
 
 async def test_hostile_names_show_literally(sandbox: Any, clock: FrozenClock) -> None:
     app = make_app(sandbox, clock, project_id="3")
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
         names = column_texts(screen, "name")
@@ -529,7 +529,7 @@ async def test_hostile_names_show_literally(sandbox: Any, clock: FrozenClock) ->
 
 async def test_bad_key_shows_the_401_message(sandbox: Any, clock: FrozenClock) -> None:
     app = make_app(sandbox, clock, api_key="not-a-key")
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
         assert screen.table.row_count == 0
@@ -543,7 +543,7 @@ async def test_server_down_shows_the_error(clock: FrozenClock) -> None:
     base_url = handle.base_url
     handle.stop()
     app = make_app(handle, clock, base_url=base_url)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
         assert screen.table.row_count == 0
