@@ -19,8 +19,9 @@ FROZEN_AT = datetime(2026, 1, 15, 12, 0, tzinfo=UTC)
 
 @pytest.fixture(autouse=True)
 def user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Drafts, journals and config go to a temporary directory: never the user's, never shared by tests."""
-    for name in ("DATA", "STATE", "CONFIG"):
+    """Drafts, journals, config and the response cache go to a temporary directory: never the user's, never shared
+    by tests."""
+    for name in ("DATA", "STATE", "CONFIG", "CACHE"):
         monkeypatch.setenv(f"WATCHDECK_{name}_DIR", str(tmp_path / name.lower()))
     return tmp_path
 

@@ -1,4 +1,8 @@
-"""Pilot tests of the survey browser against the sandbox: the exact request sent and the screen updated."""
+"""Pilot tests of the survey browser against the sandbox: the exact request sent and the screen updated.
+
+Checks that share one setup run as one scenario in one app session (browsing, actions, editor saves); each step
+asserts its own precondition and counts the requests and writes it caused from a mark taken before it.
+"""
 
 from __future__ import annotations
 
@@ -55,15 +59,32 @@ async def select_status(pilot: Any, status: SurveyStatus, *, archived: bool | No
     raise AssertionError(f"no {status} survey in the seed")
 
 
+def list_requests(sandbox: Any) -> list[dict[str, Any]]:
+    return requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/")
+
+
 # --------------------------------------------------------------------------- list
 
 
-async def test_first_page_lists_every_seeded_survey(sandbox: Any, clock: FrozenClock) -> None:
+async def test_browsing_the_list_reads_from_the_server_only_when_it_must(sandbox: Any, clock: FrozenClock) -> None:
+    """One session over the seeded project, read-only, in turn:
+
+    - the first page: one list request (limit 100, offset 0) and one responses count; every status seeded;
+      the detail pane follows the cursor;
+    - ``f`` cycles the status filter locally: each status's rows, all rows once, no list request;
+    - the full-screen detail (``enter``) asks ``surveys/:id/stats/`` once, never while moving in the list, takes the
+      focus, and ``escape`` gives the list back;
+    - ``/`` searches on the server, ``escape`` clears the search; a search matching nothing says so;
+    - ``ctrl+r`` refetches the first page, but the responses count only once a minute has passed;
+    - ``o``/``O`` sort by name both ways; a click on the "Qs" header sorts by question count;
+    - ``tab`` switches to the monitor.
+    """
     app = make_app(sandbox, clock)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         screen = browser(app)
-        lists = requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/")
+        # -- the first page
+        lists = list_requests(sandbox)
         assert len(lists) == 1
         assert lists[0]["query_params"] == {"limit": ["100"], "offset": ["0"]}
         assert screen.pager.total == screen.table.row_count >= 30
@@ -82,45 +103,51 @@ async def test_first_page_lists_every_seeded_survey(sandbox: Any, clock: FrozenC
         second_name = cell_text(screen, 1, "name")
         assert second_name in static_text(app, "#survey-detail-fields")
 
-
-async def test_scrolling_loads_pages_lazily(clock: FrozenClock) -> None:
-    with start_sandbox(sandbox_options(clock, surveys=350)) as sandbox:
-        app = make_app(sandbox, clock)
-        async with app.run_test(size=(120, 36)) as pilot:
-            await settle(pilot)
-            screen = browser(app)
-            assert screen.table.row_count == 100
-            assert screen.pager.total == 350
-            assert not screen.pager.exhausted
-            for expected in (200, 300, 350):
-                await pilot.press("end")
-                await settle(pilot)
-                assert screen.table.row_count == expected
-            assert screen.pager.exhausted
-            offsets = [r["query_params"]["offset"][0]
-                       for r in requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/")]
-            assert offsets == ["0", "100", "200", "300"]
-            # no duplicates, nothing skipped
-            ids = [screen.table.key_at(i) for i in range(350)]
-            assert len(set(ids)) == 350
-            await pilot.press("end")
-            await settle(pilot)
-            assert len(requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/")) == 4
-
-
-async def test_name_filter_uses_server_search_and_escape_clears(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        screen = browser(app)
+        # -- the status filter cycles, locally
         everything = screen.table.row_count
+        seen = 0
+        for status in (SurveyStatus.DRAFT, SurveyStatus.RUNNING, SurveyStatus.COMPLETE, SurveyStatus.ARCHIVED):
+            await pilot.press("f")
+            await settle(pilot)
+            assert screen.status_filter is status
+            statuses_shown = column_texts(screen, "status")
+            assert statuses_shown and set(statuses_shown) <= {status.value, "limit reached"}, status
+            assert f"status {status.value}" in static_text(app, "#survey-status")
+            seen += len(statuses_shown)
+        assert seen == everything
+        await pilot.press("f")
+        await settle(pilot)
+        assert screen.status_filter is None
+        assert screen.table.row_count == everything
+        assert len(list_requests(sandbox)) == 1, "filtering is local: no new list requests"
+
+        # -- the full-screen detail shows the survey's stats (never asked while scrolling the list)
+        index = await select_status(pilot, SurveyStatus.RUNNING)
+        survey_id = screen.table.key_at(index)
+        # Settled: a stats ask started by the move would have been sent, as its worker waits out its rest first.
+        await until(pilot, lambda: screen.selected_id == survey_id)
+        assert requests_to(sandbox, "GET", "/stats/") == []
+        await pilot.press("enter")
+        await until(pilot, lambda: len(requests_to(sandbox, "GET", "/stats/")) > 0)
+        asked = requests_to(sandbox, "GET", f"/surveys/{survey_id}/stats/")
+        assert len(asked) == 1 and asked[0]["status"] == 200
+        text = static_text(app, "#survey-detail-fields")
+        assert "stats" in text and "shown" in text and "sent" in text and "% responded" in text
+        # enter gave the detail the screen and the focus; escape gives the list back
+        assert screen.detail_max
+        assert not screen.query_one("#survey-list-pane").display or screen.has_class("-detail-max")
+        assert screen.query_one(SurveyDetail).has_focus
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not screen.detail_max
+
+        # -- the name filter uses the server's search; escape clears it
         await pilot.press("slash")
         box = app.screen.query_one("#survey-filter", Input)
         assert box.display and box.has_focus
         await pilot.press(*"feedback", "enter")
         await settle(pilot)
-        searches = [r for r in requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/")
-                    if "search" in r["query_params"]]
+        searches = [r for r in list_requests(sandbox) if "search" in r["query_params"]]
         assert searches[-1]["query_params"]["search"] == ["feedback"]
         names = column_texts(screen, "name")
         assert 0 < len(names) < everything
@@ -130,49 +157,32 @@ async def test_name_filter_uses_server_search_and_escape_clears(sandbox: Any, cl
         await settle(pilot)
         assert not box.display
         assert screen.table.row_count == everything
-        last = requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/")[-1]
-        assert "search" not in last["query_params"]
+        assert "search" not in list_requests(sandbox)[-1]["query_params"]
 
-
-async def test_search_matching_nothing_says_so(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
+        # -- a search matching nothing says so
         await pilot.press("slash", *"zzzz-nothing", "enter")
         await settle(pilot)
-        assert browser(app).table.row_count == 0
+        assert screen.table.row_count == 0
         assert "No survey matches 'zzzz-nothing'" in static_text(app, "#survey-empty")
-
-
-async def test_status_filter_cycles(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("escape")
         await settle(pilot)
-        screen = browser(app)
-        everything = screen.table.row_count
-        seen = 0
-        for status in (SurveyStatus.DRAFT, SurveyStatus.RUNNING, SurveyStatus.COMPLETE, SurveyStatus.ARCHIVED):
-            await pilot.press("f")
-            await settle(pilot)
-            assert screen.status_filter is status
-            statuses = column_texts(screen, "status")
-            assert statuses and set(statuses) <= {status.value, "limit reached"}
-            assert f"status {status.value}" in static_text(app, "#survey-status")
-            seen += len(statuses)
-        assert seen == everything
-        await pilot.press("f")
-        await settle(pilot)
-        assert screen.status_filter is None
         assert screen.table.row_count == everything
-        # filtering is local: no new list requests
-        assert len(requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/")) == 1
 
-
-async def test_sort_key_and_header_click(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
+        # -- reload refetches the first page, but the responses count waits a minute
+        lists_before = len(list_requests(sandbox))
+        assert len(requests_to(sandbox, "GET", "/surveys/responses_count/")) == 1
+        await pilot.press("ctrl+r")
         await settle(pilot)
-        screen = browser(app)
+        lists = list_requests(sandbox)
+        assert len(lists) == lists_before + 1 and lists[-1]["query_params"]["offset"] == ["0"]
+        assert len(requests_to(sandbox, "GET", "/surveys/responses_count/")) == 1
+        clock.advance(timedelta(seconds=61))
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert len(requests_to(sandbox, "GET", "/surveys/responses_count/")) == 2
+        assert screen.table.row_count == screen.pager.total
+
+        # -- the sort key and a header click
         await pilot.press("o")  # name
         names = column_texts(screen, "name")
         assert names == sorted(names, key=str.casefold)
@@ -186,6 +196,35 @@ async def test_sort_key_and_header_click(sandbox: Any, clock: FrozenClock) -> No
         counts = [int(v) for v in column_texts(screen, "questions")]
         assert screen.sort_key == "questions"
         assert counts == sorted(counts)
+
+        # -- tab switches to the monitor
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.current_mode == "monitor"
+
+
+async def test_scrolling_loads_pages_lazily(clock: FrozenClock) -> None:
+    with start_sandbox(sandbox_options(clock, surveys=350)) as sandbox:
+        app = make_app(sandbox, clock)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            screen = browser(app)
+            assert screen.table.row_count == 100
+            assert screen.pager.total == 350
+            assert not screen.pager.exhausted
+            for expected in (200, 300, 350):
+                await pilot.press("end")
+                await settle(pilot)
+                assert screen.table.row_count == expected
+            assert screen.pager.exhausted
+            offsets = [r["query_params"]["offset"][0] for r in list_requests(sandbox)]
+            assert offsets == ["0", "100", "200", "300"]
+            # no duplicates, nothing skipped
+            ids = [screen.table.key_at(i) for i in range(350)]
+            assert len(set(ids)) == 350
+            await pilot.press("end")
+            await settle(pilot)
+            assert len(list_requests(sandbox)) == 4
 
 
 async def test_name_column_takes_the_free_width_and_a_sort_shows_the_top(sandbox: Any, clock: FrozenClock) -> None:
@@ -213,11 +252,24 @@ async def test_name_column_takes_the_free_width_and_a_sort_shows_the_top(sandbox
 # --------------------------------------------------------------------------- actions
 
 
-async def test_delete_asks_then_sends_delete(sandbox: Any, clock: FrozenClock) -> None:
+async def test_actions_send_exactly_their_write_and_update_the_row(sandbox: Any, clock: FrozenClock) -> None:
+    """One session, each action's writes counted from a mark taken before it:
+
+    - delete asks first: ``n`` sends nothing, ``y`` sends one DELETE and the row goes;
+    - ``a`` on a running survey PATCHes only ``archived: true``, and again only ``archived: false``;
+    - the survey's activity (``h``) shows that change; all activity (``H``) asks once with limit 100 and adds
+      the survey's name column;
+    - stop (asked first) PATCHes ``end_date`` to now: the survey is complete, neither launch nor stop offered;
+    - launch of a draft (asked first) PATCHes ``start_date`` to now: the survey is running;
+    - summarize POSTs ``summarize_responses`` once and shows the summary; a summary that fails shows the error.
+    """
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
+        surveys = f"/api/projects/{sandbox.project_id}/surveys/"
+
+        # -- delete asks, then sends DELETE
         before = screen.table.row_count
         await select_status(pilot, SurveyStatus.DRAFT)
         survey_id = screen.selected_id
@@ -229,114 +281,28 @@ async def test_delete_asks_then_sends_delete(sandbox: Any, clock: FrozenClock) -
         await pilot.press("d")
         await pilot.press("y")
         await settle(pilot)
-        writes = survey_writes(sandbox)
-        assert [(w["method"], w["path"]) for w in writes] == [
-            ("DELETE", f"/api/projects/{sandbox.project_id}/surveys/{survey_id}/")]
+        assert [(w["method"], w["path"]) for w in survey_writes(sandbox)] == [("DELETE", f"{surveys}{survey_id}/")]
         assert screen.table.row_count == before - 1
         assert survey_id is not None and survey_id not in screen.table
         assert screen.pager.total == before - 1
 
-
-async def test_archive_and_unarchive_patch_only_archived(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        screen = browser(app)
+        # -- archive and unarchive PATCH only archived
+        mark = len(survey_writes(sandbox))
         index = await select_status(pilot, SurveyStatus.RUNNING)
         survey_id = screen.selected_id
         await pilot.press("a")
         await settle(pilot)
-        writes = survey_writes(sandbox)
-        assert [(w["method"], w["path"], w["body"]) for w in writes] == [
-            ("PATCH", f"/api/projects/{sandbox.project_id}/surveys/{survey_id}/", {"archived": True})]
+        assert [(w["method"], w["path"], w["body"]) for w in survey_writes(sandbox)[mark:]] == [
+            ("PATCH", f"{surveys}{survey_id}/", {"archived": True})]
         assert cell_text(screen, index, "status") == "archived"
         assert screen.check_action("unarchive", ()) is True
         assert screen.check_action("archive", ()) is False
         await pilot.press("a")
         await settle(pilot)
-        assert survey_writes(sandbox)[-1]["body"] == {"archived": False}
+        assert [w["body"] for w in survey_writes(sandbox)[mark:]] == [{"archived": True}, {"archived": False}]
         assert cell_text(screen, index, "status") == "running"
 
-
-async def test_launch_sets_start_date_to_now(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        screen = browser(app)
-        index = await select_status(pilot, SurveyStatus.DRAFT)
-        survey_id = screen.selected_id
-        assert screen.check_action("launch", ()) is True
-        assert screen.check_action("stop", ()) is False
-        await pilot.press("s")
-        assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("y")
-        await settle(pilot)
-        assert [(w["method"], w["path"], w["body"]) for w in survey_writes(sandbox)] == [
-            ("PATCH", f"/api/projects/{sandbox.project_id}/surveys/{survey_id}/", {"start_date": iso(clock.now())})]
-        assert cell_text(screen, index, "status") == "running"
-
-
-async def test_stop_sets_end_date_to_now(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        screen = browser(app)
-        index = await select_status(pilot, SurveyStatus.RUNNING)
-        survey_id = screen.selected_id
-        await pilot.press("s")
-        assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("y")
-        await settle(pilot)
-        assert [(w["method"], w["path"], w["body"]) for w in survey_writes(sandbox)] == [
-            ("PATCH", f"/api/projects/{sandbox.project_id}/surveys/{survey_id}/", {"end_date": iso(clock.now())})]
-        assert cell_text(screen, index, "status") == "complete"
-        assert screen.check_action("launch", ()) is False
-        assert screen.check_action("stop", ()) is False
-
-
-async def test_summarize_shows_the_summary(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        screen = browser(app)
-        await select_status(pilot, SurveyStatus.RUNNING)
-        survey_id = screen.selected_id
-        await pilot.press("S")
-        assert isinstance(app.screen, SummaryScreen)
-        await settle(pilot)
-        posts = requests_to(sandbox, "POST", f"/surveys/{survey_id}/summarize_responses/")
-        assert len(posts) == 1
-        modal = app.screen
-        assert modal.summary is not None
-        text = str(modal.query_one("#summary-text", Static).render())
-        assert text.strip() and not modal.query_one("#summary-loading").display
-        await pilot.press("escape")
-        assert app.screen is screen
-
-
-async def test_summarize_error_is_shown_in_the_modal(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        screen = browser(app)
-        app.push_screen(SummaryScreen("00000000-0000-0000-0000-000000000000", "[bold]gone"))
-        await settle(pilot)
-        error = str(app.screen.query_one("#summary-error", Static).render())
-        assert "404" in error
-        await pilot.press("escape")
-        assert app.screen is screen
-
-
-async def test_activity_of_one_and_of_all(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await settle(pilot)
-        screen = browser(app)
-        # make a change first so the activity has a before → after
-        await select_status(pilot, SurveyStatus.RUNNING)
-        survey_id = screen.selected_id
-        await pilot.press("a")
-        await settle(pilot)
+        # -- the activity of that survey, then of all
         await pilot.press("h")
         assert isinstance(app.screen, ActivityScreen)
         await settle(pilot)
@@ -348,11 +314,67 @@ async def test_activity_of_one_and_of_all(sandbox: Any, clock: FrozenClock) -> N
         await pilot.press("escape")
         await pilot.press("H")
         await settle(pilot)
-        everything = requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/activity/")
+        everything = requests_to(sandbox, "GET", f"{surveys}activity/")
         assert everything and everything[0]["query_params"] == {"limit": ["100"]}
         table = app.screen.query_one("#activity-table", DataTable)
         assert table.row_count > 1
         assert len(table.columns) == 5  # the survey's name column is added for "all"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen
+
+        # -- stop sets end_date to now
+        mark = len(survey_writes(sandbox))
+        index = await select_status(pilot, SurveyStatus.RUNNING)
+        survey_id = screen.selected_id
+        await pilot.press("s")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert [(w["method"], w["path"], w["body"]) for w in survey_writes(sandbox)[mark:]] == [
+            ("PATCH", f"{surveys}{survey_id}/", {"end_date": iso(clock.now())})]
+        assert cell_text(screen, index, "status") == "complete"
+        assert screen.check_action("launch", ()) is False
+        assert screen.check_action("stop", ()) is False
+
+        # -- launch sets start_date to now
+        mark = len(survey_writes(sandbox))
+        index = await select_status(pilot, SurveyStatus.DRAFT)
+        survey_id = screen.selected_id
+        assert screen.check_action("launch", ()) is True
+        assert screen.check_action("stop", ()) is False
+        await pilot.press("s")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert [(w["method"], w["path"], w["body"]) for w in survey_writes(sandbox)[mark:]] == [
+            ("PATCH", f"{surveys}{survey_id}/", {"start_date": iso(clock.now())})]
+        assert cell_text(screen, index, "status") == "running"
+
+        # -- summarize shows the summary
+        await select_status(pilot, SurveyStatus.RUNNING)
+        survey_id = screen.selected_id
+        await pilot.press("S")
+        assert isinstance(app.screen, SummaryScreen)
+        await settle(pilot)
+        assert len(requests_to(sandbox, "POST", f"/surveys/{survey_id}/summarize_responses/")) == 1
+        modal = app.screen
+        assert modal.summary is not None
+        text = str(modal.query_one("#summary-text", Static).render())
+        assert text.strip() and not modal.query_one("#summary-loading").display
+        await pilot.press("escape")
+        assert app.screen is screen
+
+        # -- a summary that fails shows the error in the modal
+        app.push_screen(SummaryScreen("00000000-0000-0000-0000-000000000000", "[bold]gone"))
+        await settle(pilot)
+        error = str(app.screen.query_one("#summary-error", Static).render())
+        assert "404" in error
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+# --------------------------------------------------------------------------- the editor
 
 
 async def editor_of(pilot: Any, key: str) -> SurveyEditorScreen:
@@ -374,30 +396,30 @@ def field_error(editor: SurveyEditorScreen, name: str) -> str:
     return editor.query_one(f"#fe-{name}", FieldError).message or ""
 
 
-async def test_edit_patches_only_changed_fields(sandbox: Any, clock: FrozenClock) -> None:
+async def test_editor_saves_send_only_what_changed_and_refusals_keep_the_input(
+        sandbox: Any, clock: FrozenClock) -> None:
+    """One session, one edit of the first survey, then a new survey:
+
+    - bad input (a start date that is not ISO 8601, a blank name) is refused next to each field, nothing is sent,
+      the input is kept and the editor stays open;
+    - with both put back, a name another survey has is sent (PATCH of name and description only) and the
+      server's 400 is shown at the name field, the input kept and saving offered again;
+    - with the description put back, a new name and a responses limit PATCH exactly those two fields; the
+      editor closes and the row shows the new name;
+    - ``n`` opens a new draft whose save POSTs name, type and no questions; the new survey is listed first and
+      selected.
+    """
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
         survey_id = screen.selected_id
+        taken = cell_text(screen, 1, "name")
         editor = await editor_of(pilot, "e")
         assert editor.draft.survey is not None and editor.draft.survey.id == survey_id
-        await type_in(pilot, "#f-name", "Renamed survey")
-        await type_in(pilot, "#f-responses_limit", "250")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        assert [(w["method"], w["path"], w["body"]) for w in survey_writes(sandbox)] == [
-            ("PATCH", f"/api/projects/{sandbox.project_id}/surveys/{survey_id}/",
-             {"name": "Renamed survey", "responses_limit": 250})]
-        assert app.screen is screen
-        assert cell_text(screen, 0, "name") == "Renamed survey"
+        original = {name: editor.query_one(f"#f-{name}", Input).value for name in ("name", "start_date", "description")}
 
-
-async def test_editor_refuses_bad_input_locally(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        editor = await editor_of(pilot, "e")
+        # -- bad input is refused locally
         await type_in(pilot, "#f-start_date", "next tuesday")
         await type_in(pilot, "#f-name", "   ")
         await pilot.press("ctrl+s")
@@ -408,14 +430,8 @@ async def test_editor_refuses_bad_input_locally(sandbox: Any, clock: FrozenClock
         assert editor.query_one("#f-start_date", Input).value == "next tuesday"
         assert app.screen is editor
 
-
-async def test_server_400_is_shown_at_the_field_and_input_kept(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        screen = browser(app)
-        taken = cell_text(screen, 1, "name")
-        editor = await editor_of(pilot, "e")
+        # -- the server's 400 is shown at the field, the input kept
+        await type_in(pilot, "#f-start_date", original["start_date"])
         await type_in(pilot, "#f-name", taken)
         await type_in(pilot, "#f-description", "typed by the operator")
         await pilot.press("ctrl+s")
@@ -429,12 +445,19 @@ async def test_server_400_is_shown_at_the_field_and_input_kept(sandbox: Any, clo
         assert editor.query_one("#f-description", Input).value == "typed by the operator"
         assert editor.check_action("save", ()) is True  # saving again is offered
 
-
-async def test_new_survey_posts_and_shows_it_first(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
+        # -- the edit PATCHes only the changed fields
+        await type_in(pilot, "#f-description", original["description"])
+        await type_in(pilot, "#f-name", "Renamed survey")
+        await type_in(pilot, "#f-responses_limit", "250")
+        await pilot.press("ctrl+s")
         await settle(pilot)
-        screen = browser(app)
+        assert [(w["method"], w["path"], w["body"]) for w in survey_writes(sandbox)[1:]] == [
+            ("PATCH", f"/api/projects/{sandbox.project_id}/surveys/{survey_id}/",
+             {"name": "Renamed survey", "responses_limit": 250})]
+        assert app.screen is screen
+        assert cell_text(screen, 0, "name") == "Renamed survey"
+
+        # -- a new survey is POSTed and shown first
         before = screen.table.row_count
         editor = await editor_of(pilot, "n")
         assert editor.draft.creating
@@ -443,7 +466,7 @@ async def test_new_survey_posts_and_shows_it_first(sandbox: Any, clock: FrozenCl
         await settle(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
-        writes = survey_writes(sandbox)
+        writes = survey_writes(sandbox)[2:]
         assert [(w["method"], w["path"]) for w in writes] == [("POST", f"/api/projects/{sandbox.project_id}/surveys/")]
         assert writes[0]["body"] == {"name": "Brand new survey", "type": "popover", "questions": []}
         assert app.screen is screen
@@ -454,7 +477,7 @@ async def test_new_survey_posts_and_shows_it_first(sandbox: Any, clock: FrozenCl
 
 async def test_read_only_hides_mutating_keys(sandbox: Any, clock: FrozenClock) -> None:
     app = make_app(sandbox, clock, read_only=True)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
         for action in ("new", "edit", "delete", "archive", "unarchive", "launch", "stop"):
@@ -470,53 +493,12 @@ async def test_read_only_hides_mutating_keys(sandbox: Any, clock: FrozenClock) -
         assert "READ-ONLY" in static_text(app, "#survey-status")
 
 
-async def test_reload_refetches_but_counts_wait_a_minute(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        screen = browser(app)
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        lists = requests_to(sandbox, "GET", f"/api/projects/{sandbox.project_id}/surveys/")
-        assert len(lists) == 2 and lists[1]["query_params"]["offset"] == ["0"]
-        assert len(requests_to(sandbox, "GET", "/surveys/responses_count/")) == 1
-        clock.advance(timedelta(seconds=61))
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        assert len(requests_to(sandbox, "GET", "/surveys/responses_count/")) == 2
-        assert screen.table.row_count == screen.pager.total
-
-
-async def test_tab_switches_to_the_monitor(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("tab")
-        await pilot.pause()
-        assert app.current_mode == "monitor"
-
-
-async def test_enter_gives_the_detail_the_screen(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        screen = browser(app)
-        await pilot.press("enter")
-        await pilot.pause()
-        assert screen.detail_max
-        assert not screen.query_one("#survey-list-pane").display or screen.has_class("-detail-max")
-        assert screen.query_one(SurveyDetail).has_focus
-        await pilot.press("escape")
-        await pilot.pause()
-        assert not screen.detail_max
-
-
 # --------------------------------------------------------------------------- hostile text and errors
 
 
 async def test_hostile_names_show_literally(sandbox: Any, clock: FrozenClock) -> None:
     app = make_app(sandbox, clock, project_id="3")
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
         names = column_texts(screen, "name")
@@ -547,7 +529,7 @@ async def test_hostile_names_show_literally(sandbox: Any, clock: FrozenClock) ->
 
 async def test_bad_key_shows_the_401_message(sandbox: Any, clock: FrozenClock) -> None:
     app = make_app(sandbox, clock, api_key="not-a-key")
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
         assert screen.table.row_count == 0
@@ -561,7 +543,7 @@ async def test_server_down_shows_the_error(clock: FrozenClock) -> None:
     base_url = handle.base_url
     handle.stop()
     app = make_app(handle, clock, base_url=base_url)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
         assert screen.table.row_count == 0
@@ -569,22 +551,3 @@ async def test_server_down_shows_the_error(clock: FrozenClock) -> None:
         assert "Cannot load surveys" in message and ("refused" in message or "Cannot connect" in message)
         assert "ctrl+r" in message
         assert app.is_running
-
-
-async def test_full_detail_shows_the_surveys_stats(sandbox: Any, clock: FrozenClock) -> None:
-    """``surveys/:id/stats/``: asked once the full-screen detail is open (never while scrolling the list)."""
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        screen = browser(app)
-        index = await select_status(pilot, SurveyStatus.RUNNING)
-        survey_id = screen.table.key_at(index)
-        # Settled: a stats ask started by the move would have been sent, as its worker waits out its rest first.
-        await until(pilot, lambda: screen.selected_id == survey_id)
-        assert requests_to(sandbox, "GET", "/stats/") == []
-        await pilot.press("enter")
-        await until(pilot, lambda: len(requests_to(sandbox, "GET", "/stats/")) > 0)
-        asked = requests_to(sandbox, "GET", f"/surveys/{survey_id}/stats/")
-        assert len(asked) == 1 and asked[0]["status"] == 200
-        text = static_text(app, "#survey-detail-fields")
-        assert "stats" in text and "shown" in text and "sent" in text and "% responded" in text

@@ -22,7 +22,7 @@ def footer_words(screen: Any) -> set[str]:
 
 async def test_summary_and_activity_close_with_y_enter_or_escape(sandbox: Any, clock: FrozenClock) -> None:
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         browser = app.screen
         assert isinstance(browser, SurveyBrowserScreen)

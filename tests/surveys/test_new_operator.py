@@ -34,73 +34,65 @@ def test_summary_text_reads_content_first_then_named_details() -> None:
     assert "From the cache: no" in text and "Responses in total: 40" in text
 
 
-async def test_launch_question_says_when_as_a_person_would(sandbox: Any, clock: FrozenClock) -> None:
+async def test_survey_actions_read_as_a_person_would_and_are_journaled(sandbox: Any, clock: FrozenClock,
+                                                                      tmp_path: Path) -> None:
+    """One session, in turn:
+
+    - launching a draft asks "It starts now, Thu 15 Jan 12:00 UTC: ...", not a field name or an offset;
+    - the launch and an archive of the same survey are journaled with its name, the project, the real time and
+      the server's time;
+    - deleting a running survey needs its name typed: a stray ``y`` is no answer, nothing is sent; with the name,
+      one DELETE, journaled with the name;
+    - a list sorted by status is sorted again after a launch an hour later, the launched survey still selected.
+    """
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
+        screen = browser(app)
+
+        # -- the launch question says when as a person would
         await select_status(pilot, SurveyStatus.DRAFT)
+        row = screen.selected
+        assert row is not None
         await pilot.press("s")
         assert isinstance(app.screen, ConfirmScreen)
         question = str(app.screen.query_one("#confirm-question", Static).render())
         assert "It starts now, Thu 15 Jan 12:00 UTC: respondents start seeing it." in question
         assert "start_date" not in question and "+00:00" not in question
 
-
-async def test_survey_actions_are_journaled_with_name_project_and_real_time(sandbox: Any, clock: FrozenClock,
-                                                                          tmp_path: Path) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        screen = browser(app)
-        await select_status(pilot, SurveyStatus.DRAFT)
-        row = screen.selected
-        assert row is not None
-        await pilot.press("s", "y")
+        # -- the launch and an archive are journaled with name, project and real time
+        await pilot.press("y")
         await settle(pilot)
         await pilot.press("a")  # archive it too
         await settle(pilot)
-    entries = _journal(tmp_path)
-    assert [e["action"] for e in entries] == ["survey launch", "survey archive"]
-    launch = entries[0]
-    assert (launch["survey"], launch["name"], launch["project"], launch["result"]) == (
-        row.id, row.name, sandbox.project_id, "ok")
-    written = datetime.fromisoformat(launch["time"])
-    assert abs((written - datetime.now(UTC)).total_seconds()) < 120  # real time, not the frozen clock's
-    assert datetime.fromisoformat(launch["server_time"]) == clock.now()
+        entries = _journal(tmp_path)
+        assert [e["action"] for e in entries] == ["survey launch", "survey archive"]
+        launch = entries[0]
+        assert (launch["survey"], launch["name"], launch["project"], launch["result"]) == (
+            row.id, row.name, sandbox.project_id, "ok")
+        written = datetime.fromisoformat(launch["time"])
+        assert abs((written - datetime.now(UTC)).total_seconds()) < 120  # real time, not the frozen clock's
+        assert datetime.fromisoformat(launch["server_time"]) == clock.now()
 
-
-def test_the_demo_has_its_own_journal(tmp_path: Path) -> None:
-    assert ActionJournal.for_session(demo=True).path != ActionJournal.for_session(demo=False).path
-    assert ActionJournal.for_session(demo=True).path.name == "journal-demo.jsonl"
-
-
-async def test_deleting_a_running_survey_needs_its_name(sandbox: Any, clock: FrozenClock, tmp_path: Path) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        screen = browser(app)
+        # -- deleting a running survey needs its name
         await select_status(pilot, SurveyStatus.RUNNING)
         row = screen.selected
         assert row is not None
+        writes_before = len(survey_writes(sandbox))
         await pilot.press("d")
         await pilot.pause()
         assert isinstance(app.screen, TypedNameConfirmScreen)
         await pilot.press("y", "enter")  # a stray y is no answer here
         await settle(pilot)
-        assert survey_writes(sandbox) == []
+        assert survey_writes(sandbox)[writes_before:] == []
         field = app.screen.query_one("#typed-confirm-name", Input)
         field.value = row.name
         await pilot.press("enter")
         await settle(pilot)
-        assert [w["method"] for w in survey_writes(sandbox)] == ["DELETE"]
-    assert [(e["action"], e["name"]) for e in _journal(tmp_path)] == [("survey delete", row.name)]
+        assert [w["method"] for w in survey_writes(sandbox)[writes_before:]] == ["DELETE"]
+        assert [(e["action"], e["name"]) for e in _journal(tmp_path)[2:]] == [("survey delete", row.name)]
 
-
-async def test_list_sorted_by_status_is_sorted_again_after_a_launch(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        screen = browser(app)
+        # -- a list sorted by status is sorted again after a launch
         await pilot.press("o", "o", "o")
         assert screen.sort_key == "status"
         clock.advance(timedelta(hours=1))  # the sort was made an hour before the launch
@@ -113,3 +105,8 @@ async def test_list_sorted_by_status_is_sorted_again_after_a_launch(sandbox: Any
         ranks = [order.index(s) for s in statuses if s in order]
         assert ranks == sorted(ranks)
         assert screen.selected_id == launched
+
+
+def test_the_demo_has_its_own_journal(tmp_path: Path) -> None:
+    assert ActionJournal.for_session(demo=True).path != ActionJournal.for_session(demo=False).path
+    assert ActionJournal.for_session(demo=True).path.name == "journal-demo.jsonl"

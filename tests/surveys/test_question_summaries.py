@@ -20,7 +20,7 @@ from tui.screens.surveys import SurveyBrowserScreen
 
 async def test_a_question_is_summarized_on_its_own(sandbox: Any, clock: FrozenClock) -> None:
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, SurveyBrowserScreen)

@@ -70,17 +70,34 @@ async def _select(pilot: Any, survey_id: str) -> int:
     raise AssertionError(f"{survey_id} not listed")
 
 
-async def test_future_start_is_running_and_says_it_schedules_nothing(sandbox: Any, clock: FrozenClock) -> None:
+async def test_the_browser_shows_the_status_respondents_meet(sandbox: Any, clock: FrozenClock) -> None:
+    """One session over surveys made for it, in turn:
+
+    - a future start date is running (stop offered, not launch) and the detail says it schedules nothing; a
+      future end date is complete and the detail says so too;
+    - a stopped survey can be resumed: resuming is clearing the end date (the real UI's resume PATCHes
+      ``end_date: null``), and it is running again;
+    - a running survey whose responses reach its limit says "limit reached" in the list and the detail;
+    - rewording a running survey's question in the editor warns that responses answered the old wording.
+    """
     question = [{"type": "open", "question": "Anything?"}]
     future_start = await _create(sandbox, {"name": "Starts next week", "type": "popover", "questions": question,
                                            "start_date": (NOW + timedelta(days=7)).isoformat()})
     future_end = await _create(sandbox, {"name": "Ends next week", "type": "popover", "questions": question,
                                          "start_date": EARLIER.isoformat(),
                                          "end_date": (NOW + timedelta(days=7)).isoformat()})
+    stopped = await _create(sandbox, {"name": "Stopped one", "type": "popover",
+                                      "questions": [{"type": "open", "question": "Why?"}],
+                                      "start_date": EARLIER.isoformat(), "end_date": (EARLIER + timedelta(days=1))
+                                      .isoformat()})
+    running = await _create(sandbox, {"name": "Live wording", "type": "popover", "start_date": EARLIER.isoformat(),
+                                      "questions": [{"type": "open", "question": "How was it?"}]})
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = _browser(app)
+
+        # -- a future start is running and says it schedules nothing; so is a future end
         index = await _select(pilot, future_start.id)
         assert screen.table.cell(index, "status") == "running"
         assert screen.check_action("launch", ()) is False and screen.check_action("stop", ()) is True
@@ -92,18 +109,11 @@ async def test_future_start_is_running_and_says_it_schedules_nothing(sandbox: An
         assert screen.table.cell(index, "status") == "complete"
         fields = str(app.screen.query_one("#survey-detail-fields", Static).render())
         assert "end date in the future: it schedules nothing, respondents no longer see the survey" in fields
-
-
-async def test_a_stopped_survey_can_be_resumed(sandbox: Any, clock: FrozenClock) -> None:
-    """Resuming is clearing the end date (the real UI's resume PATCHes ``end_date: null``)."""
-    stopped = await _create(sandbox, {"name": "Stopped one", "type": "popover",
-                                      "questions": [{"type": "open", "question": "Why?"}],
-                                      "start_date": EARLIER.isoformat(), "end_date": (EARLIER + timedelta(days=1))
-                                      .isoformat()})
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot.press("escape")
         await settle(pilot)
-        screen = _browser(app)
+        assert not screen.detail_max
+
+        # -- a stopped survey can be resumed
         index = await _select(pilot, stopped.id)
         assert screen.check_action("resume", ()) is True
         assert screen.check_action("stop", ()) is False and screen.check_action("launch", ()) is False
@@ -117,12 +127,7 @@ async def test_a_stopped_survey_can_be_resumed(sandbox: Any, clock: FrozenClock)
         assert screen.table.cell(index, "status") == "running"
         assert screen.check_action("resume", ()) is False
 
-
-async def test_limit_reached_is_said_in_the_list_and_the_detail(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(140, 44)) as pilot:
-        await settle(pilot)
-        screen = _browser(app)
+        # -- limit reached is said in the list and the detail
         counts = screen._counts_map() or {}
         now = screen.now
         row = next(r for r in screen.pager.rows if r.status_at(now) is SurveyStatus.RUNNING and counts.get(r.id))
@@ -137,14 +142,11 @@ async def test_limit_reached_is_said_in_the_list_and_the_detail(sandbox: Any, cl
         await settle(pilot)
         fields = str(app.screen.query_one("#survey-detail-fields", Static).render())
         assert f"limit reached: {responses:,} of {responses:,} responses" in fields
-
-
-async def test_rewording_a_running_surveys_question_warns(sandbox: Any, clock: FrozenClock) -> None:
-    running = await _create(sandbox, {"name": "Live wording", "type": "popover", "start_date": EARLIER.isoformat(),
-                                      "questions": [{"type": "open", "question": "How was it?"}]})
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(140, 44)) as pilot:
+        await pilot.press("escape")
         await settle(pilot)
+        assert not screen.detail_max
+
+        # -- rewording a running survey's question warns
         await _select(pilot, running.id)
         await pilot.press("e")
         await settle(pilot)
@@ -165,7 +167,7 @@ async def test_ages_and_status_use_the_servers_clock() -> None:
     server = FrozenClock(local.now() + timedelta(days=2))
     with start_sandbox(sandbox_options(server)) as handle:
         app = make_app(handle, local)
-        async with app.run_test(size=(140, 44)) as pilot:
+        async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
             screen = _browser(app)
             assert abs((screen.now - server.now()).total_seconds()) < 5

@@ -38,17 +38,36 @@ def editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return script
 
 
-async def test_edit_as_file_reopens_on_errors_then_diffs_then_patches(sandbox: Any, clock: FrozenClock,
-                                                                      editor: Path) -> None:
+RENAMES = EDITOR.replace('"Edited in vim" if text.startswith("// watchdeck") else ""', '"Renamed"')
+
+
+async def test_edit_as_file_cancelled_sends_nothing_and_reopens_on_errors_then_diffs_then_patches(
+        sandbox: Any, clock: FrozenClock, editor: Path) -> None:
+    """One session: a diff cancelled with escape sends nothing; then a file that breaks the rules comes back to
+    the editor with the problem on top, and its fixed version is diffed and PATCHed (only the name) after ``a``."""
+    editor.write_text(RENAMES)
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
         survey_id = screen.selected_id
+
+        # -- cancelled: nothing sent
         await pilot.press("E")
         await settle(pilot)
         assert isinstance(app.screen, SurveyDiffScreen)
-        first_lines = Path(str(editor) + ".log").read_text().splitlines()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen
+        assert survey_writes(sandbox) == []
+
+        # -- reopened on errors, then diffed, then patched
+        editor.write_text(EDITOR)
+        opened = len(Path(str(editor) + ".log").read_text().splitlines())
+        await pilot.press("E")
+        await settle(pilot)
+        assert isinstance(app.screen, SurveyDiffScreen)
+        first_lines = Path(str(editor) + ".log").read_text().splitlines()[opened:]
         assert first_lines[0] == "{"  # the survey as JSON
         assert first_lines[1] == "// watchdeck: fix these and save, or empty the file to give up:"
         diff = str(app.screen.query_one("#survey-diff").render())
@@ -61,24 +80,10 @@ async def test_edit_as_file_reopens_on_errors_then_diffs_then_patches(sandbox: A
         ("PATCH", survey_id, {"name": "Edited in vim"})]
 
 
-async def test_edit_as_file_cancelled_sends_nothing(sandbox: Any, clock: FrozenClock, editor: Path,
-                                                    tmp_path: Path) -> None:
-    editor.write_text(EDITOR.replace('"Edited in vim" if text.startswith("// watchdeck") else ""', '"Renamed"'))
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        await pilot.press("E")
-        await settle(pilot)
-        assert isinstance(app.screen, SurveyDiffScreen)
-        await pilot.press("escape")
-        await settle(pilot)
-    assert survey_writes(sandbox) == []
-
-
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
 def test_edit_as_file_diff_dialog(snap_compare: Any, sandbox: Any, clock: FrozenClock, editor: Path,
                                   size: tuple[int, int]) -> None:
-    editor.write_text(EDITOR.replace('"Edited in vim" if text.startswith("// watchdeck") else ""', '"Renamed"'))
+    editor.write_text(RENAMES)
 
     async def run_before(pilot: Any) -> None:
         await settle(pilot)

@@ -1,7 +1,11 @@
-"""Surveys as files: ``watchdeck surveys get`` / ``apply`` run as commands against the sandbox over loopback."""
+"""Surveys as files: ``watchdeck surveys get`` / ``apply`` run as commands against the sandbox over loopback.
+
+The command runs by its entry point in the test's process; hostile files go to a process of its own."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -13,18 +17,34 @@ import httpx
 import pytest
 
 from tests.surveys.conftest import survey_writes
+from tui.cli.main import main
 from tui.state.survey_file import SurveyFileError, loads, validate, with_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _env(sandbox: Any, tmp_path: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "WATCHDECK_API_KEY": sandbox.api_key,
+            "WATCHDECK_CONFIG_DIR": str(tmp_path / "config"), "WATCHDECK_STATE_DIR": str(tmp_path / "state"),
+            "WATCHDECK_DATA_DIR": str(tmp_path / "data"), "WATCHDECK_CACHE_DIR": str(tmp_path / "cache")}
+
+
 def watchdeck(sandbox: Any, *args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "WATCHDECK_API_KEY": sandbox.api_key,
-           "WATCHDECK_CONFIG_DIR": str(tmp_path / "config"), "WATCHDECK_STATE_DIR": str(tmp_path / "state"),
-           "WATCHDECK_DATA_DIR": str(tmp_path / "data"), "WATCHDECK_CACHE_DIR": str(tmp_path / "cache")}
+    """``watchdeck surveys ARGS`` by the command's own entry (``tui.cli.main.main``, given its environment) in this
+    process, in ``tmp_path``: its exit code and what it wrote to stdout and stderr (neither a terminal)."""
+    argv = ["surveys", *args, "--base-url", sandbox.base_url, "--project", sandbox.project_id]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(tmp_path), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv, _env(sandbox, tmp_path))
+    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
+
+
+def watchdeck_process(sandbox: Any, *args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m tui surveys ARGS`` in a process of its own: for input that must not take the tests down if a
+    parser ever gave in to it (a blow-up in memory or depth), bounded by a timeout."""
     return subprocess.run([sys.executable, "-m", "tui", "surveys", *args, "--base-url", sandbox.base_url,
-                           "--project", sandbox.project_id], capture_output=True, text=True, env=env,
-                          cwd=tmp_path, timeout=60, check=False)
+                           "--project", sandbox.project_id], capture_output=True, text=True,
+                          env=_env(sandbox, tmp_path), cwd=tmp_path, timeout=60, check=False)
 
 
 def _journal(tmp_path: Path) -> list[dict[str, Any]]:
@@ -176,7 +196,7 @@ def test_apply_refuses_a_hostile_file_as_bad_input(sandbox: Any, tmp_path: Path,
                                                   said: str) -> None:
     """Aliases that expand to a billion values, and nesting past the parser's depth, are bad input (exit 1)."""
     (tmp_path / name).write_text(text)
-    done = watchdeck(sandbox, "apply", name, tmp_path=tmp_path)
+    done = watchdeck_process(sandbox, "apply", name, tmp_path=tmp_path)
     assert done.returncode == 1, done.stderr
     assert said in done.stderr and "Traceback" not in done.stderr and "RecursionError" not in done.stderr
     assert survey_writes(sandbox) == []

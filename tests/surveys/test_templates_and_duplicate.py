@@ -32,10 +32,17 @@ def test_every_template_is_a_survey_the_editor_accepts() -> None:
         "type": "response_based", "responseValues": {"detractors": 1, "passives": 2, "promoters": 3}}
 
 
-async def test_new_from_the_nps_template_creates_it(sandbox: Any, clock: FrozenClock) -> None:
+async def test_new_from_the_nps_template_and_a_duplicate_create_them(sandbox: Any, clock: FrozenClock) -> None:
+    """One session: ``t`` offers the four templates and the NPS one is POSTed with its response-based branching,
+    nothing sent before the save; ``D`` on a launched survey opens a draft copy whose save POSTs the name with
+    " (copy)", its questions without ids, and no dates or targeting flag."""
     app = make_app(sandbox, clock)
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SurveyBrowserScreen)
+
+        # -- new from the NPS template
         await pilot.press("t")
         await settle(pilot)
         assert isinstance(app.screen, TemplatePickerScreen)
@@ -53,16 +60,10 @@ async def test_new_from_the_nps_template_creates_it(sandbox: Any, clock: FrozenC
         assert body["name"] == "Net Promoter Score (NPS)" and len(body["questions"]) == 4
         assert body["questions"][0]["branching"]["responseValues"] == {"detractors": 1, "passives": 2,
                                                                          "promoters": 3}
-        assert isinstance(app.screen, SurveyBrowserScreen)
-        assert app.screen.table.cell(0, "name") == "Net Promoter Score (NPS)"
+        assert app.screen is screen
+        assert screen.table.cell(0, "name") == "Net Promoter Score (NPS)"
 
-
-async def test_duplicate_opens_a_draft_copy_and_creates_it(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock)
-    async with app.run_test(size=(140, 44)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, SurveyBrowserScreen)
+        # -- duplicate opens a draft copy and creates it
         row = next(r for r in screen.pager.rows if r.start_date is not None and r.question_count)
         original = row.survey()
         screen.table.move_to_key(row.id)
@@ -74,7 +75,7 @@ async def test_duplicate_opens_a_draft_copy_and_creates_it(sandbox: Any, clock: 
         assert editor.query_one("#f-name", Input).value == f"{original.name} (copy)"
         await pilot.press("ctrl+s")
         await settle(pilot)
-        [write] = survey_writes(sandbox)
+        [write] = survey_writes(sandbox)[1:]
         body = write["body"]
         assert write["method"] == "POST"
         assert body["name"] == f"{original.name} (copy)"
