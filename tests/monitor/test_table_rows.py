@@ -149,6 +149,22 @@ async def test_the_line_cache_keeps_only_rows_still_shown_when_rows_come_and_go(
             assert held <= {key for key, _ in shown}, f"poll {poll}: lines of rows gone are kept"
         assert len(live._strips) == 5
 
+
+async def test_a_sorted_table_cleared_and_refilled_shows_each_row_once() -> None:
+    """The survey browser sorted by name, then searched and cleared: it clears the table and adds the new query's
+    pages. Each row is shown once (the view of a sorted table is not the list of rows)."""
+    app = TableApp()
+    async with app.run_test(size=(60, 40)) as pilot:
+        live = app.query_one("#live", VirtualTable)
+        live.apply(rows(6))
+        live.sort(lambda row: str(row[1][0]), reverse=True)
+        live.clear()
+        live.add_rows([(f"r{i}", (f"export {i}", "Completed", str(i)), ()) for i in range(4)])
+        live.add_rows([(f"r{i}", (f"export {i}", "Completed", str(i)), ()) for i in range(4, 7)])
+        await pilot.pause()
+        assert live.row_count == 7
+        assert [line.split()[1] for line in visible_lines(live)[1:8]] == ["6", "5", "4", "3", "2", "1", "0"]
+
 # --------------------------------------------------------------------------- a styled cell, as Rich draws it
 
 CELL_TEXT = st.text(alphabet=st.sampled_from([*"ab xyz-·…▶⏸█░", "界", "漢", "😀", "é"]), max_size=40)

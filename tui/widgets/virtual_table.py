@@ -387,7 +387,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def clear(self) -> None:
         """No rows; the cursor and the scroll go back to the top."""
         self._rows = []
-        self._view = self._rows
+        self._view = [] if self._sort_fn is not None else self._rows  # sorted: the view is a list of its own
         self._positions = {}
         self._sort_values = {}
         self._cursor = 0
