@@ -142,11 +142,16 @@ async def test_build_every_kind_and_every_branching_rule(sandbox: Any) -> None:
 
 
 Scenario = Callable[[Pilot[Any], SurveyEditorScreen], Awaitable[str]]
+Undo = Callable[[Pilot[Any], SurveyEditorScreen], Awaitable[None]]
 
 
 async def _empty_question_text(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
     await set_input(pilot, "#q-question", "")
     return "#qe-question"
+
+
+async def _question_text_back(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    await set_input(pilot, "#q-question", "First")
 
 
 async def _bad_link(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
@@ -161,6 +166,25 @@ async def _empty_choice(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
     await set_input(pilot, "#q-question", "Pick one")
     await set_input(pilot, "#choice-0", "A")
     return "#ce-1"
+
+
+async def _good_link_then_delete(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    await set_input(pilot, "#q-link", "https://example.com/file")
+    await _delete_the_added_question(pilot, screen)
+
+
+async def _second_choice_then_delete(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    await set_input(pilot, "#choice-1", "B")
+    await _delete_the_added_question(pilot, screen)
+
+
+async def _delete_the_added_question(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    assert screen.draft.problems() == {}  # corrected first: the summary no longer says "Not saved"
+    await pilot.press("f8")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, ConfirmScreen)
+    await pilot.press("y")
+    await settle(pilot)
 
 
 async def _branch_to_deleted(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
@@ -185,10 +209,18 @@ async def _bad_json(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
     return "#fe-appearance"
 
 
+async def _appearance_back(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    await set_area(pilot, "#f-appearance", "")
+
+
 async def _int32_overflow(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
     await select_item(pilot, 0)
     await set_input(pilot, "#f-responses_limit", "2147483648")
     return "#fe-responses_limit"
+
+
+async def _responses_limit_back(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    await set_input(pilot, "#f-responses_limit", "")
 
 
 async def _external_with_a_url(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
@@ -199,6 +231,11 @@ async def _external_with_a_url(pilot: Pilot[Any], screen: SurveyEditorScreen) ->
     return "#fe-conditions"
 
 
+async def _popover_without_conditions(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    await set_area(pilot, "#f-conditions", "")
+    await set_select(pilot, "#f-type", "popover")
+
+
 async def _variant_without_its_flag(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
     """products/surveys/backend/api/survey.py validate(): linkedFlagVariant needs linked_flag_id."""
     await select_item(pilot, 0)
@@ -206,39 +243,63 @@ async def _variant_without_its_flag(pilot: Pilot[Any], screen: SurveyEditorScree
     return "#fe-conditions"
 
 
-@pytest.mark.parametrize(
-    ("scenario", "message"),
-    [
-        (_external_with_a_url, "The following condition fields are not allowed for external surveys: url"),
-        (_variant_without_its_flag, "linkedFlagVariant can only be used when a linked_flag_id is specified"),
-        (_empty_question_text, "question text is required"),
-        (_bad_link, "must be an http(s) URL"),
-        (_empty_choice, "a choice cannot be empty"),
-        (_branch_to_deleted, "pointed at deleted question 'Second'"),
-        (_bad_json, "invalid JSON at 2:12"),
-        (_int32_overflow, "at most 2147483647"),
-    ],
-)
-async def test_invalid_input_is_refused_before_anything_is_sent(sandbox: Any, scenario: Scenario,
-                                                                message: str) -> None:
+async def _conditions_back(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    await set_area(pilot, "#f-conditions", "")
+
+
+# Each case: what the operator enters, the message expected next to the field, and how the operator puts the
+# form back as it was (the last case needs none: nothing comes after it).
+REFUSED_CASES: list[tuple[Scenario, str, Undo | None]] = [
+    (_empty_question_text, "question text is required", _question_text_back),
+    (_bad_link, "must be an http(s) URL", _good_link_then_delete),
+    (_empty_choice, "a choice cannot be empty", _second_choice_then_delete),
+    (_int32_overflow, "at most 2147483647", _responses_limit_back),
+    (_bad_json, "invalid JSON at 2:12", _appearance_back),
+    (_external_with_a_url, "The following condition fields are not allowed for external surveys: url",
+     _popover_without_conditions),
+    (_variant_without_its_flag, "linkedFlagVariant can only be used when a linked_flag_id is specified",
+     _conditions_back),
+    (_branch_to_deleted, "pointed at deleted question 'Second'", None),
+]
+
+
+async def test_invalid_input_is_refused_before_anything_is_sent(sandbox: Any) -> None:
+    """One editor on a new survey (named, one open question), then each invalid input in turn: an empty question
+    text, a non-http(s) link, an empty choice, a responses limit over int32, broken JSON, page conditions on an
+    external survey, a flag variant without its flag, a branch to a deleted question. Each is shown at its field
+    while typing and again after ctrl+s, which sends nothing and keeps the editor open on "Not saved, 1 problem";
+    then the operator puts the form back and the draft is exactly as before the case, without a problem."""
     app = make_app(sandbox)
     async with app.run_test(size=SIZE) as pilot:
         screen, results = await open_editor(pilot, None)
         mark = len(sandbox.requests())
         await set_input(pilot, "#f-name", "Refused survey")
-        await add_question(pilot, "open")
+        first = await add_question(pilot, "open")
         await set_input(pilot, "#q-question", "First")
-        selector = await scenario(pilot, screen)
-        error = error_at(pilot, selector)
-        assert error is not None and message in error  # shown while typing, before any save
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        await app.workers.wait_for_complete()
-        assert survey_writes(sandbox, mark) == []
-        assert app.screen is screen and results == []
-        assert summary(pilot).startswith("Not saved, 1 problem")
-        error = error_at(pilot, selector)
-        assert error is not None and message in error
+        known = screen.draft.payload()
+        assert screen.draft.problems() == {}
+        for scenario, message, undo in REFUSED_CASES:
+            case = scenario.__name__.lstrip("_")
+            assert screen.current == first and screen.draft.payload() == known, case
+            selector = await scenario(pilot, screen)
+            error = error_at(pilot, selector)
+            assert error is not None and message in error, case  # shown while typing, before any save
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            await app.workers.wait_for_complete()
+            assert survey_writes(sandbox, mark) == [], case
+            assert app.screen is screen and results == [], case
+            assert summary(pilot).startswith("Not saved, 1 problem"), case
+            error = error_at(pilot, selector)
+            assert error is not None and message in error, case
+            if undo is None:
+                continue
+            await undo(pilot, screen)
+            if screen.current != first:
+                await select_item(pilot, 1)
+            assert screen.draft.payload() == known, case
+            assert screen.draft.problems() == {}, case
+            assert not summary(pilot).startswith("Not saved"), case
 
 
 async def test_server_refusal_keeps_the_form_and_shows_the_error_at_the_field(sandbox: Any, data_dir: Path) -> None:
