@@ -21,6 +21,7 @@ from tui.api.models.surveys import Survey
 from tui.api.writes import NEEDS_FREQUENCY, NEEDS_ITERATION_COUNT
 from tui.key_registry import entries
 from tui.screens.editor import SurveyEditorScreen
+from tui.screens.editor_dialogs import LeaveScreen
 from tui.screens.help import HelpScreen, keys_table, screen_keys
 from tui.widgets.editor.common import FieldError
 from tui.widgets.editor.survey_form import FORM_FIELDS, JsonArea, widget_id
@@ -56,11 +57,64 @@ async def test_every_field_is_reachable_with_tab_and_in_view_when_focused(size: 
         assert seen == [f"f-{widget_id(name)}" for name in FORM_FIELDS]
 
 
-async def test_json_fields_keys_behave_as_in_every_other_field() -> None:
+async def test_json_fields_keys_help_and_typed_fields() -> None:
+    """One editor on a survey with typed appearance and condition keys; in turn:
+
+    - the keys a text area would take for itself (Escape, F6) are in the editor's help, in the registry's
+      words, whichever field has focus; they apply while a JSON field has it; Tab is the form's, everywhere;
+    - the typed fields split the objects (nothing changed by it) and merge them back into what is sent;
+    - a JSON field's keys behave as in every other field: Tab moves on (nothing indented), F6 goes to the
+      list, Escape leaves the editor.
+    """
+    json_keys = {entry.title: entry.sentence for entry in entries("editor") if entry.id.startswith("editor.json_")}
+    assert len(json_keys) == 2
     app = EditorHarness(Survey.model_validate(SURVEY))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        area = app.screen.query_one("#f-appearance", JsonArea)
+        editor = app.screen
+        assert isinstance(editor, SurveyEditorScreen)
+
+        # the help lists the JSON fields' keys from the registry
+        rows = {title: (key, sentence, applies) for _g, key, title, sentence, applies in screen_keys(editor)}
+        assert {title: rows[title][1] for title in json_keys} == json_keys
+        assert not any(rows[title][2] for title in json_keys)
+        editor.query_one("#f-appearance", JsonArea).focus()
+        await pilot.pause()
+        rows = {title: (key, sentence, applies) for _g, key, title, sentence, applies in screen_keys(editor)}
+        assert all(rows[title][2] for title in json_keys)
+        assert {rows[title][0] for title in json_keys} == {"esc", "f6"}
+        assert rows["Next field"][0] == "tab" and rows["Next field"][2], "Tab moves on from a JSON field too"
+        app.push_screen(HelpScreen(editor))
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        console = Console(width=300, record=True, file=io.StringIO())
+        console.print(keys_table(editor))
+        shown = console.export_text()
+        for title, sentence in json_keys.items():
+            assert title in shown and sentence in shown
+        app.pop_screen()
+        await settle(pilot)
+        assert app.screen is editor
+
+        # the typed fields split and merge the objects
+        assert editor.query_one("#f-appearance--position", Select).value == "right"
+        assert editor.query_one("#f-appearance--backgroundColor", Input).value == "#eeeded"
+        assert editor.query_one("#f-conditions--urlMatchType", Select).value == "icontains"
+        assert editor.query_one("#f-conditions--url", Input).value == "https://example.com/app"
+        assert editor.query_one("#f-appearance", JsonArea).text == "{}"
+        assert editor.draft.changes() == {}  # splitting changes nothing
+        editor.query_one("#f-appearance--position", Select).value = "middle_center"
+        await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "14")
+        assert editor.draft.changes() == {
+            "appearance": {"position": "middle_center", "backgroundColor": "#eeeded"},
+            "conditions": {"url": "https://example.com/app", "urlMatchType": "icontains",
+                           "seenSurveyWaitPeriodInDays": 14}}
+        editor.query_one("#f-appearance--position", Select).value = "right"
+        await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "")
+        assert editor.draft.changes() == {}  # put back: nothing to ask about when leaving
+
+        # a JSON field's keys behave as in every other field
+        area = editor.query_one("#f-appearance", JsonArea)
         area.focus()
         await pilot.pause()
         before = area.text
@@ -73,27 +127,7 @@ async def test_json_fields_keys_behave_as_in_every_other_field() -> None:
         area.focus()
         await pilot.press("escape")
         await settle(pilot)
-        assert not isinstance(app.screen, SurveyEditorScreen)  # Escape leaves, as from any field
-
-
-async def test_typed_fields_split_and_merge_the_objects() -> None:
-    app = EditorHarness(Survey.model_validate(SURVEY))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert screen.query_one("#f-appearance--position", Select).value == "right"
-        assert screen.query_one("#f-appearance--backgroundColor", Input).value == "#eeeded"
-        assert screen.query_one("#f-conditions--urlMatchType", Select).value == "icontains"
-        assert screen.query_one("#f-conditions--url", Input).value == "https://example.com/app"
-        assert screen.query_one("#f-appearance", JsonArea).text == "{}"
-        assert isinstance(screen, SurveyEditorScreen)
-        assert screen.draft.changes() == {}  # splitting changes nothing
-        screen.query_one("#f-appearance--position", Select).value = "middle_center"
-        await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "14")
-        assert screen.draft.changes() == {
-            "appearance": {"position": "middle_center", "backgroundColor": "#eeeded"},
-            "conditions": {"url": "https://example.com/app", "urlMatchType": "icontains",
-                           "seenSurveyWaitPeriodInDays": 14}}
+        assert not isinstance(app.screen, SurveyEditorScreen | LeaveScreen)  # Escape leaves, as from any field
 
 
 async def test_bad_typed_values_are_refused_next_to_the_field_then_saved(sandbox: Any) -> None:
@@ -188,31 +222,3 @@ async def test_a_recurring_schedule_without_count_or_frequency_is_refused_at_the
         await settle(pilot)
         [write] = survey_writes(sandbox, since)
         assert write["body"] == {"schedule": "recurring", "iteration_count": 4, "iteration_frequency_days": 90}
-
-
-async def test_help_lists_the_json_fields_keys_from_the_registry() -> None:
-    """The keys a text area would take for itself (Escape, F6) are in the editor's help, in the registry's
-    words, whichever field has focus; they apply while a JSON field has it. Tab is the form's, everywhere."""
-    json_keys = {entry.title: entry.sentence for entry in entries("editor") if entry.id.startswith("editor.json_")}
-    assert len(json_keys) == 2
-    app = EditorHarness(Survey.model_validate(SURVEY))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        editor = app.screen
-        rows = {title: (key, sentence, applies) for _g, key, title, sentence, applies in screen_keys(editor)}
-        assert {title: rows[title][1] for title in json_keys} == json_keys
-        assert not any(rows[title][2] for title in json_keys)
-        editor.query_one("#f-appearance", JsonArea).focus()
-        await pilot.pause()
-        rows = {title: (key, sentence, applies) for _g, key, title, sentence, applies in screen_keys(editor)}
-        assert all(rows[title][2] for title in json_keys)
-        assert {rows[title][0] for title in json_keys} == {"esc", "f6"}
-        assert rows["Next field"][0] == "tab" and rows["Next field"][2], "Tab moves on from a JSON field too"
-        app.push_screen(HelpScreen(editor))
-        await settle(pilot)
-        assert isinstance(app.screen, HelpScreen)
-        console = Console(width=300, record=True, file=io.StringIO())
-        console.print(keys_table(editor))
-        shown = console.export_text()
-        for title, sentence in json_keys.items():
-            assert title in shown and sentence in shown
