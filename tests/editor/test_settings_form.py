@@ -130,95 +130,106 @@ async def test_json_fields_keys_help_and_typed_fields() -> None:
         assert not isinstance(app.screen, SurveyEditorScreen | LeaveScreen)  # Escape leaves, as from any field
 
 
-async def test_bad_typed_values_are_refused_next_to_the_field_then_saved(sandbox: Any) -> None:
+async def _bad_typed_values_are_refused_next_to_the_field_then_saved(pilot: Pilot[Any], sandbox: Any) -> None:
     survey = await create_survey(sandbox, {
         "name": "Typed settings", "type": "popover", "questions": [{"type": "open", "question": "Hi?"}],
         "appearance": {"position": "right", "whiteLabel": False}, "conditions": {"url": "/pricing"}})
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        editor = SurveyEditorScreen(survey)
-        app.push_screen(editor)
-        await settle(pilot)
-        since = len(sandbox.requests())
-        await set_input(pilot, "#f-appearance--backgroundColor", "notacolor")
-        await set_input(pilot, "#f-appearance--surveyPopupDelaySeconds", "-3")
-        await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "two weeks")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        assert survey_writes(sandbox, since) == []
-        error = editor.query_one("#fe-appearance--backgroundColor", FieldError).message or ""
-        assert "must be a colour" in error
-        assert "0 or more" in (editor.query_one("#fe-appearance--surveyPopupDelaySeconds", FieldError).message or "")
-        assert "whole number" in (
-            editor.query_one("#fe-conditions--seenSurveyWaitPeriodInDays", FieldError).message or "")
-        await set_input(pilot, "#f-appearance--backgroundColor", "#ff0000")
-        await set_input(pilot, "#f-appearance--surveyPopupDelaySeconds", "2")
-        await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "14")
-        editor.query_one("#f-conditions--urlMatchType", Select).value = "regex"
-        await settle(pilot)
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        [write] = survey_writes(sandbox, since)
-        assert write["method"] == "PATCH"
-        body = write["body"] if isinstance(write["body"], dict) else {}
-        assert body == {
-            "appearance": {"position": "right", "whiteLabel": False, "backgroundColor": "#ff0000",
-                           "surveyPopupDelaySeconds": 2},
-            "conditions": {"url": "/pricing", "urlMatchType": "regex", "seenSurveyWaitPeriodInDays": 14}}
-        stored = await fetch_raw(sandbox, survey.id)
-        assert stored["appearance"] == body["appearance"] and stored["conditions"] == body["conditions"]
+    app = pilot.app
+    editor = SurveyEditorScreen(survey)
+    app.push_screen(editor)
+    await settle(pilot)
+    since = len(sandbox.requests())
+    await set_input(pilot, "#f-appearance--backgroundColor", "notacolor")
+    await set_input(pilot, "#f-appearance--surveyPopupDelaySeconds", "-3")
+    await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "two weeks")
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    assert survey_writes(sandbox, since) == []
+    error = editor.query_one("#fe-appearance--backgroundColor", FieldError).message or ""
+    assert "must be a colour" in error
+    assert "0 or more" in (editor.query_one("#fe-appearance--surveyPopupDelaySeconds", FieldError).message or "")
+    assert "whole number" in (
+        editor.query_one("#fe-conditions--seenSurveyWaitPeriodInDays", FieldError).message or "")
+    await set_input(pilot, "#f-appearance--backgroundColor", "#ff0000")
+    await set_input(pilot, "#f-appearance--surveyPopupDelaySeconds", "2")
+    await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "14")
+    editor.query_one("#f-conditions--urlMatchType", Select).value = "regex"
+    await settle(pilot)
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    [write] = survey_writes(sandbox, since)
+    assert write["method"] == "PATCH"
+    body = write["body"] if isinstance(write["body"], dict) else {}
+    assert body == {
+        "appearance": {"position": "right", "whiteLabel": False, "backgroundColor": "#ff0000",
+                       "surveyPopupDelaySeconds": 2},
+        "conditions": {"url": "/pricing", "urlMatchType": "regex", "seenSurveyWaitPeriodInDays": 14}}
+    stored = await fetch_raw(sandbox, survey.id)
+    assert stored["appearance"] == body["appearance"] and stored["conditions"] == body["conditions"]
+    assert app.screen is not editor, "saved: the editor closes"
 
 
-async def test_schedule_is_offered_with_the_iteration_fields(sandbox: Any) -> None:
+async def _schedule_is_offered_with_the_iteration_fields(pilot: Pilot[Any], sandbox: Any) -> None:
     survey = await create_survey(sandbox, {"name": "Every month", "type": "popover",
                                            "questions": [{"type": "open", "question": "How is it going?"}]})
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        editor = SurveyEditorScreen(survey)
-        app.push_screen(editor)
-        await settle(pilot)
-        since = len(sandbox.requests())
-        editor.query_one("#f-schedule", Select).value = "recurring"
-        await set_input(pilot, "#f-iteration_count", "6")
-        await set_input(pilot, "#f-iteration_frequency_days", "30")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        [write] = survey_writes(sandbox, since)
-        assert write["body"] == {"schedule": "recurring", "iteration_count": 6, "iteration_frequency_days": 30}
-        stored = await fetch_raw(sandbox, survey.id)
-        assert (stored["schedule"], stored["iteration_count"], stored["iteration_frequency_days"]) == (
-            "recurring", 6, 30)
+    app = pilot.app
+    editor = SurveyEditorScreen(survey)
+    app.push_screen(editor)
+    await settle(pilot)
+    since = len(sandbox.requests())
+    editor.query_one("#f-schedule", Select).value = "recurring"
+    await set_input(pilot, "#f-iteration_count", "6")
+    await set_input(pilot, "#f-iteration_frequency_days", "30")
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    [write] = survey_writes(sandbox, since)
+    assert write["body"] == {"schedule": "recurring", "iteration_count": 6, "iteration_frequency_days": 30}
+    stored = await fetch_raw(sandbox, survey.id)
+    assert (stored["schedule"], stored["iteration_count"], stored["iteration_frequency_days"]) == (
+        "recurring", 6, 30)
+    assert app.screen is not editor, "saved: the editor closes"
 
 
-async def test_a_recurring_schedule_without_count_or_frequency_is_refused_at_the_fields(sandbox: Any) -> None:
+async def _a_recurring_schedule_without_count_or_frequency_is_refused_at_the_fields(pilot: Pilot[Any],
+                                                                                    sandbox: Any) -> None:
     """The real serializer (PostHog/posthog ``posthog/api/survey.py``) stores ``schedule: recurring`` with no
     ``iteration_count``/``iteration_frequency_days`` and the survey then runs once: watchdeck refuses it at the
     fields, and nothing is sent until both are given."""
     survey = await create_survey(sandbox, {"name": "Every quarter", "type": "popover",
                                            "questions": [{"type": "open", "question": "How is it going?"}]})
+    app = pilot.app
+    editor = SurveyEditorScreen(survey)
+    app.push_screen(editor)
+    await settle(pilot)
+    since = len(sandbox.requests())
+    editor.query_one("#f-schedule", Select).value = "recurring"
+    await settle(pilot)
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    assert survey_writes(sandbox, since) == []
+    assert editor.query_one("#fe-iteration_count", FieldError).message == NEEDS_ITERATION_COUNT
+    assert editor.query_one("#fe-iteration_frequency_days", FieldError).message == NEEDS_FREQUENCY
+    await set_input(pilot, "#f-iteration_count", "4")
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    assert survey_writes(sandbox, since) == []
+    assert editor.query_one("#fe-iteration_frequency_days", FieldError).message == NEEDS_FREQUENCY
+    await set_input(pilot, "#f-iteration_frequency_days", "90")
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    [write] = survey_writes(sandbox, since)
+    assert write["body"] == {"schedule": "recurring", "iteration_count": 4, "iteration_frequency_days": 90}
+    assert app.screen is not editor, "saved: the editor closes"
+
+
+async def test_typed_and_schedule_fields_are_checked_next_to_the_field_then_saved(sandbox: Any) -> None:
+    """One app over the sandbox; an editor on each of three surveys in turn: bad typed appearance and condition
+    values refused next to their fields, then saved merged into the objects; a schedule offered with its
+    iteration fields and saved; a recurring schedule without count or frequency refused at those fields until
+    both are given."""
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        editor = SurveyEditorScreen(survey)
-        app.push_screen(editor)
-        await settle(pilot)
-        since = len(sandbox.requests())
-        editor.query_one("#f-schedule", Select).value = "recurring"
-        await settle(pilot)
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        assert survey_writes(sandbox, since) == []
-        assert editor.query_one("#fe-iteration_count", FieldError).message == NEEDS_ITERATION_COUNT
-        assert editor.query_one("#fe-iteration_frequency_days", FieldError).message == NEEDS_FREQUENCY
-        await set_input(pilot, "#f-iteration_count", "4")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        assert survey_writes(sandbox, since) == []
-        assert editor.query_one("#fe-iteration_frequency_days", FieldError).message == NEEDS_FREQUENCY
-        await set_input(pilot, "#f-iteration_frequency_days", "90")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        [write] = survey_writes(sandbox, since)
-        assert write["body"] == {"schedule": "recurring", "iteration_count": 4, "iteration_frequency_days": 90}
+        await _bad_typed_values_are_refused_next_to_the_field_then_saved(pilot, sandbox)
+        await _schedule_is_offered_with_the_iteration_fields(pilot, sandbox)
+        await _a_recurring_schedule_without_count_or_frequency_is_refused_at_the_fields(pilot, sandbox)
