@@ -436,7 +436,8 @@ async def test_draft_is_offered_back_after_a_quit_and_removed_after_save(sandbox
         await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()
         await settle(pilot)
-        assert [body_of(w) for w in survey_writes(sandbox, mark)] == [{"name": "Drafty, renamed"}]
+        assert [body_of(w) for w in survey_writes(sandbox, mark)] == [{"name": "Drafty, renamed"}], (
+            app.screen, screen.draft.changes(), summary(pilot))
         assert not path.exists()
 
 
