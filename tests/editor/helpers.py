@@ -71,6 +71,22 @@ async def set_input(pilot: Pilot[Any], selector: str, value: str) -> None:
     await settle(pilot)
 
 
+async def fill(pilot: Pilot[Any], values: dict[str, Any]) -> None:
+    """Set several fields of the form shown at once (inputs, selects, checkboxes, text areas), then settle once.
+
+    For fields whose change rebuilds no other field of the batch: each is set as its own helper sets it.
+    """
+    screen = pilot.app.screen
+    for selector, value in values.items():
+        widget = screen.query_one(selector)
+        if isinstance(widget, TextArea):
+            widget.load_text(value)
+        else:
+            assert isinstance(widget, Input | Select | Checkbox), selector
+            widget.value = value
+    await settle(pilot)
+
+
 async def type_into(pilot: Pilot[Any], selector: str, text: str) -> None:
     """Focus, clear and type key by key."""
     widget = pilot.app.screen.query_one(selector, Input)

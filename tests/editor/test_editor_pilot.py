@@ -21,8 +21,8 @@ from tui.screens.survey_preview import SurveyPreviewScreen
 from .conftest import body_of, create_survey, fetch_raw, make_app, survey_writes
 from .helpers import (
     add_question,
-    check,
     error_at,
+    fill,
     open_editor,
     select_item,
     set_area,
@@ -43,42 +43,31 @@ async def test_build_every_kind_and_every_branching_rule(sandbox: Any) -> None:
         screen, results = await open_editor(pilot, None)
         mark = len(sandbox.requests())
         await type_into(pilot, "#f-name", "Onboarding pulse")
-        await set_input(pilot, "#f-description", "Quarterly check-in")
-        await set_select(pilot, "#f-type", "widget")
-        await set_input(pilot, "#f-responses_limit", "500")
+        await fill(pilot, {"#f-description": "Quarterly check-in", "#f-type": "widget", "#f-responses_limit": "500"})
 
         q1 = await add_question(pilot, "open")
         await type_into(pilot, "#q-question", "How did it go?")
-        await set_area(pilot, "#q-description", "<b>Tell us</b>")
-        await set_select(pilot, "#q-descriptionContentType", "html")
-        await check(pilot, "#q-optional")
-        await set_input(pilot, "#q-buttonText", "Next")
+        await fill(pilot, {"#q-description": "<b>Tell us</b>", "#q-descriptionContentType": "html",
+                           "#q-optional": True, "#q-buttonText": "Next"})
 
         q2 = await add_question(pilot, "link")
-        await set_input(pilot, "#q-question", "Read the changelog")
-        await set_input(pilot, "#q-link", "https://example.com/changelog")
+        await fill(pilot, {"#q-question": "Read the changelog", "#q-link": "https://example.com/changelog"})
         await set_select(pilot, "#b-type", "end")
 
         q3 = await add_question(pilot, "rating")
-        await set_input(pilot, "#q-question", "How likely are you to recommend us?")
+        await fill(pilot, {"#q-question": "How likely are you to recommend us?", "#q-lowerBoundLabel": "Not likely",
+                           "#q-upperBoundLabel": "Very likely"})
         await set_select(pilot, "#q-scale", 10)
-        await set_input(pilot, "#q-lowerBoundLabel", "Not likely")
-        await set_input(pilot, "#q-upperBoundLabel", "Very likely")
 
         q4 = await add_question(pilot, "single_choice")
-        await set_input(pilot, "#q-question", "Which plan?")
-        await set_input(pilot, "#choice-0", "Free")
-        await set_input(pilot, "#choice-1", "Pro")
+        await fill(pilot, {"#q-question": "Which plan?", "#choice-0": "Free", "#choice-1": "Pro"})
         await pilot.click("#choice-add")
         await settle(pilot)
-        await set_input(pilot, "#choice-2", "Team")
-        await check(pilot, "#q-shuffleOptions")
+        await fill(pilot, {"#choice-2": "Team", "#q-shuffleOptions": True})
 
         q5 = await add_question(pilot, "multiple_choice")
-        await set_input(pilot, "#q-question", "What do you use?")
-        await set_input(pilot, "#choice-0", "Dashboards")
-        await set_input(pilot, "#choice-1", "Alerts")
-        await check(pilot, "#q-hasOpenChoice")
+        await fill(pilot, {"#q-question": "What do you use?", "#choice-0": "Dashboards", "#choice-1": "Alerts",
+                           "#q-hasOpenChoice": True})
         await set_select(pilot, "#b-type", "end")
         await set_select(pilot, "#b-type", "next_question")  # chosen explicitly: sent explicitly
 
