@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, OptionList, Select, TextArea
+from textual.worker import WorkerCancelled
 
-from tests.pilot import SETTLE_ROUNDS
+from tests.pilot import SETTLE_ROUNDS, footer_shows_current_keys, workers_done
 from tests.pilot import settle as settle_workers
 from tui.api.models.surveys import Survey
 from tui.screens.editor import SETTINGS, SurveyEditorScreen
+from tui.screens.surveys import SurveyBrowserScreen
 from tui.state.survey_draft import QUESTION_KINDS
 from tui.widgets.editor.common import FieldError
 
@@ -37,23 +40,50 @@ def layout(app: Any) -> tuple[Any, ...]:
 async def settle(pilot: Pilot[Any]) -> None:
     """Wait until the app is idle, its workers and animations done, and the layout stops changing.
 
-    Under load a form's layout can take several rounds; each round waits for the screen's messages to
-    be handled and the app to be idle, never for a time.
+    Each round waits for the workers and animations, then for one pause (every widget's pending messages
+    handled, the app idle, the screen refreshed); the app is settled once that pause changed nothing in the
+    layout and left no worker running. Under load a form's layout can take several rounds; each round waits
+    for the screen's messages and the app's idleness, never for a time. On the survey list, which shows its
+    footer a moment after its cursor rests, the wait of ``tests.pilot.settle`` for that footer follows.
     """
-    await settle_workers(pilot)
-    await pilot.wait_for_scheduled_animations()
-    previous = layout(pilot.app)
+    app = pilot.app
+    footer_waited = False
     for _ in range(SETTLE_ROUNDS):
+        # A worker cancelled meanwhile (an exclusive one replaced by the next) is done too: not a failure to wait on.
+        with contextlib.suppress(WorkerCancelled):
+            await app.workers.wait_for_complete()
+        await app.animator.wait_until_complete()
+        before = layout(app)
         await pilot.pause()
-        current = layout(pilot.app)
-        if current == previous:
-            return
-        previous = current
+        if not workers_done(app) or layout(app) != before:
+            continue
+        if (not footer_waited and isinstance(app.screen, SurveyBrowserScreen)
+                and not footer_shows_current_keys(app.screen)):
+            footer_waited = True
+            await settle_workers(pilot)
+            continue
+        return
     raise AssertionError("the editor's layout did not settle")
 
 
 async def set_input(pilot: Pilot[Any], selector: str, value: str) -> None:
     pilot.app.screen.query_one(selector, Input).value = value
+    await settle(pilot)
+
+
+async def fill(pilot: Pilot[Any], values: dict[str, Any]) -> None:
+    """Set several fields of the form shown at once (inputs, selects, checkboxes, text areas), then settle once.
+
+    For fields whose change rebuilds no other field of the batch: each is set as its own helper sets it.
+    """
+    screen = pilot.app.screen
+    for selector, value in values.items():
+        widget = screen.query_one(selector)
+        if isinstance(widget, TextArea):
+            widget.load_text(value)
+        else:
+            assert isinstance(widget, Input | Select | Checkbox), selector
+            widget.value = value
     await settle(pilot)
 
 

@@ -25,12 +25,38 @@ def burst(app: Any, keys: str) -> None:
         app.post_message(events.Key(key, "\t" if key == "tab" else key))
 
 
-async def test_fast_typing_keeps_each_key_in_its_field_and_f4_adds_a_choice(sandbox: Any) -> None:
-    """`Alpha` Tab `Beta` typed fast (tmux send-keys "Alpha" Tab "Beta") gave `AlphaBeta` in the first choice."""
+async def test_a_new_survey_without_a_mouse(sandbox: Any) -> None:
+    """One new survey, driven by keys only; in turn:
+
+    - it starts on its name, and ``q`` with edits asks first and names the draft (Escape stays);
+    - typed fast, `Alpha` Tab `Beta` keeps each word in its own choice (tmux send-keys "Alpha" Tab "Beta"
+      gave `AlphaBeta` in the first choice), Shift+Tab goes back, and F4 adds a choice and focuses it;
+    - Enter on a checkbox moves on without toggling, Space toggles, and the state reads without colour.
+    """
+    from tui.screens.confirm import ConfirmScreen
+
     app = make_app(sandbox)
     async with app.run_test(size=SIZE) as pilot:
         screen, _ = await open_editor(pilot, None)
+        await settle(pilot)
+        # a new survey starts on its name; q with edits asks and names the draft
+        assert screen.focused is not None and screen.focused.id == "f-name"
+        await pilot.press("N", "e", "w")
+        await settle(pilot)
+        await pilot.press("f6")  # to the question list, where q is not a letter
+        await settle(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen), "edits unsaved: asks before quitting"
+        assert str(screen.store.path_for(screen.draft.draft_id)) in str(dialog.query_one("#confirm-question").render())
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen and app.is_running
+
+        # fast typing keeps each key in its field; F4 adds a choice
         await add_question(pilot, "single_choice")
+        assert screen.query_one("#choice-0", Input).value == ""
         screen.query_one("#choice-0", Input).focus()
         await pilot.pause()
         burst(app, "A l p h a tab B e t a")
@@ -46,13 +72,9 @@ async def test_fast_typing_keeps_each_key_in_its_field_and_f4_adds_a_choice(sand
         titles = {title for _group, _key, title, _sentence, _applies in screen_keys(screen)}
         assert {"Add choice", "Move choice up", "Remove choice", "Add question"} <= titles
 
-
-async def test_enter_on_a_checkbox_moves_on_space_toggles_and_the_state_reads_without_colour(sandbox: Any) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=SIZE) as pilot:
-        screen, _ = await open_editor(pilot, None)
-        await add_question(pilot, "single_choice")
+        # Enter on a checkbox moves on, Space toggles, the state reads without colour
         box = screen.query_one("#q-hasOpenChoice", CheckField)
+        assert box.value is False
         box.focus()
         await pilot.pause()
         await pilot.press("enter")
@@ -64,25 +86,3 @@ async def test_enter_on_a_checkbox_moves_on_space_toggles_and_the_state_reads_wi
         await pilot.press("space")
         await settle(pilot)
         assert box.value is True and "▐x▌" in str(box.render())
-
-
-async def test_a_new_survey_starts_on_its_name_and_q_with_edits_asks_and_names_the_draft(sandbox: Any) -> None:
-    from tui.screens.confirm import ConfirmScreen
-
-    app = make_app(sandbox)
-    async with app.run_test(size=SIZE) as pilot:
-        screen, _ = await open_editor(pilot, None)
-        await settle(pilot)
-        assert screen.focused is not None and screen.focused.id == "f-name"
-        await pilot.press("N", "e", "w")
-        await settle(pilot)
-        await pilot.press("f6")  # to the question list, where q is not a letter
-        await settle(pilot)
-        await pilot.press("q")
-        await settle(pilot)
-        dialog = app.screen
-        assert isinstance(dialog, ConfirmScreen), "edits unsaved: asks before quitting"
-        assert str(screen.store.path_for(screen.draft.draft_id)) in str(dialog.query_one("#confirm-question").render())
-        await pilot.press("escape")
-        await settle(pilot)
-        assert app.screen is screen and app.is_running

@@ -21,8 +21,8 @@ from tui.screens.survey_preview import SurveyPreviewScreen
 from .conftest import body_of, create_survey, fetch_raw, make_app, survey_writes
 from .helpers import (
     add_question,
-    check,
     error_at,
+    fill,
     open_editor,
     select_item,
     set_area,
@@ -43,42 +43,31 @@ async def test_build_every_kind_and_every_branching_rule(sandbox: Any) -> None:
         screen, results = await open_editor(pilot, None)
         mark = len(sandbox.requests())
         await type_into(pilot, "#f-name", "Onboarding pulse")
-        await set_input(pilot, "#f-description", "Quarterly check-in")
-        await set_select(pilot, "#f-type", "widget")
-        await set_input(pilot, "#f-responses_limit", "500")
+        await fill(pilot, {"#f-description": "Quarterly check-in", "#f-type": "widget", "#f-responses_limit": "500"})
 
         q1 = await add_question(pilot, "open")
         await type_into(pilot, "#q-question", "How did it go?")
-        await set_area(pilot, "#q-description", "<b>Tell us</b>")
-        await set_select(pilot, "#q-descriptionContentType", "html")
-        await check(pilot, "#q-optional")
-        await set_input(pilot, "#q-buttonText", "Next")
+        await fill(pilot, {"#q-description": "<b>Tell us</b>", "#q-descriptionContentType": "html",
+                           "#q-optional": True, "#q-buttonText": "Next"})
 
         q2 = await add_question(pilot, "link")
-        await set_input(pilot, "#q-question", "Read the changelog")
-        await set_input(pilot, "#q-link", "https://example.com/changelog")
+        await fill(pilot, {"#q-question": "Read the changelog", "#q-link": "https://example.com/changelog"})
         await set_select(pilot, "#b-type", "end")
 
         q3 = await add_question(pilot, "rating")
-        await set_input(pilot, "#q-question", "How likely are you to recommend us?")
+        await fill(pilot, {"#q-question": "How likely are you to recommend us?", "#q-lowerBoundLabel": "Not likely",
+                           "#q-upperBoundLabel": "Very likely"})
         await set_select(pilot, "#q-scale", 10)
-        await set_input(pilot, "#q-lowerBoundLabel", "Not likely")
-        await set_input(pilot, "#q-upperBoundLabel", "Very likely")
 
         q4 = await add_question(pilot, "single_choice")
-        await set_input(pilot, "#q-question", "Which plan?")
-        await set_input(pilot, "#choice-0", "Free")
-        await set_input(pilot, "#choice-1", "Pro")
+        await fill(pilot, {"#q-question": "Which plan?", "#choice-0": "Free", "#choice-1": "Pro"})
         await pilot.click("#choice-add")
         await settle(pilot)
-        await set_input(pilot, "#choice-2", "Team")
-        await check(pilot, "#q-shuffleOptions")
+        await fill(pilot, {"#choice-2": "Team", "#q-shuffleOptions": True})
 
         q5 = await add_question(pilot, "multiple_choice")
-        await set_input(pilot, "#q-question", "What do you use?")
-        await set_input(pilot, "#choice-0", "Dashboards")
-        await set_input(pilot, "#choice-1", "Alerts")
-        await check(pilot, "#q-hasOpenChoice")
+        await fill(pilot, {"#q-question": "What do you use?", "#choice-0": "Dashboards", "#choice-1": "Alerts",
+                           "#q-hasOpenChoice": True})
         await set_select(pilot, "#b-type", "end")
         await set_select(pilot, "#b-type", "next_question")  # chosen explicitly: sent explicitly
 
@@ -142,14 +131,27 @@ async def test_build_every_kind_and_every_branching_rule(sandbox: Any) -> None:
 
 
 Scenario = Callable[[Pilot[Any], SurveyEditorScreen], Awaitable[str]]
+Undo = Callable[[Pilot[Any], SurveyEditorScreen], Awaitable[None]]
+
+
+async def _on_the_first_question(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    """Where each question case starts: the form of the survey's one question, as after the setup."""
+    if screen.current != screen.draft.questions[0].key:
+        await select_item(pilot, 1)
 
 
 async def _empty_question_text(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
+    await _on_the_first_question(pilot, screen)
     await set_input(pilot, "#q-question", "")
     return "#qe-question"
 
 
+async def _question_text_back(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    await set_input(pilot, "#q-question", "First")
+
+
 async def _bad_link(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
+    await _on_the_first_question(pilot, screen)
     await add_question(pilot, "link")
     await set_input(pilot, "#q-question", "Visit")
     await set_input(pilot, "#q-link", "ftp://example.com/file")
@@ -157,13 +159,34 @@ async def _bad_link(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
 
 
 async def _empty_choice(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
+    await _on_the_first_question(pilot, screen)
     await add_question(pilot, "single_choice")
     await set_input(pilot, "#q-question", "Pick one")
     await set_input(pilot, "#choice-0", "A")
     return "#ce-1"
 
 
+async def _good_link_then_delete(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    await set_input(pilot, "#q-link", "https://example.com/file")
+    await _delete_the_added_question(pilot, screen)
+
+
+async def _second_choice_then_delete(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    await set_input(pilot, "#choice-1", "B")
+    await _delete_the_added_question(pilot, screen)
+
+
+async def _delete_the_added_question(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    assert screen.draft.problems() == {}  # corrected first: the summary no longer says "Not saved"
+    await pilot.press("f8")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, ConfirmScreen)
+    await pilot.press("y")
+    await settle(pilot)
+
+
 async def _branch_to_deleted(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
+    await _on_the_first_question(pilot, screen)
     second = await add_question(pilot, "open")
     await set_input(pilot, "#q-question", "Second")
     await select_item(pilot, 1)
@@ -185,10 +208,18 @@ async def _bad_json(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
     return "#fe-appearance"
 
 
+async def _appearance_back(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    await set_area(pilot, "#f-appearance", "")
+
+
 async def _int32_overflow(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
     await select_item(pilot, 0)
     await set_input(pilot, "#f-responses_limit", "2147483648")
     return "#fe-responses_limit"
+
+
+async def _responses_limit_back(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    await set_input(pilot, "#f-responses_limit", "")
 
 
 async def _external_with_a_url(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
@@ -199,6 +230,11 @@ async def _external_with_a_url(pilot: Pilot[Any], screen: SurveyEditorScreen) ->
     return "#fe-conditions"
 
 
+async def _popover_without_conditions(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    await set_area(pilot, "#f-conditions", "")
+    await set_select(pilot, "#f-type", "popover")
+
+
 async def _variant_without_its_flag(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
     """products/surveys/backend/api/survey.py validate(): linkedFlagVariant needs linked_flag_id."""
     await select_item(pilot, 0)
@@ -206,21 +242,32 @@ async def _variant_without_its_flag(pilot: Pilot[Any], screen: SurveyEditorScree
     return "#fe-conditions"
 
 
-@pytest.mark.parametrize(
-    ("scenario", "message"),
-    [
-        (_external_with_a_url, "The following condition fields are not allowed for external surveys: url"),
-        (_variant_without_its_flag, "linkedFlagVariant can only be used when a linked_flag_id is specified"),
-        (_empty_question_text, "question text is required"),
-        (_bad_link, "must be an http(s) URL"),
-        (_empty_choice, "a choice cannot be empty"),
-        (_branch_to_deleted, "pointed at deleted question 'Second'"),
-        (_bad_json, "invalid JSON at 2:12"),
-        (_int32_overflow, "at most 2147483647"),
-    ],
-)
-async def test_invalid_input_is_refused_before_anything_is_sent(sandbox: Any, scenario: Scenario,
-                                                                message: str) -> None:
+async def _conditions_back(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
+    await set_area(pilot, "#f-conditions", "")
+
+
+# Each case: what the operator enters, the message expected next to the field, and how the operator puts the
+# form back as it was (the last case needs none: nothing comes after it).
+REFUSED_CASES: list[tuple[Scenario, str, Undo | None]] = [
+    (_empty_question_text, "question text is required", _question_text_back),
+    (_bad_link, "must be an http(s) URL", _good_link_then_delete),
+    (_empty_choice, "a choice cannot be empty", _second_choice_then_delete),
+    (_int32_overflow, "at most 2147483647", _responses_limit_back),
+    (_bad_json, "invalid JSON at 2:12", _appearance_back),
+    (_external_with_a_url, "The following condition fields are not allowed for external surveys: url",
+     _popover_without_conditions),
+    (_variant_without_its_flag, "linkedFlagVariant can only be used when a linked_flag_id is specified",
+     _conditions_back),
+    (_branch_to_deleted, "pointed at deleted question 'Second'", None),
+]
+
+
+async def test_invalid_input_is_refused_before_anything_is_sent(sandbox: Any) -> None:
+    """One editor on a new survey (named, one open question), then each invalid input in turn: an empty question
+    text, a non-http(s) link, an empty choice, a responses limit over int32, broken JSON, page conditions on an
+    external survey, a flag variant without its flag, a branch to a deleted question. Each is shown at its field
+    while typing and again after ctrl+s, which sends nothing and keeps the editor open on "Not saved, 1 problem";
+    then the operator puts the form back and the draft is exactly as before the case, without a problem."""
     app = make_app(sandbox)
     async with app.run_test(size=SIZE) as pilot:
         screen, results = await open_editor(pilot, None)
@@ -228,17 +275,27 @@ async def test_invalid_input_is_refused_before_anything_is_sent(sandbox: Any, sc
         await set_input(pilot, "#f-name", "Refused survey")
         await add_question(pilot, "open")
         await set_input(pilot, "#q-question", "First")
-        selector = await scenario(pilot, screen)
-        error = error_at(pilot, selector)
-        assert error is not None and message in error  # shown while typing, before any save
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        await app.workers.wait_for_complete()
-        assert survey_writes(sandbox, mark) == []
-        assert app.screen is screen and results == []
-        assert summary(pilot).startswith("Not saved, 1 problem")
-        error = error_at(pilot, selector)
-        assert error is not None and message in error
+        known = screen.draft.payload()
+        assert screen.draft.problems() == {}
+        for scenario, message, undo in REFUSED_CASES:
+            case = scenario.__name__.lstrip("_")
+            assert screen.draft.payload() == known and screen.draft.problems() == {}, case
+            selector = await scenario(pilot, screen)
+            error = error_at(pilot, selector)
+            assert error is not None and message in error, case  # shown while typing, before any save
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            await app.workers.wait_for_complete()
+            assert survey_writes(sandbox, mark) == [], case
+            assert app.screen is screen and results == [], case
+            assert summary(pilot).startswith("Not saved, 1 problem"), case
+            error = error_at(pilot, selector)
+            assert error is not None and message in error, case
+            if undo is None:
+                continue
+            await undo(pilot, screen)  # back to the draft as it was, without a problem
+            assert screen.draft.payload() == known and screen.draft.problems() == {}, case
+            assert not summary(pilot).startswith("Not saved"), case
 
 
 async def test_server_refusal_keeps_the_form_and_shows_the_error_at_the_field(sandbox: Any, data_dir: Path) -> None:
@@ -368,7 +425,8 @@ async def test_draft_is_offered_back_after_a_quit_and_removed_after_save(sandbox
         await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()
         await settle(pilot)
-        assert [body_of(w) for w in survey_writes(sandbox, mark)] == [{"name": "Drafty, renamed"}]
+        assert [body_of(w) for w in survey_writes(sandbox, mark)] == [{"name": "Drafty, renamed"}], (
+            app.screen, screen.draft.changes(), summary(pilot))
         assert not path.exists()
 
 

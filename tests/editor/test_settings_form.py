@@ -21,6 +21,7 @@ from tui.api.models.surveys import Survey
 from tui.api.writes import NEEDS_FREQUENCY, NEEDS_ITERATION_COUNT
 from tui.key_registry import entries
 from tui.screens.editor import SurveyEditorScreen
+from tui.screens.editor_dialogs import LeaveScreen
 from tui.screens.help import HelpScreen, keys_table, screen_keys
 from tui.widgets.editor.common import FieldError
 from tui.widgets.editor.survey_form import FORM_FIELDS, JsonArea, widget_id
@@ -56,149 +57,24 @@ async def test_every_field_is_reachable_with_tab_and_in_view_when_focused(size: 
         assert seen == [f"f-{widget_id(name)}" for name in FORM_FIELDS]
 
 
-async def test_json_fields_keys_behave_as_in_every_other_field() -> None:
-    app = EditorHarness(Survey.model_validate(SURVEY))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        area = app.screen.query_one("#f-appearance", JsonArea)
-        area.focus()
-        await pilot.pause()
-        before = area.text
-        await pilot.press("tab")
-        assert area.text == before  # nothing indented
-        assert _focused(pilot).id == "f-conditions--url"
-        area.focus()
-        await pilot.press("f6")
-        assert isinstance(_focused(pilot), OptionList)
-        area.focus()
-        await pilot.press("escape")
-        await settle(pilot)
-        assert not isinstance(app.screen, SurveyEditorScreen)  # Escape leaves, as from any field
+async def test_json_fields_keys_help_and_typed_fields() -> None:
+    """One editor on a survey with typed appearance and condition keys; in turn:
 
-
-async def test_typed_fields_split_and_merge_the_objects() -> None:
-    app = EditorHarness(Survey.model_validate(SURVEY))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert screen.query_one("#f-appearance--position", Select).value == "right"
-        assert screen.query_one("#f-appearance--backgroundColor", Input).value == "#eeeded"
-        assert screen.query_one("#f-conditions--urlMatchType", Select).value == "icontains"
-        assert screen.query_one("#f-conditions--url", Input).value == "https://example.com/app"
-        assert screen.query_one("#f-appearance", JsonArea).text == "{}"
-        assert isinstance(screen, SurveyEditorScreen)
-        assert screen.draft.changes() == {}  # splitting changes nothing
-        screen.query_one("#f-appearance--position", Select).value = "middle_center"
-        await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "14")
-        assert screen.draft.changes() == {
-            "appearance": {"position": "middle_center", "backgroundColor": "#eeeded"},
-            "conditions": {"url": "https://example.com/app", "urlMatchType": "icontains",
-                           "seenSurveyWaitPeriodInDays": 14}}
-
-
-async def test_bad_typed_values_are_refused_next_to_the_field_then_saved(sandbox: Any) -> None:
-    survey = await create_survey(sandbox, {
-        "name": "Typed settings", "type": "popover", "questions": [{"type": "open", "question": "Hi?"}],
-        "appearance": {"position": "right", "whiteLabel": False}, "conditions": {"url": "/pricing"}})
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        editor = SurveyEditorScreen(survey)
-        app.push_screen(editor)
-        await settle(pilot)
-        since = len(sandbox.requests())
-        await set_input(pilot, "#f-appearance--backgroundColor", "notacolor")
-        await set_input(pilot, "#f-appearance--surveyPopupDelaySeconds", "-3")
-        await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "two weeks")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        assert survey_writes(sandbox, since) == []
-        error = editor.query_one("#fe-appearance--backgroundColor", FieldError).message or ""
-        assert "must be a colour" in error
-        assert "0 or more" in (editor.query_one("#fe-appearance--surveyPopupDelaySeconds", FieldError).message or "")
-        assert "whole number" in (
-            editor.query_one("#fe-conditions--seenSurveyWaitPeriodInDays", FieldError).message or "")
-        await set_input(pilot, "#f-appearance--backgroundColor", "#ff0000")
-        await set_input(pilot, "#f-appearance--surveyPopupDelaySeconds", "2")
-        await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "14")
-        editor.query_one("#f-conditions--urlMatchType", Select).value = "regex"
-        await settle(pilot)
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        [write] = survey_writes(sandbox, since)
-        assert write["method"] == "PATCH"
-        body = write["body"] if isinstance(write["body"], dict) else {}
-        assert body == {
-            "appearance": {"position": "right", "whiteLabel": False, "backgroundColor": "#ff0000",
-                           "surveyPopupDelaySeconds": 2},
-            "conditions": {"url": "/pricing", "urlMatchType": "regex", "seenSurveyWaitPeriodInDays": 14}}
-        stored = await fetch_raw(sandbox, survey.id)
-        assert stored["appearance"] == body["appearance"] and stored["conditions"] == body["conditions"]
-
-
-async def test_schedule_is_offered_with_the_iteration_fields(sandbox: Any) -> None:
-    survey = await create_survey(sandbox, {"name": "Every month", "type": "popover",
-                                           "questions": [{"type": "open", "question": "How is it going?"}]})
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        editor = SurveyEditorScreen(survey)
-        app.push_screen(editor)
-        await settle(pilot)
-        since = len(sandbox.requests())
-        editor.query_one("#f-schedule", Select).value = "recurring"
-        await set_input(pilot, "#f-iteration_count", "6")
-        await set_input(pilot, "#f-iteration_frequency_days", "30")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        [write] = survey_writes(sandbox, since)
-        assert write["body"] == {"schedule": "recurring", "iteration_count": 6, "iteration_frequency_days": 30}
-        stored = await fetch_raw(sandbox, survey.id)
-        assert (stored["schedule"], stored["iteration_count"], stored["iteration_frequency_days"]) == (
-            "recurring", 6, 30)
-
-
-async def test_a_recurring_schedule_without_count_or_frequency_is_refused_at_the_fields(sandbox: Any) -> None:
-    """The real serializer (PostHog/posthog ``posthog/api/survey.py``) stores ``schedule: recurring`` with no
-    ``iteration_count``/``iteration_frequency_days`` and the survey then runs once: watchdeck refuses it at the
-    fields, and nothing is sent until both are given."""
-    survey = await create_survey(sandbox, {"name": "Every quarter", "type": "popover",
-                                           "questions": [{"type": "open", "question": "How is it going?"}]})
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        editor = SurveyEditorScreen(survey)
-        app.push_screen(editor)
-        await settle(pilot)
-        since = len(sandbox.requests())
-        editor.query_one("#f-schedule", Select).value = "recurring"
-        await settle(pilot)
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        assert survey_writes(sandbox, since) == []
-        assert editor.query_one("#fe-iteration_count", FieldError).message == NEEDS_ITERATION_COUNT
-        assert editor.query_one("#fe-iteration_frequency_days", FieldError).message == NEEDS_FREQUENCY
-        await set_input(pilot, "#f-iteration_count", "4")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        assert survey_writes(sandbox, since) == []
-        assert editor.query_one("#fe-iteration_frequency_days", FieldError).message == NEEDS_FREQUENCY
-        await set_input(pilot, "#f-iteration_frequency_days", "90")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        [write] = survey_writes(sandbox, since)
-        assert write["body"] == {"schedule": "recurring", "iteration_count": 4, "iteration_frequency_days": 90}
-
-
-async def test_help_lists_the_json_fields_keys_from_the_registry() -> None:
-    """The keys a text area would take for itself (Escape, F6) are in the editor's help, in the registry's
-    words, whichever field has focus; they apply while a JSON field has it. Tab is the form's, everywhere."""
+    - the keys a text area would take for itself (Escape, F6) are in the editor's help, in the registry's
+      words, whichever field has focus; they apply while a JSON field has it; Tab is the form's, everywhere;
+    - the typed fields split the objects (nothing changed by it) and merge them back into what is sent;
+    - a JSON field's keys behave as in every other field: Tab moves on (nothing indented), F6 goes to the
+      list, Escape leaves the editor.
+    """
     json_keys = {entry.title: entry.sentence for entry in entries("editor") if entry.id.startswith("editor.json_")}
     assert len(json_keys) == 2
     app = EditorHarness(Survey.model_validate(SURVEY))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         editor = app.screen
+        assert isinstance(editor, SurveyEditorScreen)
+
+        # the help lists the JSON fields' keys from the registry
         rows = {title: (key, sentence, applies) for _g, key, title, sentence, applies in screen_keys(editor)}
         assert {title: rows[title][1] for title in json_keys} == json_keys
         assert not any(rows[title][2] for title in json_keys)
@@ -216,3 +92,144 @@ async def test_help_lists_the_json_fields_keys_from_the_registry() -> None:
         shown = console.export_text()
         for title, sentence in json_keys.items():
             assert title in shown and sentence in shown
+        app.pop_screen()
+        await settle(pilot)
+        assert app.screen is editor
+
+        # the typed fields split and merge the objects
+        assert editor.query_one("#f-appearance--position", Select).value == "right"
+        assert editor.query_one("#f-appearance--backgroundColor", Input).value == "#eeeded"
+        assert editor.query_one("#f-conditions--urlMatchType", Select).value == "icontains"
+        assert editor.query_one("#f-conditions--url", Input).value == "https://example.com/app"
+        assert editor.query_one("#f-appearance", JsonArea).text == "{}"
+        assert editor.draft.changes() == {}  # splitting changes nothing
+        editor.query_one("#f-appearance--position", Select).value = "middle_center"
+        await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "14")
+        assert editor.draft.changes() == {
+            "appearance": {"position": "middle_center", "backgroundColor": "#eeeded"},
+            "conditions": {"url": "https://example.com/app", "urlMatchType": "icontains",
+                           "seenSurveyWaitPeriodInDays": 14}}
+        editor.query_one("#f-appearance--position", Select).value = "right"
+        await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "")
+        assert editor.draft.changes() == {}  # put back: nothing to ask about when leaving
+
+        # a JSON field's keys behave as in every other field
+        area = editor.query_one("#f-appearance", JsonArea)
+        area.focus()
+        await pilot.pause()
+        before = area.text
+        await pilot.press("tab")
+        assert area.text == before  # nothing indented
+        assert _focused(pilot).id == "f-conditions--url"
+        area.focus()
+        await pilot.press("f6")
+        assert isinstance(_focused(pilot), OptionList)
+        area.focus()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, SurveyEditorScreen | LeaveScreen)  # Escape leaves, as from any field
+
+
+async def _bad_typed_values_are_refused_next_to_the_field_then_saved(pilot: Pilot[Any], sandbox: Any) -> None:
+    survey = await create_survey(sandbox, {
+        "name": "Typed settings", "type": "popover", "questions": [{"type": "open", "question": "Hi?"}],
+        "appearance": {"position": "right", "whiteLabel": False}, "conditions": {"url": "/pricing"}})
+    app = pilot.app
+    editor = SurveyEditorScreen(survey)
+    app.push_screen(editor)
+    await settle(pilot)
+    since = len(sandbox.requests())
+    await set_input(pilot, "#f-appearance--backgroundColor", "notacolor")
+    await set_input(pilot, "#f-appearance--surveyPopupDelaySeconds", "-3")
+    await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "two weeks")
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    assert survey_writes(sandbox, since) == []
+    error = editor.query_one("#fe-appearance--backgroundColor", FieldError).message or ""
+    assert "must be a colour" in error
+    assert "0 or more" in (editor.query_one("#fe-appearance--surveyPopupDelaySeconds", FieldError).message or "")
+    assert "whole number" in (
+        editor.query_one("#fe-conditions--seenSurveyWaitPeriodInDays", FieldError).message or "")
+    await set_input(pilot, "#f-appearance--backgroundColor", "#ff0000")
+    await set_input(pilot, "#f-appearance--surveyPopupDelaySeconds", "2")
+    await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "14")
+    editor.query_one("#f-conditions--urlMatchType", Select).value = "regex"
+    await settle(pilot)
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    [write] = survey_writes(sandbox, since)
+    assert write["method"] == "PATCH"
+    body = write["body"] if isinstance(write["body"], dict) else {}
+    assert body == {
+        "appearance": {"position": "right", "whiteLabel": False, "backgroundColor": "#ff0000",
+                       "surveyPopupDelaySeconds": 2},
+        "conditions": {"url": "/pricing", "urlMatchType": "regex", "seenSurveyWaitPeriodInDays": 14}}
+    stored = await fetch_raw(sandbox, survey.id)
+    assert stored["appearance"] == body["appearance"] and stored["conditions"] == body["conditions"]
+    assert app.screen is not editor, "saved: the editor closes"
+
+
+async def _schedule_is_offered_with_the_iteration_fields(pilot: Pilot[Any], sandbox: Any) -> None:
+    survey = await create_survey(sandbox, {"name": "Every month", "type": "popover",
+                                           "questions": [{"type": "open", "question": "How is it going?"}]})
+    app = pilot.app
+    editor = SurveyEditorScreen(survey)
+    app.push_screen(editor)
+    await settle(pilot)
+    since = len(sandbox.requests())
+    editor.query_one("#f-schedule", Select).value = "recurring"
+    await set_input(pilot, "#f-iteration_count", "6")
+    await set_input(pilot, "#f-iteration_frequency_days", "30")
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    [write] = survey_writes(sandbox, since)
+    assert write["body"] == {"schedule": "recurring", "iteration_count": 6, "iteration_frequency_days": 30}
+    stored = await fetch_raw(sandbox, survey.id)
+    assert (stored["schedule"], stored["iteration_count"], stored["iteration_frequency_days"]) == (
+        "recurring", 6, 30)
+    assert app.screen is not editor, "saved: the editor closes"
+
+
+async def _a_recurring_schedule_without_count_or_frequency_is_refused_at_the_fields(pilot: Pilot[Any],
+                                                                                    sandbox: Any) -> None:
+    """The real serializer (PostHog/posthog ``posthog/api/survey.py``) stores ``schedule: recurring`` with no
+    ``iteration_count``/``iteration_frequency_days`` and the survey then runs once: watchdeck refuses it at the
+    fields, and nothing is sent until both are given."""
+    survey = await create_survey(sandbox, {"name": "Every quarter", "type": "popover",
+                                           "questions": [{"type": "open", "question": "How is it going?"}]})
+    app = pilot.app
+    editor = SurveyEditorScreen(survey)
+    app.push_screen(editor)
+    await settle(pilot)
+    since = len(sandbox.requests())
+    editor.query_one("#f-schedule", Select).value = "recurring"
+    await settle(pilot)
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    assert survey_writes(sandbox, since) == []
+    assert editor.query_one("#fe-iteration_count", FieldError).message == NEEDS_ITERATION_COUNT
+    assert editor.query_one("#fe-iteration_frequency_days", FieldError).message == NEEDS_FREQUENCY
+    await set_input(pilot, "#f-iteration_count", "4")
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    assert survey_writes(sandbox, since) == []
+    assert editor.query_one("#fe-iteration_frequency_days", FieldError).message == NEEDS_FREQUENCY
+    await set_input(pilot, "#f-iteration_frequency_days", "90")
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    [write] = survey_writes(sandbox, since)
+    assert write["body"] == {"schedule": "recurring", "iteration_count": 4, "iteration_frequency_days": 90}
+    assert app.screen is not editor, "saved: the editor closes"
+
+
+async def test_typed_and_schedule_fields_are_checked_next_to_the_field_then_saved(sandbox: Any) -> None:
+    """One app over the sandbox; an editor on each of three surveys in turn: bad typed appearance and condition
+    values refused next to their fields, then saved merged into the objects; a schedule offered with its
+    iteration fields and saved; a recurring schedule without count or frequency refused at those fields until
+    both are given."""
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await _bad_typed_values_are_refused_next_to_the_field_then_saved(pilot, sandbox)
+        await _schedule_is_offered_with_the_iteration_fields(pilot, sandbox)
+        await _a_recurring_schedule_without_count_or_frequency_is_refused_at_the_fields(pilot, sandbox)
