@@ -344,3 +344,14 @@ async def test_an_answer_nested_past_reason_is_a_bad_response_not_a_recursion_er
         with pytest.raises(BadResponse) as caught:
             await api.batch_exports.list()
     assert caught.value.short == "bad response"
+
+
+def test_the_client_lets_idle_connections_go_before_the_server_closes_them() -> None:
+    """A write sent on an idle connection at the moment the server closes it is lost ("dropped the connection") and
+    is not retried, since it may have been sent. The client lets idle connections go first: before the sandbox's
+    server (uvicorn's default, as many servers) closes them."""
+    import uvicorn
+
+    from tui.api.client_core import KEEPALIVE_SECONDS
+
+    assert uvicorn.Config(app=None).timeout_keep_alive > KEEPALIVE_SECONDS

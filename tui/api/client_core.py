@@ -64,6 +64,11 @@ def _display_host(base_url: str) -> str:
     return f"{parts.hostname}:{parts.port}" if parts.port else parts.hostname
 
 
+KEEPALIVE_SECONDS = 4.0
+"""How long an idle connection is kept for the next request: below the 5 s after which common servers (uvicorn,
+the sandbox's server, among them) close an idle one. At equal times a write could go out on a connection the
+server is closing at that moment, and a write that may have been sent is not retried: "dropped the connection"."""
+
 def _tls_for(base_url: str) -> ssl.SSLContext | bool:
     """Certificate checks for https; for a plain-http base URL a context that trusts nothing.
 
@@ -141,7 +146,8 @@ class ClientCore:
             base_url=self.base_url,
             headers=headers,
             timeout=httpx.Timeout(self.timeout),
-            limits=httpx.Limits(max_connections=self.max_in_flight, max_keepalive_connections=self.max_in_flight),
+            limits=httpx.Limits(max_connections=self.max_in_flight, max_keepalive_connections=self.max_in_flight,
+                                keepalive_expiry=KEEPALIVE_SECONDS),
             transport=self._transport,
             follow_redirects=False,
             verify=_tls_for(self.base_url),
