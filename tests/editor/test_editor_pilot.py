@@ -267,7 +267,8 @@ async def test_invalid_input_is_refused_before_anything_is_sent(sandbox: Any) ->
     text, a non-http(s) link, an empty choice, a responses limit over int32, broken JSON, page conditions on an
     external survey, a flag variant without its flag, a branch to a deleted question. Each is shown at its field
     while typing and again after ctrl+s, which sends nothing and keeps the editor open on "Not saved, 1 problem";
-    then the operator puts the form back and the draft is exactly as before the case, without a problem."""
+    then the operator puts the form back and the draft is exactly as before the case, without a problem. The last
+    case's refusal is gone once a question is added (a change to the questions, not a field)."""
     app = make_app(sandbox)
     async with app.run_test(size=SIZE) as pilot:
         screen, results = await open_editor(pilot, None)
@@ -296,6 +297,11 @@ async def test_invalid_input_is_refused_before_anything_is_sent(sandbox: Any) ->
             await undo(pilot, screen)  # back to the draft as it was, without a problem
             assert screen.draft.payload() == known and screen.draft.problems() == {}, case
             assert not summary(pilot).startswith("Not saved"), case
+        # The last case's refusal stays until the draft changes, and a change to the questions counts too.
+        assert summary(pilot).startswith("Not saved, 1 problem")
+        await add_question(pilot, "open")
+        assert not summary(pilot).startswith("Not saved"), "a question added: the refusal was of an older draft"
+        assert survey_writes(sandbox, mark) == []
 
 
 async def test_server_refusal_keeps_the_form_and_shows_the_error_at_the_field(sandbox: Any, data_dir: Path) -> None:

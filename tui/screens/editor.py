@@ -258,10 +258,11 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         event.stop()
         if event.field:
             self.server_problems = {p: m for p, m in self.server_problems.items() if top_level(p) != event.field}
-        self.refused = None
         self._after_edit()
 
     def _after_edit(self, *, persist: bool = True) -> None:
+        """A field or the questions (added, deleted, moved) changed: a refused save's summary is of an older draft."""
+        self.refused = None
         self._refresh_list()
         self._show_problems()
         self._update_status()
