@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 from pathlib import Path
 
 import pytest
@@ -55,8 +56,8 @@ def _has(owner: object, member: str) -> bool:
     if isinstance(owner, type):  # an attribute set in __init__
         try:
             return hasattr(owner(), member)
-        except Exception:  # a class that cannot be made bare: only its class attributes count
-            return False
+        except Exception:  # a class that cannot be made bare: its __init__ sets the member
+            return f"self.{member} =" in inspect.getsource(owner.__init__)
     return False
 
 

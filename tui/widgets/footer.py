@@ -6,8 +6,9 @@ from collections.abc import Hashable
 
 from textual.widget import Widget
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
-from tui.widgets.textual_private import forget_rendered_lines
+from tui.widgets.textual_private import forget_rendered_lines, show_footer_key_enabled
 
 
 class LeakFreeFooter(Footer):
@@ -44,6 +45,9 @@ class LeakFreeFooter(Footer):
         keys = self._keys_to_show()
         if keys == self._shown_keys:
             return
+        if self._enabled_in_place(keys):
+            self._shown_keys = keys
+            return
         self._shown_keys = keys
         old = list(self.children)
         await super().recompose()
@@ -52,6 +56,33 @@ class LeakFreeFooter(Footer):
             for node in widget.walk_children(Widget, with_self=True):
                 forget_rendered_lines(node)
         self.call_after_refresh(self._fit_keys)
+
+    def _enabled_in_place(self, keys: Hashable) -> bool:
+        """When only whether some keys are enabled changed (the selected export failed, a run started), dim or
+        brighten those keys where they are; False when anything else changed and the keys must be rebuilt.
+
+        A rebuild mounts new keys, and every key ever drawn keeps its styles cache in Textual's
+        ``lru_cache(1024)`` of ``StylesCache.get_inner_outer``: a monitor whose selected export changes state
+        every few seconds would fill it for an hour.
+        """
+        shown = self._shown_keys
+        if not isinstance(shown, tuple) or not isinstance(keys, tuple) or shown[1:] != keys[1:]:
+            return False
+        before, after = shown[0], keys[0]
+        if len(before) != len(after):
+            return False
+        if any(old[0] != new[0] or old[2] != new[2] for old, new in zip(before, after, strict=True)):
+            return False  # another binding or tooltip
+        enabled: dict[str, bool] = {}
+        for binding, on, _tooltip in after:  # as Footer.compose: the first binding of an action is its key's
+            enabled.setdefault(binding.action, on)
+        footer_keys = list(self.query(FooterKey))
+        if any(key.action not in enabled for key in footer_keys):
+            return False
+        for key in footer_keys:
+            if key.has_class("-disabled") == enabled[key.action]:
+                show_footer_key_enabled(key, enabled[key.action])
+        return True
 
     def on_resize(self) -> None:
         """Wider or narrower: show every key again, and drop what does not fit once they are laid out."""

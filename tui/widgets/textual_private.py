@@ -6,7 +6,7 @@ when the installed Textual changes, instead of a screen drawing garbage at
 3 a.m. The test also fails on a private member read, called, assigned or
 overridden anywhere in the UI code without being listed here.
 
-Three remain, each a one-liner behind a function below (or, for the
+Four remain, each a one-liner behind a function below (or, for the
 exception hook, in ``tui/safe_app.py``): Textual offers no public door to
 any of them. The tables draw through Textual's public line API
 (:class:`~tui.widgets.virtual_table.VirtualTable`), with no DataTable internals.
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from textual.app import App
 from textual.widget import Widget
+from textual.widgets._footer import FooterKey
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,9 @@ PRIVATE_USES: tuple[PrivateUse, ...] = (
                "the terminal title (alert count) has no public writer; only on a real terminal"),
     PrivateUse("textual.widget.Widget", "_styles_cache",
                "a removed footer key's rendered lines stay alive in an lru_cache until this is emptied"),
+    PrivateUse("textual.widgets._footer.FooterKey", "_disabled",
+               "a footer key whose action turns on or off is updated in place instead of rebuilt (each rebuilt key "
+               "leaves its styles cache in an lru_cache: the soak benchmark's growth); a click reads it"),
 )
 
 
@@ -50,4 +54,10 @@ def forget_rendered_lines(widget: Widget) -> None:
     widget._styles_cache.clear()
 
 
-__all__ = ["PRIVATE_USES", "PrivateUse", "forget_rendered_lines", "write_terminal_title"]
+def show_footer_key_enabled(key: FooterKey, enabled: bool) -> None:
+    """A footer key shown enabled or dimmed, as Textual's Footer builds it (its class, and what a click does)."""
+    key._disabled = not enabled
+    key.set_class(not enabled, "-disabled")
+
+
+__all__ = ["PRIVATE_USES", "PrivateUse", "forget_rendered_lines", "show_footer_key_enabled", "write_terminal_title"]
