@@ -1,6 +1,6 @@
 """Many screens, one poll: dashboards of one key share the poll through the cache; keys never mix.
 
-Eight real dashboard processes run at once for eight polls against one sandbox:
+Eight real dashboard processes run at once for fifteen polls against one sandbox:
 five with one key, one with another key (the one-process baseline, measured in
 the same run and on the same store) and two with a third key. The sandbox
 counts what each key sent. Five viewers must cost at most 1.2 times what one

@@ -16,13 +16,13 @@ from tests.cache.conftest import OTHER_KEY, READER_KEY
 from tests.cache.viewers import Viewer, measure
 from tui.sandbox.runner import SandboxOptions, start_sandbox
 
-# Eight polls per viewer at the shortest interval the settings allow: the assertions compare requests of viewers
-# watching the same window, so its length does not change them, and every dashboard costs CPU for as long as it
-# watches; with fewer polls, a few cache misses from a busy machine's late timers would be a large share of the
-# requests. The window is spent waiting (one worker holds it while the others run the suite).
+# Fifteen polls per viewer at the shortest interval the settings allow: the assertions compare requests of viewers
+# watching the same window, so its length does not change them; with fewer polls, a few cache misses from a busy
+# machine's late timers would be a large share of the requests. The window is spent waiting (one worker holds it
+# while the others run the suite).
 POLL_SECONDS = 2.0  # the shortest the settings allow; a shared answer serves the others for most of it
-WINDOW_SECONDS = 8 * POLL_SECONDS
-WARM_UP_SECONDS = 3 * POLL_SECONDS  # every dashboard's first poll and the moment it joins the others are left out
+WINDOW_SECONDS = 15 * POLL_SECONDS
+WARM_UP_SECONDS = 4 * POLL_SECONDS  # every dashboard's first poll and the moment it joins the others are left out
 MAX_RATIO = 1.2
 GROUPS = [Viewer("sandbox-demo-key", 5), Viewer(OTHER_KEY, 1), Viewer(READER_KEY, 2)]
 
