@@ -47,6 +47,7 @@ class LeakFreeFooter(Footer):
             return
         if self._enabled_in_place(keys):
             self._shown_keys = keys
+            self._fit_again()
             return
         self._shown_keys = keys
         old = list(self.children)
@@ -86,6 +87,11 @@ class LeakFreeFooter(Footer):
 
     def on_resize(self) -> None:
         """Wider or narrower: show every key again, and drop what does not fit once they are laid out."""
+        self._fit_again()
+
+    def _fit_again(self) -> None:
+        """Every key shown again, then what does not fit dropped once laid out (as after a rebuild): a fit made
+        while the screen was still being laid out may have dropped a key that fits."""
         for child in self.children:
             child.display = True
         self.call_after_refresh(self._fit_keys)
