@@ -56,6 +56,15 @@ async def opened(pilot: Any) -> Dialog[Any]:
     return dialog
 
 
+async def answer_in_turn(pilot: Any, *answers: str | tuple[str, ...]) -> None:
+    """Each answer's keys pressed on the dialog open now, then (but after the last) the dialog opened again."""
+    for number, keys in enumerate(answers):
+        if number:
+            await opened(pilot)
+        await pilot.press(*((keys,) if isinstance(keys, str) else keys))
+        await pilot.pause()
+
+
 def label(dialog: Any, selector: str) -> str:
     return str(dialog.query_one(selector, Button).label)
 
@@ -68,17 +77,7 @@ async def _leave_dialog_y_enter_escape_and_its_own_footer(pilot: Any) -> None:
     assert dialog.focused is not None and dialog.focused.id == "leave-keep"
     assert label(dialog, "#leave-keep") == "Keep draft (y)"
     assert footer_words(dialog) == {"Confirm", "Cancel", "Discard"}
-    await pilot.press("escape")
-    await pilot.pause()
-    await opened(pilot)
-    await pilot.press("y")
-    await pilot.pause()
-    await opened(pilot)
-    await pilot.press("enter")
-    await pilot.pause()
-    await opened(pilot)
-    await pilot.press("d")
-    await pilot.pause()
+    await answer_in_turn(pilot, "escape", "y", "enter", "d")
     assert app.answers == ["cancel", "keep", "keep", "discard"]
 
 
@@ -93,14 +92,7 @@ async def _kind_picker_names_the_kind_y_adds_it_escape_cancels(pilot: Any) -> No
     await pilot.press("down", "down")
     await pilot.pause()
     assert label(dialog, "#kind-add") == "Add rating question (y)"
-    await pilot.press("y")
-    await pilot.pause()
-    await opened(pilot)
-    await pilot.press("down", "enter")
-    await pilot.pause()
-    await opened(pilot)
-    await pilot.press("escape")
-    await pilot.pause()
+    await answer_in_turn(pilot, "y", ("down", "enter"), "escape")
     assert app.answers == ["rating", "link", None]
 
 
@@ -112,17 +104,7 @@ async def _key_storage_confirms_the_keyring_or_this_session_never_the_file_by_y(
     assert dialog.focused is not None and dialog.focused.id == "keystore-keyring"
     assert label(dialog, "#keystore-keyring") == "Keep in keyring (y/k)"
     assert footer_words(dialog) == {"Confirm", "Cancel"}
-    await pilot.press("y")
-    await pilot.pause()
-    await opened(pilot)
-    await pilot.press("enter")
-    await pilot.pause()
-    await opened(pilot)
-    await pilot.press("escape")
-    await pilot.pause()
-    await opened(pilot)
-    await pilot.press("f")
-    await pilot.pause()
+    await answer_in_turn(pilot, "y", "enter", "escape", "f")
     app.make = lambda: KeyStorageScreen("kept", None, keyring=False)
     dialog = await opened(pilot)
     assert dialog.focused is not None and dialog.focused.id == "keystore-nowhere"
