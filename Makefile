@@ -5,10 +5,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
-# Five pytest workers on two cores: Pilot tests spend about half their time waiting (timers, the sandbox, pauses),
-# so two workers would leave the cores idle; one worker spends the wall-screen window waiting on real dashboards
-# (tests/conftest.py hands out the long tests first).
-TEST_WORKERS ?= 5
+# Four pytest workers on two cores: Pilot tests spend part of their time waiting (timers, the sandbox, pauses), so
+# two workers would leave the cores idle; one worker spends the wall-screen window waiting on real dashboards
+# (tests/conftest.py hands out the long tests first), whose shared answers need their timers on time: a fifth busy
+# worker made them late enough to miss.
+TEST_WORKERS ?= 4
 
 .PHONY: demo test bench lint screenshots clean
 
