@@ -69,6 +69,7 @@ KEEPALIVE_SECONDS = 4.0
 the sandbox's server, among them) close an idle one. At equal times a write could go out on a connection the
 server is closing at that moment, and a write that may have been sent is not retried: "dropped the connection"."""
 
+
 def _tls_for(base_url: str) -> ssl.SSLContext | bool:
     """Certificate checks for https; for a plain-http base URL a context that trusts nothing.
 
