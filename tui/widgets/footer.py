@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
+from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -37,6 +38,19 @@ class LeakFreeFooter(Footer):
         bindings = tuple((binding, enabled, tooltip) for (_, binding, enabled, tooltip)
                          in self.screen.active_bindings.values())
         return bindings, self.show_command_palette, self.compact
+
+    def compose(self) -> ComposeResult:
+        """Footer's keys, each starting in the footer's style (compact or not).
+
+        A key is made compact and follows the footer only once its data binding runs, a moment after
+        it is mounted: a key laid out in between is wider or narrower than it will be drawn, and a fit
+        made then would drop a key that fits (or keep one that does not). The command palette's key is
+        not bound to the footer and keeps its own style.
+        """
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                widget.set_reactive(FooterKey.compact, self.compact)
+            yield widget
 
     async def recompose(self) -> None:
         """Rebuild the keys where they changed (Textual's Footer calls this after each bindings signal)."""
