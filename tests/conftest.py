@@ -7,6 +7,7 @@ later tests' hosts drawing colourless looks.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,12 @@ import pytest
 
 from tui.api.route_memory import SHARED_ROUTES
 from tui.look.palette import use_no_color
+
+# The collector's passes run less often than Python's defaults (700, 10, 10): a test process holds a large heap that
+# lives as long as it does (Textual, the sandbox, every test module), and each full pass walks all of it, while what
+# one test makes and drops is mostly freed by reference counting as it goes. Every pass still runs, just later; a
+# test that needs the garbage gone (a leak check) collects it itself.
+gc.set_threshold(2000, 10, 50)
 
 
 @pytest.fixture(autouse=True)
