@@ -3,7 +3,7 @@ sandbox's outage scenario: the failing alert fires, and is gone once the outage 
 
 Prometheus is the Debian package ``prometheus`` (``.ci/run`` installs it); without it this module is one SKIP,
 or a failure where CI requires the real parts.
-The test's copy of the rules has short ``for:`` durations, and Prometheus scrapes and evaluates every second.
+The test's copy of the rules has short ``for:`` durations, and Prometheus scrapes and evaluates every 250 ms.
 """
 
 from __future__ import annotations
@@ -60,10 +60,10 @@ class Prometheus:
         folder.mkdir(parents=True, exist_ok=True)
         rules = (EXAMPLES / "watchdeck-rules.yml").read_text()
         assert rules.count("for: 5m") == 2 and rules.count("for: 1m") == 1
-        (folder / "watchdeck-rules.yml").write_text(rules.replace("for: 5m", "for: 2s").replace("for: 1m", "for: 2s"))
+        (folder / "watchdeck-rules.yml").write_text(rules.replace("for: 5m", "for: 1s").replace("for: 1m", "for: 1s"))
         config = (EXAMPLES / "prometheus.yml").read_text()
-        config = config.replace("scrape_interval: 30s", "scrape_interval: 1s")
-        config = config.replace("evaluation_interval: 30s", "evaluation_interval: 1s")
+        config = config.replace("scrape_interval: 30s", "scrape_interval: 250ms")
+        config = config.replace("evaluation_interval: 30s", "evaluation_interval: 250ms")
         assert config.count('"127.0.0.1:9185"') == 1
         (folder / "prometheus.yml").write_text(config.replace('"127.0.0.1:9185"', f'"{target}"'))
         self.port = free_port()
@@ -102,8 +102,9 @@ class Prometheus:
 
 @pytest.fixture
 def outage_sandbox() -> Iterator[SandboxHandle]:
-    """The outage scenario, simulated at 60x; an open-ended outage of its destination on top, ended by the test."""
-    with start_sandbox(SandboxOptions(seed=7, scenario="outage", speed=60.0)) as handle:
+    """The outage scenario, simulated at 240x (so a run comes soon after the outage ends); an open-ended outage of
+    its destination on top, ended by the test."""
+    with start_sandbox(SandboxOptions(seed=7, scenario="outage", speed=240.0)) as handle:
         answer = httpx.post(f"{handle.base_url}/_sandbox/outages/", json={"destination": OUTAGE_DESTINATION},
                             timeout=10)
         assert answer.status_code == 201, answer.text
@@ -130,7 +131,7 @@ def test_the_failing_alert_fires_in_prometheus_and_is_gone_after_the_outage(
     prometheus = Prometheus(tmp_path / "prometheus", target)
     try:
         def outage_alerts() -> list[dict[str, Any]]:
-            """The failing alerts of the export whose destination is out (at 60x, another export of the simulated
+            """The failing alerts of the export whose destination is out (at 240x, another export of the simulated
             world may fail on its own meanwhile and fire too)."""
             return [a for a in firing(prometheus, "WatchdeckExportFailing") if "Postgres" in a["labels"]["export"]]
 
