@@ -65,6 +65,25 @@ def test_retry_after_and_latency(box: SandboxHandle, authed: Clients) -> None:
     assert time.monotonic() - t >= 0.3
 
 
+def test_a_client_that_gives_up_during_latency_leaves_nothing_behind(box: SandboxHandle, authed: Clients) -> None:
+    """A latency fault holds a write; the client times out and hangs up: the request goes no further. The log
+    says so, the write is never applied, and no request is left waiting for a client that is gone."""
+    httpx.delete(box.base_url + "/_sandbox/requests")
+    c = authed(box)
+    names = {s["name"] for s in c.get(S, params={"limit": 1000}).json()["results"]}
+    _add(box, kind="latency", seconds=600, path="/surveys/$", count=1)
+    with pytest.raises(httpx.ReadTimeout):
+        c.post(S, json={"name": "Abandoned", "type": "popover"}, timeout=0.2)
+    deadline = time.monotonic() + 30
+    while not any(r["hung_up"] for r in box.requests()):
+        assert time.monotonic() < deadline, f"the held request was not let go: {box.requests()}"
+        time.sleep(0.02)
+    (held,) = [r for r in box.requests() if r["method"] == "POST"]
+    assert (held["hung_up"], held["fault"], held["status"]) == (True, "latency", None)
+    after = {s["name"] for s in c.get(S, params={"limit": 1000}).json()["results"]}
+    assert "Abandoned" not in after and after == names
+
+
 def test_malformed_truncated_drop(box: SandboxHandle, authed: Clients) -> None:
     c = authed(box)
     _add(box, kind="malformed", count=1)

@@ -134,7 +134,8 @@ class FaultRegistry:
 
 
 class RequestLog:
-    """Requests received, for tests (method, path, query, parsed body, key id)."""
+    """Requests received, for tests (method, path, query, parsed body, key id, the fault applied, the status
+    answered, and whether the client hung up while a latency fault held the request)."""
 
     def __init__(self, limit: int = 20_000) -> None:
         self._lock = threading.Lock()
@@ -163,6 +164,18 @@ def _error_body(status: int, retry_after: float | None = None) -> bytes:
     else:
         body = {"type": "invalid_request", "code": "error", "detail": "Injected fault.", "attr": None}
     return json.dumps(body).encode()
+
+
+async def _hangs_up_within(receive: Receive, seconds: float) -> bool:
+    """True when the client disconnects within ``seconds``; the request's body was read already, so the next
+    message is the disconnect."""
+    try:
+        async with asyncio.timeout(seconds):
+            while (await receive())["type"] != "http.disconnect":
+                pass
+    except TimeoutError:
+        return False
+    return True
 
 
 class SandboxMiddleware:
@@ -212,7 +225,7 @@ class SandboxMiddleware:
             "time": time.time(), "method": scope["method"], "path": scope["path"], "query": query,
             "query_params": {k: v for k, v in parse_qs(query, keep_blank_values=True).items()},
             "body": parsed, "key_id": self.key_id(headers.get("authorization")),
-            "fault": fault.kind if fault else None, "status": None,
+            "fault": fault.kind if fault else None, "status": None, "hung_up": False,
         }
         self.log.add(entry)
 
@@ -227,13 +240,18 @@ class SandboxMiddleware:
         if fault.kind == "drop":
             await self._apply(fault, scope, replay, send)  # hanging up needs uvicorn's own send
             return
+        if fault.kind == "latency":
+            # A client that gives up during the wait has left: the request goes no further (nothing is applied
+            # or answered), and the server holds no work for it (it stops at once, not after a graceful wait).
+            if await _hangs_up_within(receive, fault.seconds):
+                entry["hung_up"] = True
+                return
+            await self.app(scope, replay, send_noting_status)
+            return
         await self._apply(fault, scope, replay, send_noting_status)
 
     async def _apply(self, fault: Fault, scope: Scope, receive: Receive, send: Send) -> None:
-        if fault.kind == "latency":
-            await asyncio.sleep(fault.seconds)
-            await self.app(scope, receive, send)
-        elif fault.kind in ("status", "retry_after"):
+        if fault.kind in ("status", "retry_after"):
             headers = [(b"content-type", b"application/json")]
             if fault.kind == "retry_after" or fault.status == 429:
                 headers.append((b"retry-after", str(max(0, round(fault.seconds))).encode()))
