@@ -11,6 +11,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.pilot import settle
+from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
@@ -35,11 +36,17 @@ def sandbox() -> Iterator[SandboxHandle]:
         yield handle
 
 
-def make_app(handle: SandboxHandle, first_poll: FirstPoll | None = None, **settings: Any) -> WatchdeckApp:
+def make_app(handle: SandboxHandle, first_poll: FirstPoll | None = None, *, retries: int | None = None,
+             **settings: Any) -> WatchdeckApp:
+    """The monitor on the sandbox; ``retries``: how often its client retries a failed request (its default
+    otherwise), e.g. 0 where a test stops the server: each retry of a refused request only adds its back-off."""
     values: dict[str, Any] = {"base_url": handle.base_url, "api_key": handle.api_key,
                               "project_ids": [handle.project_id], "poll_seconds": 30.0, "bell": False}
     values.update(settings)
-    return WatchdeckApp(Settings(**values), clock=FrozenClock(FROZEN_AT), first_poll=first_poll)
+    resolved = Settings(**values)
+    api = None if retries is None else ApiClient(resolved.base_url, resolved.api_key.get_secret_value(),
+                                                 resolved.project_id, max_retries=retries)
+    return WatchdeckApp(resolved, clock=FrozenClock(FROZEN_AT), first_poll=first_poll, api=api)
 
 
 def requests(handle: SandboxHandle, method: str | None = None, contains: str = "") -> list[dict[str, Any]]:

@@ -58,7 +58,7 @@ async def test_read_only_hides_every_mutating_key(sandbox: SandboxHandle) -> Non
 
 
 async def test_server_gone_keeps_last_good_data_and_says_stale(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
+    app = make_app(sandbox, retries=0)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert exports_table(app).row_count == 12
@@ -125,7 +125,7 @@ async def test_server_down_then_back_recovers_by_itself(sandbox: SandboxHandle) 
     from tui.sandbox.runner import SandboxOptions, start_sandbox
 
     port = int(sandbox.base_url.rsplit(":", 1)[1])
-    app = make_app(sandbox)
+    app = make_app(sandbox, retries=0)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         sandbox.stop()

@@ -49,7 +49,7 @@ def test_monitor_stale_after_server_loss(snap_compare: SnapCompare, sandbox: San
             await pilot.press("ctrl+r")
             await settle(pilot)
 
-    assert snap_compare(frozen_app(sandbox), terminal_size=(160, 48), run_before=run_before)
+    assert snap_compare(frozen_app(sandbox, retries=0), terminal_size=(160, 48), run_before=run_before)
 
 
 def test_monitor_empty_project(snap_compare: SnapCompare, sandbox: SandboxHandle) -> None:
