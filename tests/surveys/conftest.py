@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
@@ -44,10 +45,14 @@ def sandbox(clock: FrozenClock) -> Iterator[Any]:
 
 
 def make_app(handle: Any, clock: FrozenClock, *, read_only: bool = False, project_id: str | None = None,
-             api_key: str | None = None, base_url: str | None = None) -> WatchdeckApp:
+             api_key: str | None = None, base_url: str | None = None, retries: int | None = None) -> WatchdeckApp:
+    """The survey browser on the sandbox; ``retries``: how often its client retries a failed request (its default
+    otherwise), e.g. 0 where the server is gone: each retry of a refused request only adds its back-off."""
     settings = Settings(base_url=base_url or handle.base_url, api_key=api_key or handle.api_key,
                         project_ids=[project_id or handle.project_id], read_only=read_only)
-    return WatchdeckApp(settings, clock=clock, start_mode="surveys")
+    api = None if retries is None else ApiClient(settings.base_url, settings.api_key.get_secret_value(),
+                                                 settings.project_id, max_retries=retries)
+    return WatchdeckApp(settings, clock=clock, start_mode="surveys", api=api)
 
 
 def survey_writes(handle: Any) -> list[dict[str, Any]]:

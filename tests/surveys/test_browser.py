@@ -542,7 +542,7 @@ async def test_server_down_shows_the_error(clock: FrozenClock) -> None:
     handle = start_sandbox(sandbox_options(clock))
     base_url = handle.base_url
     handle.stop()
-    app = make_app(handle, clock, base_url=base_url)
+    app = make_app(handle, clock, base_url=base_url, retries=0)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = browser(app)
