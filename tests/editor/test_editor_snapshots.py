@@ -1,12 +1,17 @@
-"""Snapshots of the editor: one per question kind, the survey settings, the problems view, and 80x24."""
+"""Snapshots of the editor: one per question kind, the survey settings, the problems view, and 80x24.
+
+Pictures that follow each other in one editor (item after item, field after field, a dialog opened and closed)
+are taken in one app session: each is the same picture as in a session of its own.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-import pytest
+from syrupy.assertion import SnapshotAssertion
 from textual.pilot import Pilot
 
+from tests.pictures import Pictures
 from tui.api.models.surveys import Survey
 
 from .conftest import EditorHarness
@@ -39,17 +44,23 @@ SURVEY: dict[str, Any] = {
 }
 
 
+ITEMS = ["settings", "open", "link", "rating", "single", "multiple"]
+SIZES = [(80, 24), (160, 48)]
+
+
 def harness() -> EditorHarness:
     return EditorHarness(Survey.model_validate(SURVEY))
 
 
-@pytest.mark.parametrize("item", [0, 1, 2, 3, 4, 5], ids=["settings", "open", "link", "rating", "single", "multiple"])
-def test_editor_item(snap_compare: Any, item: int) -> None:
-    async def run_before(pilot: Pilot[Any]) -> None:
+async def test_editor_item(snapshot: SnapshotAssertion) -> None:
+    """Each item of the list (the settings, then one question of each kind) highlighted in turn."""
+    pictures = Pictures(snapshot)
+    async with pictures.session(harness(), (120, 40)) as pilot:
         await settle(pilot)
-        await select_item(pilot, item)
-
-    assert snap_compare(harness(), terminal_size=(120, 40), run_before=run_before)
+        for index, name in enumerate(ITEMS):
+            await select_item(pilot, index)
+            await pictures.take(pilot, name)
+    pictures.check()
 
 
 def test_editor_shows_problems_next_to_fields(snap_compare: Any) -> None:
@@ -85,32 +96,54 @@ def test_new_survey(snap_compare: Any) -> None:
     assert snap_compare(EditorHarness(None), terminal_size=(120, 40), run_before=run_before)
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
-@pytest.mark.parametrize("keys", [["f5"], ["ctrl+n"], [], ["escape"]], ids=["preview", "kind-picker", "form", "leave"])
-def test_editor_screens_at_both_sizes(snap_compare: Any, keys: list[str], size: tuple[int, int]) -> None:
-    async def run_before(pilot: Pilot[Any]) -> None:
+async def test_editor_screens_at_both_sizes(snapshot: SnapshotAssertion) -> None:
+    """At each size: the form; the preview (f5) and the kind picker (ctrl+n), each closed again with escape; and
+    leaving with unsaved changes, which asks."""
+    pictures = Pictures(snapshot)
+    async with pictures.session(harness(), SIZES[0]) as pilot:
         await settle(pilot)
-        if keys == ["escape"]:
+        editor = pilot.app.screen
+        for width, height in SIZES:
+            await pilot.resize_terminal(width, height)
+            await settle(pilot)
+            await pictures.take(pilot, f"form-{width}x{height}")
+            for key, name in (("f5", "preview"), ("ctrl+n", "kind-picker")):
+                await pilot.press(key)
+                await settle(pilot)
+                assert pilot.app.screen is not editor, f"{key} opened nothing at {width}x{height}"
+                await pictures.take(pilot, f"{name}-{width}x{height}")
+                await pilot.press("escape")
+                await settle(pilot)
+                assert pilot.app.screen is editor, f"escape did not close the {name} at {width}x{height}"
+        for width, height in SIZES:
+            await pilot.resize_terminal(width, height)
+            await settle(pilot)
             await set_input(pilot, "#f-name", "Product pulse, edited")  # unsaved: leaving asks
-        for key in keys:
-            await pilot.press(key)
-        await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)
+            await pictures.take(pilot, f"leave-{width}x{height}")
+            await pilot.press("escape")
+            await settle(pilot)
+            assert pilot.app.screen is editor, f"escape did not cancel leaving at {width}x{height}"
+    pictures.check()
 
-    assert snap_compare(harness(), terminal_size=size, run_before=run_before)
 
-
-@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
-@pytest.mark.parametrize("field", ["f-appearance--backgroundColor", "f-targeting_flag_filters", "f-archived"],
-                         ids=["display", "targeting", "last"])
-def test_settings_form_scrolls_to_the_focused_field(snap_compare: Any, field: str, size: tuple[int, int]) -> None:
+async def test_settings_form_scrolls_to_the_focused_field(snapshot: SnapshotAssertion) -> None:
     """Issue 30 §3: the form scrolls, so every field (down to Archived) is drawn when it has the focus."""
-    async def run_before(pilot: Pilot[Any]) -> None:
+    pictures = Pictures(snapshot)
+    fields = {"display": "f-appearance--backgroundColor", "targeting": "f-targeting_flag_filters", "last": "f-archived"}
+    async with pictures.session(harness(), SIZES[0]) as pilot:
         await settle(pilot)
-        widget = pilot.app.screen.query_one(f"#{field}")
-        if hasattr(widget, "cursor_blink"):  # Input and TextArea: a blinking cursor would make the picture vary
-            widget.cursor_blink = False
-        widget.focus(scroll_visible=False)
-        pilot.app.screen.query_one("#editor-form").scroll_to_widget(widget, animate=False, immediate=True)
-        await settle(pilot)
-
-    assert snap_compare(harness(), terminal_size=size, run_before=run_before)
+        for width, height in SIZES:
+            await pilot.resize_terminal(width, height)
+            pilot.app.screen.query_one("#editor-form").scroll_home(animate=False, immediate=True)  # as it opens
+            await settle(pilot)
+            for name, field in fields.items():
+                widget = pilot.app.screen.query_one(f"#{field}")
+                if hasattr(widget, "cursor_blink"):  # Input and TextArea: a blinking cursor would make the picture vary
+                    widget.cursor_blink = False
+                widget.focus(scroll_visible=False)
+                pilot.app.screen.query_one("#editor-form").scroll_to_widget(widget, animate=False, immediate=True)
+                await settle(pilot)
+                await pictures.take(pilot, f"{name}-{width}x{height}")
+    pictures.check()

@@ -1,0 +1,53 @@
+"""Several snapshot pictures from one app session, each stored and compared as ``snap_compare`` would.
+
+A picture named ``X`` taken in test ``test_foo`` is the file ``__snapshots__/<module>/test_foo[X].svg``: the name a
+parametrized ``test_foo[X]`` gives its one picture through ``snap_compare``. A picture is taken the way
+``snap_compare`` takes it (after the caller's own waits: a pause, the scheduled animations, two pauses, the
+animations again; then the screen exported under the title the app had before it ran), in an app run with tooltips
+and notifications on, as ``snap_compare`` runs it. ``--snapshot-update`` writes the pictures that differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from pytest_textual_snapshot import SVGImageExtension
+from syrupy.assertion import SnapshotAssertion
+from textual.app import App
+from textual.pilot import Pilot
+
+__all__ = ["Pictures"]
+
+
+class Pictures:
+    """The named pictures one test takes; ``check`` fails naming every picture that differs from its file."""
+
+    def __init__(self, snapshot: SnapshotAssertion) -> None:
+        self._snapshot = snapshot.use_extension(SVGImageExtension)
+        self._title = ""
+        self.differing: list[str] = []
+
+    @asynccontextmanager
+    async def session(self, app: App[Any], size: tuple[int, int]) -> AsyncIterator[Pilot[Any]]:
+        """Run ``app`` at ``size`` for pictures."""
+        self._title = app.title
+        async with app.run_test(size=size, tooltips=True, notifications=True) as pilot:
+            yield pilot
+
+    async def take(self, pilot: Pilot[Any], name: str) -> None:
+        """Take the picture ``name`` of the screen now and compare it with (or, on update, write) its file."""
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        svg = pilot.app.export_screenshot(title=self._title, simplify=True)
+        matches = self._snapshot(name=name) == svg  # syrupy records the comparison: on update, it writes the file
+        if not matches:
+            self.differing.append(name)
+
+    def check(self) -> None:
+        """Fail if any picture taken differs from its file."""
+        assert not self.differing, f"pictures differ from the reviewed ones: {', '.join(self.differing)}"
