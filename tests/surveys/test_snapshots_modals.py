@@ -1,14 +1,19 @@
-"""The survey browser's modals and the editor it opens, at 80x24 and 160x48 (every screen, both sizes)."""
+"""The survey browser's modals and the editor it opens, at 80x24 and 160x48 (every screen, both sizes).
+
+The screens are opened one after the other from one list, each closed again before the next.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-import pytest
+from syrupy.assertion import SnapshotAssertion
 
+from tests.pictures import Pictures
 from tests.pilot import SETTLE_ROUNDS, settle
-from tests.surveys.conftest import make_app
+from tests.surveys.conftest import make_app, sandbox_options
 from tui.clock import FrozenClock
+from tui.sandbox.runner import start_sandbox
 
 SIZES = [(80, 24), (160, 48)]
 # Keys pressed after the cursor is put on the third survey ("Team plan upgrade reasons": archived, three questions).
@@ -22,6 +27,8 @@ SCREENS = {
     "editor": ["e"],
     "new-survey": ["n"],
 }
+MODAL = [screen for screen in SCREENS if screen not in ("list", "unarchive")]
+"""The screens that open over the list (unarchiving acts at once: the list shows the survey changed)."""
 
 
 def layout(app: Any) -> tuple[Any, ...]:
@@ -56,19 +63,39 @@ async def _stable(pilot: Any) -> None:
     raise AssertionError("the screen did not settle")
 
 
-# The list at 80x24 is the same picture as test_snapshots.py::test_list[80x24]: that test takes it.
-CASES = [(screen, size) for screen in SCREENS for size in SIZES if (screen, size) != ("list", (80, 24))]
-
-
-@pytest.mark.parametrize(("screen", "size"), CASES, ids=[f"{s}-{w}x{h}" for s, (w, h) in CASES])
-def test_survey_screens(snap_compare: Any, sandbox: Any, clock: FrozenClock, screen: str,
-                        size: tuple[int, int]) -> None:
-    async def run_before(pilot: Any) -> None:
-        await settle(pilot)
-        await pilot.press("down", "down")
-        await settle(pilot)
+async def _take_screens(pictures: Pictures, pilot: Any, screens: list[str], size: tuple[int, int]) -> None:
+    """Open each screen from the list with the third survey selected, take its picture, close it with escape."""
+    await pilot.resize_terminal(*size)
+    await settle(pilot)
+    browser = pilot.app.screen
+    for screen in screens:
         for key in SCREENS[screen]:
             await pilot.press(key)
         await _stable(pilot)
+        await pictures.take(pilot, f"{screen}-{size[0]}x{size[1]}")
+        if screen in MODAL:
+            assert pilot.app.screen is not browser, f"{SCREENS[screen]} opened no {screen} at {size}"
+            await pilot.press("escape")
+            await settle(pilot)
+            assert pilot.app.screen is browser, f"escape did not close the {screen} at {size}"
 
-    assert snap_compare(make_app(sandbox, clock), terminal_size=size, run_before=run_before)
+
+async def test_survey_screens(snapshot: SnapshotAssertion, sandbox: Any, clock: FrozenClock) -> None:
+    """Each screen opened from the list and closed again, at 160x48 and then at 80x24, in one session; unarchiving
+    changes the survey, so it comes last at 80x24 and has a session (and sandbox) of its own at 160x48. The list at
+    80x24 is the same picture as test_snapshots.py::test_list[80x24]: that test takes it."""
+    pictures = Pictures(snapshot)
+    modal = list(MODAL)
+    async with pictures.session(make_app(sandbox, clock), (160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "down")
+        await settle(pilot)
+        await _take_screens(pictures, pilot, ["list", *modal], (160, 48))
+        await _take_screens(pictures, pilot, [*modal, "unarchive"], (80, 24))
+    with start_sandbox(sandbox_options(clock)) as unchanged:
+        async with pictures.session(make_app(unchanged, clock), (160, 48)) as pilot:
+            await settle(pilot)
+            await pilot.press("down", "down")
+            await settle(pilot)
+            await _take_screens(pictures, pilot, ["unarchive"], (160, 48))
+    pictures.check()
