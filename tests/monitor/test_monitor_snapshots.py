@@ -1,5 +1,6 @@
 """Snapshots of the monitor: normal, narrow, stale, paused selected, empty, logs, backfill modal.
 
+The dialogs, each opened and closed in turn, share one app session per size.
 The sandbox is frozen (fixed seed and clock) and the app's elapsed-time source
 and jitter are fixed, so every figure on screen is reproducible.
 """
@@ -11,8 +12,10 @@ from typing import Any
 
 import httpx
 import pytest
+from syrupy.assertion import SnapshotAssertion
 
-from tests.monitor.conftest import make_app, select_export
+from tests.monitor.conftest import back_to, make_app, select_export
+from tests.pictures import Pictures
 from tests.pilot import settle
 from tui.app import WatchdeckApp
 from tui.sandbox.runner import SandboxHandle
@@ -92,31 +95,34 @@ def test_monitor_without_colour(snap_compare: SnapCompare, sandbox: SandboxHandl
     assert snap_compare(frozen_app(sandbox), terminal_size=(160, 48), run_before=settle)
 
 
-MODALS = {
+MODALS = {  # help first: the run-error dialog leaves the cursor in the run history, which the help would show
+    "help": ("Events to S3 data lake", ["question_mark"]),
     "pause-confirm": ("Events to S3 data lake", ["p"]),
     "backfill": ("Events to S3 data lake", ["b"]),
     "edit": ("Postgres audit trail", ["e"]),
     "delete": ("Snowflake persons", ["D"]),
     "run-error": ("Snowflake warehouse (hourly)", ["enter", "enter"]),
-    "help": ("Events to S3 data lake", ["question_mark"]),
     "export-logs": ("Snowflake warehouse (hourly)", ["L", "f"]),
 }
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
-@pytest.mark.parametrize("modal", list(MODALS))
-def test_monitor_modals(snap_compare: SnapCompare, sandbox: SandboxHandle, modal: str, size: tuple[int, int]) -> None:
-    export, keys = MODALS[modal]
-
-    async def run_before(pilot: Any) -> None:
-        await settle(pilot)
-        select_export(pilot.app, export)
-        await settle(pilot)
-        for key in keys:
-            await pilot.press(key)
+async def test_monitor_modals(snapshot: SnapshotAssertion, sandbox: SandboxHandle) -> None:
+    """At each size, each dialog opened over the monitor on its export and closed again before the next."""
+    pictures = Pictures(snapshot)
+    for width, height in ((80, 24), (160, 48)):
+        async with pictures.session(frozen_app(sandbox), (width, height)) as pilot:
             await settle(pilot)
-
-    assert snap_compare(frozen_app(sandbox), terminal_size=size, run_before=run_before)
+            monitor = pilot.app.screen
+            for modal, (export, keys) in MODALS.items():
+                select_export(pilot.app, export)
+                await settle(pilot)
+                for key in keys:
+                    await pilot.press(key)
+                    await settle(pilot)
+                assert pilot.app.screen is not monitor, f"{keys} opened no {modal} at {width}x{height}"
+                await pictures.take(pilot, f"{modal}-{width}x{height}")
+                await back_to(pilot, monitor)
+    pictures.check()
 
 
 def test_theme_choice_is_kept(sandbox: SandboxHandle) -> None:
