@@ -1,7 +1,7 @@
 """Snapshots of the survey browser's states (list, detail, empty, error) at two terminal sizes.
 
 The sandbox is frozen (simulate=False, FrozenClock), and each snapshot waits for every worker, so the
-pictures only change when the screen does.
+pictures only change when the screen does. Each state is pictured at both sizes in one session, resized in between.
 """
 
 from __future__ import annotations
@@ -10,9 +10,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from syrupy.assertion import SnapshotAssertion
 
+from tests.pictures import Pictures
 from tests.pilot import settle
 from tests.surveys.conftest import make_app, sandbox_options
+from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.sandbox.runner import start_sandbox
 
@@ -25,55 +28,41 @@ def empty_sandbox(clock: FrozenClock) -> Iterator[Any]:
         yield handle
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_list(snap_compare: Any, sandbox: Any, clock: FrozenClock, size: tuple[int, int]) -> None:
-    async def run_before(pilot: Any) -> None:
+async def _both_sizes(snapshot: SnapshotAssertion, app: WatchdeckApp, keys: tuple[str, ...] = ()) -> None:
+    """The app's picture at each size, in one session: the keys pressed, then the terminal resized between them."""
+    pictures = Pictures(snapshot)
+    async with pictures.session(app, SIZES[0]) as pilot:
         await settle(pilot)
-        await pilot.press("down", "down")
-        await settle(pilot)
-
-    assert snap_compare(make_app(sandbox, clock), terminal_size=size, run_before=run_before)
-
-
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_detail(snap_compare: Any, sandbox: Any, clock: FrozenClock, size: tuple[int, int]) -> None:
-    async def run_before(pilot: Any) -> None:
-        await settle(pilot)
-        await pilot.press("down", "enter")  # a survey with response-based branching, detail full screen
-        await settle(pilot)
-
-    assert snap_compare(make_app(sandbox, clock), terminal_size=size, run_before=run_before)
+        if keys:
+            await pilot.press(*keys)
+            await settle(pilot)
+        for width, height in SIZES:
+            await pilot.resize_terminal(width, height)
+            await settle(pilot)
+            await pictures.take(pilot, f"{width}x{height}")
+    pictures.check()
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_empty_project(snap_compare: Any, empty_sandbox: Any, clock: FrozenClock, size: tuple[int, int]) -> None:
-    async def run_before(pilot: Any) -> None:
-        await settle(pilot)
-
-    assert snap_compare(make_app(empty_sandbox, clock), terminal_size=size, run_before=run_before)
+async def test_list(snapshot: SnapshotAssertion, sandbox: Any, clock: FrozenClock) -> None:
+    await _both_sizes(snapshot, make_app(sandbox, clock), ("down", "down"))
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_search_matches_nothing(snap_compare: Any, sandbox: Any, clock: FrozenClock, size: tuple[int, int]) -> None:
-    async def run_before(pilot: Any) -> None:
-        await settle(pilot)
-        await pilot.press("slash", *"no such survey", "enter")
-        await settle(pilot)
-
-    assert snap_compare(make_app(sandbox, clock), terminal_size=size, run_before=run_before)
+async def test_detail(snapshot: SnapshotAssertion, sandbox: Any, clock: FrozenClock) -> None:
+    # a survey with response-based branching, detail full screen
+    await _both_sizes(snapshot, make_app(sandbox, clock), ("down", "enter"))
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_error_bad_key(snap_compare: Any, sandbox: Any, clock: FrozenClock, size: tuple[int, int]) -> None:
-    async def run_before(pilot: Any) -> None:
-        await settle(pilot)
-
-    assert snap_compare(make_app(sandbox, clock, api_key="wrong-key"), terminal_size=size, run_before=run_before)
+async def test_empty_project(snapshot: SnapshotAssertion, empty_sandbox: Any, clock: FrozenClock) -> None:
+    await _both_sizes(snapshot, make_app(empty_sandbox, clock))
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_hostile_project(snap_compare: Any, sandbox: Any, clock: FrozenClock, size: tuple[int, int]) -> None:
-    async def run_before(pilot: Any) -> None:
-        await settle(pilot)
+async def test_search_matches_nothing(snapshot: SnapshotAssertion, sandbox: Any, clock: FrozenClock) -> None:
+    await _both_sizes(snapshot, make_app(sandbox, clock), ("slash", *"no such survey", "enter"))
 
-    assert snap_compare(make_app(sandbox, clock, project_id="3"), terminal_size=size, run_before=run_before)
+
+async def test_error_bad_key(snapshot: SnapshotAssertion, sandbox: Any, clock: FrozenClock) -> None:
+    await _both_sizes(snapshot, make_app(sandbox, clock, api_key="wrong-key"))
+
+
+async def test_hostile_project(snapshot: SnapshotAssertion, sandbox: Any, clock: FrozenClock) -> None:
+    await _both_sizes(snapshot, make_app(sandbox, clock, project_id="3"))
