@@ -16,7 +16,7 @@ from syrupy.assertion import SnapshotAssertion
 
 from tests.monitor.conftest import back_to, make_app, select_export
 from tests.pictures import Pictures
-from tests.pilot import settle
+from tests.pilot import SETTLE_ROUNDS, settle
 from tui.app import WatchdeckApp
 from tui.sandbox.runner import SandboxHandle
 
@@ -106,6 +106,23 @@ MODALS = {  # help first: the run-error dialog leaves the cursor in the run hist
 }
 
 
+async def _steady(pilot: Any) -> None:
+    """Hold blinking cursors on (a later dialog of a session opens at any point of the blink), then wait until two
+    screenshots, each taken once the app's queues are empty and its animations done, agree."""
+    for widget in pilot.app.screen.query("*"):
+        if hasattr(widget, "cursor_blink"):
+            widget.cursor_blink = False
+    shot = ""
+    for _ in range(SETTLE_ROUNDS):
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        taken = pilot.app.export_screenshot()
+        if taken == shot:
+            return
+        shot = taken
+    raise AssertionError("the screen did not settle")
+
+
 async def test_monitor_modals(snapshot: SnapshotAssertion, sandbox: SandboxHandle) -> None:
     """At each size, each dialog opened over the monitor on its export and closed again before the next."""
     pictures = Pictures(snapshot)
@@ -120,6 +137,7 @@ async def test_monitor_modals(snapshot: SnapshotAssertion, sandbox: SandboxHandl
                     await pilot.press(key)
                     await settle(pilot)
                 assert pilot.app.screen is not monitor, f"{keys} opened no {modal} at {width}x{height}"
+                await _steady(pilot)
                 await pictures.take(pilot, f"{modal}-{width}x{height}")
                 await back_to(pilot, monitor)
     pictures.check()
