@@ -18,7 +18,15 @@ from syrupy.assertion import SnapshotAssertion
 from textual.app import App
 from textual.pilot import Pilot
 
-__all__ = ["Pictures"]
+__all__ = ["Pictures", "hold_cursors"]
+
+
+def hold_cursors(pilot: Pilot[Any]) -> None:
+    """Hold every blinking cursor of the current screen on: later pictures of a session are taken at any point of
+    a blink, and a cursor held on is what a picture taken just after it appeared shows."""
+    for widget in pilot.app.screen.query("*"):
+        if hasattr(widget, "cursor_blink"):
+            widget.cursor_blink = False
 
 
 class Pictures:

@@ -11,7 +11,7 @@ from typing import Any
 from syrupy.assertion import SnapshotAssertion
 from textual.pilot import Pilot
 
-from tests.pictures import Pictures
+from tests.pictures import Pictures, hold_cursors
 from tui.api.models.surveys import Survey
 
 from .conftest import EditorHarness
@@ -106,11 +106,13 @@ async def test_editor_screens_at_both_sizes(snapshot: SnapshotAssertion) -> None
         for width, height in SIZES:
             await pilot.resize_terminal(width, height)
             await settle(pilot)
+            hold_cursors(pilot)
             await pictures.take(pilot, f"form-{width}x{height}")
             for key, name in (("f5", "preview"), ("ctrl+n", "kind-picker")):
                 await pilot.press(key)
                 await settle(pilot)
                 assert pilot.app.screen is not editor, f"{key} opened nothing at {width}x{height}"
+                hold_cursors(pilot)
                 await pictures.take(pilot, f"{name}-{width}x{height}")
                 await pilot.press("escape")
                 await settle(pilot)
@@ -121,6 +123,7 @@ async def test_editor_screens_at_both_sizes(snapshot: SnapshotAssertion) -> None
             await set_input(pilot, "#f-name", "Product pulse, edited")  # unsaved: leaving asks
             await pilot.press("escape")
             await settle(pilot)
+            hold_cursors(pilot)
             await pictures.take(pilot, f"leave-{width}x{height}")
             await pilot.press("escape")
             await settle(pilot)

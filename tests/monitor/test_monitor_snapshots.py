@@ -15,7 +15,7 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from tests.monitor.conftest import back_to, make_app, select_export
-from tests.pictures import Pictures
+from tests.pictures import Pictures, hold_cursors
 from tests.pilot import SETTLE_ROUNDS, settle
 from tui.app import WatchdeckApp
 from tui.sandbox.runner import SandboxHandle
@@ -109,9 +109,7 @@ MODALS = {  # help first: the run-error dialog leaves the cursor in the run hist
 async def _steady(pilot: Any) -> None:
     """Hold blinking cursors on (a later dialog of a session opens at any point of the blink), then wait until two
     screenshots, each taken once the app's queues are empty and its animations done, agree."""
-    for widget in pilot.app.screen.query("*"):
-        if hasattr(widget, "cursor_blink"):
-            widget.cursor_blink = False
+    hold_cursors(pilot)
     shot = ""
     for _ in range(SETTLE_ROUNDS):
         await pilot.wait_for_scheduled_animations()
