@@ -67,9 +67,10 @@ def test_backfill_modal(snap_compare: SnapCompare, sandbox: SandboxHandle) -> No
     async def run_before(pilot: Any) -> None:
         await settle(pilot)
         select_export(pilot.app, "Events to S3 data lake")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("b")
-        await pilot.pause()
+        await settle(pilot)
+        hold_cursors(pilot)  # the picture shows the start field's cursor, whatever point of its blink it is at
 
     assert snap_compare(frozen_app(sandbox), terminal_size=(120, 36), run_before=run_before)
 
