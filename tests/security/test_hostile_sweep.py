@@ -7,10 +7,13 @@ a control byte: OSC 52 (writes the clipboard), OSC 0/2 (terminal title), CSI (``
 isolates. Markup in the text must show as text (``[@click=app.quit]`` would be a clickable action).
 A view a key opens is swept the same way; a dialog is only looked at and closed (its own keys would
 answer it). Keys are read from the screens, so a key added later is swept without changing this test.
+Help, the palette and the project picker are opened once per distinct content (see ``_dialog_content``).
+The terminal is 120x36: each view that shows server text must show the hostile text whole (``SHOWN``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -35,6 +38,9 @@ MARKUP = "[@click=app.quit]Q[/]"
 HOSTILE = f"{MARKUP} [bold]b {SEQUENCES} [/"
 FORBIDDEN = {chr(c) for c in range(0x20) if chr(c) not in "\n"} | {chr(c) for c in range(0x7f, 0xa0)} | {
     "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"}
+SHOWN = re.compile(r"nul(?:&#160;)+evil(?:&#160;)+iso")
+"""The hostile text as the cleaning leaves it, from NUL to the bidi isolates (the 8-bit OSC is next, then its end):
+a view showing it shows every sequence where it was, and its check is not passed by a column cut too short."""
 SKIPPED_ACTIONS = {"quit", "suspend_process", "app.quit", "app.suspend_process"}
 """Keys that end or suspend the app: nothing is shown to check."""
 ENDING_KEYS = frozenset(key for entry in KEYS if entry.priority and entry.action in SKIPPED_ACTIONS
@@ -90,11 +96,11 @@ async def settle(pilot: Pilot[Any]) -> None:
     raise AssertionError("the app did not settle: a worker kept running")
 
 
-def _leaks(app: Any) -> list[str]:
-    """The forbidden characters on screen, from an SVG export whose contiguous cells of one style are merged (the
-    same text in fewer pieces)."""
+def _screen(app: Any) -> tuple[list[str], bool]:
+    """The forbidden characters on screen, and whether the hostile text is there whole through its last visible
+    word: from an SVG export whose contiguous cells of one style are merged (the same text in fewer pieces)."""
     shot = str(app.export_screenshot(simplify=True))
-    return sorted({f"U+{ord(ch):04X}" for ch in shot if ch in FORBIDDEN})
+    return sorted({f"U+{ord(ch):04X}" for ch in shot if ch in FORBIDDEN}), bool(SHOWN.search(shot))
 
 
 def _keys(screen: Screen[Any]) -> list[tuple[str, str]]:
@@ -137,6 +143,8 @@ class Sweep:
         """Views swept, as (class, the key that left the mode's first screen on the way to it): the editor of a new
         survey (n), of a hostile one (e) and of its copy (D) are three; the editor again after its preview is not."""
         self.opened: set[str] = set()
+        self.shown: set[str] = set()
+        """The screens on which the hostile text was seen whole (``SHOWN``)."""
         self.leaks: list[str] = []
         self.dialogs: set[tuple[str, tuple[Any, ...]]] = set()
         """App-wide dialogs looked at, as (action, content): one showing what another showed is not opened again."""
@@ -146,10 +154,12 @@ class Sweep:
     def check(self, where: str) -> None:
         app = self.pilot.app
         assert app.is_running, f"{where}: the app ended"
-        bad = _leaks(app)
+        bad, shown = _screen(app)
         if bad:
             self.leaks.append(f"{where}: {', '.join(bad)}")
         self.opened.add(type(app.screen).__name__)
+        if shown:
+            self.shown.add(type(app.screen).__name__)
 
     async def enter(self, mode: str, keys: tuple[str, ...]) -> Screen[Any]:
         """The view reached from ``mode``'s first screen by ``keys`` (again, when a key closed it)."""
@@ -197,9 +207,9 @@ class Sweep:
                 # A view is swept as the key opened it, but for a survey editor opened from the survey list: that one
                 # is closed and opened again first, as the second opening finds the draft the first left, and that
                 # is the state swept (an editor opened from that draft's question is already it).
-                again = app.current_mode == mode == "surveys" and not keys
+                reopen = app.current_mode == mode == "surveys" and not keys
                 await self.view(app.current_mode, (*keys, key) if app.current_mode == mode else (),
-                                None if again else opened)
+                                None if reopen else opened)
             again = self.reached.get((mode, keys))
             if app.current_mode == mode and view not in app.screen_stack and again in app.screen_stack:
                 # The view a sweep of what the key opened entered again on its way (by these same keys): this one.
@@ -222,13 +232,18 @@ async def test_every_key_of_every_screen_keeps_control_bytes_off_the_terminal(sa
     settings = Settings(base_url=sandbox.base_url, api_key=sandbox.api_key, project_ids=[sandbox.project_id],
                         poll_seconds=300.0, bell=False)
     app = WatchdeckApp(settings, clock=FrozenClock(FROZEN_AT))
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         sweep = Sweep(pilot)
         await sweep.view("monitor")  # its tab sweeps the survey browser
         assert sweep.leaks == []
-        opened = sweep.opened
+        opened, shown = sweep.opened, sweep.shown
     # The sweep reached the views and dialogs that show server text (a renamed screen fails here, not silently).
     assert {"MonitorScreen", "SurveyBrowserScreen", "BackfillScreen", "RepairScreen", "LogsScreen",
             "FailureGroupsScreen", "TimelineScreen", "AlertsScreen", "EditExportScreen",
             "DeleteExportScreen", "SurveyEditorScreen", "SummaryScreen", "ActivityScreen"} <= opened, opened
+    # Each view that shows server text showed the hostile text whole, its sequences' places included: a view whose
+    # column cut the text before them would pass its checks without their having seen anything.
+    assert {"SurveyBrowserScreen", "SurveyEditorScreen", "SurveyPreviewScreen", "ConfirmScreen", "SummaryScreen",
+            "ActivityScreen", "AlertsScreen", "FailureGroupsScreen", "TimelineScreen", "BackfillsScreen",
+            "BackfillScreen", "RepairScreen", "EditExportScreen", "LogsScreen"} <= shown, shown
