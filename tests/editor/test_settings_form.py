@@ -130,15 +130,21 @@ async def test_json_fields_keys_help_and_typed_fields() -> None:
         assert not isinstance(app.screen, SurveyEditorScreen | LeaveScreen)  # Escape leaves, as from any field
 
 
+async def _editor_on_new_survey(pilot: Pilot[Any], sandbox: Any, fields: dict[str, Any]) -> tuple[
+        Survey, SurveyEditorScreen, int]:
+    """A survey created on the sandbox with ``fields``, its editor open and settled, and the request count then."""
+    survey = await create_survey(sandbox, fields)
+    editor = SurveyEditorScreen(survey)
+    pilot.app.push_screen(editor)
+    await settle(pilot)
+    return survey, editor, len(sandbox.requests())
+
+
 async def _bad_typed_values_are_refused_next_to_the_field_then_saved(pilot: Pilot[Any], sandbox: Any) -> None:
-    survey = await create_survey(sandbox, {
+    survey, editor, since = await _editor_on_new_survey(pilot, sandbox, {
         "name": "Typed settings", "type": "popover", "questions": [{"type": "open", "question": "Hi?"}],
         "appearance": {"position": "right", "whiteLabel": False}, "conditions": {"url": "/pricing"}})
     app = pilot.app
-    editor = SurveyEditorScreen(survey)
-    app.push_screen(editor)
-    await settle(pilot)
-    since = len(sandbox.requests())
     await set_input(pilot, "#f-appearance--backgroundColor", "notacolor")
     await set_input(pilot, "#f-appearance--surveyPopupDelaySeconds", "-3")
     await set_input(pilot, "#f-conditions--seenSurveyWaitPeriodInDays", "two weeks")
@@ -170,13 +176,9 @@ async def _bad_typed_values_are_refused_next_to_the_field_then_saved(pilot: Pilo
 
 
 async def _schedule_is_offered_with_the_iteration_fields(pilot: Pilot[Any], sandbox: Any) -> None:
-    survey = await create_survey(sandbox, {"name": "Every month", "type": "popover",
-                                           "questions": [{"type": "open", "question": "How is it going?"}]})
+    survey, editor, since = await _editor_on_new_survey(pilot, sandbox, {
+        "name": "Every month", "type": "popover", "questions": [{"type": "open", "question": "How is it going?"}]})
     app = pilot.app
-    editor = SurveyEditorScreen(survey)
-    app.push_screen(editor)
-    await settle(pilot)
-    since = len(sandbox.requests())
     editor.query_one("#f-schedule", Select).value = "recurring"
     await set_input(pilot, "#f-iteration_count", "6")
     await set_input(pilot, "#f-iteration_frequency_days", "30")
@@ -195,13 +197,9 @@ async def _a_recurring_schedule_without_count_or_frequency_is_refused_at_the_fie
     """The real serializer (PostHog/posthog ``posthog/api/survey.py``) stores ``schedule: recurring`` with no
     ``iteration_count``/``iteration_frequency_days`` and the survey then runs once: watchdeck refuses it at the
     fields, and nothing is sent until both are given."""
-    survey = await create_survey(sandbox, {"name": "Every quarter", "type": "popover",
-                                           "questions": [{"type": "open", "question": "How is it going?"}]})
+    _, editor, since = await _editor_on_new_survey(pilot, sandbox, {
+        "name": "Every quarter", "type": "popover", "questions": [{"type": "open", "question": "How is it going?"}]})
     app = pilot.app
-    editor = SurveyEditorScreen(survey)
-    app.push_screen(editor)
-    await settle(pilot)
-    since = len(sandbox.requests())
     editor.query_one("#f-schedule", Select).value = "recurring"
     await settle(pilot)
     await pilot.press("ctrl+s")

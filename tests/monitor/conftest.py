@@ -65,6 +65,15 @@ def select_export(app: WatchdeckApp, name: str) -> str:
     raise AssertionError(f"no export named {name!r}")
 
 
+async def press_on(pilot: Pilot[Any], name: str, *keys: str) -> str:
+    """Put the cursor on the export with that name, let the screen take it in, then press ``keys``; returns its row
+    key."""
+    key = select_export(pilot.app, name)
+    await pilot.pause()
+    await pilot.press(*keys)
+    return key
+
+
 async def back_to(pilot: Pilot[Any], screen: Any) -> None:
     """Escape out of whatever is open on top of ``screen`` (a dialog, a form with the server's words) to ``screen``;
     a form holding the operator's edits asks before it drops them, and is told yes."""

@@ -15,7 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Log, OptionList, Static, TextArea
 from textual.widgets._footer import FooterKey
 
-from tests.monitor.conftest import back_to, make_app, requests, select_export
+from tests.monitor.conftest import back_to, make_app, press_on, requests, select_export
 from tests.pilot import footer_shows_current_keys, settle
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
@@ -106,9 +106,7 @@ async def test_logs_refused_to_personal_keys_are_said_once() -> None:
         app = make_app(box)
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
-            select_export(app, "Events to S3 data lake")
-            await pilot.pause()
-            await pilot.press("L")
+            await press_on(pilot, "Events to S3 data lake", "L")
             await settle(pilot)
             status = str(app.screen.query_one("#logs-status", Static).render())
             assert "personal API keys" in status
@@ -214,9 +212,7 @@ async def run_logs_show_plain_lines(pilot: Pilot[Any], sandbox: SandboxHandle) -
 
 async def follow_asks_only_for_newer_lines(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
     app: Any = pilot.app
-    select_export(app, "Events to S3 data lake")
-    await pilot.pause()
-    await pilot.press("L")
+    await press_on(pilot, "Events to S3 data lake", "L")
     await settle(pilot)
     screen: Any = app.screen
     newest = screen._newest
@@ -264,9 +260,7 @@ async def a_keystroke_after_opening_edit_does_not_replace_the_name(pilot: Pilot[
 
 async def edit_refuses_bad_json_and_sends_nothing(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
     app: Any = pilot.app
-    select_export(app, "Postgres audit trail")
-    await pilot.pause()
-    await pilot.press("e")
+    await press_on(pilot, "Postgres audit trail", "e")
     app.screen.query_one("#edit-destination", TextArea).text = "{not json"
     await pilot.press("ctrl+s")
     await pilot.pause()
@@ -353,9 +347,7 @@ async def test_looking_around_the_monitor(sandbox: SandboxHandle) -> None:
 
 async def backfill_validates_then_sends_the_interval(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
     app: Any = pilot.app
-    select_export(app, "Events to S3 data lake")
-    await pilot.pause()
-    await pilot.press("b")
+    await press_on(pilot, "Events to S3 data lake", "b")
     assert isinstance(app.screen, BackfillScreen)
     summary = str(app.screen.query_one("#backfill-summary", Static).render())
     assert "24 runs" in summary, summary
@@ -381,9 +373,7 @@ async def backfill_validates_then_sends_the_interval(pilot: Pilot[Any], sandbox:
 async def backfill_of_a_daily_export_offers_and_sends_dates(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
     """The newest service takes a day export's bounds as dates only; a time there is a 400."""
     app: Any = pilot.app
-    select_export(app, "BigQuery analytics (daily)")
-    await pilot.pause()
-    await pilot.press("b")
+    await press_on(pilot, "BigQuery analytics (daily)", "b")
     assert isinstance(app.screen, BackfillScreen)
     start = app.screen.query_one("#backfill-start", Input)
     end = app.screen.query_one("#backfill-end", Input)
@@ -405,9 +395,7 @@ async def backfill_of_a_daily_export_offers_and_sends_dates(pilot: Pilot[Any], s
 async def pause_asks_first_then_shows_paused_and_journals(pilot: Pilot[Any], sandbox: SandboxHandle,
                                                           user_dirs: Path) -> None:
     app: Any = pilot.app
-    key = select_export(app, "Events to S3 data lake")
-    await pilot.pause()
-    await pilot.press("p")
+    key = await press_on(pilot, "Events to S3 data lake", "p")
     assert isinstance(app.screen, ConfirmScreen)
     assert app.screen.focused is not None and app.screen.focused.id == "confirm-yes", "Enter confirms"
     await pilot.press("n")
@@ -427,11 +415,8 @@ async def pause_asks_first_then_shows_paused_and_journals(pilot: Pilot[Any], san
 
 
 async def double_press_never_sends_twice(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
-    app: Any = pilot.app
     before = len(requests(sandbox, "POST", "/pause/"))
-    select_export(app, "Databricks lakehouse events")
-    await pilot.pause()
-    await pilot.press("p", "y", "p", "y")
+    await press_on(pilot, "Databricks lakehouse events", "p", "y", "p", "y")
     await settle(pilot)
     assert len(requests(sandbox, "POST", "/pause/")) == before + 1
 
@@ -455,9 +440,7 @@ async def retry_of_a_completed_run_asks_twice(pilot: Pilot[Any], sandbox: Sandbo
 
 async def edit_sends_only_the_changed_field(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
     app: Any = pilot.app
-    select_export(app, "Postgres audit trail")
-    await pilot.pause()
-    await pilot.press("e")
+    await press_on(pilot, "Postgres audit trail", "e")
     assert isinstance(app.screen, EditExportScreen)
     app.screen.query_one("#edit-name", Input).value = "Postgres audit trail (renamed)"
     await pilot.press("ctrl+s")
@@ -468,9 +451,7 @@ async def edit_sends_only_the_changed_field(pilot: Pilot[Any], sandbox: SandboxH
 
 async def delete_needs_the_name_typed(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
     app: Any = pilot.app
-    key = select_export(app, "Snowflake persons")
-    await pilot.pause()
-    await pilot.press("D")
+    key = await press_on(pilot, "Snowflake persons", "D")
     assert isinstance(app.screen, DeleteExportScreen)
     await pilot.press(*"wrong", "enter")
     assert isinstance(app.screen, DeleteExportScreen)
