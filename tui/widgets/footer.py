@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -17,8 +18,9 @@ class LeakFreeFooter(Footer):
 
     Textual's Footer recomposes once per ``bindings_updated`` signal, and a screen sends that on
     every focus change, highlight and ``refresh_bindings``, mostly with the same keys. Here a
-    recompose rebuilds the keys only when what they would show (binding, enabled, tooltip)
-    differs from what is on screen.
+    recompose rebuilds the keys only when what they would show (the first shown binding of each
+    action, enabled, tooltip) differs from what is on screen: keys it does not show (a focused
+    table's cursor keys) are not compared.
 
     Each rebuild mounts new ``FooterKey`` widgets bound to ``Footer.compact`` with ``data_bind``;
     the bindings of removed keys stay in the footer's watcher list until ``compact`` changes, which
@@ -35,9 +37,20 @@ class LeakFreeFooter(Footer):
     """Keys never dropped for width: help (which lists the rest) and quit."""
 
     def _keys_to_show(self) -> Hashable:
-        bindings = tuple((binding, enabled, tooltip) for (_, binding, enabled, tooltip)
-                         in self.screen.active_bindings.values())
-        return bindings, self.show_command_palette, self.compact
+        """What the footer draws, as ``Footer.compose`` picks it: for each action with a shown binding, in order,
+        its first shown binding with whether it is enabled and its tooltip; the palette's key; the style.
+
+        Bindings the footer does not show (a focused widget's cursor keys) are left out: focus moving between
+        widgets whose hidden keys differ draws the same footer, and rebuilds nothing.
+        """
+        active = self.screen.active_bindings
+        first: dict[str, tuple[Binding, bool, str]] = {}
+        for _node, binding, enabled, tooltip in active.values():
+            if binding.show:
+                first.setdefault(binding.action, (binding, enabled, tooltip))
+        palette = active.get(self.app.COMMAND_PALETTE_BINDING)
+        palette_key = palette[1:] if palette is not None and self.show_command_palette else None
+        return tuple(first.values()), palette_key, self.compact
 
     def compose(self) -> ComposeResult:
         """Footer's keys, each starting in the footer's style (compact or not).
@@ -88,10 +101,9 @@ class LeakFreeFooter(Footer):
             return False
         if any(old[0] != new[0] or old[2] != new[2] for old, new in zip(before, after, strict=True)):
             return False  # another binding or tooltip
-        enabled: dict[str, bool] = {}
-        for binding, on, _tooltip in after:  # as Footer.compose: the first binding of an action is its key's
-            enabled.setdefault(binding.action, on)
-        footer_keys = list(self.query(FooterKey))
+        enabled = {binding.action: on for binding, on, _tooltip in after}
+        # The palette's key is drawn from the palette part of ``keys``, which did not change.
+        footer_keys = [key for key in self.query(FooterKey) if not key.has_class("-command-palette")]
         if any(key.action not in enabled for key in footer_keys):
             return False
         for key in footer_keys:
