@@ -368,22 +368,22 @@ class Simulator:
             end_at = parse_iso(r["end_at"]) if r["end_at"] else None
             next_end = parse_iso(r["next_end"])
             while next_end <= now:
-                delay = timedelta(seconds=derived_rng(self.seed, r["id"], iso(next_end), "delay").uniform(1, 8))
+                end_text = iso(next_end)
+                delay = timedelta(seconds=derived_rng(self.seed, r["id"], end_text, "delay").uniform(1, 8))
                 created = next_end + delay
                 if created > now:
                     break
                 in_window = (start_at is None or next_end >= start_at) and (end_at is None or next_end <= end_at)
                 if in_window:
-                    start = next_end - step
-                    key = (r["id"], iso(next_end))
-                    rng = derived_rng(self.seed, r["id"], iso(next_end), "plan")
+                    start_text = iso(next_end - step)
+                    rng = derived_rng(self.seed, r["id"], end_text, "plan")
                     plan = make_plan(
                         rng, interval=interval, destination=data["destination"]["type"], model=data["model"],
-                        profile=r["profile"], name=data["name"], interval_start=iso(start),
-                        interval_end=iso(next_end), force=self.forced.get(key),
+                        profile=r["profile"], name=data["name"], interval_start=start_text,
+                        interval_end=end_text, force=self.forced.get((r["id"], end_text)),
                     )
-                    run_id = derived_uuid(self.seed, r["id"], iso(next_end), "run")
-                    self.insert_run(c, run_id, r["id"], created, iso(start), iso(next_end), plan, None, now)
+                    run_id = derived_uuid(self.seed, r["id"], end_text, "run")
+                    self.insert_run(c, run_id, r["id"], created, start_text, end_text, plan, None, now)
                 next_end += step
             c.execute("UPDATE exports SET next_end=? WHERE id=?", (iso(next_end), r["id"]))
 

@@ -26,7 +26,7 @@ def iso(dt: datetime) -> str:
     """Render an aware datetime in the stored/served form."""
     if dt.tzinfo is not UTC:
         dt = dt.astimezone(UTC)
-    return dt.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+    return dt.isoformat(timespec="microseconds")[:-6] + "Z"  # "+00:00" written as "Z"
 
 
 def iso_opt(dt: datetime | None) -> str | None:
