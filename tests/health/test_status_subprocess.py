@@ -4,6 +4,10 @@ The sandbox's clock runs at real speed over a frozen world (no simulator) and
 stamps its answers' ``Date`` with it, so moving it (its clock admin endpoint)
 is how time passes on the server, or how its clock is skewed from ours.
 
+One sandbox serves the module (a world seeded on the real clock is never the same twice, so it cannot be a
+cached copy); before each test its world is put back as seeded, its faults and request log emptied and its
+clock set to ours again, so test order never matters.
+
 A healthy run (exit 0), a wrong project (exit 2) and a closed pipe run the command as a subprocess, as cron
 does; the other cases call the command's own function (``tui.cli.main.main``, what ``python -m tui`` runs) in this
 process, with the same environment and arguments, and read what it printed.
@@ -16,6 +20,7 @@ import contextlib
 import io
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -35,11 +40,31 @@ from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def sandbox() -> Iterator[SandboxHandle]:
+PROJECT_ONE_KEY = "project-one-key"  # a key limited to project 1
+
+
+@pytest.fixture(scope="module")
+def live_sandbox() -> Iterator[tuple[SandboxHandle, sqlite3.Connection]]:
+    """The module's sandbox and a copy of its world as seeded."""
     clock = ScaledClock(datetime.now(UTC), speed=1.0)
-    with start_sandbox(SandboxOptions(seed=7, simulate=False, clock=clock)) as handle:
-        yield handle
+    options = SandboxOptions(seed=7, simulate=False, clock=clock, keys=[f"{PROJECT_ONE_KEY}:*@1"])
+    with start_sandbox(options) as handle, contextlib.closing(sqlite3.connect(":memory:")) as seeded:
+        with handle.state.db.lock:
+            handle.state.db.conn.backup(seeded)
+        yield handle, seeded
+
+
+@pytest.fixture
+def sandbox(live_sandbox: tuple[SandboxHandle, sqlite3.Connection]) -> SandboxHandle:
+    """The world as seeded, no faults, an empty request log and the server's clock on ours."""
+    handle, seeded = live_sandbox
+    with handle.state.db.lock:
+        seeded.backup(handle.state.db.conn)
+    with httpx.Client(base_url=handle.base_url, timeout=10) as admin:
+        assert admin.delete("/_sandbox/faults").status_code == 204
+        admin.delete("/_sandbox/requests/")
+    move_server_clock(handle, now=datetime.now(UTC).isoformat())
+    return handle
 
 
 def status(handle: SandboxHandle, *args: str, project: str = "1", key: str | None = None,
@@ -170,22 +195,19 @@ def test_wrong_project_exit_2_named(sandbox: SandboxHandle) -> None:
     assert code == 2 and data["errors"] == ["project 99 not found"] and data["exports"] == []
 
 
-def test_a_project_the_key_may_not_see_exit_2_named_like_a_missing_one() -> None:
+def test_a_project_the_key_may_not_see_exit_2_named_like_a_missing_one(sandbox: SandboxHandle) -> None:
     """A key limited to project 1 asking for project 2: the real service answers 403 "does not have access to the
     requested project", which is the same mistake as a wrong id, not a scope to add."""
-    options = SandboxOptions(seed=7, simulate=False, clock=ScaledClock(datetime.now(UTC), speed=1.0),
-                             keys=["project-one-key:*@1"])
-    with start_sandbox(options) as handle:
-        # the key works on its own project: the same verdict as a key for every project (the world runs on the
-        # real clock, so which verdict that is depends on the minute)
-        assert status(handle, project="1", key="project-one-key")[0] == status(handle, project="1")[0]
-        code, out, err = status(handle, project="2", key="project-one-key")
-        assert (code, out) == (2, "")
-        assert err.strip() == "watchdeck: project 2 not found or not visible to this key"
-        code, out, _ = status(handle, "--json", project="2", key="project-one-key")
-        data = json.loads(out)
-        assert code == 2 and data["exports"] == []
-        assert data["errors"] == ["project 2 not found or not visible to this key"]
+    # the key works on its own project: the same verdict as a key for every project (the world was seeded on the
+    # real clock, so which verdict that is depends on the minute)
+    assert status(sandbox, project="1", key=PROJECT_ONE_KEY)[0] == status(sandbox, project="1")[0]
+    code, out, err = status(sandbox, project="2", key=PROJECT_ONE_KEY)
+    assert (code, out) == (2, "")
+    assert err.strip() == "watchdeck: project 2 not found or not visible to this key"
+    code, out, _ = status(sandbox, "--json", project="2", key=PROJECT_ONE_KEY)
+    data = json.loads(out)
+    assert code == 2 and data["exports"] == []
+    assert data["errors"] == ["project 2 not found or not visible to this key"]
 
 
 def test_no_runs_list_judges_from_latest_runs(sandbox: SandboxHandle) -> None:
