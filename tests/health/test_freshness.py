@@ -17,7 +17,7 @@ from textual.widgets import Static
 from tests.monitor.conftest import make_app, select_export
 from tests.pilot import settle
 from tui.api.models.batch_exports import BatchExport
-from tui.clock import FrozenClock, ScaledClock
+from tui.clock import FrozenClock
 from tui.config import ConfigError
 from tui.config.file import load_config
 from tui.config.models import parse_duration
@@ -125,24 +125,22 @@ async def test_the_monitor_judges_by_the_target_and_the_details_pane_names_the_r
 # --------------------------------------------------------------------------- status, through a profile
 
 
-def test_status_reads_the_profiles_targets(tmp_path: Path) -> None:
-    clock = ScaledClock(datetime.now(UTC), speed=1.0)
-    with start_sandbox(SandboxOptions(seed=7, simulate=False, clock=clock)) as handle:
-        # The seeded statuses follow the hour: a finished run that failed would make the export failing, not overdue.
-        with handle.state.db.transaction() as c:
-            c.execute("UPDATE runs SET status = 'Completed', latest_error = NULL WHERE status NOT IN "
-                      "('Completed', 'Starting', 'Running', 'ContinuedAsNew') AND export_id IN "
-                      "(SELECT id FROM exports WHERE json_extract(data, '$.name') = ?)",
-                      ("Databricks lakehouse events",))
-        config_dir = Path(os.environ["WATCHDECK_CONFIG_DIR"])
-        config_dir.mkdir(parents=True, exist_ok=True)
-        (config_dir / "config.toml").write_text(
-            f'[profiles.sb]\nbase_url = "{handle.base_url}"\nproject = "1"\n'
-            '[profiles.sb.freshness]\n"Databricks lakehouse events" = "1m"\n"Evnets" = "2h"\n')
-        env = {k: v for k, v in os.environ.items() if k != "WATCHDECK_PROFILE"} | {
-            "WATCHDECK_API_KEY": handle.api_key, "NO_COLOR": "1"}
-        done = subprocess.run([sys.executable, "-m", "tui", "status", "--profile", "sb", "--json"], cwd=ROOT,
-                              env=env, capture_output=True, text=True, timeout=60)
+def test_status_reads_the_profiles_targets(sandbox: SandboxHandle) -> None:
+    # The seeded statuses follow the hour: a finished run that failed would make the export failing, not overdue.
+    with sandbox.state.db.transaction() as c:
+        c.execute("UPDATE runs SET status = 'Completed', latest_error = NULL WHERE status NOT IN "
+                  "('Completed', 'Starting', 'Running', 'ContinuedAsNew') AND export_id IN "
+                  "(SELECT id FROM exports WHERE json_extract(data, '$.name') = ?)",
+                  ("Databricks lakehouse events",))
+    config_dir = Path(os.environ["WATCHDECK_CONFIG_DIR"])
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "config.toml").write_text(
+        f'[profiles.sb]\nbase_url = "{sandbox.base_url}"\nproject = "1"\n'
+        '[profiles.sb.freshness]\n"Databricks lakehouse events" = "1m"\n"Evnets" = "2h"\n')
+    env = {k: v for k, v in os.environ.items() if k != "WATCHDECK_PROFILE"} | {
+        "WATCHDECK_API_KEY": sandbox.api_key, "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, "-m", "tui", "status", "--profile", "sb", "--json"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=60)
     data = json.loads(done.stdout)
     rows = {e["name"]: e for e in data["exports"]}
     row = rows["Databricks lakehouse events"]

@@ -12,11 +12,9 @@ from datetime import datetime
 
 import pytest
 
-from tests.health.test_status_subprocess import healthy_hourly, sandbox, status
+from tests.health.test_status_subprocess import healthy_hourly, status
 from tests.incident.long_outage import fail_newest
 from tui.sandbox.runner import SandboxHandle
-
-__all__ = ["sandbox"]
 
 
 def test_status_json_has_the_true_lag_and_streak_of_14_failed_runs(sandbox: SandboxHandle) -> None:

@@ -4,9 +4,7 @@ The sandbox's clock runs at real speed over a frozen world (no simulator) and
 stamps its answers' ``Date`` with it, so moving it (its clock admin endpoint)
 is how time passes on the server, or how its clock is skewed from ours.
 
-One sandbox serves the module (a world seeded on the real clock is never the same twice, so it cannot be a
-cached copy); before each test its world is put back as seeded, its faults and request log emptied and its
-clock set to ours again, so test order never matters.
+One sandbox serves these tests, its world put back as seeded before each (tests/health/conftest.py).
 
 A healthy run (exit 0), a wrong project (exit 2) and a closed pipe run the command as a subprocess, as cron
 does; the other cases call the command's own function (``tui.cli.main.main``, what ``python -m tui`` runs) in this
@@ -20,10 +18,8 @@ import contextlib
 import io
 import json
 import os
-import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -31,40 +27,13 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.health.conftest import PROJECT_ONE_KEY
 from tui.api.client import ApiClient
 from tui.api.models.batch_exports import BatchExport
 from tui.cli.main import main
-from tui.clock import ScaledClock
-from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
+from tui.sandbox.runner import SandboxHandle
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-PROJECT_ONE_KEY = "project-one-key"  # a key limited to project 1
-
-
-@pytest.fixture(scope="module")
-def live_sandbox() -> Iterator[tuple[SandboxHandle, sqlite3.Connection]]:
-    """The module's sandbox and a copy of its world as seeded."""
-    clock = ScaledClock(datetime.now(UTC), speed=1.0)
-    options = SandboxOptions(seed=7, simulate=False, clock=clock, keys=[f"{PROJECT_ONE_KEY}:*@1"])
-    with start_sandbox(options) as handle, contextlib.closing(sqlite3.connect(":memory:")) as seeded:
-        with handle.state.db.lock:
-            handle.state.db.conn.backup(seeded)
-        yield handle, seeded
-
-
-@pytest.fixture
-def sandbox(live_sandbox: tuple[SandboxHandle, sqlite3.Connection]) -> SandboxHandle:
-    """The world as seeded, no faults, an empty request log and the server's clock on ours."""
-    handle, seeded = live_sandbox
-    with handle.state.db.lock:
-        seeded.backup(handle.state.db.conn)
-    with httpx.Client(base_url=handle.base_url, timeout=10) as admin:
-        assert admin.delete("/_sandbox/faults").status_code == 204
-        admin.delete("/_sandbox/requests/")
-    move_server_clock(handle, now=datetime.now(UTC).isoformat())
-    return handle
 
 
 def status(handle: SandboxHandle, *args: str, project: str = "1", key: str | None = None,

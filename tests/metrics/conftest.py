@@ -2,6 +2,7 @@
 
 The sandbox's clock runs at real speed over a frozen world (no simulator), so
 the runs stay as the test set them and the server's time is this machine's.
+The tests share it, its world put back as seeded before each (tests/live_world.py).
 """
 
 from __future__ import annotations
@@ -15,15 +16,15 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tui.clock import ScaledClock
-from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
+from tests.live_world import LiveWorld, as_seeded, live_world
+from tui.sandbox.runner import SandboxHandle
 from tui.sandbox.timeutil import iso, parse_iso
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,8 +121,10 @@ def start_exporter(tmp_path: Path) -> Iterator[Callable[..., Exporter]]:
     started: list[Exporter] = []
 
     def start(handle: SandboxHandle, *args: str, key: str | None = None, cache: bool = False,
-              listen: str = "127.0.0.1:0") -> Exporter:
-        exporter = Exporter(watchdeck_env(handle, key), [*([] if cache else ["--no-cache"]), "--poll", "2", *args],
+              listen: str = "127.0.0.1:0", base_url: str | None = None) -> Exporter:
+        """An exporter of ``handle``'s project (at ``base_url`` instead of the sandbox's, when given)."""
+        env = watchdeck_env(handle, key) | ({"WATCHDECK_BASE_URL": base_url} if base_url else {})
+        exporter = Exporter(env, [*([] if cache else ["--no-cache"]), "--poll", "2", *args],
                             tmp_path / f"exporter-{len(started)}.log", listen)
         started.append(exporter)
         return exporter
@@ -131,11 +134,16 @@ def start_exporter(tmp_path: Path) -> Iterator[Callable[..., Exporter]]:
         exporter.stop()
 
 
+@pytest.fixture(scope="session")
+def world() -> Iterator[LiveWorld]:
+    with live_world() as found:
+        yield found
+
+
 @pytest.fixture
-def sandbox() -> Iterator[SandboxHandle]:
-    clock = ScaledClock(datetime.now(UTC), speed=1.0)
-    with start_sandbox(SandboxOptions(seed=7, simulate=False, clock=clock)) as handle:
-        yield handle
+def sandbox(world: LiveWorld) -> SandboxHandle:
+    """One sandbox for the metrics tests, its world put back as seeded before each (tests/live_world.py)."""
+    return as_seeded(world)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 from tests.metrics.conftest import ROOT, Exporter, Samples, World, make_world, value, watchdeck_env
 from tui.cli.metrics import Listen, exposure_warning, parse_listen
-from tui.sandbox.runner import SandboxHandle
+from tui.sandbox.runner import SandboxHandle, listening_socket
 from tui.state.metric_families import STATES
 
 
@@ -100,8 +100,9 @@ def test_families_and_values_of_four_exports_then_a_failed_poll_keeps_the_last_g
 
 def test_an_unreachable_server_serves_no_exports_and_the_network_errors(
         sandbox: SandboxHandle, start_exporter: Callable[..., Exporter]) -> None:
-    sandbox.stop()
-    exporter = start_exporter(sandbox)
+    with listening_socket() as closed:  # a loopback port that refuses connections once the socket is closed
+        port = closed.getsockname()[1]
+    exporter = start_exporter(sandbox, base_url=f"http://127.0.0.1:{port}")
     samples = exporter.scrape_when(lambda s: (value(s, "watchdeck_requests_total", outcome="network_error") or 0) > 0,
                                    "a refused request")
     assert not polled(samples)
