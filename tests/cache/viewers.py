@@ -30,6 +30,8 @@ class Viewer:
 
     key: str
     processes: int
+    #: The group's own shared store (a Redis URL; its folders apart from the SQLite store's), else the measurement's.
+    cache_url: str | None = None
 
 
 def viewer_command(base_url: str, project_id: str, poll: float, cache_url: str | None) -> list[str]:
@@ -47,13 +49,15 @@ def viewer_env(key: str, home: Path) -> dict[str, str]:
 @contextmanager
 def running_viewers(base_url: str, project_id: str, groups: Sequence[Viewer], home: Path, *, poll: float = 2.0,
                     cache_url: str | None = None) -> Iterator[list[subprocess.Popen[bytes]]]:
-    """Start every group's dashboards on one shared store (``home``'s cache dir, or Redis); stop them after."""
+    """Start every group's dashboards on its shared store (``home``'s cache dir, or Redis); stop them after."""
     processes: list[subprocess.Popen[bytes]] = []
     try:
         for group in groups:
+            url = group.cache_url or cache_url
+            group_home = home if group.cache_url is None else home / "redis-viewers"
             for _ in range(group.processes):
                 processes.append(subprocess.Popen(
-                    viewer_command(base_url, project_id, poll, cache_url), env=viewer_env(group.key, home),
+                    viewer_command(base_url, project_id, poll, url), env=viewer_env(group.key, group_home),
                     cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
         yield processes
     finally:
