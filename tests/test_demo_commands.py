@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -9,9 +11,8 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
-
 from tui.cli.demo import DEMO_SPEED
+from tui.cli.main import main
 from tui.sandbox.outages import DEMO_LASTS, DEMO_STARTED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,15 +23,24 @@ def test_the_demo_outage_goes_on_for_ten_minutes_of_the_operators_time() -> None
     assert still_going / DEMO_SPEED >= timedelta(minutes=10)
 
 
-@pytest.mark.parametrize("argv", [["status", "--demo", "--json"], ["--demo", "status", "--json"]])
-def test_status_asks_a_demo_sandbox(argv: list[str], tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "WATCHDECK_CONFIG_DIR": str(tmp_path / "config"),
-           "WATCHDECK_STATE_DIR": str(tmp_path / "state"), "WATCHDECK_DATA_DIR": str(tmp_path / "data"),
-           "WATCHDECK_CACHE_DIR": str(tmp_path / "cache")}
+def test_status_asks_a_demo_sandbox_whichever_side_of_the_command_demo_is_on(tmp_path: Path) -> None:
+    """``status --demo`` as a process (its exit code and output), then ``--demo status`` through the command's own
+    function in this process: the second demo loads the world the first kept (the same user folders)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("WATCHDECK_API_KEY", None)
-    done = subprocess.run([sys.executable, "-m", "tui", *argv], capture_output=True, text=True, env=env,
-                          timeout=120, cwd=tmp_path)
+    done = subprocess.run([sys.executable, "-m", "tui", "status", "--demo", "--json"], capture_output=True,
+                          text=True, env=env, timeout=120, cwd=tmp_path)
     assert done.returncode == 1, done.stderr  # the demo opens on its outage: an export is failing
-    answer = json.loads(done.stdout)
+    _failing_export_in(done.stdout)
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--demo", "status", "--json"], env=env)
+    assert code == 1, err.getvalue()
+    _failing_export_in(out.getvalue())
+
+
+def _failing_export_in(stdout: str) -> None:
+    answer = json.loads(stdout)
     assert answer["exit_code"] == 1
     assert any(export["state"] == "failing" for export in answer["exports"]), answer
