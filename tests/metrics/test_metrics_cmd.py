@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -19,6 +20,7 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families
 from tests.metrics.conftest import ROOT, Exporter, Samples, World, make_world, value, watchdeck_env
 from tui.cli.metrics import Listen, exposure_warning, parse_listen
 from tui.sandbox.runner import SandboxHandle, listening_socket
+from tui.sandbox.timeutil import iso
 from tui.state.metric_families import STATES
 
 
@@ -166,6 +168,9 @@ def test_status_format_openmetrics_prints_the_exporters_families_once(
 def test_freshness_targets_of_the_profile_judge_the_exporters_verdicts(
         sandbox: SandboxHandle, start_exporter: Callable[..., Exporter]) -> None:
     world = make_world(sandbox)
+    with sandbox.state.db.transaction() as c:  # in the first minutes of an hour its newest run ended at the hour
+        c.execute("DELETE FROM runs WHERE export_id = ? AND data_interval_end > ?",
+                  (world.healthy, iso(sandbox.clock.now() - timedelta(minutes=2))))
     config_dir = Path(os.environ["WATCHDECK_CONFIG_DIR"])
     config_dir.mkdir(parents=True, exist_ok=True)
     (config_dir / "config.toml").write_text(
