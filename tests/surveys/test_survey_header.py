@@ -27,3 +27,19 @@ async def test_the_header_says_live_the_project_and_the_age(sandbox: Any, clock:
         if width == 160:
             assert "updated 0 s ago" in header or "updated 1 s ago" in header, header
         assert "⭘" not in header
+
+
+async def test_the_header_is_drawn_again_only_when_its_line_changes(sandbox: Any, clock: FrozenClock) -> None:
+    """The one-second timer redraws the header: an unchanged line is not handed to the widget again (no repaint),
+    a changed one is, without a layout of the whole screen (the header's height is fixed)."""
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        header = screen.query_one("#survey-header", Static)
+        shown = header.content
+        screen._render_header()  # what the timer calls every second
+        assert header.content is shown, "the same line is not set again"
+        clock.advance(5)
+        screen._render_header()
+        assert header.content is not shown and "updated 5 s ago" in str(header.render()), str(header.render())

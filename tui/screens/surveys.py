@@ -158,6 +158,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self.sub_title = "surveys"
         self._loaded_at: datetime | None = None  # on the injected clock: frozen in tests and screenshots
         self._project_label = ""
+        self._header_shown: tuple[Any, ...] | None = None
         self.set_interval(1.0, self._render_header)
         self._render_header()
         self._load_project_label()
@@ -412,8 +413,13 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         ]
         if self.error:
             phrases.append((0, clean(self.error, limit=120), Tone.ERROR.style))
-        header = self.query_one("#survey-header", Static)
-        header.update(fit_status(badges, phrases, max(self.size.width - 2, 20)))
+        line = fit_status(badges, phrases, max(self.size.width - 2, 20))
+        shown = (line.plain, tuple(line.spans), line.style)
+        if shown == self._header_shown:
+            return  # the timer redraws it every second: an unchanged line costs nothing
+        self._header_shown = shown
+        # The height is fixed in surveys.tcss: skip the whole-screen layout update() does by default.
+        self.query_one("#survey-header", Static).update(line, layout=False)
 
     # ------------------------------------------------------------------ status line
 
