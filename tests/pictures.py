@@ -51,7 +51,15 @@ class Pictures:
         await pilot.pause()
         await pilot.pause()
         await pilot.wait_for_scheduled_animations()
-        svg = pilot.app.export_screenshot(title=self._title, simplify=True)
+        self.keep(name, self.shot(pilot))
+
+    def shot(self, pilot: Pilot[Any]) -> str:
+        """The screen now, exported as a picture is (no waits: the caller's own make the screen what it shows)."""
+        return pilot.app.export_screenshot(title=self._title, simplify=True)
+
+    def keep(self, name: str, svg: str) -> None:
+        """Compare ``svg`` (a ``shot`` taken once the screen stopped changing) with the picture ``name``'s file, or
+        write it on update."""
         matches = self._snapshot(name=name) == svg  # syrupy records the comparison: on update, it writes the file
         if not matches:
             self.differing.append(name)

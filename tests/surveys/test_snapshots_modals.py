@@ -38,11 +38,11 @@ def layout(app: Any) -> tuple[Any, ...]:
                                       for widget in screen.walk_children(with_self=False)))
 
 
-async def _stable(pilot: Any) -> None:
-    """Settle, then wait until the layout stops changing and then until two screenshots agree, each taken once
-    the app's queues are empty and its animations done: forms and trees can take a few rounds to lay out, and a
-    busy machine spreads them out. A blinking cursor would make the picture vary with the time taken: it is
-    held on."""
+async def _stable(pictures: Pictures, pilot: Any) -> str:
+    """Settle, then wait until the layout stops changing and then until two pictures of the screen agree, each taken
+    once the app's queues are empty and its animations done; returns that picture. Forms and trees can take a few
+    rounds to lay out, and a busy machine spreads them out. A blinking cursor would make the picture vary with the
+    time taken: it is held on."""
     await settle(pilot)
     previous: tuple[Any, ...] = ()
     shot = ""
@@ -56,9 +56,9 @@ async def _stable(pilot: Any) -> None:
         if current != previous:
             previous, shot = current, ""
             continue
-        taken = pilot.app.export_screenshot()
+        taken = pictures.shot(pilot)
         if taken == shot:
-            return
+            return taken
         shot = taken
     raise AssertionError("the screen did not settle")
 
@@ -71,8 +71,7 @@ async def _take_screens(pictures: Pictures, pilot: Any, screens: list[str], size
     for screen in screens:
         for key in SCREENS[screen]:
             await pilot.press(key)
-        await _stable(pilot)
-        await pictures.take(pilot, f"{screen}-{size[0]}x{size[1]}")
+        pictures.keep(f"{screen}-{size[0]}x{size[1]}", await _stable(pictures, pilot))
         if screen in MODAL:
             assert pilot.app.screen is not browser, f"{SCREENS[screen]} opened no {screen} at {size}"
             await pilot.press("escape")
