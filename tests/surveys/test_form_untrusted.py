@@ -57,10 +57,8 @@ async def test_server_text_goes_through_one_door_and_failures_are_journaled(
         assert all(survey_id in json.dumps(e) for e in entries)
 
         # -- the editor from the browser cleans marks and saves clean
-        for _ in range(screen.table.row_count):
-            if screen.selected_id == created.id:
-                break
-            await pilot.press("down")
+        screen.table.move_to_key(created.id)
+        await pilot.pause()
         assert screen.selected_id == created.id
         await pilot.press("e")
         await settle(pilot)

@@ -181,11 +181,11 @@ async def test_read_only_monitor_sends_nothing_whatever_key_is_pressed(sandbox: 
             """`c` (cancel) on a running run in the runs pane; every other key on the failing export."""
             screen.frozen = False
             screen.runs_view_changed(RunsView())
-            await settle(pilot)
             if entry.action == "cancel_run":
+                await settle(pilot)
                 await put_cursor_on_a_running_run(pilot, screen, running)
             else:
-                select_export(app, FAILING)
+                select_export(app, FAILING)  # with the reset above: one settle for both
                 await settle(pilot)
 
         await _sweep(pilot, screen, ids, prepare)
