@@ -69,20 +69,6 @@ def test_unknown_status_shows_its_raw_name() -> None:
     assert "\x1b" not in status_text("Paused\x1b[2J").plain
 
 
-async def test_help_lists_every_status_with_its_meaning(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        await pilot.press("question_mark")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
-        table = app.screen.query_one("#help-legend", Static).content
-        assert isinstance(table, Table)
-        meanings = [str(cell) for cell in table.columns[1].cells]
-        for look in [*LOOKS.values(), UNKNOWN]:
-            assert look.meaning in meanings, look.letter
-
-
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
 def test_failing_runs_without_colour(snap_compare: SnapCompare, sandbox: SandboxHandle,
                                      monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]) -> None:
@@ -104,7 +90,8 @@ def test_failing_runs_without_colour(snap_compare: SnapCompare, sandbox: Sandbox
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
 def test_help_legend(snap_compare: SnapCompare, sandbox: SandboxHandle, monkeypatch: pytest.MonkeyPatch,
                      size: tuple[int, int], no_colour: bool) -> None:
-    """The help scrolled to its end: the status legend, one status a line, wrapped at any width."""
+    """The help scrolled to its end: the status legend, one status a line, wrapped at any width; the legend lists
+    every status with its meaning."""
     if no_colour:
         monkeypatch.setenv("NO_COLOR", "1")
     app = make_app(sandbox)
@@ -114,6 +101,12 @@ def test_help_legend(snap_compare: SnapCompare, sandbox: SandboxHandle, monkeypa
     async def run_before(pilot: Any) -> None:
         await settle(pilot)
         await pilot.press("question_mark")
+        assert isinstance(pilot.app.screen, HelpScreen)
+        table = pilot.app.screen.query_one("#help-legend", Static).content
+        assert isinstance(table, Table)
+        meanings = [str(cell) for cell in table.columns[1].cells]
+        for look in [*LOOKS.values(), UNKNOWN]:
+            assert look.meaning in meanings, look.letter
         body = pilot.app.screen.query_one("#help-body")
 
         def at_end() -> bool:
