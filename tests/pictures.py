@@ -9,8 +9,11 @@ and notifications on, as ``snap_compare`` runs it. ``--snapshot-update`` writes 
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from pytest_textual_snapshot import SVGImageExtension
@@ -18,7 +21,24 @@ from syrupy.assertion import SnapshotAssertion
 from textual.app import App
 from textual.pilot import Pilot
 
-__all__ = ["Pictures", "hold_cursors"]
+__all__ = ["Pictures", "hold_cursors", "svg_lines"]
+
+_TEXT = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>')
+
+
+def svg_lines(svg: str) -> list[str]:
+    """The text of a picture, one string a terminal line (the characters only: no colours or styles)."""
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for match in _TEXT.finditer(svg):
+        rows.setdefault(float(match[2]), []).append((float(match[1]), html.unescape(match[3])))
+    return ["".join(text for _x, text in sorted(row)).replace("\xa0", " ").rstrip() for _y, row in sorted(rows.items())]
+
+
+def _line_difference(row: int, old: str, new: str) -> str:
+    """Where two lines of text part, with a little of each from there."""
+    column = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+    start = max(0, column - 10)
+    return f"line {row} column {column}: {old[start:start + 50]!r} -> {new[start:start + 50]!r}"
 
 
 def hold_cursors(pilot: Pilot[Any]) -> None:
@@ -36,6 +56,7 @@ class Pictures:
         self._snapshot = snapshot.use_extension(SVGImageExtension)
         self._title = ""
         self.differing: list[str] = []
+        self.differences: list[str] = []
 
     @asynccontextmanager
     async def session(self, app: App[Any], size: tuple[int, int]) -> AsyncIterator[Pilot[Any]]:
@@ -63,7 +84,22 @@ class Pictures:
         matches = self._snapshot(name=name) == svg  # syrupy records the comparison: on update, it writes the file
         if not matches:
             self.differing.append(name)
+            self.differences.append(f"{name}: {self._difference(name, svg)}")
+
+    def _difference(self, name: str, svg: str) -> str:
+        """What differs from the picture's file, in words: the first lines whose text differs, or that only the
+        colours and styles do."""
+        path = Path(SVGImageExtension.get_location(test_location=self._snapshot.test_location, index=name))
+        if not path.exists():
+            return "no file"
+        stored, taken = svg_lines(path.read_text(encoding="utf-8")), svg_lines(svg)
+        lines = [_line_difference(row, old, new) for row, (old, new) in enumerate(zip(stored, taken, strict=False))
+                 if old != new]
+        if len(stored) != len(taken):
+            lines.append(f"{len(stored)} lines -> {len(taken)}")
+        return "; ".join(lines[:4]) if lines else "the same text: colours or styles differ"
 
     def check(self) -> None:
         """Fail if any picture taken differs from its file."""
-        assert not self.differing, f"pictures differ from the reviewed ones: {', '.join(self.differing)}"
+        assert not self.differing, ("pictures differ from the reviewed ones: " + ", ".join(self.differing)
+                                    + "\n" + "\n".join(self.differences))
