@@ -475,24 +475,6 @@ async def test_editor_saves_send_only_what_changed_and_refusals_keep_the_input(
         assert screen.selected is not None and screen.selected.name == "Brand new survey"
 
 
-async def test_read_only_hides_mutating_keys(sandbox: Any, clock: FrozenClock) -> None:
-    app = make_app(sandbox, clock, read_only=True)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        screen = browser(app)
-        for action in ("new", "edit", "delete", "archive", "unarchive", "launch", "stop"):
-            assert screen.check_action(action, ()) is False, action
-        assert screen.check_action("summarize", ()) is False, "summarize is a POST (issue 25 item 8)"
-        shown = {b.binding.action for b in screen.active_bindings.values() if b.enabled}
-        assert not shown & {"new", "edit", "delete", "archive", "launch", "stop"}
-        for key in ("d", "a", "s", "n", "e"):
-            await pilot.press(key)
-            await pilot.pause()
-            assert app.screen is screen
-        assert survey_writes(sandbox) == []
-        assert "READ-ONLY" in static_text(app, "#survey-status")
-
-
 # --------------------------------------------------------------------------- hostile text and errors
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from textual.binding import Binding
+from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
 import tui
@@ -194,6 +195,8 @@ async def test_read_only_monitor_sends_nothing_whatever_key_is_pressed(sandbox: 
 
 async def test_read_only_survey_browser_sends_nothing_whatever_key_is_pressed(survey_sandbox: Any,
                                                                               clock: FrozenClock) -> None:
+    """Also (before the sweep) what read-only hides in the survey browser, by name: every write is off and none
+    of its keys is offered; the writing keys leave the list where it is; the status line says READ-ONLY."""
     app = make_survey_app(survey_sandbox, clock, read_only=True)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
@@ -201,6 +204,17 @@ async def test_read_only_survey_browser_sends_nothing_whatever_key_is_pressed(su
         assert isinstance(screen, SurveyBrowserScreen)
         for action in writing_actions("surveys"):
             assert screen.check_action(action, ()) is False, action
+        for action in ("new", "edit", "delete", "archive", "unarchive", "launch", "stop"):
+            assert screen.check_action(action, ()) is False, action
+        assert screen.check_action("summarize", ()) is False, "summarize is a POST (issue 25 item 8)"
+        shown = {b.binding.action for b in screen.active_bindings.values() if b.enabled}
+        assert not shown & {"new", "edit", "delete", "archive", "launch", "stop"}
+        for key in ("d", "a", "s", "n", "e"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen is screen, key
+        assert _writes(survey_sandbox) == []
+        assert "READ-ONLY" in str(screen.query_one("#survey-status", Static).render())
         ids = [entry.id for entry in entries("surveys") if entry.id not in LEAVING]
         await _sweep(pilot, screen, ids)
         assert _writes(survey_sandbox) == []
