@@ -57,22 +57,6 @@ async def test_read_only_hides_every_mutating_key(sandbox: SandboxHandle) -> Non
         assert "READ-ONLY" in status_line(app)
 
 
-async def test_server_gone_keeps_last_good_data_and_says_stale(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox, retries=0)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        assert exports_table(app).row_count == 12
-        sandbox.stop()
-        screen: Any = app.screen
-        for _ in range(2):
-            await pilot.press("ctrl+r")
-            await settle(pilot)
-        assert screen.poller.failures == 2
-        line = status_line(app)
-        assert "STALE" in line and "refused" in line, line
-        assert exports_table(app).row_count == 12, "the last good data stays on screen"
-
-
 async def test_hostile_export_names_are_shown_literally(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox, project_ids=["3"])
     async with app.run_test(size=(100, 30)) as pilot:
@@ -117,7 +101,9 @@ async def test_logs_refused_to_personal_keys_are_said_once() -> None:
 
 
 
-async def test_server_down_then_back_recovers_by_itself(sandbox: SandboxHandle) -> None:
+async def test_server_gone_keeps_last_good_data_says_stale_and_recovers_by_itself(sandbox: SandboxHandle) -> None:
+    """The server stops: the last good data stays on screen and the status line says stale and why; it comes back
+    on the same port: the next poll is live again with every export."""
     from tests.monitor.conftest import FROZEN_AT
     from tui.clock import FrozenClock
     from tui.sandbox.runner import SandboxOptions, start_sandbox
@@ -126,13 +112,17 @@ async def test_server_down_then_back_recovers_by_itself(sandbox: SandboxHandle) 
     app = make_app(sandbox, retries=0)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
+        assert exports_table(app).row_count == 12
         sandbox.stop()
+        screen: Any = app.screen
         for _ in range(2):
             await pilot.press("ctrl+r")
             await settle(pilot)
-        assert "STALE" in status_line(app)
+        assert screen.poller.failures == 2
+        line = status_line(app)
+        assert "STALE" in line and "refused" in line, line
+        assert exports_table(app).row_count == 12, "the last good data stays on screen"
         with start_sandbox(SandboxOptions(simulate=False, clock=FrozenClock(FROZEN_AT)), port=port):
-            screen: Any = app.screen
             screen.poll_now()  # what the armed timer does when it fires
             await settle(pilot)
             assert "LIVE" in status_line(app)
