@@ -5,11 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import httpx
 import pytest
 from textual.widgets import Button, Input, Static
 
-from tests.monitor.conftest import back_to, make_app, requests, select_export
+from tests.monitor.conftest import back_to, make_app, requests, sandbox_call, select_export
 from tests.pilot import settle
 from tui.api.errors import WriteValidationError
 from tui.api.writes import MAX_BACKFILL_RUNS, check_backfill
@@ -65,7 +64,7 @@ async def a_start_in_1970_is_refused_next_to_the_field(pilot: Any, sandbox: Sand
 
 async def a_start_before_the_project_existed_is_refused_next_to_the_field(pilot: Any, sandbox: SandboxHandle) -> None:
     """The dialog learns the project's ``created_at`` from the server (the full project carries it)."""
-    project = httpx.get(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/",
+    project = sandbox_call("GET", f"{sandbox.base_url}/api/projects/{sandbox.project_id}/",
                         headers={"Authorization": f"Bearer {sandbox.api_key}"}).json()
     created = datetime.fromisoformat(project["created_at"])
     assert datetime(2000, 1, 1, tzinfo=UTC) < created < NOW - timedelta(days=200)

@@ -13,7 +13,7 @@ import httpx
 from textual.pilot import Pilot
 from textual.widgets import Log, Static
 
-from tests.monitor.conftest import FROZEN_AT, make_app, requests
+from tests.monitor.conftest import FROZEN_AT, make_app, requests, sandbox_call
 from tests.pilot import settle
 from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
@@ -30,7 +30,7 @@ HOSTILE = (
 
 
 def add_fault(handle: SandboxHandle, **fault: Any) -> None:
-    response = httpx.post(f"{handle.base_url}/_sandbox/faults", json=fault)
+    response = sandbox_call("POST", f"{handle.base_url}/_sandbox/faults", json=fault)
     assert response.status_code in (200, 201), response.text
 
 

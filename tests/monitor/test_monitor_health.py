@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 from textual.pilot import Pilot
 
-from tests.monitor.conftest import FROZEN_AT, make_app, requests
+from tests.monitor.conftest import FROZEN_AT, make_app, requests, sandbox_call
 from tests.monitor.test_monitor_faults import (
     add_fault,
     burst_of_503_recovers_without_operator,
@@ -35,7 +35,7 @@ def list_requests(handle: SandboxHandle) -> list[dict[str, Any]]:
 
 
 def move_server_clock(handle: SandboxHandle, **body: Any) -> None:
-    answer = httpx.post(f"{handle.base_url}/_sandbox/clock", json=body, timeout=10)
+    answer = sandbox_call("POST", f"{handle.base_url}/_sandbox/clock", json=body, timeout=10)
     assert answer.status_code == 200, answer.text
 
 

@@ -11,10 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx
 from textual.widgets import Input, Static
 
-from tests.monitor.conftest import FROZEN_AT, make_app, requests, select_export
+from tests.monitor.conftest import FROZEN_AT, make_app, requests, sandbox_call, select_export
 from tests.pilot import settle
 from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
@@ -26,12 +25,12 @@ from tui.screens.export_modals import EditExportScreen
 
 
 def add_fault(handle: SandboxHandle, **fault: Any) -> None:
-    response = httpx.post(f"{handle.base_url}/_sandbox/faults", json=fault)
+    response = sandbox_call("POST", f"{handle.base_url}/_sandbox/faults", json=fault)
     assert response.status_code in (200, 201), response.text
 
 
 def clear_faults(handle: SandboxHandle) -> None:
-    httpx.delete(f"{handle.base_url}/_sandbox/faults")
+    sandbox_call("DELETE", f"{handle.base_url}/_sandbox/faults")
 
 
 def status_line(app: Any) -> str:
