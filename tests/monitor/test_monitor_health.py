@@ -113,8 +113,10 @@ async def test_a_project_the_key_may_not_see_is_named_and_stale() -> None:
             assert "project 2 not found or not visible to this key" in empty
 
 
-async def test_server_clock_ahead_is_said_and_judged_on(sandbox: SandboxHandle) -> None:
-    """The sandbox's clock 15 minutes ahead of the app's: the status line says so; nothing reads negative."""
+async def test_server_time_ahead_is_said_judged_on_and_hours_of_it_turn_exports_overdue(
+        sandbox: SandboxHandle) -> None:
+    """The sandbox's clock 15 minutes ahead of the app's: the status line says so; nothing reads negative. Then
+    hours of server time pass while our clock stands still: exports turn overdue."""
     move_server_clock(sandbox, now=(FROZEN_AT + timedelta(minutes=15)).isoformat())
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -125,13 +127,6 @@ async def test_server_clock_ahead_is_said_and_judged_on(sandbox: SandboxHandle) 
         aged = [str(row[col]) for row in screen.cells().values() for col in ("last", "lag")]
         assert aged and not any(c.startswith("in ") or c.startswith("-") for c in aged)
 
-
-async def test_hours_of_server_time_turn_exports_overdue_though_our_clock_stood_still(
-        sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        screen: Any = app.screen
         before = {f.verdict.state for f in screen.board.rows(screen.now()).rows}
         assert HealthState.OVERDUE not in before
         move_server_clock(sandbox, now=(FROZEN_AT + timedelta(hours=6)).isoformat())

@@ -57,19 +57,10 @@ async def test_read_only_hides_every_mutating_key(sandbox: SandboxHandle) -> Non
         assert "READ-ONLY" in status_line(app)
 
 
-async def test_hostile_export_names_are_shown_literally(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox, project_ids=["3"])
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        table = exports_table(app)
-        names = table.column_texts("name")
-        joined = " ".join(names)
-        assert "\x1b" not in joined
-        assert app.is_running, "[@click=app.quit] must not be an action"
-
-
-
-async def test_many_projects_stretch_the_interval_and_say_so(sandbox: SandboxHandle) -> None:
+async def test_many_projects_stretch_the_interval_and_say_so_and_hostile_names_show_literally(
+        sandbox: SandboxHandle) -> None:
+    """Three projects polled every 2 s: the interval is stretched for the rate limit and the status line says so;
+    a project column. Project 3's export names are hostile (markup, escape sequences): shown literally."""
     app = make_app(sandbox, project_ids=["1", "2", "3"], poll_seconds=2.0)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
@@ -78,6 +69,10 @@ async def test_many_projects_stretch_the_interval_and_say_so(sandbox: SandboxHan
         assert screen.poller.interval > 2.0
         assert "rate limit" in status_line(app)
         assert "project" in [c.key for c in exports_table(app).shown_columns], "several projects: a project column"
+        joined = " ".join(exports_table(app).column_texts("name"))
+        assert "[@click=app.quit]" in joined, "project 3's hostile names are on screen"
+        assert "\x1b" not in joined
+        assert app.is_running, "[@click=app.quit] must not be an action"
 
 
 
