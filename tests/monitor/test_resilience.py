@@ -92,9 +92,9 @@ async def test_footer_rebuilds_do_not_keep_dead_keys_alive(sandbox: SandboxHandl
                 select_export(app, name)
                 await pilot.pause()
 
-        for _ in range(3):
+        for _ in range(2):
             await there_and_back()
         before = alive()
-        for _ in range(4):  # 8 rebuilds: a leak of even one footer's keys each would be a hundred
+        for _ in range(3):  # 6 rebuilds: a leak of even one footer's keys each would be a hundred
             await there_and_back()
         assert alive() <= before + 20, "dead footer keys pile up"
