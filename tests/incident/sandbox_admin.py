@@ -34,5 +34,6 @@ class SandboxAdmin:
 
 @contextmanager
 def sandbox_admin(handle: SandboxHandle) -> Iterator[SandboxAdmin]:
-    with httpx.Client(base_url=f"{handle.base_url}/_sandbox/", timeout=10) as client:
+    # Plain loopback HTTP: no TLS, so no certificate checks (and no CA bundle loaded for them).
+    with httpx.Client(base_url=f"{handle.base_url}/_sandbox/", timeout=10, verify=False) as client:
         yield SandboxAdmin(client)

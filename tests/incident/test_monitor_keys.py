@@ -7,11 +7,10 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import httpx
 import pytest
 from textual.widgets import DataTable, Input, Static
 
-from tests.monitor.conftest import FROZEN_AT, back_to, make_app, requests, select_export
+from tests.monitor.conftest import FROZEN_AT, back_to, make_app, requests, sandbox_call, select_export
 from tests.pilot import settle
 from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
@@ -201,7 +200,7 @@ def notes(app: Any) -> list[str]:
 
 
 def add_fault(handle: SandboxHandle, **fault: Any) -> None:
-    httpx.post(f"{handle.base_url}/_sandbox/faults", json=fault, timeout=10).raise_for_status()
+    sandbox_call("POST", f"{handle.base_url}/_sandbox/faults", json=fault, timeout=10).raise_for_status()
 
 
 def run_status(handle: SandboxHandle, run_id: str) -> str:
@@ -283,7 +282,7 @@ def make_backfill(handle: SandboxHandle) -> tuple[str, str, str]:
         export_id, data = next((str(r["id"]), r["data"]) for r in c.execute(
             "SELECT id, data FROM exports WHERE project_id = 1 AND interval = 'hour' AND paused = 0 "
             "AND end_at IS NULL ORDER BY created_at").fetchall())
-    made = httpx.post(f"{handle.base_url}/api/projects/1/batch_exports/{export_id}/backfills/",
+    made = sandbox_call("POST", f"{handle.base_url}/api/projects/1/batch_exports/{export_id}/backfills/",
                       headers={"Authorization": f"Bearer {handle.api_key}"}, timeout=10,
                       json={"start_at": "2026-11-20T00:00:00Z", "end_at": "2026-11-20T06:00:00Z"})
     assert made.status_code == 201, made.text

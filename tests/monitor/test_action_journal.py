@@ -13,14 +13,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, DataTable, Input
 
 from tests.incident.long_outage import fail_newest
 from tests.incident.test_monitor_keys import FAILING, put_cursor_on_a_running_run, running_export
-from tests.monitor.conftest import back_to, make_app, requests, select_export
+from tests.monitor.conftest import back_to, make_app, requests, sandbox_call, select_export
 from tests.pilot import settle, until
 from tui.api.models.batch_exports import RunStatus
 from tui.sandbox.runner import SandboxHandle
@@ -151,13 +150,13 @@ async def both_outcomes(pilot: Pilot[Any], sandbox: SandboxHandle, user_dirs: Pa
     run = screen.selected_run() if action in ("retry", "cancel run") else None
     assert run is not None or action not in ("retry", "cancel run")
     if action == "cancel backfill":
-        made = httpx.post(f"{sandbox.base_url}/api/projects/1/batch_exports/{watched.export.id}/backfills/",
+        made = sandbox_call("POST", f"{sandbox.base_url}/api/projects/1/batch_exports/{watched.export.id}/backfills/",
                           headers={"Authorization": f"Bearer {sandbox.api_key}"}, timeout=10,
                           json={"start_at": "2026-11-20T00:00:00Z", "end_at": "2026-11-20T06:00:00Z"})
         assert made.status_code == 201, made.text
     for outcome in ("failed", "ok"):
         if outcome == "failed":
-            answer = httpx.post(f"{sandbox.base_url}/_sandbox/faults", json={
+            answer = sandbox_call("POST", f"{sandbox.base_url}/_sandbox/faults", json={
                 "kind": "body", "status": 400, "path": path, "count": 1,
                 "body": {"type": "validation_error", "code": "invalid", "detail": REFUSAL, "attr": None}})
             assert answer.status_code in (200, 201), answer.text
@@ -217,7 +216,7 @@ async def test_a_repair_journals_each_interval_it_sent_with_its_outcome(
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         if outcome == "failed":
-            answer = httpx.post(f"{sandbox.base_url}/_sandbox/faults", json={
+            answer = sandbox_call("POST", f"{sandbox.base_url}/_sandbox/faults", json={
                 "kind": "body", "status": 400, "path": rf"/runs/{refused}/retry/$", "count": 1,
                 "body": {"type": "validation_error", "code": "invalid", "detail": REFUSAL, "attr": None}})
             assert answer.status_code in (200, 201), answer.text

@@ -5,11 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import httpx
 import pytest
 from textual.widgets import Button, Input, Static
 
-from tests.monitor.conftest import back_to, make_app, requests, select_export
+from tests.monitor.conftest import back_to, make_app, requests, sandbox_call, select_export
 from tests.pilot import settle
 from tui.api.errors import WriteValidationError
 from tui.api.writes import MAX_BACKFILL_RUNS, check_backfill
@@ -51,9 +50,17 @@ async def open_backfill(pilot: Any) -> BackfillScreen:
     return screen
 
 
+async def the_form(pilot: Any) -> BackfillScreen:
+    """The backfill form a previous case left open (as the operator goes on correcting it), else a fresh one."""
+    screen = pilot.app.screen
+    if isinstance(screen, BackfillScreen):
+        return screen
+    return await open_backfill(pilot)
+
+
 async def a_start_in_1970_is_refused_next_to_the_field(pilot: Any, sandbox: SandboxHandle) -> None:
     app = pilot.app
-    screen = await open_backfill(pilot)
+    screen = await the_form(pilot)
     screen.query_one("#backfill-start", Input).value = "1970-01-01 00:00"
     await pilot.pause()
     assert "before 2000-01-01" in str(screen.query_one("#backfill-start-error", Static).render())
@@ -65,12 +72,12 @@ async def a_start_in_1970_is_refused_next_to_the_field(pilot: Any, sandbox: Sand
 
 async def a_start_before_the_project_existed_is_refused_next_to_the_field(pilot: Any, sandbox: SandboxHandle) -> None:
     """The dialog learns the project's ``created_at`` from the server (the full project carries it)."""
-    project = httpx.get(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/",
+    project = sandbox_call("GET", f"{sandbox.base_url}/api/projects/{sandbox.project_id}/",
                         headers={"Authorization": f"Bearer {sandbox.api_key}"}).json()
     created = datetime.fromisoformat(project["created_at"])
     assert datetime(2000, 1, 1, tzinfo=UTC) < created < NOW - timedelta(days=200)
     app = pilot.app
-    screen = await open_backfill(pilot)
+    screen = await the_form(pilot)
     await settle(pilot)
     start = screen.query_one("#backfill-start", Input)
     start.value = (created - timedelta(hours=1)).strftime("%Y-%m-%d %H:%M")
@@ -88,7 +95,7 @@ async def a_start_before_the_project_existed_is_refused_next_to_the_field(pilot:
 
 async def escape_on_the_count_sends_nothing(pilot: Any, sandbox: SandboxHandle) -> None:
     app = pilot.app
-    screen = await open_backfill(pilot)
+    screen = await the_form(pilot)
     screen.query_one("#backfill-start", Input).value = "2026-01-01 00:00"
     await pilot.pause()
     await pilot.press("ctrl+s")
@@ -103,7 +110,7 @@ async def escape_on_the_count_sends_nothing(pilot: Any, sandbox: SandboxHandle) 
 
 async def more_than_a_thousand_runs_need_the_count_typed(pilot: Any, sandbox: SandboxHandle) -> None:
     app = pilot.app
-    screen = await open_backfill(pilot)
+    screen = await the_form(pilot)
     screen.query_one("#backfill-start", Input).value = "2026-09-01 00:00"
     screen.query_one("#backfill-end", Input).value = "2026-11-01 00:00"
     await pilot.pause()
@@ -140,17 +147,17 @@ async def enter_in_the_backfill_end_field_submits(pilot: Any, sandbox: SandboxHa
 
 
 async def test_the_backfill_form_refuses_confirms_and_submits(sandbox: SandboxHandle) -> None:
-    """One monitor session, each case opening the backfill form afresh from the monitor: a start in 1970 is
-    refused next to the field; a start before the project existed is refused next to the field (and accepted
-    after it); Escape on the typed count sends nothing and keeps the dates; more than a thousand runs need the
-    count typed; Enter in the end field submits. Nothing is sent until the fourth case."""
+    """One monitor session. On one backfill form, as the operator corrects it: a start in 1970 is refused next to
+    the field; a start before the project existed is refused next to the field (and accepted after it); Escape on
+    the typed count sends nothing and keeps the dates; more than a thousand runs need the count typed. Then on a
+    form opened afresh from the monitor, Enter in the end field submits. Nothing is sent until the fourth case."""
     app = make_app(sandbox)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         monitor = app.screen
         for case in (a_start_in_1970_is_refused_next_to_the_field,
                      a_start_before_the_project_existed_is_refused_next_to_the_field,
-                     escape_on_the_count_sends_nothing, more_than_a_thousand_runs_need_the_count_typed,
-                     enter_in_the_backfill_end_field_submits):
-            await back_to(pilot, monitor)
+                     escape_on_the_count_sends_nothing, more_than_a_thousand_runs_need_the_count_typed):
             await case(pilot, sandbox)
+        await back_to(pilot, monitor)
+        await enter_in_the_backfill_end_field_submits(pilot, sandbox)

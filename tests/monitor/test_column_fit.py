@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from rich.text import Text
 
 from tests.monitor.conftest import make_app, select_export
@@ -45,43 +44,42 @@ def cut_cells(table: VirtualTable) -> list[str]:
     return cut
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
-async def test_every_column_fits_whole_and_cut_text_ends_with_an_ellipsis(sandbox: SandboxHandle,
-                                                                           size: tuple[int, int]) -> None:
+def every_column_fits_whole_and_cut_text_ends_with_an_ellipsis(screen: Any, size: str) -> None:
+    exports = screen.query_one("#exports", VirtualTable)
+    runs = screen.query_one("#runs", VirtualTable)
+    assert exports.row_count and runs.row_count, size
+    cut = cut_cells(exports) + cut_cells(runs)
+    assert cut, f"{size}: nothing was long enough to be cut: the test would prove nothing"
+    for key in ("name", "state", "latest", "lag"):
+        assert key in {c.key for c in exports.shown_columns}, f"{size}: {key} must show at any width"
+    for key in ("status", "interval", "error"):
+        assert key in {c.key for c in runs.shown_columns}, f"{size}: {key} must show at any width"
+    status = screen.query_one("#monitor-status").render_line(0).text
+    assert "12 exports · 1 failing" in status, f"{size}: {status}"
+
+
+async def test_every_column_fits_whole_at_80x24_and_160x48_and_columns_come_back_when_the_terminal_widens(
+        sandbox: SandboxHandle) -> None:
+    """At 80x24, then widened to 160x48, with the cursor on an export whose runs carry long errors: the tables show
+    whole columns only, text cut to fit ends with an ellipsis; the columns dropped at 80 columns come back on the
+    wider screen, with their rows (cells kept, cursor kept)."""
     app = make_app(sandbox)
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         select_export(app, "Snowflake warehouse (hourly)")  # its runs carry long errors
         await settle(pilot)
         screen: Any = app.screen
+        every_column_fits_whole_and_cut_text_ends_with_an_ellipsis(screen, "80x24")
         exports = screen.query_one("#exports", VirtualTable)
-        runs = screen.query_one("#runs", VirtualTable)
-        assert exports.row_count and runs.row_count
-        cut = cut_cells(exports) + cut_cells(runs)
-        assert cut, "nothing was long enough to be cut: the test would prove nothing"
-        for key in ("name", "state", "latest", "lag"):
-            assert key in {c.key for c in exports.shown_columns}, f"{key} must show at any width"
-        for key in ("status", "interval", "error"):
-            assert key in {c.key for c in runs.shown_columns}, f"{key} must show at any width"
-        status = screen.query_one("#monitor-status").render_line(0).text
-        assert "12 exports · 1 failing" in status, status
-
-
-async def test_columns_come_back_when_the_terminal_widens(sandbox: SandboxHandle) -> None:
-    """Dropped columns return on a wider screen, with their rows (cells kept, cursor kept)."""
-    app = make_app(sandbox)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        screen: Any = app.screen
-        exports = screen.query_one("#exports", VirtualTable)
-        exports.move_cursor(4)
+        row = exports.cursor_row
+        assert row > 0, "the cursor is off the first row: it is kept where it was put, not reset"
         narrow = [c.key for c in exports.shown_columns]
         await pilot.resize_terminal(160, 48)
         await until(pilot, lambda: "progress" in {c.key for c in exports.shown_columns})
         wide = [c.key for c in exports.shown_columns]
         assert set(narrow) < set(wide) and {"progress", "due"} <= set(wide)
-        assert exports.row_count == 12 and exports.cursor_row == 4
-        cut_cells(exports)
+        assert exports.row_count == 12 and exports.cursor_row == row
+        every_column_fits_whole_and_cut_text_ends_with_an_ellipsis(screen, "160x48")
 
 
 def test_fit_columns_drops_whole_columns_least_needed_first_and_grows_one() -> None:

@@ -10,9 +10,10 @@ import json
 from typing import Any
 
 import httpx
+from textual.pilot import Pilot
 from textual.widgets import Log, Static
 
-from tests.monitor.conftest import FROZEN_AT, make_app, requests
+from tests.monitor.conftest import FROZEN_AT, make_app, requests, sandbox_call
 from tests.pilot import settle
 from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
@@ -29,7 +30,7 @@ HOSTILE = (
 
 
 def add_fault(handle: SandboxHandle, **fault: Any) -> None:
-    response = httpx.post(f"{handle.base_url}/_sandbox/faults", json=fault)
+    response = sandbox_call("POST", f"{handle.base_url}/_sandbox/faults", json=fault)
     assert response.status_code in (200, 201), response.text
 
 
@@ -41,81 +42,102 @@ def list_requests(handle: SandboxHandle) -> list[dict[str, Any]]:
     return [r for r in requests(handle, "GET") if r["path"].endswith("/batch_exports/")]
 
 
-async def test_429_with_long_retry_after_is_not_retried_in_a_storm(sandbox: SandboxHandle) -> None:
+async def live_with_every_export(app: Any, case: str) -> None:
+    """The precondition of each case of a shared session: the last poll succeeded and shows every export."""
+    screen: Any = app.screen
+    assert screen.poller.failures == 0 and "LIVE" in status_line(app), f"{case}: starts live: {status_line(app)}"
+    assert exports_table(app).row_count == 12, f"{case}: starts with every export"
+
+
+async def a_429_with_long_retry_after_is_not_retried_in_a_storm(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app = pilot.app
+    case = "429 with a long Retry-After"
+    await live_with_every_export(app, case)
+    add_fault(sandbox, kind="retry_after", seconds=45, path=r"/batch_exports/$", count=1)
+    before = len(list_requests(sandbox))
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    assert len(list_requests(sandbox)) == before + 1, f"{case}: no retry storm"
+    screen: Any = app.screen
+    assert screen.poller.next_delay() >= 45, f"{case}: the next poll waits as the server said"
+    assert "429" in status_line(app), case
+    assert exports_table(app).row_count == 12, case
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    assert len(list_requests(sandbox)) == before + 2, f"{case}: ctrl+r asks again at once"
+
+
+async def a_retry_after_of_a_billion_seconds_is_capped_shown_and_ctrl_r_still_polls(
+        pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app = pilot.app
+    case = "Retry-After of a billion seconds"
+    await live_with_every_export(app, case)
+    add_fault(sandbox, kind="retry_after", seconds=1e9, path=r"/batch_exports/$", count=1)
+    before = len(list_requests(sandbox))
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    screen: Any = app.screen
+    assert len(list_requests(sandbox)) == before + 1, case
+    assert screen.poller.next_delay() == 600.0, f"{case}: ten minutes at most, whatever the server asks"
+    assert "server asks 1000000000 s" in status_line(app), f"{case}: the real figure is shown"
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    assert len(list_requests(sandbox)) == before + 2, f"{case}: ctrl+r asks again at once"
+    assert screen.poller.failures == 0 and "LIVE" in status_line(app), case
+
+
+async def test_retry_after_is_honoured_within_its_cap_and_never_in_a_storm(sandbox: SandboxHandle) -> None:
+    """One monitor session polling every 2 s (so a wait of the server's is longer than the interval), each case
+    starting live: a 429 with a 45 s Retry-After is not retried and the next poll waits; a Retry-After of a
+    billion seconds is capped at ten minutes, shown as asked, and ctrl+r still polls at once."""
     app = make_app(sandbox, poll_seconds=2.0)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        add_fault(sandbox, kind="retry_after", seconds=45, path=r"/batch_exports/$", count=1)
-        before = len(list_requests(sandbox))
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        assert len(list_requests(sandbox)) == before + 1, "no retry storm"
-        screen: Any = app.screen
-        assert screen.poller.next_delay() >= 45, "the next poll waits as the server said"
-        assert "429" in status_line(app)
-        assert exports_table(app).row_count == 12
+        await a_429_with_long_retry_after_is_not_retried_in_a_storm(pilot, sandbox)
+        await a_retry_after_of_a_billion_seconds_is_capped_shown_and_ctrl_r_still_polls(pilot, sandbox)
 
 
-async def test_a_retry_after_of_a_billion_seconds_is_capped_shown_and_ctrl_r_still_polls(
-        sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox, poll_seconds=2.0)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        add_fault(sandbox, kind="retry_after", seconds=1e9, path=r"/batch_exports/$", count=1)
-        before = len(list_requests(sandbox))
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        screen: Any = app.screen
-        assert len(list_requests(sandbox)) == before + 1
-        assert screen.poller.next_delay() == 600.0, "ten minutes at most, whatever the server asks"
-        assert "server asks 1000000000 s" in status_line(app), "the real figure is shown"
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        assert len(list_requests(sandbox)) == before + 2, "ctrl+r asks again at once"
-        assert screen.poller.failures == 0 and "LIVE" in status_line(app)
+async def short_retry_after_is_honoured_inside_the_cycle(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app = pilot.app
+    case = "a short Retry-After"
+    await live_with_every_export(app, case)
+    add_fault(sandbox, kind="retry_after", seconds=1, path=r"/batch_exports/$", count=1)
+    before = len(list_requests(sandbox))
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    assert len(list_requests(sandbox)) == before + 2, f"{case}: honoured inside the cycle"
+    screen: Any = app.screen
+    assert screen.poller.failures == 0 and "LIVE" in status_line(app), case
 
 
-async def test_short_retry_after_is_honoured_inside_the_cycle(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        add_fault(sandbox, kind="retry_after", seconds=1, path=r"/batch_exports/$", count=1)
-        before = len(list_requests(sandbox))
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        assert len(list_requests(sandbox)) == before + 2
-        screen: Any = app.screen
-        assert screen.poller.failures == 0 and "LIVE" in status_line(app)
+async def burst_of_503_recovers_without_operator(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app = pilot.app
+    case = "a burst of 503"
+    await live_with_every_export(app, case)
+    add_fault(sandbox, kind="status", status=503, path=r"/batch_exports/$", count=4)
+    screen: Any = app.screen
+    before = len(list_requests(sandbox))
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    assert len(list_requests(sandbox)) == before + 4, f"{case}: a GET is retried three times, then the poll fails"
+    assert screen.poller.failures == 1, case
+    assert "503" in status_line(app), case
+    assert exports_table(app).row_count == 12, case
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    assert screen.poller.failures == 0, f"{case}: recovers by itself when the fault ends"
+    assert "LIVE" in status_line(app), case
 
 
-async def test_burst_of_503_recovers_without_operator(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        add_fault(sandbox, kind="status", status=503, path=r"/batch_exports/$", count=4)
-        screen: Any = app.screen
-        before = len(list_requests(sandbox))
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        assert len(list_requests(sandbox)) == before + 4, "a GET is retried three times, then the poll fails"
-        assert screen.poller.failures == 1
-        assert "503" in status_line(app)
-        assert exports_table(app).row_count == 12
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        assert screen.poller.failures == 0, "recovers by itself when the fault ends"
-        assert "LIVE" in status_line(app)
-
-
-async def test_malformed_json_is_a_clear_message_and_keeps_data(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        add_fault(sandbox, kind="malformed", path=r"/batch_exports/$", count=2)
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        assert "bad response" in status_line(app)
-        assert exports_table(app).row_count == 12
+async def malformed_json_is_a_clear_message_and_keeps_data(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app = pilot.app
+    case = "malformed JSON"
+    await live_with_every_export(app, case)
+    add_fault(sandbox, kind="malformed", path=r"/batch_exports/$", count=2)
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    assert "bad response" in status_line(app), case
+    assert exports_table(app).row_count == 12, case
 
 
 async def test_slow_server_times_out_cleanly(sandbox: SandboxHandle) -> None:

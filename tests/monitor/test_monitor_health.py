@@ -7,9 +7,18 @@ from datetime import timedelta
 from typing import Any
 
 import httpx
+from textual.pilot import Pilot
 
-from tests.monitor.conftest import FROZEN_AT, make_app, requests
-from tests.monitor.test_monitor_faults import add_fault, exports_table, status_line
+from tests.monitor.conftest import FROZEN_AT, make_app, requests, sandbox_call
+from tests.monitor.test_monitor_faults import (
+    add_fault,
+    burst_of_503_recovers_without_operator,
+    exports_table,
+    live_with_every_export,
+    malformed_json_is_a_clear_message_and_keeps_data,
+    short_retry_after_is_honoured_inside_the_cycle,
+    status_line,
+)
 from tests.pilot import settle
 from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
@@ -26,24 +35,24 @@ def list_requests(handle: SandboxHandle) -> list[dict[str, Any]]:
 
 
 def move_server_clock(handle: SandboxHandle, **body: Any) -> None:
-    answer = httpx.post(f"{handle.base_url}/_sandbox/clock", json=body, timeout=10)
+    answer = sandbox_call("POST", f"{handle.base_url}/_sandbox/clock", json=body, timeout=10)
     assert answer.status_code == 200, answer.text
 
 
-async def test_a_one_off_404_on_the_list_is_a_failed_poll_not_an_empty_server(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        assert exports_table(app).row_count == 12
-        add_fault(sandbox, kind="status", status=404, path=r"/batch_exports/$", count=1)
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        assert exports_table(app).row_count == 12, "the last good data stays"
-        assert "HTTP 404" in status_line(app)
-        assert "no export list" not in status_line(app)
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        assert "LIVE" in status_line(app) and "12 exports" in status_line(app)
+async def a_one_off_404_on_the_list_is_a_failed_poll_not_an_empty_server(pilot: Pilot[Any],
+                                                                         sandbox: SandboxHandle) -> None:
+    app = pilot.app
+    case = "a one-off 404 on the list"
+    await live_with_every_export(app, case)
+    add_fault(sandbox, kind="status", status=404, path=r"/batch_exports/$", count=1)
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    assert exports_table(app).row_count == 12, f"{case}: the last good data stays"
+    assert "HTTP 404" in status_line(app), case
+    assert "no export list" not in status_line(app), case
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    assert "LIVE" in status_line(app) and "12 exports" in status_line(app), case
 
 
 async def test_a_404_on_the_first_list_is_looked_at_again_on_ctrl_r(sandbox: SandboxHandle) -> None:
@@ -104,8 +113,10 @@ async def test_a_project_the_key_may_not_see_is_named_and_stale() -> None:
             assert "project 2 not found or not visible to this key" in empty
 
 
-async def test_server_clock_ahead_is_said_and_judged_on(sandbox: SandboxHandle) -> None:
-    """The sandbox's clock 15 minutes ahead of the app's: the status line says so; nothing reads negative."""
+async def test_server_time_ahead_is_said_judged_on_and_hours_of_it_turn_exports_overdue(
+        sandbox: SandboxHandle) -> None:
+    """The sandbox's clock 15 minutes ahead of the app's: the status line says so; nothing reads negative. Then
+    hours of server time pass while our clock stands still: exports turn overdue."""
     move_server_clock(sandbox, now=(FROZEN_AT + timedelta(minutes=15)).isoformat())
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -116,13 +127,6 @@ async def test_server_clock_ahead_is_said_and_judged_on(sandbox: SandboxHandle) 
         aged = [str(row[col]) for row in screen.cells().values() for col in ("last", "lag")]
         assert aged and not any(c.startswith("in ") or c.startswith("-") for c in aged)
 
-
-async def test_hours_of_server_time_turn_exports_overdue_though_our_clock_stood_still(
-        sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        screen: Any = app.screen
         before = {f.verdict.state for f in screen.board.rows(screen.now()).rows}
         assert HealthState.OVERDUE not in before
         move_server_clock(sandbox, now=(FROZEN_AT + timedelta(hours=6)).isoformat())
@@ -172,19 +176,19 @@ async def test_an_incomplete_answer_keeps_the_last_good_data_and_says_so() -> No
         assert str(cells["name"]) == "Events to S3" and str(cells["state"]) == "✔ ok", "the last good data stays"
 
 
-async def test_the_filter_asks_for_a_verdict(sandbox: SandboxHandle) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        await pilot.press("slash", *"failing", "enter")
-        await settle(pilot)
-        screen: Any = app.screen
-        assert exports_table(app).row_count == 1
-        (facts,) = screen.board.rows(screen.now()).rows
-        assert facts.verdict.state is HealthState.FAILING
-        await pilot.press("escape")
-        await settle(pilot)
-        assert exports_table(app).row_count == 12
+async def the_filter_asks_for_a_verdict(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+    app = pilot.app
+    case = "the filter"
+    await live_with_every_export(app, case)
+    await pilot.press("slash", *"failing", "enter")
+    await settle(pilot)
+    screen: Any = app.screen
+    assert exports_table(app).row_count == 1, case
+    (facts,) = screen.board.rows(screen.now()).rows
+    assert facts.verdict.state is HealthState.FAILING, case
+    await pilot.press("escape")
+    await settle(pilot)
+    assert exports_table(app).row_count == 12, case
 
 
 def runs_requests(handle: SandboxHandle) -> list[dict[str, Any]]:
@@ -241,31 +245,47 @@ async def test_runs_answers_without_status_or_id_are_left_out(sandbox: SandboxHa
         assert page_ids == {"complete-run"}
 
 
-async def test_the_runs_pane_reads_a_run_as_the_export_row_does(sandbox: SandboxHandle) -> None:
+async def the_runs_pane_reads_a_run_as_the_export_row_does(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
     """A run in both ``latest_runs`` and an older runs page shows the row's figures in the runs pane, not the page's.
 
     The export's row and verdict take ``latest_runs``' record of a run (health's one ordering); a pane taking the
     page's record would show another percentage of the same run until the next runs page.
     """
+    app = pilot.app
+    case = "the runs pane's record of a run"
+    await live_with_every_export(app, case)
+    screen: Any = app.screen
+    key = screen.board.selected_key
+    assert key is not None, case
+    shown = screen.board.watched(key).export.latest_runs
+    assert shown, f"{case}: the selected export has runs"
+    newest = max(shown, key=lambda run: run.created_at)
+    page_record = newest.model_dump(mode="json") | {"status": "Running", "records_completed": 32,
+                                                     "records_total_count": 100, "finished_at": None}
+    body = json.dumps({"next": None, "previous": None, "results": [page_record]})
+    add_fault(sandbox, kind="body", path=r"/runs/$", body=body)
+    before = len(runs_requests(sandbox))
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    assert len(runs_requests(sandbox)) > before, f"{case}: the runs page was asked again"
+    pane = [run for run in screen.board.runs_for(key) if run.id == newest.id]
+    assert pane == [newest], f"{case}: the pane's record of the run is the one the row shows"
+    runs = screen.query_one("#runs", VirtualTable)
+    records = runs.cell(runs.index_of(newest.id), "records")
+    assert "32%" not in records and "32/100" not in records, case
+
+
+async def test_a_live_monitor_through_one_off_faults(sandbox: SandboxHandle) -> None:
+    """One monitor session, each case starting live with every export and leaving it so (a later case's faults
+    outlast it: the runs page's answer stays changed, the malformed list may answer once more): a one-off 404 on
+    the list is a failed poll, not an empty server; the filter asks for a verdict; a short Retry-After is honoured
+    inside the cycle; a burst of 503 recovers without the operator; the runs pane reads a run as the export row
+    does; malformed JSON is a clear message and keeps the data."""
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        screen: Any = app.screen
-        key = screen.board.selected_key
-        assert key is not None
-        shown = screen.board.watched(key).export.latest_runs
-        assert shown, "the seeded export has runs"
-        newest = max(shown, key=lambda run: run.created_at)
-        page_record = newest.model_dump(mode="json") | {"status": "Running", "records_completed": 32,
-                                                         "records_total_count": 100, "finished_at": None}
-        body = json.dumps({"next": None, "previous": None, "results": [page_record]})
-        add_fault(sandbox, kind="body", path=r"/runs/$", body=body)
-        before = len(runs_requests(sandbox))
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        assert len(runs_requests(sandbox)) > before, "the runs page was asked again"
-        pane = [run for run in screen.board.runs_for(key) if run.id == newest.id]
-        assert pane == [newest], "the pane's record of the run is the one the row shows"
-        runs = screen.query_one("#runs", VirtualTable)
-        records = runs.cell(runs.index_of(newest.id), "records")
-        assert "32%" not in records and "32/100" not in records
+        for case in (a_one_off_404_on_the_list_is_a_failed_poll_not_an_empty_server, the_filter_asks_for_a_verdict,
+                     short_retry_after_is_honoured_inside_the_cycle, burst_of_503_recovers_without_operator,
+                     the_runs_pane_reads_a_run_as_the_export_row_does,
+                     malformed_json_is_a_clear_message_and_keeps_data):
+            await case(pilot, sandbox)

@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import httpx
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from tests.monitor.conftest import back_to, make_app, select_export
+from tests.monitor.conftest import back_to, make_app, sandbox_call, select_export
 from tests.pictures import Pictures, hold_cursors
 from tests.pilot import SETTLE_ROUNDS, settle
 from tui.app import WatchdeckApp
@@ -57,9 +56,9 @@ def test_monitor_stale_after_server_loss(snap_compare: SnapCompare, sandbox: San
 
 def test_monitor_empty_project(snap_compare: SnapCompare, sandbox: SandboxHandle) -> None:
     headers = {"Authorization": f"Bearer {sandbox.api_key}"}
-    listing = httpx.get(f"{sandbox.base_url}/api/environments/2/batch_exports/", headers=headers).json()
+    listing = sandbox_call("GET", f"{sandbox.base_url}/api/environments/2/batch_exports/", headers=headers).json()
     for export in listing["results"]:
-        httpx.delete(f"{sandbox.base_url}/api/environments/2/batch_exports/{export['id']}/", headers=headers)
+        sandbox_call("DELETE", f"{sandbox.base_url}/api/environments/2/batch_exports/{export['id']}/", headers=headers)
     assert snap_compare(frozen_app(sandbox, project_ids=["2"]), terminal_size=(120, 30), run_before=settle)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.monitor.conftest import make_app
+from tests.monitor.conftest import make_app, select_export
 from tests.pilot import settle, until
 from tui.sandbox.runner import SandboxHandle
 from tui.state.export_board import ExportBoard
@@ -68,7 +68,8 @@ def test_no_snapshot_or_screenshot_holds_a_key() -> None:
 
 @pytest.mark.slow
 async def test_footer_rebuilds_do_not_keep_dead_keys_alive(sandbox: SandboxHandle) -> None:
-    """Every cursor move rebuilds the footer; over days that must not accumulate widgets."""
+    """A cursor move between an export that can be paused and one that can be unpaused rebuilds the footer (its
+    keys change); over days that must not accumulate widgets."""
     import gc
 
     from textual.widgets._footer import FooterKey
@@ -81,11 +82,19 @@ async def test_footer_rebuilds_do_not_keep_dead_keys_alive(sandbox: SandboxHandl
             gc.collect()
             return sum(1 for o in gc.get_objects() if isinstance(o, FooterKey))
 
-        for _ in range(5):
-            await pilot.press("down", "up")
-        await pilot.pause()
+        screen: Any = app.screen
+        exports = screen.board.snapshot.exports
+        active = next(w.export.name for w in exports if not w.export.paused)
+        paused = next(w.export.name for w in exports if w.export.paused)
+
+        async def there_and_back() -> None:
+            for name in (paused, active):
+                select_export(app, name)
+                await pilot.pause()
+
+        for _ in range(2):
+            await there_and_back()
         before = alive()
-        for _ in range(8):  # 16 rebuilds: a leak of even one footer's keys each would be hundreds
-            await pilot.press("down", "up")
-            await pilot.pause()
+        for _ in range(3):  # 6 rebuilds: a leak of even one footer's keys each would be a hundred
+            await there_and_back()
         assert alive() <= before + 20, "dead footer keys pile up"

@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx
+from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
-from tests.monitor.conftest import FROZEN_AT, make_app, requests, select_export
+from tests.monitor.conftest import FROZEN_AT, back_to, make_app, requests, sandbox_call, select_export
 from tests.pilot import settle
 from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
@@ -26,12 +26,12 @@ from tui.screens.export_modals import EditExportScreen
 
 
 def add_fault(handle: SandboxHandle, **fault: Any) -> None:
-    response = httpx.post(f"{handle.base_url}/_sandbox/faults", json=fault)
+    response = sandbox_call("POST", f"{handle.base_url}/_sandbox/faults", json=fault)
     assert response.status_code in (200, 201), response.text
 
 
 def clear_faults(handle: SandboxHandle) -> None:
-    httpx.delete(f"{handle.base_url}/_sandbox/faults")
+    sandbox_call("DELETE", f"{handle.base_url}/_sandbox/faults")
 
 
 def status_line(app: Any) -> str:
@@ -86,65 +86,76 @@ async def test_an_attempt_longer_than_the_interval_is_cut_at_the_interval(sandbo
         assert "timeout after 2 s" in status_line(app)
 
 
-async def test_a_quick_503_is_still_retried_inside_the_interval(sandbox: SandboxHandle) -> None:
+async def a_quick_503_is_still_retried_inside_the_interval(pilot: Pilot[Any], sandbox: SandboxHandle,
+                                                            user_dirs: Path) -> None:
+    app = pilot.app
+    add_fault(sandbox, kind="status", status=503, path=r"/batch_exports/$", count=1)
+    before = len(list_requests(sandbox))
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    screen: Any = app.screen
+    assert len(list_requests(sandbox)) == before + 2 and screen.poller.failures == 0
+
+
+async def a_pause_answered_with_an_unreadable_body_is_said_journaled_and_reread(
+        pilot: Pilot[Any], sandbox: SandboxHandle, user_dirs: Path) -> None:
+    app = pilot.app
+    select_export(app, "Events to S3 data lake")
+    await pilot.pause()
+    add_fault(sandbox, kind="body", body={"paused": "maybe"}, path=r"/pause/$", count=1)
+    polls_before = len(list_requests(sandbox))
+    await pilot.press("p")
+    assert isinstance(app.screen, ConfirmScreen)
+    await pilot.press("y")
+    await settle(pilot)
+    await app.workers.wait_for_complete()
+    await settle(pilot)
+    assert len(requests(sandbox, "POST", "/pause/")) == 1
+    toasts = [str(n.message) for n in app._notifications]
+    assert any("answered 200 with a body this version does not understand" in t for t in toasts), toasts
+    titles = [n.title for n in app._notifications]
+    assert "Pause: answer not understood" in titles and "Pause failed" not in titles, "the pause may have happened"
+    assert not any("Internal error" in (n.title or "") or "ValidationError" in str(n.message)
+                   for n in app._notifications)
+    entry = json.loads((user_dirs / "data" / "journal.jsonl").read_text().splitlines()[-1])
+    assert entry["action"] == "pause" and entry["result"].startswith("unclear: The server answered 200")
+    assert len(list_requests(sandbox)) > polls_before, "the export is read again to learn its state"
+
+
+async def a_refused_edit_shows_the_servers_words_literally_and_is_journaled(
+        pilot: Pilot[Any], sandbox: SandboxHandle, user_dirs: Path) -> None:
+    detail = "[/ name [@click=app.quit]taken[/]"
+    app = pilot.app
+    select_export(app, "Events to S3 data lake")
+    await pilot.pause()
+    await pilot.press("e")
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, EditExportScreen)
+    screen.query_one("#edit-name", Input).value = "Renamed"
+    add_fault(sandbox, kind="body", status=400, path=r"/batch_exports/[^/]+/$", count=1,
+              body={"type": "validation_error", "code": "invalid", "detail": detail, "attr": "name"})
+    await pilot.press("ctrl+s")
+    await app.workers.wait_for_complete()
+    await settle(pilot)
+    assert app.is_running and app.screen is screen, "the form stays, with what was typed"
+    assert screen.query_one("#edit-name", Input).value == "Renamed"
+    assert detail in str(screen.query_one("#edit-name-error", Static).render())
+    entry = json.loads((user_dirs / "data" / "journal.jsonl").read_text().splitlines()[-1])
+    assert entry["action"] == "edit" and entry["result"].startswith("failed: ")
+
+
+async def test_write_answers_the_monitor_cannot_use(sandbox: SandboxHandle, user_dirs: Path) -> None:
+    """One monitor session polling every 10 s, each case starting from the monitor: a quick 503 on the list is
+    still retried inside the interval; a pause answered 200 with a body this version does not understand is said,
+    journaled as unclear and the export read again; a refused edit keeps the form with what was typed, shows the
+    server's words literally and is journaled."""
     app = make_app(sandbox, poll_seconds=10)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        add_fault(sandbox, kind="status", status=503, path=r"/batch_exports/$", count=1)
-        before = len(list_requests(sandbox))
-        await pilot.press("ctrl+r")
-        await settle(pilot)
-        screen: Any = app.screen
-        assert len(list_requests(sandbox)) == before + 2 and screen.poller.failures == 0
-
-
-async def test_a_pause_answered_with_an_unreadable_body_is_said_journaled_and_reread(
-        sandbox: SandboxHandle, user_dirs: Path) -> None:
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        select_export(app, "Events to S3 data lake")
-        await pilot.pause()
-        add_fault(sandbox, kind="body", body={"paused": "maybe"}, path=r"/pause/$", count=1)
-        polls_before = len(list_requests(sandbox))
-        await pilot.press("p")
-        assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("y")
-        await settle(pilot)
-        await app.workers.wait_for_complete()
-        await settle(pilot)
-        assert len(requests(sandbox, "POST", "/pause/")) == 1
-        toasts = [str(n.message) for n in app._notifications]
-        assert any("answered 200 with a body this version does not understand" in t for t in toasts), toasts
-        titles = [n.title for n in app._notifications]
-        assert "Pause: answer not understood" in titles and "Pause failed" not in titles, "the pause may have happened"
-        assert not any("Internal error" in (n.title or "") or "ValidationError" in str(n.message)
-                       for n in app._notifications)
-        entry = json.loads((user_dirs / "data" / "journal.jsonl").read_text().splitlines()[-1])
-        assert entry["action"] == "pause" and entry["result"].startswith("unclear: The server answered 200")
-        assert len(list_requests(sandbox)) > polls_before, "the export is read again to learn its state"
-
-
-async def test_a_refused_edit_shows_the_servers_words_literally_and_is_journaled(
-        sandbox: SandboxHandle, user_dirs: Path) -> None:
-    detail = "[/ name [@click=app.quit]taken[/]"
-    app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        select_export(app, "Events to S3 data lake")
-        await pilot.pause()
-        await pilot.press("e")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, EditExportScreen)
-        screen.query_one("#edit-name", Input).value = "Renamed"
-        add_fault(sandbox, kind="body", status=400, path=r"/batch_exports/[^/]+/$", count=1,
-                  body={"type": "validation_error", "code": "invalid", "detail": detail, "attr": "name"})
-        await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        await settle(pilot)
-        assert app.is_running and app.screen is screen, "the form stays, with what was typed"
-        assert screen.query_one("#edit-name", Input).value == "Renamed"
-        assert detail in str(screen.query_one("#edit-name-error", Static).render())
-        entry = json.loads((user_dirs / "data" / "journal.jsonl").read_text().splitlines()[-1])
-        assert entry["action"] == "edit" and entry["result"].startswith("failed: ")
+        monitor = app.screen
+        for case in (a_quick_503_is_still_retried_inside_the_interval,
+                     a_pause_answered_with_an_unreadable_body_is_said_journaled_and_reread,
+                     a_refused_edit_shows_the_servers_words_literally_and_is_journaled):
+            await back_to(pilot, monitor)
+            await case(pilot, sandbox, user_dirs)
