@@ -69,7 +69,7 @@ async def test_json_fields_keys_help_and_typed_fields() -> None:
     json_keys = {entry.title: entry.sentence for entry in entries("editor") if entry.id.startswith("editor.json_")}
     assert len(json_keys) == 2
     app = EditorHarness(Survey.model_validate(SURVEY))
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         editor = app.screen
         assert isinstance(editor, SurveyEditorScreen)
@@ -226,7 +226,7 @@ async def test_typed_and_schedule_fields_are_checked_next_to_the_field_then_save
     iteration fields and saved; a recurring schedule without count or frequency refused at those fields until
     both are given."""
     app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await _bad_typed_values_are_refused_next_to_the_field_then_saved(pilot, sandbox)
         await _schedule_is_offered_with_the_iteration_fields(pilot, sandbox)

@@ -18,7 +18,10 @@ from tui.widgets.editor.choices import TEXT_MODE_ABOVE
 from .conftest import EditorHarness, body_of, create_survey, fetch_raw, make_app, survey_writes
 from .helpers import open_editor, select_item, settle
 
-SIZE = (120, 40)
+SIZE = (80, 24)
+"""Small where the layout is not what a test checks: each refresh of a smaller screen costs less."""
+SHOWN = (120, 40)
+"""Where a test reads the screen's text: wide enough for the notes on one line each."""
 OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"
 TITLE = "\x1b]0;pwned\x1b\\"
 CLEAR = "\x1b[2J"
@@ -41,7 +44,7 @@ async def test_hostile_text_is_cleaned_marked_and_saved_clean(sandbox: Any) -> N
     })
     survey = Survey.model_validate(await fetch_raw(sandbox, created.id))
     app = make_app(sandbox)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SHOWN) as pilot:
         screen, _results = await open_editor(pilot, survey)
         await settle(pilot)
         assert screen.query_one("#f-name", Input).value == "Pulse check"
