@@ -43,8 +43,9 @@ async def test_build_every_kind_and_every_branching_rule(sandbox: Any) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen, results = await open_editor(pilot, None)
         mark = len(sandbox.requests())
-        await type_into(pilot, "#f-name", "Onboarding pulse")
-        await fill(pilot, {"#f-description": "Quarterly check-in", "#f-type": "widget", "#f-responses_limit": "500"})
+        # Values set, not typed: typing into the fields is test_editor_keyboard's and the round trip's.
+        await fill(pilot, {"#f-name": "Onboarding pulse", "#f-description": "Quarterly check-in", "#f-type": "widget",
+                           "#f-responses_limit": "500"})
 
         q1 = await add_question(pilot, "open")
         await fill(pilot, {"#q-question": "How did it go?", "#q-description": "<b>Tell us</b>",
