@@ -295,37 +295,37 @@ async def test_invalid_input_is_refused_before_anything_is_sent(sandbox: Any) ->
         assert survey_writes(sandbox, mark) == []
 
 
-async def test_server_refusal_keeps_the_form_and_shows_the_error_at_the_field(sandbox: Any, data_dir: Path) -> None:
+async def _server_refusal_keeps_the_form_and_shows_the_error_at_the_field(pilot: Pilot[Any], sandbox: Any,
+                                                                           data_dir: Path) -> None:
     await create_survey(sandbox, {"name": "Taken name", "type": "popover"})
-    app = make_app(sandbox)
-    async with app.run_test(size=SIZE) as pilot:
-        screen, results = await open_editor(pilot, None)
-        mark = len(sandbox.requests())
-        await set_input(pilot, "#f-name", "Taken name")
-        await add_question(pilot, "open")
-        await set_input(pilot, "#q-question", "Still here?")
-        await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        await settle(pilot)
-        assert [w["method"] for w in survey_writes(sandbox, mark)] == ["POST"]
-        assert app.screen is screen and results == []
-        assert "There is already a survey with this name" in summary(pilot)
-        # the form is as it was: same item, same text, and the draft is on disk
-        assert screen.query_one("#q-question").value == "Still here?"  # type: ignore[attr-defined]
-        assert list((data_dir / "drafts").glob("new-*.json"))
-        await select_item(pilot, 0)
-        assert "There is already a survey with this name" in (error_at(pilot, "#fe-name") or "")
-        await set_input(pilot, "#f-name", "A free name")
-        assert error_at(pilot, "#fe-name") is None
-        await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        await settle(pilot)
-        assert [w["method"] for w in survey_writes(sandbox, mark)] == ["POST", "POST"]
-        assert results and results[0] is not None and results[0].name == "A free name"
-        assert not list((data_dir / "drafts").glob("*.json"))
+    app = pilot.app
+    screen, results = await open_editor(pilot, None)
+    mark = len(sandbox.requests())
+    await set_input(pilot, "#f-name", "Taken name")
+    await add_question(pilot, "open")
+    await set_input(pilot, "#q-question", "Still here?")
+    await pilot.press("ctrl+s")
+    await app.workers.wait_for_complete()
+    await settle(pilot)
+    assert [w["method"] for w in survey_writes(sandbox, mark)] == ["POST"]
+    assert app.screen is screen and results == []
+    assert "There is already a survey with this name" in summary(pilot)
+    # the form is as it was: same item, same text, and the draft is on disk
+    assert screen.query_one("#q-question").value == "Still here?"  # type: ignore[attr-defined]
+    assert list((data_dir / "drafts").glob("new-*.json"))
+    await select_item(pilot, 0)
+    assert "There is already a survey with this name" in (error_at(pilot, "#fe-name") or "")
+    await set_input(pilot, "#f-name", "A free name")
+    assert error_at(pilot, "#fe-name") is None
+    await pilot.press("ctrl+s")
+    await app.workers.wait_for_complete()
+    await settle(pilot)
+    assert [w["method"] for w in survey_writes(sandbox, mark)] == ["POST", "POST"]
+    assert results and results[0] is not None and results[0].name == "A free name"
+    assert not list((data_dir / "drafts").glob("*.json"))
 
 
-async def test_moving_questions_keeps_branch_targets(sandbox: Any) -> None:
+async def _moving_questions_keeps_branch_targets(pilot: Pilot[Any], sandbox: Any) -> None:
     survey = await create_survey(sandbox, {"name": "Moves", "type": "popover", "questions": [
         {"type": "open", "question": "First", "branching": {"type": "specific_question", "index": 2}},
         {"type": "rating", "question": "Second", "display": "number", "scale": 5,
@@ -334,26 +334,25 @@ async def test_moving_questions_keeps_branch_targets(sandbox: Any) -> None:
         {"type": "open", "question": "Third", "branching": {"type": "end"}},
     ]})
     ids = [q.id for q in survey.questions or []]
-    app = make_app(sandbox)
-    async with app.run_test(size=SIZE) as pilot:
-        screen, _results = await open_editor(pilot, survey)
-        mark = len(sandbox.requests())
-        await select_item(pilot, 3)
-        await pilot.press("ctrl+up")  # Third moves to position 2
-        await settle(pilot)
-        assert screen.current == screen.draft.questions[1].key
-        await pilot.click("#btn-up")  # ... and to the top, with the mouse
-        await settle(pilot)
-        await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        body = body_of(survey_writes(sandbox, mark)[0])
-        assert set(body) == {"questions"}
-        assert [q["id"] for q in body["questions"]] == [ids[2], ids[0], ids[1]]
-        assert body["questions"][1]["branching"] == {"type": "specific_question", "index": 0}
-        assert body["questions"][2]["branching"]["responseValues"] == {"1": 0, "5": "end"}
+    app = pilot.app
+    screen, _results = await open_editor(pilot, survey)
+    mark = len(sandbox.requests())
+    await select_item(pilot, 3)
+    await pilot.press("ctrl+up")  # Third moves to position 2
+    await settle(pilot)
+    assert screen.current == screen.draft.questions[1].key
+    await pilot.click("#btn-up")  # ... and to the top, with the mouse
+    await settle(pilot)
+    await pilot.press("ctrl+s")
+    await app.workers.wait_for_complete()
+    body = body_of(survey_writes(sandbox, mark)[0])
+    assert set(body) == {"questions"}
+    assert [q["id"] for q in body["questions"]] == [ids[2], ids[0], ids[1]]
+    assert body["questions"][1]["branching"] == {"type": "specific_question", "index": 0}
+    assert body["questions"][2]["branching"]["responseValues"] == {"1": 0, "5": "end"}
 
 
-async def test_round_trip_keeps_every_field_watchdeck_does_not_edit(sandbox: Any) -> None:
+async def _round_trip_keeps_every_field_watchdeck_does_not_edit(pilot: Pilot[Any], sandbox: Any) -> None:
     created = await create_survey(sandbox, {
         "name": "Full of unknowns", "type": "popover", "schedule": "recurring", "iteration_count": 2,
         "iteration_frequency_days": 30,
@@ -372,30 +371,43 @@ async def test_round_trip_keeps_every_field_watchdeck_does_not_edit(sandbox: Any
     })
     raw = await fetch_raw(sandbox, created.id)
     survey = Survey.model_validate(raw)
-    app = make_app(sandbox)
-    async with app.run_test(size=SIZE) as pilot:
-        _screen, results = await open_editor(pilot, survey)
-        mark = len(sandbox.requests())
-        await select_item(pilot, 2)
-        await type_into(pilot, "#q-question", "Edited")
-        await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        await settle(pilot)
-        writes = survey_writes(sandbox, mark)
-        assert [w["method"] for w in writes] == ["PATCH"]
-        body = body_of(writes[0])
-        assert set(body) == {"questions"}
-        sent = body["questions"]
-        for index in (0, 2):
-            assert json.dumps(sent[index], sort_keys=True) == json.dumps(raw["questions"][index], sort_keys=True)
-        assert sent[1] == {**raw["questions"][1], "question": "Edited"}
-        assert sent[1]["futureQuestionKey"] == 42 and sent[1]["id"] == raw["questions"][1]["id"]
-        assert sent[1]["branching"]["futureBranchKey"] == "x"
-        assert results and results[0] is not None
+    app = pilot.app
+    _screen, results = await open_editor(pilot, survey)
+    mark = len(sandbox.requests())
+    await select_item(pilot, 2)
+    await type_into(pilot, "#q-question", "Edited")
+    await pilot.press("ctrl+s")
+    await app.workers.wait_for_complete()
+    await settle(pilot)
+    writes = survey_writes(sandbox, mark)
+    assert [w["method"] for w in writes] == ["PATCH"]
+    body = body_of(writes[0])
+    assert set(body) == {"questions"}
+    sent = body["questions"]
+    for index in (0, 2):
+        assert json.dumps(sent[index], sort_keys=True) == json.dumps(raw["questions"][index], sort_keys=True)
+    assert sent[1] == {**raw["questions"][1], "question": "Edited"}
+    assert sent[1]["futureQuestionKey"] == 42 and sent[1]["id"] == raw["questions"][1]["id"]
+    assert sent[1]["branching"]["futureBranchKey"] == "x"
+    assert results and results[0] is not None
     after = await fetch_raw(sandbox, created.id)
     assert after["future_survey_field"] == raw["future_survey_field"]
     assert after["appearance"] == raw["appearance"] and after["conditions"] == raw["conditions"]
     assert [q["id"] for q in after["questions"]] == [q["id"] for q in raw["questions"]]
+
+
+async def test_server_refusal_moves_and_round_trip(sandbox: Any, data_dir: Path) -> None:
+    """One app on the survey list; an editor in turn on: a new survey whose name the server refuses (the form and
+    draft kept, the error at the field, then saved under a free name); a survey whose questions are moved (branch
+    targets follow); a survey full of fields watchdeck does not edit (sent back as they were)."""
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _server_refusal_keeps_the_form_and_shows_the_error_at_the_field(pilot, sandbox, data_dir)
+        await settle(pilot)
+        await _moving_questions_keeps_branch_targets(pilot, sandbox)
+        await settle(pilot)
+        await _round_trip_keeps_every_field_watchdeck_does_not_edit(pilot, sandbox)
 
 
 async def test_draft_is_offered_back_after_a_quit_and_removed_after_save(sandbox: Any, data_dir: Path) -> None:
