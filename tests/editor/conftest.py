@@ -1,4 +1,4 @@
-"""Fixtures of the survey editor tests: a sandbox over loopback, a data dir per test, a frozen clock.
+"""Fixtures of the survey editor tests: a sandbox served in-process, a data dir per test, a frozen clock.
 
 Pilot tests drive the real :class:`WatchdeckApp` against the sandbox and assert on the exact bodies
 the sandbox received; snapshot tests use a small harness app (same stylesheets) that opens the editor
@@ -13,7 +13,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+from starlette.applications import Starlette
 from textual.app import App
 
 from tui.api.client import ApiClient
@@ -21,7 +23,9 @@ from tui.api.models.surveys import Survey
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
-from tui.sandbox.runner import SandboxOptions, start_sandbox
+from tui.sandbox.app import create_app
+from tui.sandbox.auth import DEMO_KEY
+from tui.sandbox.options import SandboxOptions
 from tui.screens.editor import SurveyEditorScreen
 from tui.state.server_time import ServerClock
 
@@ -42,15 +46,33 @@ def fast_drafts(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("tui.screens.editor.DRAFT_DELAY", 0.05)
 
 
+class InProcessSandbox:
+    """The sandbox's app served in-process through ``httpx.ASGITransport``: the editor's requests and answers are
+    the sandbox's own, without a server thread and socket (the socket is not what these tests check)."""
+
+    def __init__(self, app: Starlette) -> None:
+        self.app = app
+        self.base_url = "http://sandbox"
+        self.api_key = DEMO_KEY
+        self.project_id = "1"
+
+    def client(self) -> ApiClient:
+        return ApiClient(self.base_url, self.api_key, self.project_id, transport=httpx.ASGITransport(app=self.app))
+
+    def requests(self) -> list[dict[str, Any]]:
+        return self.app.state.sandbox.requests.list()  # type: ignore[no-any-return]
+
+
 @pytest.fixture
-def sandbox() -> Iterator[Any]:
-    with start_sandbox(SandboxOptions(seed=7, simulate=False, clock=FrozenClock(FROZEN_AT))) as handle:
-        yield handle
+def sandbox() -> Iterator[InProcessSandbox]:
+    app = create_app(SandboxOptions(seed=7, simulate=False), FrozenClock(FROZEN_AT))
+    yield InProcessSandbox(app)
+    app.state.sandbox.db.close()
 
 
-def make_app(h: Any) -> WatchdeckApp:
+def make_app(h: InProcessSandbox) -> WatchdeckApp:
     settings = Settings(base_url=h.base_url, api_key=h.api_key, project_ids=[h.project_id])
-    return WatchdeckApp(settings, clock=FrozenClock(FROZEN_AT), start_mode="surveys")
+    return WatchdeckApp(settings, clock=FrozenClock(FROZEN_AT), start_mode="surveys", api=h.client())
 
 
 def body_of(request: dict[str, Any]) -> Any:
@@ -68,13 +90,13 @@ def survey_writes(h: Any, since: int = 0) -> list[dict[str, Any]]:
 
 async def create_survey(h: Any, fields: dict[str, Any]) -> Survey:
     """Seed a survey through the client (so it is stored exactly as the server keeps it)."""
-    async with ApiClient(h.base_url, h.api_key, h.project_id) as client:
+    async with h.client() as client:
         return await client.surveys.create(fields)
 
 
 async def fetch_raw(h: Any, survey_id: str) -> dict[str, Any]:
     """The survey exactly as the server sends it (the test may parse JSON; screens never do)."""
-    async with ApiClient(h.base_url, h.api_key, h.project_id) as client:
+    async with h.client() as client:
         data = await client.request("GET", f"/api/projects/{h.project_id}/surveys/{survey_id}/")
     assert isinstance(data, dict)
     return data

@@ -13,7 +13,8 @@ from tui.widgets.editor.check_field import CheckField
 from .conftest import make_app
 from .helpers import add_question, open_editor, settle
 
-SIZE = (120, 40)
+SIZE = (80, 24)
+"""Small: the layout is not what these tests check, and each refresh of a smaller screen costs less."""
 
 
 def burst(app: Any, keys: str) -> None:

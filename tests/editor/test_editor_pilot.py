@@ -33,7 +33,8 @@ from .helpers import (
     type_into,
 )
 
-SIZE = (120, 40)
+SIZE = (80, 24)
+"""Small: the layout is not what these tests check, and each refresh of a smaller screen costs less."""
 
 
 @pytest.mark.slow
@@ -42,43 +43,39 @@ async def test_build_every_kind_and_every_branching_rule(sandbox: Any) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen, results = await open_editor(pilot, None)
         mark = len(sandbox.requests())
-        await type_into(pilot, "#f-name", "Onboarding pulse")
-        await fill(pilot, {"#f-description": "Quarterly check-in", "#f-type": "widget", "#f-responses_limit": "500"})
+        # Values set, not typed: typing into the fields is test_editor_keyboard's and the round trip's.
+        await fill(pilot, {"#f-name": "Onboarding pulse", "#f-description": "Quarterly check-in", "#f-type": "widget",
+                           "#f-responses_limit": "500"})
 
         q1 = await add_question(pilot, "open")
-        await type_into(pilot, "#q-question", "How did it go?")
-        await fill(pilot, {"#q-description": "<b>Tell us</b>", "#q-descriptionContentType": "html",
-                           "#q-optional": True, "#q-buttonText": "Next"})
+        await fill(pilot, {"#q-question": "How did it go?", "#q-description": "<b>Tell us</b>",
+                           "#q-descriptionContentType": "html", "#q-optional": True, "#q-buttonText": "Next"})
 
         q2 = await add_question(pilot, "link")
-        await fill(pilot, {"#q-question": "Read the changelog", "#q-link": "https://example.com/changelog"})
-        await set_select(pilot, "#b-type", "end")
+        await fill(pilot, {"#q-question": "Read the changelog", "#q-link": "https://example.com/changelog",
+                           "#b-type": "end"})
 
         q3 = await add_question(pilot, "rating")
         await fill(pilot, {"#q-question": "How likely are you to recommend us?", "#q-lowerBoundLabel": "Not likely",
-                           "#q-upperBoundLabel": "Very likely"})
-        await set_select(pilot, "#q-scale", 10)
+                           "#q-upperBoundLabel": "Very likely", "#q-scale": 10})
 
         q4 = await add_question(pilot, "single_choice")
         await fill(pilot, {"#q-question": "Which plan?", "#choice-0": "Free", "#choice-1": "Pro"})
-        await pilot.click("#choice-add")
+        screen.query_one("#choice-add").focus()  # below the fold of the small terminal: pressed from the keyboard
+        await pilot.press("enter")
         await settle(pilot)
         await fill(pilot, {"#choice-2": "Team", "#q-shuffleOptions": True})
 
         q5 = await add_question(pilot, "multiple_choice")
         await fill(pilot, {"#q-question": "What do you use?", "#choice-0": "Dashboards", "#choice-1": "Alerts",
-                           "#q-hasOpenChoice": True})
-        await set_select(pilot, "#b-type", "end")
+                           "#q-hasOpenChoice": True, "#b-type": "end"})
         await set_select(pilot, "#b-type", "next_question")  # chosen explicitly: sent explicitly
 
         q6 = await add_question(pilot, "rating")
-        await set_input(pilot, "#q-question", "Rate the docs")
-        await set_select(pilot, "#q-display", "emoji")
-        await set_select(pilot, "#b-type", "response_based")
+        await fill(pilot, {"#q-question": "Rate the docs", "#q-display": "emoji", "#b-type": "response_based"})
         rows = screen.query_one("#branching").row_keys  # type: ignore[attr-defined]
         assert rows == ["1", "2", "3", "4", "5"]
-        await set_select(pilot, "#b-resp-0", q1)
-        await set_select(pilot, "#b-resp-4", "end")
+        await fill(pilot, {"#b-resp-0": q1, "#b-resp-4": "end"})
 
         # branches that point forward, set once every question exists
         await select_item(pilot, 1)
@@ -88,12 +85,10 @@ async def test_build_every_kind_and_every_branching_rule(sandbox: Any) -> None:
         await set_select(pilot, "#b-type", "response_based")
         await set_select(pilot, "#b-mode", "ranges")
         assert screen.query_one("#branching").row_keys == ["detractors", "passives", "promoters"]  # type: ignore[attr-defined]
-        await set_select(pilot, "#b-resp-0", q5)
-        await set_select(pilot, "#b-resp-2", "end")
+        await fill(pilot, {"#b-resp-0": q5, "#b-resp-2": "end"})
         await select_item(pilot, 4)
         await set_select(pilot, "#b-type", "response_based")
-        await set_select(pilot, "#b-resp-0", q2)
-        await set_select(pilot, "#b-resp-2", "end")
+        await fill(pilot, {"#b-resp-0": q2, "#b-resp-2": "end"})
         assert [q.key for q in screen.draft.questions] == [q1, q2, q3, q4, q5, q6]
 
         await pilot.press("ctrl+s")
@@ -153,16 +148,14 @@ async def _question_text_back(pilot: Pilot[Any], screen: SurveyEditorScreen) -> 
 async def _bad_link(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
     await _on_the_first_question(pilot, screen)
     await add_question(pilot, "link")
-    await set_input(pilot, "#q-question", "Visit")
-    await set_input(pilot, "#q-link", "ftp://example.com/file")
+    await fill(pilot, {"#q-question": "Visit", "#q-link": "ftp://example.com/file"})
     return "#qe-link"
 
 
 async def _empty_choice(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
     await _on_the_first_question(pilot, screen)
     await add_question(pilot, "single_choice")
-    await set_input(pilot, "#q-question", "Pick one")
-    await set_input(pilot, "#choice-0", "A")
+    await fill(pilot, {"#q-question": "Pick one", "#choice-0": "A"})
     return "#ce-1"
 
 
@@ -225,14 +218,12 @@ async def _responses_limit_back(pilot: Pilot[Any], screen: SurveyEditorScreen) -
 async def _external_with_a_url(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
     """products/surveys/backend/api/survey.py validate(): an external survey takes no page conditions."""
     await select_item(pilot, 0)
-    await set_select(pilot, "#f-type", "external_survey")
-    await set_area(pilot, "#f-conditions", '{"url": "https://acme.io"}')
+    await fill(pilot, {"#f-type": "external_survey", "#f-conditions": '{"url": "https://acme.io"}'})
     return "#fe-conditions"
 
 
 async def _popover_without_conditions(pilot: Pilot[Any], screen: SurveyEditorScreen) -> None:
-    await set_area(pilot, "#f-conditions", "")
-    await set_select(pilot, "#f-type", "popover")
+    await fill(pilot, {"#f-conditions": "", "#f-type": "popover"})
 
 
 async def _variant_without_its_flag(pilot: Pilot[Any], screen: SurveyEditorScreen) -> str:
@@ -304,37 +295,37 @@ async def test_invalid_input_is_refused_before_anything_is_sent(sandbox: Any) ->
         assert survey_writes(sandbox, mark) == []
 
 
-async def test_server_refusal_keeps_the_form_and_shows_the_error_at_the_field(sandbox: Any, data_dir: Path) -> None:
+async def _server_refusal_keeps_the_form_and_shows_the_error_at_the_field(pilot: Pilot[Any], sandbox: Any,
+                                                                           data_dir: Path) -> None:
     await create_survey(sandbox, {"name": "Taken name", "type": "popover"})
-    app = make_app(sandbox)
-    async with app.run_test(size=SIZE) as pilot:
-        screen, results = await open_editor(pilot, None)
-        mark = len(sandbox.requests())
-        await set_input(pilot, "#f-name", "Taken name")
-        await add_question(pilot, "open")
-        await set_input(pilot, "#q-question", "Still here?")
-        await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        await settle(pilot)
-        assert [w["method"] for w in survey_writes(sandbox, mark)] == ["POST"]
-        assert app.screen is screen and results == []
-        assert "There is already a survey with this name" in summary(pilot)
-        # the form is as it was: same item, same text, and the draft is on disk
-        assert screen.query_one("#q-question").value == "Still here?"  # type: ignore[attr-defined]
-        assert list((data_dir / "drafts").glob("new-*.json"))
-        await select_item(pilot, 0)
-        assert "There is already a survey with this name" in (error_at(pilot, "#fe-name") or "")
-        await set_input(pilot, "#f-name", "A free name")
-        assert error_at(pilot, "#fe-name") is None
-        await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        await settle(pilot)
-        assert [w["method"] for w in survey_writes(sandbox, mark)] == ["POST", "POST"]
-        assert results and results[0] is not None and results[0].name == "A free name"
-        assert not list((data_dir / "drafts").glob("*.json"))
+    app = pilot.app
+    screen, results = await open_editor(pilot, None)
+    mark = len(sandbox.requests())
+    await set_input(pilot, "#f-name", "Taken name")
+    await add_question(pilot, "open")
+    await set_input(pilot, "#q-question", "Still here?")
+    await pilot.press("ctrl+s")
+    await app.workers.wait_for_complete()
+    await settle(pilot)
+    assert [w["method"] for w in survey_writes(sandbox, mark)] == ["POST"]
+    assert app.screen is screen and results == []
+    assert "There is already a survey with this name" in summary(pilot)
+    # the form is as it was: same item, same text, and the draft is on disk
+    assert screen.query_one("#q-question").value == "Still here?"  # type: ignore[attr-defined]
+    assert list((data_dir / "drafts").glob("new-*.json"))
+    await select_item(pilot, 0)
+    assert "There is already a survey with this name" in (error_at(pilot, "#fe-name") or "")
+    await set_input(pilot, "#f-name", "A free name")
+    assert error_at(pilot, "#fe-name") is None
+    await pilot.press("ctrl+s")
+    await app.workers.wait_for_complete()
+    await settle(pilot)
+    assert [w["method"] for w in survey_writes(sandbox, mark)] == ["POST", "POST"]
+    assert results and results[0] is not None and results[0].name == "A free name"
+    assert not list((data_dir / "drafts").glob("*.json"))
 
 
-async def test_moving_questions_keeps_branch_targets(sandbox: Any) -> None:
+async def _moving_questions_keeps_branch_targets(pilot: Pilot[Any], sandbox: Any) -> None:
     survey = await create_survey(sandbox, {"name": "Moves", "type": "popover", "questions": [
         {"type": "open", "question": "First", "branching": {"type": "specific_question", "index": 2}},
         {"type": "rating", "question": "Second", "display": "number", "scale": 5,
@@ -343,26 +334,25 @@ async def test_moving_questions_keeps_branch_targets(sandbox: Any) -> None:
         {"type": "open", "question": "Third", "branching": {"type": "end"}},
     ]})
     ids = [q.id for q in survey.questions or []]
-    app = make_app(sandbox)
-    async with app.run_test(size=SIZE) as pilot:
-        screen, _results = await open_editor(pilot, survey)
-        mark = len(sandbox.requests())
-        await select_item(pilot, 3)
-        await pilot.press("ctrl+up")  # Third moves to position 2
-        await settle(pilot)
-        assert screen.current == screen.draft.questions[1].key
-        await pilot.click("#btn-up")  # ... and to the top, with the mouse
-        await settle(pilot)
-        await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        body = body_of(survey_writes(sandbox, mark)[0])
-        assert set(body) == {"questions"}
-        assert [q["id"] for q in body["questions"]] == [ids[2], ids[0], ids[1]]
-        assert body["questions"][1]["branching"] == {"type": "specific_question", "index": 0}
-        assert body["questions"][2]["branching"]["responseValues"] == {"1": 0, "5": "end"}
+    app = pilot.app
+    screen, _results = await open_editor(pilot, survey)
+    mark = len(sandbox.requests())
+    await select_item(pilot, 3)
+    await pilot.press("ctrl+up")  # Third moves to position 2
+    await settle(pilot)
+    assert screen.current == screen.draft.questions[1].key
+    await pilot.click("#btn-up")  # ... and to the top, with the mouse
+    await settle(pilot)
+    await pilot.press("ctrl+s")
+    await app.workers.wait_for_complete()
+    body = body_of(survey_writes(sandbox, mark)[0])
+    assert set(body) == {"questions"}
+    assert [q["id"] for q in body["questions"]] == [ids[2], ids[0], ids[1]]
+    assert body["questions"][1]["branching"] == {"type": "specific_question", "index": 0}
+    assert body["questions"][2]["branching"]["responseValues"] == {"1": 0, "5": "end"}
 
 
-async def test_round_trip_keeps_every_field_watchdeck_does_not_edit(sandbox: Any) -> None:
+async def _round_trip_keeps_every_field_watchdeck_does_not_edit(pilot: Pilot[Any], sandbox: Any) -> None:
     created = await create_survey(sandbox, {
         "name": "Full of unknowns", "type": "popover", "schedule": "recurring", "iteration_count": 2,
         "iteration_frequency_days": 30,
@@ -381,30 +371,43 @@ async def test_round_trip_keeps_every_field_watchdeck_does_not_edit(sandbox: Any
     })
     raw = await fetch_raw(sandbox, created.id)
     survey = Survey.model_validate(raw)
-    app = make_app(sandbox)
-    async with app.run_test(size=SIZE) as pilot:
-        _screen, results = await open_editor(pilot, survey)
-        mark = len(sandbox.requests())
-        await select_item(pilot, 2)
-        await type_into(pilot, "#q-question", "Edited")
-        await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        await settle(pilot)
-        writes = survey_writes(sandbox, mark)
-        assert [w["method"] for w in writes] == ["PATCH"]
-        body = body_of(writes[0])
-        assert set(body) == {"questions"}
-        sent = body["questions"]
-        for index in (0, 2):
-            assert json.dumps(sent[index], sort_keys=True) == json.dumps(raw["questions"][index], sort_keys=True)
-        assert sent[1] == {**raw["questions"][1], "question": "Edited"}
-        assert sent[1]["futureQuestionKey"] == 42 and sent[1]["id"] == raw["questions"][1]["id"]
-        assert sent[1]["branching"]["futureBranchKey"] == "x"
-        assert results and results[0] is not None
+    app = pilot.app
+    _screen, results = await open_editor(pilot, survey)
+    mark = len(sandbox.requests())
+    await select_item(pilot, 2)
+    await type_into(pilot, "#q-question", "Edited")
+    await pilot.press("ctrl+s")
+    await app.workers.wait_for_complete()
+    await settle(pilot)
+    writes = survey_writes(sandbox, mark)
+    assert [w["method"] for w in writes] == ["PATCH"]
+    body = body_of(writes[0])
+    assert set(body) == {"questions"}
+    sent = body["questions"]
+    for index in (0, 2):
+        assert json.dumps(sent[index], sort_keys=True) == json.dumps(raw["questions"][index], sort_keys=True)
+    assert sent[1] == {**raw["questions"][1], "question": "Edited"}
+    assert sent[1]["futureQuestionKey"] == 42 and sent[1]["id"] == raw["questions"][1]["id"]
+    assert sent[1]["branching"]["futureBranchKey"] == "x"
+    assert results and results[0] is not None
     after = await fetch_raw(sandbox, created.id)
     assert after["future_survey_field"] == raw["future_survey_field"]
     assert after["appearance"] == raw["appearance"] and after["conditions"] == raw["conditions"]
     assert [q["id"] for q in after["questions"]] == [q["id"] for q in raw["questions"]]
+
+
+async def test_server_refusal_moves_and_round_trip(sandbox: Any, data_dir: Path) -> None:
+    """One app on the survey list; an editor in turn on: a new survey whose name the server refuses (the form and
+    draft kept, the error at the field, then saved under a free name); a survey whose questions are moved (branch
+    targets follow); a survey full of fields watchdeck does not edit (sent back as they were)."""
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _server_refusal_keeps_the_form_and_shows_the_error_at_the_field(pilot, sandbox, data_dir)
+        await settle(pilot)
+        await _moving_questions_keeps_branch_targets(pilot, sandbox)
+        await settle(pilot)
+        await _round_trip_keeps_every_field_watchdeck_does_not_edit(pilot, sandbox)
 
 
 async def test_draft_is_offered_back_after_a_quit_and_removed_after_save(sandbox: Any, data_dir: Path) -> None:

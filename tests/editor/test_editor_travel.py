@@ -12,7 +12,8 @@ from .conftest import EditorHarness
 from .helpers import select_item, settle
 from .test_editor_snapshots import SURVEY
 
-SIZE = (120, 40)
+SIZE = (80, 24)
+"""Small: the layout is not what these tests check, and each refresh of a smaller screen costs less."""
 
 
 def _focus_chain(app: Any) -> list[Any]:

@@ -14,7 +14,8 @@ from tui.screens.survey_preview import SurveyPreviewScreen
 from .conftest import EditorHarness
 from .helpers import select_item, settle
 
-SIZE = (120, 40)
+SIZE = (80, 24)
+"""Small: the layout is not what these tests check, and each refresh of a smaller screen costs less."""
 
 
 def _survey(optional: bool) -> Survey:

@@ -30,7 +30,7 @@ def _text(screen: Any, selector: str) -> str:
 
 async def test_open_choice_shuffling_and_thank_you_texts() -> None:
     app = EditorHarness(None)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         appearance = {"thankYouMessageHeader": "Merci!", "thankYouMessageDescription": "We read every answer.",
                       "thankYouMessageCloseButtonText": "Done"}
@@ -54,7 +54,7 @@ async def test_open_choice_shuffling_and_thank_you_texts() -> None:
 
 async def test_no_thank_you_message_and_the_default_header() -> None:
     app = EditorHarness(None)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         screen = SurveyPreviewScreen([], "Empty", {"displayThankYouMessage": False})
         app.push_screen(screen)

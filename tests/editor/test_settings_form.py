@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 from typing import Any
 
-import pytest
 from rich.console import Console
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
@@ -37,24 +36,35 @@ def _focused(pilot: Pilot[Any]) -> Widget:
     return focused
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
-async def test_every_field_is_reachable_with_tab_and_in_view_when_focused(size: tuple[int, int]) -> None:
-    app = EditorHarness(Survey.model_validate(SURVEY))
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        pane = app.screen.query_one("#editor-form", VerticalScroll)
-        seen: list[str] = []
+async def _every_field_in_view_when_tabbed_to(pilot: Pilot[Any], size: str) -> None:
+    """From the question list, Tab through the form back to the list: each field in view when focused."""
+    pane = pilot.app.screen.query_one("#editor-form", VerticalScroll)
+    assert isinstance(_focused(pilot), OptionList), size
+    seen: list[str] = []
+    await pilot.press("tab")
+    for _ in range(len(FORM_FIELDS) + 5):
+        widget = _focused(pilot)
+        if isinstance(widget, OptionList):
+            break
+        await pilot.pause()
+        seen.append(widget.id or "")
+        visible = pane.content_region
+        assert visible.contains_region(widget.region) or visible.contains_point(widget.region.offset), (
+            size, widget.id)
         await pilot.press("tab")
-        for _ in range(len(FORM_FIELDS) + 5):
-            widget = _focused(pilot)
-            if isinstance(widget, OptionList):
-                break
-            await pilot.pause()
-            seen.append(widget.id or "")
-            visible = pane.content_region
-            assert visible.contains_region(widget.region) or visible.contains_point(widget.region.offset), widget.id
-            await pilot.press("tab")
-        assert seen == [f"f-{widget_id(name)}" for name in FORM_FIELDS]
+    assert seen == [f"f-{widget_id(name)}" for name in FORM_FIELDS], size
+
+
+async def test_every_field_is_reachable_with_tab_and_in_view_when_focused() -> None:
+    """At 80x24, then resized to 160x48 in the same session (the Tab round ends on the list, where it starts)."""
+    app = EditorHarness(Survey.model_validate(SURVEY))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await _every_field_in_view_when_tabbed_to(pilot, "80x24")
+        await pilot.resize_terminal(160, 48)
+        await settle(pilot)
+        assert app.size == (160, 48)
+        await _every_field_in_view_when_tabbed_to(pilot, "160x48")
 
 
 async def test_json_fields_keys_help_and_typed_fields() -> None:
@@ -69,7 +79,7 @@ async def test_json_fields_keys_help_and_typed_fields() -> None:
     json_keys = {entry.title: entry.sentence for entry in entries("editor") if entry.id.startswith("editor.json_")}
     assert len(json_keys) == 2
     app = EditorHarness(Survey.model_validate(SURVEY))
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         editor = app.screen
         assert isinstance(editor, SurveyEditorScreen)
@@ -226,7 +236,7 @@ async def test_typed_and_schedule_fields_are_checked_next_to_the_field_then_save
     iteration fields and saved; a recurring schedule without count or frequency refused at those fields until
     both are given."""
     app = make_app(sandbox)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await _bad_typed_values_are_refused_next_to_the_field_then_saved(pilot, sandbox)
         await _schedule_is_offered_with_the_iteration_fields(pilot, sandbox)

@@ -9,16 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.widgets import Input, TextArea
+from textual.pilot import Pilot
+from textual.widgets import Input, Select, TextArea
 
 from tui.api.models.surveys import Survey
 from tui.look.render import CLEANED_NOTE
+from tui.screens.editor import SurveyEditorScreen
 from tui.widgets.editor.choices import TEXT_MODE_ABOVE
 
 from .conftest import EditorHarness, body_of, create_survey, fetch_raw, make_app, survey_writes
 from .helpers import open_editor, select_item, settle
 
-SIZE = (120, 40)
+SIZE = (80, 24)
+"""Small where the layout is not what a test checks: each refresh of a smaller screen costs less."""
+SHOWN = (120, 40)
+"""Where a test reads the screen's text: wide enough for the notes on one line each."""
 OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"
 TITLE = "\x1b]0;pwned\x1b\\"
 CLEAR = "\x1b[2J"
@@ -41,7 +46,7 @@ async def test_hostile_text_is_cleaned_marked_and_saved_clean(sandbox: Any) -> N
     })
     survey = Survey.model_validate(await fetch_raw(sandbox, created.id))
     app = make_app(sandbox)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SHOWN) as pilot:
         screen, _results = await open_editor(pilot, survey)
         await settle(pilot)
         assert screen.query_one("#f-name", Input).value == "Pulse check"
@@ -78,66 +83,76 @@ async def test_hostile_text_is_cleaned_marked_and_saved_clean(sandbox: Any) -> N
         assert questions[2]["choices"] == ["Yes", "No", "Maybe"]
 
 
-async def test_clean_text_gets_no_mark_and_is_not_sent() -> None:
-    survey = Survey.model_validate({"id": "s1", "name": "Plain\tname", "type": "popover", "questions": [
-        {"type": "open", "question": "Fine", "description": "two\nlines"}]})
-    async with EditorHarness(survey).run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        screen = pilot.app.screen
-        await select_item(pilot, 1)
-        assert not screen.query(".cleaned-note")
-        assert screen.draft.changes() == {"name": "Plain name"}  # only the tab, which a one-line field cannot hold
-
-
 def _many_choices(count: int) -> Survey:
     return Survey.model_validate({"id": "big", "name": "Big list", "type": "popover", "questions": [
         {"type": "single_choice", "question": "Which one?", "choices": [f"Choice {i}" for i in range(count)]}]})
 
 
-async def test_a_long_choice_list_is_edited_as_text_with_few_widgets() -> None:
+async def _editor_on(pilot: Pilot[Any], survey: Survey) -> SurveyEditorScreen:
+    """The harness's editor closed and one on ``survey`` opened, on its first question."""
+    pilot.app.pop_screen()
+    screen = SurveyEditorScreen(survey)
+    await pilot.app.push_screen(screen)
+    await settle(pilot)
+    await select_item(pilot, 1)
+    return screen
+
+
+async def _clean_text_gets_no_mark_and_is_not_sent(pilot: Pilot[Any]) -> None:
+    screen = await _editor_on(pilot, Survey.model_validate({"id": "s1", "name": "Plain\tname", "type": "popover",
+                                                            "questions": [{"type": "open", "question": "Fine",
+                                                                           "description": "two\nlines"}]}))
+    assert not screen.query(".cleaned-note"), "clean text"
+    assert screen.draft.changes() == {"name": "Plain name"}, "clean text: only the tab, which a one-line field " \
+                                                             "cannot hold"
+
+
+async def _a_short_choice_list_keeps_one_row_per_choice(pilot: Pilot[Any]) -> None:
+    screen = await _editor_on(pilot, _many_choices(TEXT_MODE_ABOVE))
+    assert len(screen.query(".choice-input")) == TEXT_MODE_ABOVE, "short list"
+
+
+async def _response_branching_of_a_long_list_lists_only_the_mapped_responses(pilot: Pilot[Any]) -> None:
+    screen = await _editor_on(pilot, Survey.model_validate({
+        "id": "big-branch", "name": "Big", "type": "popover", "questions": [
+            {"type": "single_choice", "question": "Which one?", "choices": [f"Choice {i}" for i in range(2000)],
+             "branching": {"type": "response_based", "responseValues": {"5": "end", "7": 1}}},
+            {"type": "open", "question": "Why?"}]}))
+    rows = list(screen.query(".response-target").results(Select))
+    assert [r.value for r in rows] == ["end", screen.draft.questions[1].key], "long list's branching"
+    assert len(screen.query(Select)) < 10, "long list's branching"
+    assert screen.draft.changes() == {}, "the branches not listed are kept as they are"
+
+
+async def _a_long_choice_list_is_edited_as_text_with_few_widgets(pilot: Pilot[Any]) -> None:
     count = 2000
-    async with EditorHarness(_many_choices(count)).run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await select_item(pilot, 1)
-        screen = pilot.app.screen
-        assert len(screen.query(Input)) < 20  # not one Input per choice
-        area = screen.query_one("#choices-text", TextArea)
-        assert area.document.line_count == count
-        area.focus()
-        area.move_cursor((count - 1, len(f"Choice {count - 1}")))
-        await pilot.press("!")
-        await settle(pilot)
-        choices = screen.draft.questions[0].choices
-        assert len(choices) == count and choices[-1] == f"Choice {count - 1}!"
-        area.move_cursor((count - 1, len(f"Choice {count - 1}!")))
-        await pilot.press("enter")
-        await settle(pilot)
-        shown = str(screen.query_one("#ce-all").render())
-        assert f"line {count + 1}: a choice cannot be empty" in shown
+    screen = await _editor_on(pilot, _many_choices(count))
+    assert len(screen.query(Input)) < 20, "long list: not one Input per choice"
+    area = screen.query_one("#choices-text", TextArea)
+    assert area.document.line_count == count
+    area.focus()
+    area.move_cursor((count - 1, len(f"Choice {count - 1}")))
+    await pilot.press("!")
+    await settle(pilot)
+    choices = screen.draft.questions[0].choices
+    assert len(choices) == count and choices[-1] == f"Choice {count - 1}!"
+    area.move_cursor((count - 1, len(f"Choice {count - 1}!")))
+    await pilot.press("enter")
+    await settle(pilot)
+    shown = str(screen.query_one("#ce-all").render())
+    assert f"line {count + 1}: a choice cannot be empty" in shown
 
 
-async def test_a_short_choice_list_keeps_one_row_per_choice() -> None:
-    async with EditorHarness(_many_choices(TEXT_MODE_ABOVE)).run_test(size=SIZE) as pilot:
+async def test_clean_text_and_short_and_long_choice_lists() -> None:
+    """One harness; an editor on each survey in turn: clean text gets no mark and only what a field cannot hold
+    changes; a short choice list keeps one row per choice; a long list's response branching lists only the
+    mapped responses; a long choice list is edited as text with few widgets (last: its edit leaves a draft)."""
+    async with EditorHarness(None).run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await select_item(pilot, 1)
-        assert len(pilot.app.screen.query(".choice-input")) == TEXT_MODE_ABOVE
-
-
-async def test_response_branching_of_a_long_list_lists_only_the_mapped_responses() -> None:
-    from textual.widgets import Select
-
-    survey = Survey.model_validate({"id": "big-branch", "name": "Big", "type": "popover", "questions": [
-        {"type": "single_choice", "question": "Which one?", "choices": [f"Choice {i}" for i in range(2000)],
-         "branching": {"type": "response_based", "responseValues": {"5": "end", "7": 1}}},
-        {"type": "open", "question": "Why?"}]})
-    async with EditorHarness(survey).run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await select_item(pilot, 1)
-        screen = pilot.app.screen
-        rows = list(screen.query(".response-target").results(Select))
-        assert [r.value for r in rows] == ["end", screen.draft.questions[1].key]
-        assert len(screen.query(Select)) < 10
-        assert screen.draft.changes() == {}, "the branches not listed are kept as they are"
+        await _clean_text_gets_no_mark_and_is_not_sent(pilot)
+        await _a_short_choice_list_keeps_one_row_per_choice(pilot)
+        await _response_branching_of_a_long_list_lists_only_the_mapped_responses(pilot)
+        await _a_long_choice_list_is_edited_as_text_with_few_widgets(pilot)
 
 
 def test_json_fields_are_cleaned_as_values_and_keep_the_rest() -> None:
