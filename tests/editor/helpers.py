@@ -9,6 +9,7 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, OptionList, Select, TextArea
 from textual.worker import WorkerCancelled
 
+from tests.editor.conftest import survey_writes
 from tests.pilot import SETTLE_ROUNDS, footer_shows_current_keys, workers_done
 from tests.pilot import settle as settle_workers
 from tui.api.models.surveys import Survey
@@ -64,6 +65,14 @@ async def settle(pilot: Pilot[Any]) -> None:
             continue
         return
     raise AssertionError("the editor's layout did not settle")
+
+
+async def save(pilot: Pilot[Any], h: Any, since: int) -> list[dict[str, Any]]:
+    """ctrl+s, then (once the editor has settled) the survey writes the sandbox received after request number
+    ``since``."""
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    return survey_writes(h, since)
 
 
 async def set_input(pilot: Pilot[Any], selector: str, value: str) -> None:

@@ -24,6 +24,7 @@ from .helpers import (
     error_at,
     fill,
     open_editor,
+    save,
     select_item,
     set_area,
     set_input,
@@ -91,10 +92,7 @@ async def test_build_every_kind_and_every_branching_rule(sandbox: Any) -> None:
         await fill(pilot, {"#b-resp-0": q2, "#b-resp-2": "end"})
         assert [q.key for q in screen.draft.questions] == [q1, q2, q3, q4, q5, q6]
 
-        await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        await settle(pilot)
-        writes = survey_writes(sandbox, mark)
+        writes = await save(pilot, sandbox, mark)
         assert [w["method"] for w in writes] == ["POST"]
         assert body_of(writes[0]) == {
             "name": "Onboarding pulse",
@@ -304,10 +302,8 @@ async def _server_refusal_keeps_the_form_and_shows_the_error_at_the_field(pilot:
     await set_input(pilot, "#f-name", "Taken name")
     await add_question(pilot, "open")
     await set_input(pilot, "#q-question", "Still here?")
-    await pilot.press("ctrl+s")
-    await app.workers.wait_for_complete()
-    await settle(pilot)
-    assert [w["method"] for w in survey_writes(sandbox, mark)] == ["POST"]
+    writes = await save(pilot, sandbox, mark)
+    assert [w["method"] for w in writes] == ["POST"]
     assert app.screen is screen and results == []
     assert "There is already a survey with this name" in summary(pilot)
     # the form is as it was: same item, same text, and the draft is on disk
@@ -317,10 +313,8 @@ async def _server_refusal_keeps_the_form_and_shows_the_error_at_the_field(pilot:
     assert "There is already a survey with this name" in (error_at(pilot, "#fe-name") or "")
     await set_input(pilot, "#f-name", "A free name")
     assert error_at(pilot, "#fe-name") is None
-    await pilot.press("ctrl+s")
-    await app.workers.wait_for_complete()
-    await settle(pilot)
-    assert [w["method"] for w in survey_writes(sandbox, mark)] == ["POST", "POST"]
+    writes = await save(pilot, sandbox, mark)
+    assert [w["method"] for w in writes] == ["POST", "POST"]
     assert results and results[0] is not None and results[0].name == "A free name"
     assert not list((data_dir / "drafts").glob("*.json"))
 
@@ -371,15 +365,11 @@ async def _round_trip_keeps_every_field_watchdeck_does_not_edit(pilot: Pilot[Any
     })
     raw = await fetch_raw(sandbox, created.id)
     survey = Survey.model_validate(raw)
-    app = pilot.app
     _screen, results = await open_editor(pilot, survey)
     mark = len(sandbox.requests())
     await select_item(pilot, 2)
     await type_into(pilot, "#q-question", "Edited")
-    await pilot.press("ctrl+s")
-    await app.workers.wait_for_complete()
-    await settle(pilot)
-    writes = survey_writes(sandbox, mark)
+    writes = await save(pilot, sandbox, mark)
     assert [w["method"] for w in writes] == ["PATCH"]
     body = body_of(writes[0])
     assert set(body) == {"questions"}
@@ -431,10 +421,8 @@ async def test_draft_is_offered_back_after_a_quit_and_removed_after_save(sandbox
         assert app.screen is screen
         assert screen.query_one("#f-name").value == "Drafty, renamed"  # type: ignore[attr-defined]
         mark = len(sandbox.requests())
-        await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        await settle(pilot)
-        assert [body_of(w) for w in survey_writes(sandbox, mark)] == [{"name": "Drafty, renamed"}], (
+        writes = await save(pilot, sandbox, mark)
+        assert [body_of(w) for w in writes] == [{"name": "Drafty, renamed"}], (
             app.screen, screen.draft.changes(), summary(pilot))
         assert not path.exists()
 

@@ -17,8 +17,8 @@ from tui.look.render import CLEANED_NOTE
 from tui.screens.editor import SurveyEditorScreen
 from tui.widgets.editor.choices import TEXT_MODE_ABOVE
 
-from .conftest import EditorHarness, body_of, create_survey, fetch_raw, make_app, survey_writes
-from .helpers import open_editor, select_item, settle
+from .conftest import EditorHarness, body_of, create_survey, fetch_raw, make_app
+from .helpers import open_editor, save, select_item, settle
 
 SIZE = (80, 24)
 """Small where the layout is not what a test checks: each refresh of a smaller screen costs less."""
@@ -69,10 +69,7 @@ async def test_hostile_text_is_cleaned_marked_and_saved_clean(sandbox: Any) -> N
         _no_escape(pilot)
 
         mark = len(sandbox.requests())
-        await pilot.press("ctrl+s")
-        await app.workers.wait_for_complete()
-        await settle(pilot)
-        writes = survey_writes(sandbox, mark)
+        writes = await save(pilot, sandbox, mark)
         assert [w["method"] for w in writes] == ["PATCH"]
         body = body_of(writes[0])
         assert body["name"] == "Pulse check" and body["description"] == "About it"
