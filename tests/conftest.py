@@ -16,6 +16,7 @@ import pytest
 
 from tui.api.route_memory import SHARED_ROUTES
 from tui.look.palette import use_no_color
+from tui.screens import debounce
 
 # The collector's passes run less often than Python's defaults (700, 10, 10): a test process holds a large heap that
 # lives as long as it does (Textual, the sandbox, every test module), and each full pass walks all of it, while what
@@ -43,6 +44,20 @@ def _colour_looks_by_default() -> Iterator[None]:
 def _no_learned_routes() -> None:
     """The process-wide memory of servers' routes starts each test empty: sandboxes shared by tests share URLs."""
     SHARED_ROUTES.clear()
+
+
+QUICK_DEBOUNCE = debounce.Debounce(runs=0.01, stats=0.01, footer=0.01, search=0.01)
+"""The screens' waits for the operator to stop, short: a test presses a key and waits for the app to settle, so
+each move would otherwise wait out a rest made for a hand on a keyboard. ``footer_quiet`` is kept: the survey list's
+footer still waits for the cursor to rest between a test's quick moves, as it does for an operator's."""
+
+
+@pytest.fixture(autouse=True)
+def _quick_debounce(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Short waits for the operator to stop (``tui.screens.debounce``), but in tests marked ``shipped_debounce``:
+    those check the waiting itself, with the times the screens ship with."""
+    if request.node.get_closest_marker("shipped_debounce") is None:
+        monkeypatch.setattr(debounce, "DEBOUNCE", QUICK_DEBOUNCE)
 
 
 @pytest.fixture

@@ -2,12 +2,13 @@
 
 ``settle`` is what a snapshot or an assertion on the screen waits for. It reads only what any caller
 may read: ``app.workers``, the current screen's footer and bindings, and the survey list's published
-footer delay (``FOOTER_SETTLE``).
+footer delay (``tui.screens.debounce``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -18,14 +19,15 @@ from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 from textual.worker import WorkerCancelled
 
-from tui.screens.surveys import FOOTER_SETTLE, SurveyBrowserScreen
+from tui.screens import debounce
+from tui.screens.surveys import SurveyBrowserScreen
 
 __all__ = ["footer_shows_current_keys", "settle", "until", "workers_done"]
 
 SETTLE_ROUNDS = 100
 """How many rounds ``settle`` waits before it gives up: far more than any screen here needs."""
-FOOTER_WAITS = 8
-"""How many ``FOOTER_SETTLE`` waits for the survey list's footer to catch up (2 s: eight times what it needs)."""
+FOOTER_WAIT_LIMIT = 2.0
+"""How long ``settle`` gives the survey list's footer to catch up (many times ``Debounce.footer``, as it ships)."""
 
 
 def workers_done(app: App[Any]) -> bool:
@@ -55,11 +57,11 @@ async def settle(pilot: Pilot[Any]) -> None:
 
     One wait for the workers is not enough: a finished poll of the monitor starts its wait for the
     cursor to rest, and that wait starts the run-history load. The survey list refreshes its footer
-    only ``FOOTER_SETTLE`` after the cursor rests, so for a moment after a move it shows the keys of
+    only ``Debounce.footer`` after the cursor rests, so for a moment after a move it shows the keys of
     the row left behind; other screens refresh theirs at once.
     """
     app = pilot.app
-    footer_waits = FOOTER_WAITS
+    footer_deadline: float | None = None
     for _ in range(SETTLE_ROUNDS):
         # A worker cancelled meanwhile (an exclusive one replaced by the next) is done too: not a failure to wait on.
         with contextlib.suppress(WorkerCancelled):
@@ -67,12 +69,13 @@ async def settle(pilot: Pilot[Any]) -> None:
         await pilot.pause()
         if not workers_done(app):
             continue
-        if footer_waits and isinstance(app.screen, SurveyBrowserScreen) and not footer_shows_current_keys(app.screen):
-            # Bounded: the footer follows the bindings FOOTER_SETTLE after the cursor rests; a footer that still
-            # differs after that is what the screen shows, and the caller's assertions are about it.
-            footer_waits -= 1
-            await pilot.pause(FOOTER_SETTLE)
-            continue
+        if isinstance(app.screen, SurveyBrowserScreen) and not footer_shows_current_keys(app.screen):
+            # Bounded: the footer follows the bindings ``Debounce.footer`` after the cursor rests; a footer that
+            # still differs after the limit is what the screen shows, and the caller's assertions are about it.
+            footer_deadline = footer_deadline or time.monotonic() + FOOTER_WAIT_LIMIT
+            if time.monotonic() < footer_deadline:
+                await pilot.pause(debounce.DEBOUNCE.footer)
+                continue
         return
     raise AssertionError("the app did not settle: a worker kept running")
 

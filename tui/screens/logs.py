@@ -33,6 +33,7 @@ from tui.api.models.batch_exports import BatchExportRun, LogEntry
 from tui.key_registry import bindings
 from tui.look.palette import Tone
 from tui.look.render import clean, plain
+from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
 from tui.state.exports import WatchedExport
 from tui.widgets.footer import LeakFreeFooter
@@ -40,7 +41,6 @@ from tui.widgets.footer import LeakFreeFooter
 MAX_LINES = 5000
 PAGE = 500
 FOLLOW_SECONDS = 3.0
-SEARCH_DEBOUNCE = 0.3
 LEVELS = ("ALL", "DEBUG", "INFO", "WARNING", "ERROR")
 
 
@@ -322,7 +322,7 @@ class LogsScreen(WatchdeckScreen[None]):
         """Filter as you type: the server is asked once typing pauses, not at every key."""
         if self._search_timer is not None:
             self._search_timer.stop()
-        self._search_timer = self.set_timer(SEARCH_DEBOUNCE, self._apply_search)
+        self._search_timer = self.set_timer(debounce.DEBOUNCE.search, self._apply_search)
 
     def _apply_search(self) -> None:
         self._search_timer = None

@@ -50,6 +50,7 @@ from tui.look.monitor_status import ExportCounts, StatusFacts, is_stale, monitor
 from tui.look.palette import Tone
 from tui.look.render import clean, plain
 from tui.look.run_rows import RunsView, run_rows
+from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
 from tui.screens.monitor_actions import (
     BoardChanged,
@@ -86,7 +87,6 @@ MUTATING_ACTIONS = writing_actions("monitor")
 POLL_STEPS = (2.0, 3.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0)
 NARROW_WIDTH = 120
 SHORT_HEIGHT = 30
-RUNS_SETTLE_SECONDS = 0.15
 FIRST_FRAME_WAIT_SECONDS = 0.5
 NARROW_NAME_WIDTH = 24
 SECTION_PREFIX = "section:"
@@ -456,7 +456,7 @@ class MonitorScreen(WatchdeckScreen[None]):
         progress for whoever waits for the app to finish its work (``make screenshots``, the tests),
         and ends with the screen like any worker. A load already asking goes on until the next one starts.
         """
-        await asyncio.sleep(RUNS_SETTLE_SECONDS)
+        await asyncio.sleep(debounce.DEBOUNCE.runs)
         self._load_selected_runs()
 
     @work(group="monitor-runs", exclusive=True, exit_on_error=False)

@@ -46,6 +46,7 @@ from tui.config.paths import stylesheets
 from tui.key_registry import bindings, writing_actions
 from tui.look.palette import Tone
 from tui.look.render import clean, plain, when_text
+from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.typed_confirm import TypedNameConfirmScreen
@@ -74,11 +75,7 @@ NEEDS_SELECTION = frozenset({"edit", "edit_file", "delete", "archive", "unarchiv
                              "duplicate", "summarize",
                              "activity"})
 _SELECTION_ACTIONS = tuple(sorted(NEEDS_SELECTION))  # the footer changes only when one of these does
-SEARCH_DEBOUNCE = 0.3
-FOOTER_QUIET = 0.5  # a footer change shows at once when nothing moved for this long ...
-FOOTER_SETTLE = 0.25  # ... else once the cursor has rested this long (see _update_bindings)
 COUNTS_TICK = 15.0
-STATS_SETTLE = 0.3  # the detail's stats are asked once the cursor rests this long
 STATS_MAX_AGE = 60.0  # and at most once a minute per survey (a live query on the real service)
 _JOURNAL_ACTIONS = {"Archived": "archive", "Unarchived": "unarchive", "Launched": "launch", "Stopped": "stop",
                     "Resumed": "resume",
@@ -360,7 +357,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     @work(exclusive=True, group="survey-stats", exit_on_error=False)
     async def _fetch_stats(self, survey_id: str) -> None:
         """The shown survey's shown/dismissed/sent counts, once the cursor rests (a live query upstream)."""
-        await asyncio.sleep(STATS_SETTLE)
+        await asyncio.sleep(debounce.DEBOUNCE.stats)
         try:
             stats = await self.wd.api.surveys.stats(survey_id)
         except (NotFound, MethodNotAllowed):
@@ -486,12 +483,12 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
 
         A footer refresh rebuilds its widgets (a long frame, and cyclic garbage for the next full collection),
         and paging through 10,000 surveys changes the keys on most pages. So while the cursor keeps moving the
-        footer waits (FOOTER_SETTLE after the last move) and then shows the state of the row the cursor stopped
+        footer waits (``Debounce.footer`` after the last move) and then shows the state of the row the cursor stopped
         on. What a key does is never late: Textual asks check_action when the key is pressed.
         """
         self._bindings_state = tuple(self.check_action(action, ()) for action in _SELECTION_ACTIONS)
         now = monotonic()
-        quiet = now - self._moved_at >= FOOTER_QUIET
+        quiet = now - self._moved_at >= debounce.DEBOUNCE.footer_quiet
         self._moved_at = now
         if self._footer_timer is not None:
             self._footer_timer.stop()  # still moving: wait for the cursor to rest
@@ -501,7 +498,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         if quiet:
             self._refresh_footer()
         else:
-            self._footer_timer = self.set_timer(FOOTER_SETTLE, self._refresh_footer)
+            self._footer_timer = self.set_timer(debounce.DEBOUNCE.footer, self._refresh_footer)
 
     def _refresh_footer(self) -> None:
         self._footer_timer = None
@@ -541,7 +538,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     def _filter_changed(self, event: Input.Changed) -> None:
         if self._search_timer is not None:
             self._search_timer.stop()
-        self._search_timer = self.set_timer(SEARCH_DEBOUNCE, self._apply_search)
+        self._search_timer = self.set_timer(debounce.DEBOUNCE.search, self._apply_search)
 
     @on(Input.Submitted, "#survey-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
