@@ -5,9 +5,10 @@ Used by ``watchdeck --demo`` and by tests; returns only once the server accepts 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import socket
 import threading
-import time
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any
@@ -36,10 +37,42 @@ def make_clock(options: SandboxOptions) -> Clock:
     return ScaledClock(now, options.speed)
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, stopped by :meth:`stop` waking it rather than by a flag it looks at every 0.1 s.
+
+    Its serving loop sets the default headers once (the sandbox's own Date is stamped by the app, so they never
+    change) and then waits, using no CPU, for ``stop``. ``started`` is an event that ``start_sandbox`` waits on.
+    """
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.started_event = threading.Event()
+        self._wake: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        self.started_event.set()
+
+    async def main_loop(self) -> None:
+        wake = asyncio.Event()
+        self._wake = (asyncio.get_running_loop(), wake)
+        # ``stop`` sets should_exit before it reads ``_wake``: set here first and read after, one of the two sees
+        # the other's.
+        if not await self.on_tick(0):
+            await wake.wait()
+
+    def stop(self) -> None:
+        self.should_exit = True
+        if self._wake is not None:
+            loop, wake = self._wake
+            with contextlib.suppress(RuntimeError):  # the loop already ended
+                loop.call_soon_threadsafe(wake.set)
+
+
 class SandboxHandle:
     """A running sandbox; use as a context manager or call :meth:`stop`."""
 
-    def __init__(self, server: uvicorn.Server, thread: threading.Thread, state: SandboxState, base_url: str) -> None:
+    def __init__(self, server: _Server, thread: threading.Thread, state: SandboxState, base_url: str) -> None:
         self._server = server
         self._thread = thread
         self._state = state
@@ -58,7 +91,7 @@ class SandboxHandle:
 
     def stop(self) -> None:
         if self._thread.is_alive():
-            self._server.should_exit = True
+            self._server.stop()
             self._thread.join(timeout=10)
         self._state.db.close()
 
@@ -95,13 +128,17 @@ def start_sandbox(options: SandboxOptions | None = None, host: str = "127.0.0.1"
     host, actual_port = sock.getsockname()[:2]
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2,
                             date_header=False)  # the app stamps Date with the sandbox's own clock
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="sandbox-server", daemon=True)
+    server = _Server(config)
+
+    def serve() -> None:
+        try:
+            server.run(sockets=[sock])
+        finally:
+            server.started_event.set()  # a start that failed wakes the wait below too
+
+    thread = threading.Thread(target=serve, name="sandbox-server", daemon=True)
     thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the sandbox server did not start")
-        time.sleep(0.01)
+    if not server.started_event.wait(timeout=15) or not server.started:
+        raise RuntimeError("the sandbox server did not start")
     shown_host = f"[{host}]" if ":" in host else host
     return SandboxHandle(server, thread, app.state.sandbox, f"http://{shown_host}:{actual_port}")
