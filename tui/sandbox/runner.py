@@ -41,7 +41,7 @@ class _Server(uvicorn.Server):
     """uvicorn's server, stopped by :meth:`stop` waking it rather than by a flag it looks at every 0.1 s.
 
     Its serving loop sets the default headers once (the sandbox's own Date is stamped by the app, so they never
-    change) and then waits, using no CPU, for ``stop``. ``started`` is an event that ``start_sandbox`` waits on.
+    change) and then waits, using no CPU, for ``stop``. ``started_event`` is what ``start_sandbox`` waits on.
     """
 
     def __init__(self, config: uvicorn.Config) -> None:
@@ -60,6 +60,20 @@ class _Server(uvicorn.Server):
         # the other's.
         if not await self.on_tick(0):
             await wake.wait()
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's shutdown when a connection is open (it asks each to finish, and pauses 0.1 s for them);
+        with none open, the listening sockets closed and the app's lifespan ended at once."""
+        if self.server_state.connections or self.server_state.tasks:
+            await super().shutdown(sockets)
+            return
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        for server in self.servers:
+            await server.wait_closed()
+        await self.lifespan.shutdown()
 
     def stop(self) -> None:
         self.should_exit = True
