@@ -358,13 +358,22 @@ class GuardedStorage(AsyncBaseStorage):
             return entries
         coordinator = self._cache.coordinator
         if await asyncio.wait_for(coordinator.take_lease(key, LEASE_SECONDS), STORE_TIMEOUT_SECONDS):
+            # Read again: another viewer may have stored its answer and let go of the lease since the read above.
+            entries = await self._newest_first(key)
+            if entries:
+                await asyncio.wait_for(coordinator.release_lease(key), STORE_TIMEOUT_SECONDS)
+                return entries
             self._cache.leases.add(key)
             return []  # ours to ask; the others wait for the answer
         deadline = time.monotonic() + LEASE_SECONDS
         while time.monotonic() < deadline:
             await asyncio.sleep(LEASE_POLL_SECONDS)
+            # The lease first, then the entries: a holder stores its answer before it lets go, so entries read
+            # after a lease found gone include that answer (read the other way round, an answer stored between the
+            # two reads was missed, and this viewer asked the server too).
+            held = await coordinator.lease_held(key)
             entries = await self._newest_first(key)
-            if entries or not await coordinator.lease_held(key):
+            if entries or not held:
                 return entries
         return []
 
