@@ -207,6 +207,28 @@ def test_apply_refuses_a_hostile_file_as_bad_input(sandbox: Any, tmp_path: Path,
     assert survey_writes(sandbox) == []
 
 
+def test_json_nesting_is_counted_before_parsing_and_brackets_in_strings_are_text(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nesting is counted before the file is parsed (the parser would recurse as deep first, near the interpreter's
+    limit, where a collector's finalizer fails): brackets in a string, an escaped quote before them, are not
+    counted, and a string that never ends ends the count."""
+    name = 'say \\"' + "[" * 100 + "{" * 100
+    assert loads(json.dumps({"name": name, "questions": []})) == {"name": name, "questions": []}
+
+    def parse(text: str) -> Any:
+        raise AssertionError("too deep a file was given to the parser")
+
+    monkeypatch.setattr(json, "loads", parse)
+    for depth in (65, 100_000):
+        with pytest.raises(SurveyFileError) as refused:
+            loads('{"name": "x", "appearance": ' + "[" * depth + "]" * depth + "}")
+        assert refused.value.problems == {"(file)": "nested deeper than 64 levels"}
+    monkeypatch.undo()
+    with pytest.raises(SurveyFileError) as unended:
+        loads('{"name": "' + "[" * 100_000)
+    assert unended.value.problems["(file)"].startswith("not valid JSON")
+
+
 def test_get_to_a_terminal_escapes_control_and_bidi_characters(sandbox: Any, tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """To a terminal the C1 and bidi characters of a survey's text are written as ``\\uXXXX``; to a file as is."""

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from tui.api.errors import WriteValidationError
@@ -31,6 +33,10 @@ MAX_TEXT_CHARS = 16 * 1024 * 1024
 """Values and characters of text a file may expand to: YAML aliases repeat a value without copying it in the
 file (nine levels of ten aliases are a billion values), and every later step would copy them out."""
 ERROR_PREFIX = {"json": "// ", "yaml": "# "}
+_JSON_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"?')
+"""A JSON string, to its end (or to the end of the text when it is never closed): its brackets are not nesting."""
+_NOT_BRACKET = re.compile(r"[^\[\]{}]++")
+_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 class SurveyFileError(ValueError):
@@ -71,6 +77,13 @@ def with_errors(text: str, problems: Mapping[str, str], fmt: str = "json") -> st
     return "\n".join(lines) + "\n" + body + ("\n" if not body.endswith("\n") else "")
 
 
+def _json_nests_deeper_than(text: str, limit: int) -> bool:
+    """Whether JSON text opens more than ``limit`` arrays and objects inside one another (brackets in strings not
+    counted), found without parsing it: the parser would first recurse that deep, up to the interpreter's limit."""
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0) > limit
+
+
 def loads(text: str, fmt: str = "json") -> dict[str, Any]:
     """Parse a survey file; SurveyFileError names what is wrong (with the line, for a syntax error).
 
@@ -89,6 +102,8 @@ def loads(text: str, fmt: str = "json") -> dict[str, Any]:
             except yaml.YAMLError as err:
                 raise SurveyFileError({"(file)": f"not valid YAML: {err}"}) from None
         else:
+            if _json_nests_deeper_than(body, MAX_DEPTH):
+                raise SurveyFileError({"(file)": f"nested deeper than {MAX_DEPTH} levels"})
             try:
                 value = json.loads(body)
             except json.JSONDecodeError as err:
