@@ -370,7 +370,7 @@ class GuardedStorage(AsyncBaseStorage):
             await asyncio.sleep(LEASE_POLL_SECONDS)
             # The lease first, then the entries: a holder stores its answer before it lets go, so entries read
             # after a lease found gone include that answer (read the other way round, an answer stored between the
-            # two reads was missed, and this viewer asked the server too).
+            # two reads would be missed, and this viewer would ask the server too).
             held = await coordinator.lease_held(key)
             entries = await self._newest_first(key)
             if entries or not held:
