@@ -56,8 +56,8 @@ class _Server(uvicorn.Server):
     async def main_loop(self) -> None:
         wake = asyncio.Event()
         self._wake = (asyncio.get_running_loop(), wake)
-        # ``stop`` sets should_exit before it reads ``_wake``: set here first and read after, one of the two sees
-        # the other's.
+        # ``_wake`` is set here before should_exit is read (by on_tick), and ``stop`` sets should_exit before it
+        # reads ``_wake``: whichever runs second sees what the other set, so a stop is never missed.
         if not await self.on_tick(0):
             await wake.wait()
 
