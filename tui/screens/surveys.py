@@ -532,7 +532,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     def action_filter(self) -> None:
         box = self.query_one("#survey-filter", Input)
         box.display = True
-        box.focus()
+        self.set_focus(box)  # at once: keys typed straight after are already waiting (focus() would come later)
 
     @on(Input.Changed, "#survey-filter")
     def _filter_changed(self, event: Input.Changed) -> None:

@@ -1,0 +1,65 @@
+"""A key typed straight after ``/`` goes to the search box, never to the list behind it.
+
+An operator (or a paste) types ``/feed`` faster than a frame: the keys after ``/`` are already waiting when the box
+opens. Had the box taken the focus a moment later, ``e`` would open the editor of the highlighted survey, and ``p``
+would ask to pause the selected export. Here the keys are queued together, as such an operator's arrive.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.widgets import Input
+
+from tests.monitor.conftest import make_app
+from tests.pilot import settle
+from tests.surveys.conftest import FROZEN_AT, sandbox_options
+from tests.surveys.conftest import make_app as make_survey_app
+from tui.clock import FrozenClock
+from tui.sandbox.runner import SandboxHandle, start_sandbox
+from tui.screens.logs import LogsScreen
+from tui.screens.monitor import MonitorScreen
+from tui.screens.surveys import SurveyBrowserScreen
+
+
+async def _typed_at_once(pilot: Any, *keys: str) -> None:
+    for key in keys:
+        pilot.app.simulate_key(key)
+    await settle(pilot)
+
+
+async def test_keys_typed_after_slash_in_the_monitor_go_to_its_filter(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await _typed_at_once(pilot, "slash", "p")
+        assert isinstance(app.screen, MonitorScreen)  # no pause asked for
+        assert app.screen.focused is app.screen.query_one("#monitor-filter", Input)
+
+
+async def test_keys_typed_after_slash_in_the_logs_go_to_their_search(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, LogsScreen)
+        logs = app.screen
+        following = logs.follow
+        await _typed_at_once(pilot, "slash", "f")
+        assert app.screen is logs and logs.follow is following  # "f" did not toggle following
+        assert logs.focused is logs.query_one("#logs-search", Input)
+
+
+async def test_keys_typed_after_slash_in_the_survey_list_go_to_its_filter() -> None:
+    clock = FrozenClock(FROZEN_AT)
+    with start_sandbox(sandbox_options(clock)) as handle:
+        app = make_survey_app(handle, clock)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            browser = app.screen
+            assert isinstance(browser, SurveyBrowserScreen)
+            await _typed_at_once(pilot, "slash", "e", "f")
+            assert app.screen is browser  # no editor opened
+            assert browser.status_filter is None  # nor the status filter cycled
+            assert browser.focused is browser.query_one("#survey-filter", Input)
