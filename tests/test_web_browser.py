@@ -85,6 +85,7 @@ class Frames:
         raise AssertionError(f"never saw {what}; got: {self.since(start)[-2000:]!r}")
 
 
+@pytest.mark.slow
 def test_the_operator_sees_the_monitor_and_a_key_changes_the_screen(server: WebServer, browser: Any) -> None:
     page = browser.new_page()
     frames = Frames(page)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from syrupy.assertion import SnapshotAssertion
 from textual.pilot import Pilot
 
@@ -96,6 +97,7 @@ def test_new_survey(snap_compare: Any) -> None:
     assert snap_compare(EditorHarness(None), terminal_size=(120, 40), run_before=run_before)
 
 
+@pytest.mark.slow
 async def test_editor_screens_at_both_sizes(snapshot: SnapshotAssertion) -> None:
     """At each size: the form; the preview (f5) and the kind picker (ctrl+n), each closed again with escape; and
     leaving with unsaved changes, which asks."""

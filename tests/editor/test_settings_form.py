@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import pytest
 from rich.console import Console
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
@@ -55,6 +56,7 @@ async def _every_field_in_view_when_tabbed_to(pilot: Pilot[Any], size: str) -> N
     assert seen == [f"f-{widget_id(name)}" for name in FORM_FIELDS], size
 
 
+@pytest.mark.slow
 async def test_every_field_is_reachable_with_tab_and_in_view_when_focused() -> None:
     """At 80x24, then resized to 160x48 in the same session (the Tab round ends on the list, where it starts)."""
     app = EditorHarness(Survey.model_validate(SURVEY))

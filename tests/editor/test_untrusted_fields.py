@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, TextArea
 
@@ -140,6 +141,7 @@ async def _a_long_choice_list_is_edited_as_text_with_few_widgets(pilot: Pilot[An
     assert f"line {count + 1}: a choice cannot be empty" in shown
 
 
+@pytest.mark.slow
 async def test_clean_text_and_short_and_long_choice_lists() -> None:
     """One harness; an editor on each survey in turn: clean text gets no mark and only what a field cannot hold
     changes; a short choice list keeps one row per choice; a long list's response branching lists only the

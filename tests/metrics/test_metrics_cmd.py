@@ -15,6 +15,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import httpx
+import pytest
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 from tests.metrics.conftest import ROOT, Exporter, Samples, World, make_world, value, watchdeck_env
@@ -37,6 +38,7 @@ def polled(samples: Samples) -> bool:
     return value(samples, "watchdeck_last_successful_poll_timestamp_seconds") is not None
 
 
+@pytest.mark.slow
 def test_families_and_values_of_four_exports_then_a_failed_poll_keeps_the_last_good_verdicts(
         sandbox: SandboxHandle, start_exporter: Callable[..., Exporter]) -> None:
     """One exporter: the families and values of a failing, an overdue, a paused and a healthy export at its first

@@ -31,6 +31,7 @@ def state_of(samples: Samples, labels: dict[str, str]) -> list[str]:
     return [s for s in STATES if value(samples, "watchdeck_export_state", **labels, state=s) == 1.0]
 
 
+@pytest.mark.slow
 def test_the_exporter_has_the_lag_and_streak_of_status_json_for_14_failed_runs(
         sandbox: SandboxHandle, start_exporter: Callable[..., Exporter]) -> None:
     export = healthy_hourly(sandbox)

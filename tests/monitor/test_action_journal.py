@@ -175,6 +175,7 @@ async def both_outcomes(pilot: Pilot[Any], sandbox: SandboxHandle, user_dirs: Pa
         assert lines == expected, f"{action} {outcome}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("group", list(GROUPS))
 async def test_every_write_is_journaled_with_its_outcome(sandbox: SandboxHandle, user_dirs: Path, group: str) -> None:
     """Each write of the group in turn in one monitor session, each starting from the monitor: refused, then

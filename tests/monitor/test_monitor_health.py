@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 import httpx
+import pytest
 from textual.pilot import Pilot
 
 from tests.monitor.conftest import FROZEN_AT, make_app, requests, sandbox_call
@@ -275,6 +276,7 @@ async def the_runs_pane_reads_a_run_as_the_export_row_does(pilot: Pilot[Any], sa
     assert "32%" not in records and "32/100" not in records, case
 
 
+@pytest.mark.slow
 async def test_a_live_monitor_through_one_off_faults(sandbox: SandboxHandle) -> None:
     """One monitor session, each case starting live with every export and leaving it so (a later case's faults
     outlast it: the runs page's answer stays changed, the malformed list may answer once more): a one-off 404 on

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input, Log, OptionList, Static, TextArea
@@ -478,6 +479,7 @@ async def retry_new_run_is_announced_and_highlighted(pilot: Pilot[Any], sandbox:
     assert highlighted.data_interval_start == failed.data_interval_start
 
 
+@pytest.mark.slow
 async def test_each_write_on_its_own_export(sandbox: SandboxHandle, user_dirs: Path) -> None:
     """One monitor session, each write on an export no earlier case touched, each case starting from the
     monitor and counting requests from its own start: backfill validates then sends the interval; a daily

@@ -121,6 +121,7 @@ async def _steady(pilot: Any) -> None:
     raise AssertionError("the screen did not settle")
 
 
+@pytest.mark.slow
 async def test_monitor_modals(snapshot: SnapshotAssertion, sandbox: SandboxHandle) -> None:
     """At each size, each dialog opened over the monitor on its export and closed again before the next."""
     pictures = Pictures(snapshot)

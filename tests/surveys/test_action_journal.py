@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from textual.widgets import Checkbox
 
 from tests.pilot import settle, until
@@ -72,6 +73,7 @@ async def write_once(pilot: Any, sandbox: Any, user_dirs: Path, case: str, path:
     return writes, lines[0]
 
 
+@pytest.mark.slow
 async def test_every_survey_write_is_journaled_with_its_outcome(
         sandbox: Any, clock: FrozenClock, user_dirs: Path) -> None:
     """Delete, launch, stop, archive, resume and unarchive (``a`` on the archived survey, whose line carries

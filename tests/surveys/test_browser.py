@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from textual.widgets import Checkbox, DataTable, Input, Static
 
 from tests.pilot import settle, until
@@ -66,6 +67,7 @@ def list_requests(sandbox: Any) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- list
 
 
+@pytest.mark.slow
 async def test_browsing_the_list_reads_from_the_server_only_when_it_must(sandbox: Any, clock: FrozenClock) -> None:
     """One session over the seeded project, read-only, in turn:
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from tests.pictures import Pictures
@@ -79,6 +80,7 @@ async def _take_screens(pictures: Pictures, pilot: Any, screens: list[str], size
             assert pilot.app.screen is browser, f"escape did not close the {screen} at {size}"
 
 
+@pytest.mark.slow
 async def test_survey_screens(snapshot: SnapshotAssertion, sandbox: Any, clock: FrozenClock) -> None:
     """Each screen opened from the list and closed again, at 160x48 and then at 80x24, in one session; unarchiving
     changes the survey, so it comes last at 80x24 and has a session (and sandbox) of its own at 160x48. The list at

@@ -167,6 +167,7 @@ def _writes(handle: Any) -> list[tuple[str, str]]:
     return [(r["method"], r["path"]) for r in handle.requests() if r["method"] != "GET"]
 
 
+@pytest.mark.slow
 async def test_read_only_monitor_sends_nothing_whatever_key_is_pressed(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox, read_only=True)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -193,6 +194,7 @@ async def test_read_only_monitor_sends_nothing_whatever_key_is_pressed(sandbox: 
         assert _writes(sandbox) == []
 
 
+@pytest.mark.slow
 async def test_read_only_survey_browser_sends_nothing_whatever_key_is_pressed(survey_sandbox: Any,
                                                                               clock: FrozenClock) -> None:
     """Also (before the sweep) what read-only hides in the survey browser, by name: every write is off and none
