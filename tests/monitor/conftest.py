@@ -18,6 +18,7 @@ from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.confirm import ConfirmScreen
+from tui.screens.logs import LogsScreen
 from tui.state.io.export_source import FirstPoll
 from tui.widgets.virtual_table import VirtualTable
 
@@ -80,6 +81,18 @@ async def press_on(pilot: Pilot[Any], name: str, *keys: str) -> str:
     await pilot.pause()
     await pilot.press(*keys)
     return key
+
+
+async def open_logs(pilot: Pilot[Any], name: str = "Snowflake warehouse (hourly)") -> LogsScreen:
+    """The run logs (``l``) of the export with that name, once the monitor has settled; returns their screen."""
+    await settle(pilot)
+    select_export(pilot.app, name)
+    await settle(pilot)
+    await pilot.press("l")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, LogsScreen)
+    return screen
 
 
 async def back_to(pilot: Pilot[Any], screen: Any) -> None:

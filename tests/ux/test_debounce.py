@@ -14,14 +14,13 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
-from tests.monitor.conftest import make_app, requests
+from tests.monitor.conftest import make_app, open_logs, requests
 from tests.pilot import settle, until
 from tests.surveys.conftest import FROZEN_AT, requests_to, sandbox_options
 from tests.surveys.conftest import make_app as make_survey_app
 from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle, start_sandbox
 from tui.screens import debounce
-from tui.screens.logs import LogsScreen
 from tui.screens.monitor import MonitorScreen
 from tui.screens.surveys import SurveyBrowserScreen
 from tui.widgets.virtual_table import VirtualTable
@@ -56,12 +55,9 @@ async def test_a_burst_of_moves_in_the_monitor_asks_the_run_history_once(sandbox
 async def test_typing_a_search_in_the_logs_asks_only_with_the_whole_word(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        await pilot.press("l")
-        await settle(pilot)
-        assert isinstance(app.screen, LogsScreen)
+        logs = await open_logs(pilot)
         await pilot.press("slash")
-        box = app.screen.query_one("#logs-search", Input)
+        box = logs.query_one("#logs-search", Input)
         asked = len(requests(sandbox, "GET", "/logs"))
         for end in range(1, len("error") + 1):
             box.value = "error"[:end]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.style import Style
 from textual.widgets import Log, Static
 
-from tests.monitor.conftest import make_app, requests, select_export
+from tests.monitor.conftest import make_app, open_logs, requests
 from tests.pilot import settle, until
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.logs import LevelHighlighter, LogsScreen
@@ -15,24 +15,13 @@ def _title(screen: LogsScreen) -> str:
     return str(screen.query_one("#logs-title", Static).render())
 
 
-async def _open_logs(pilot: object, app: object) -> LogsScreen:
-    await settle(pilot)  # type: ignore[arg-type]
-    select_export(app, "Snowflake warehouse (hourly)")  # type: ignore[arg-type]
-    await settle(pilot)  # type: ignore[arg-type]
-    await pilot.press("l")  # type: ignore[attr-defined]
-    await settle(pilot)  # type: ignore[arg-type]
-    screen = app.screen  # type: ignore[attr-defined]
-    assert isinstance(screen, LogsScreen)
-    return screen
-
-
 async def test_page_up_says_paused_until_end_and_the_search_filters_as_you_type_and_highlights(
         sandbox: SandboxHandle) -> None:
     """One logs view: PageUp says PAUSED until End; then the search filters as you type (asking the server before
     Enter), highlights the word, and Escape clears it."""
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
-        screen = await _open_logs(pilot, app)
+        screen = await open_logs(pilot)
         assert "FOLLOW" in _title(screen)
         await pilot.press("pageup")
         assert screen.follow is False

@@ -11,13 +11,12 @@ from typing import Any
 
 from textual.widgets import Input
 
-from tests.monitor.conftest import make_app
+from tests.monitor.conftest import make_app, open_logs
 from tests.pilot import settle
 from tests.surveys.conftest import FROZEN_AT, sandbox_options
 from tests.surveys.conftest import make_app as make_survey_app
 from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle, start_sandbox
-from tui.screens.logs import LogsScreen
 from tui.screens.monitor import MonitorScreen
 from tui.screens.surveys import SurveyBrowserScreen
 
@@ -40,11 +39,7 @@ async def test_keys_typed_after_slash_in_the_monitor_go_to_its_filter(sandbox: S
 async def test_keys_typed_after_slash_in_the_logs_go_to_their_search(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        await pilot.press("l")
-        await settle(pilot)
-        assert isinstance(app.screen, LogsScreen)
-        logs = app.screen
+        logs = await open_logs(pilot)
         following = logs.follow
         await _typed_at_once(pilot, "slash", "f")
         assert app.screen is logs and logs.follow is following  # "f" did not toggle following
