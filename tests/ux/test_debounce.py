@@ -16,10 +16,9 @@ from textual.widgets import Input
 
 from tests.monitor.conftest import make_app, open_logs, requests
 from tests.pilot import settle, until
-from tests.surveys.conftest import FROZEN_AT, requests_to, sandbox_options
 from tests.surveys.conftest import make_app as make_survey_app
-from tui.clock import FrozenClock
-from tui.sandbox.runner import SandboxHandle, start_sandbox
+from tests.surveys.conftest import requests_to
+from tui.sandbox.runner import SandboxHandle
 from tui.screens import debounce
 from tui.screens.monitor import MonitorScreen
 from tui.screens.surveys import SurveyBrowserScreen
@@ -69,22 +68,20 @@ async def test_typing_a_search_in_the_logs_asks_only_with_the_whole_word(sandbox
         assert searched and set(map(str, searched)) == {str(["error"])}, searched
 
 
-async def test_typing_a_search_in_the_survey_list_asks_once_with_the_whole_word() -> None:
-    clock = FrozenClock(FROZEN_AT)
-    with start_sandbox(sandbox_options(clock)) as handle:
-        app = make_survey_app(handle, clock)
-        async with app.run_test(size=(120, 36)) as pilot:
-            await settle(pilot)
-            assert isinstance(app.screen, SurveyBrowserScreen)
-            await pilot.press("slash")
-            box = app.screen.query_one("#survey-filter", Input)
+async def test_typing_a_search_in_the_survey_list_asks_once_with_the_whole_word(survey_sandbox: SandboxHandle) -> None:
+    app = make_survey_app(survey_sandbox, survey_sandbox.clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, SurveyBrowserScreen)
+        await pilot.press("slash")
+        box = app.screen.query_one("#survey-filter", Input)
 
-            def searches() -> list[Any]:
-                return [r["query_params"]["search"] for r in requests_to(handle, "GET", "/surveys/")
-                        if "search" in r["query_params"]]
+        def searches() -> list[Any]:
+            return [r["query_params"]["search"] for r in requests_to(survey_sandbox, "GET", "/surveys/")
+                    if "search" in r["query_params"]]
 
-            for end in range(1, len("feedback") + 1):
-                box.value = "feedback"[:end]
-            await until(pilot, lambda: bool(searches()), step=debounce.DEBOUNCE.search)
-            await settle(pilot)
-            assert searches() == [["feedback"]]
+        for end in range(1, len("feedback") + 1):
+            box.value = "feedback"[:end]
+        await until(pilot, lambda: bool(searches()), step=debounce.DEBOUNCE.search)
+        await settle(pilot)
+        assert searches() == [["feedback"]]

@@ -13,10 +13,8 @@ from textual.widgets import Input
 
 from tests.monitor.conftest import make_app, open_logs
 from tests.pilot import settle
-from tests.surveys.conftest import FROZEN_AT, sandbox_options
 from tests.surveys.conftest import make_app as make_survey_app
-from tui.clock import FrozenClock
-from tui.sandbox.runner import SandboxHandle, start_sandbox
+from tui.sandbox.runner import SandboxHandle
 from tui.screens.monitor import MonitorScreen
 from tui.screens.surveys import SurveyBrowserScreen
 
@@ -46,15 +44,13 @@ async def test_keys_typed_after_slash_in_the_logs_go_to_their_search(sandbox: Sa
         assert logs.focused is logs.query_one("#logs-search", Input)
 
 
-async def test_keys_typed_after_slash_in_the_survey_list_go_to_its_filter() -> None:
-    clock = FrozenClock(FROZEN_AT)
-    with start_sandbox(sandbox_options(clock)) as handle:
-        app = make_survey_app(handle, clock)
-        async with app.run_test(size=(120, 36)) as pilot:
-            await settle(pilot)
-            browser = app.screen
-            assert isinstance(browser, SurveyBrowserScreen)
-            await _typed_at_once(pilot, "slash", "e", "f")
-            assert app.screen is browser  # no editor opened
-            assert browser.status_filter is None  # nor the status filter cycled
-            assert browser.focused is browser.query_one("#survey-filter", Input)
+async def test_keys_typed_after_slash_in_the_survey_list_go_to_its_filter(survey_sandbox: SandboxHandle) -> None:
+    app = make_survey_app(survey_sandbox, survey_sandbox.clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        browser = app.screen
+        assert isinstance(browser, SurveyBrowserScreen)
+        await _typed_at_once(pilot, "slash", "e", "f")
+        assert app.screen is browser  # no editor opened
+        assert browser.status_filter is None  # nor the status filter cycled
+        assert browser.focused is browser.query_one("#survey-filter", Input)
