@@ -315,7 +315,7 @@ class LogsScreen(WatchdeckScreen[None]):
     def action_search(self) -> None:
         box = self.query_one("#logs-search", Input)
         box.remove_class("hidden")
-        self.set_focus(box)  # at once: keys typed straight after are already waiting (focus() would come later)
+        self.set_focus(box)  # at once: keys typed straight after must not reach the screen's actions (focus() waits)
 
     @on(Input.Changed, "#logs-search")
     def _search_typed(self, event: Input.Changed) -> None:

@@ -874,7 +874,7 @@ class MonitorScreen(WatchdeckScreen[None]):
     def action_filter(self) -> None:
         box = self.query_one("#monitor-filter", Input)
         box.remove_class("hidden")
-        self.set_focus(box)  # at once: keys typed straight after are already waiting (focus() would come later)
+        self.set_focus(box)  # at once: keys typed straight after must not reach the screen's actions (focus() waits)
 
     def action_clear_filter(self) -> None:
         """Escape: from the runs pane back to the exports; else clear the filter."""

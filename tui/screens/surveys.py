@@ -532,7 +532,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     def action_filter(self) -> None:
         box = self.query_one("#survey-filter", Input)
         box.display = True
-        self.set_focus(box)  # at once: keys typed straight after are already waiting (focus() would come later)
+        self.set_focus(box)  # at once: keys typed straight after must not reach the screen's actions (focus() waits)
 
     @on(Input.Changed, "#survey-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
