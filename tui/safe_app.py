@@ -15,6 +15,7 @@ from textual.app import App
 from tui.look.render import clean
 from tui.secrets.crashlog import UnexpectedError, one_line, record_exception
 from tui.secrets.redaction import mask_secrets_in
+from tui.terminal_watch import CHECK_SECONDS, EXIT_HUNG_UP, hung_up, terminal_fd
 
 ReturnT = TypeVar("ReturnT")
 
@@ -26,6 +27,16 @@ class SafeApp(App[ReturnT]):
         super().__init__(ansi_color=True if "NO_COLOR" in os.environ else None)
         self._crashed = False
         self.error_console.soft_wrap = True  # the crash line whole, never cut to the terminal's width
+
+    def on_mount(self) -> None:
+        """On a terminal (not headless, not in a browser), end when it is hung up (:mod:`tui.terminal_watch`)."""
+        fd = terminal_fd()
+        if fd is not None and not self.is_headless and not self.is_web:
+            self.set_interval(CHECK_SECONDS, lambda: self._end_if_hung_up(fd), name="terminal-watch")
+
+    def _end_if_hung_up(self, fd: int) -> None:
+        if hung_up(fd):
+            self.exit(return_code=EXIT_HUNG_UP)
 
     def crash_secrets(self) -> tuple[str, ...]:
         """What to blank out of the crash line and the log (the API key, once there is one)."""
