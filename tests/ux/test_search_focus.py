@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import events
 from textual.widgets import Input
 
 from tests.monitor.conftest import make_app, open_logs
@@ -55,3 +56,20 @@ async def test_keys_typed_after_slash_in_the_survey_list_run_none_of_its_actions
         assert app.screen is browser  # no editor opened
         assert browser.status_filter is None  # nor the status filter cycled
         assert browser.focused is browser.query_one("#survey-filter", Input)
+
+
+async def test_the_monitor_starts_on_its_exports_table_without_passing_through_the_hidden_filter_box(
+        sandbox: SandboxHandle) -> None:
+    """Textual focuses a screen's first focusable widget unless told which: the filter box (hidden), whose keys the
+    footer would be built for before the table took the focus."""
+    focused: list[str] = []
+
+    def hook(message: Any) -> None:
+        if isinstance(message, events.DescendantFocus):
+            focused.append(str(message.widget.id))
+
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48), message_hook=hook) as pilot:
+        await settle(pilot)
+        assert app.screen.focused is app.screen.query_one("#exports")
+    assert "monitor-filter" not in focused, focused

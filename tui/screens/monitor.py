@@ -101,6 +101,10 @@ class MonitorScreen(WatchdeckScreen[None]):
         *(binding for binding in bindings("monitor") if binding.id not in INCIDENT_KEY_IDS),
     ]
 
+    # The exports table has the focus from the start: focusing the first focusable widget (the hidden filter box)
+    # and then the table would build the footer for the box's keys in between.
+    AUTO_FOCUS = "#exports"
+
     frozen: reactive[bool] = reactive(False)
 
     def __init__(self) -> None:
@@ -154,13 +158,11 @@ class MonitorScreen(WatchdeckScreen[None]):
 
     async def on_mount(self) -> None:
         self.watch(self.app, "project_id", self._project_switched, init=False)
-        table = self.query_one("#exports", VirtualTable)
         self.on_resize()
         self.set_interval(1.0, self.refresh_status)
         self.refresh_status()
         answers_waiting = self.source.answers_waiting()
         worker = self.poll_now()
-        table.focus()
         self.call_after_refresh(self._mount_detail)
         if answers_waiting and worker is not None:
             # The exports were fetched while the app loaded: show them in the first frame rather than
