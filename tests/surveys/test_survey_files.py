@@ -229,6 +229,32 @@ def test_json_nesting_is_counted_before_parsing_and_brackets_in_strings_are_text
     assert unended.value.problems["(file)"].startswith("not valid JSON")
 
 
+def test_yaml_nesting_is_counted_before_the_document_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nesting is counted from the parser's events, in flow style (brackets) and block style (indents) alike,
+    before the document is built (which recurses once per level)."""
+    import yaml
+
+    def block(depth: int) -> str:
+        return "".join(f"{'  ' * level}a:\n" for level in range(depth - 1)) + f"{'  ' * (depth - 1)}a: 1\n"
+
+    at_the_limit = "name: x\nappearance: " + "[" * 63 + "]" * 63 + "\n"
+    assert loads(at_the_limit, "yaml")["appearance"] is not None
+    assert loads(block(64), "yaml") is not None
+
+    def build(text: str) -> Any:
+        raise AssertionError("too deep a file was given to the builder")
+
+    monkeypatch.setattr(yaml, "safe_load", build)
+    for text in ("name: x\nappearance: " + "[" * 64 + "]" * 64 + "\n", "a: " + "[" * 100_000 + "]" * 100_000,
+                 block(65), block(2_000)):
+        with pytest.raises(SurveyFileError) as refused:
+            loads(text, "yaml")
+        assert refused.value.problems == {"(file)": "nested deeper than 64 levels"}
+    with pytest.raises(SurveyFileError) as broken:
+        loads("a: [1, 2\n", "yaml")
+    assert broken.value.problems["(file)"].startswith("not valid YAML")
+
+
 def test_get_to_a_terminal_escapes_control_and_bidi_characters(sandbox: Any, tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """To a terminal the C1 and bidi characters of a survey's text are written as ``\\uXXXX``; to a file as is."""

@@ -84,6 +84,23 @@ def _json_nests_deeper_than(text: str, limit: int) -> bool:
     return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0) > limit
 
 
+def _yaml_nests_deeper_than(text: str, limit: int) -> bool:
+    """Whether YAML text opens more than ``limit`` sequences and mappings inside one another, found from the
+    parser's events (made without recursion) before the document is built: building recurses once per level, up to
+    the interpreter's limit. Raises ``yaml.YAMLError`` for text that is not YAML."""
+    import yaml
+
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > limit:
+                return True
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return False
+
+
 def loads(text: str, fmt: str = "json") -> dict[str, Any]:
     """Parse a survey file; SurveyFileError names what is wrong (with the line, for a syntax error).
 
@@ -93,24 +110,23 @@ def loads(text: str, fmt: str = "json") -> dict[str, Any]:
         raise SurveyFileError({"(file)": f"larger than {MAX_FILE_CHARS // (1024 * 1024)} MB"})
     comment = ERROR_PREFIX.get(fmt, "// ").strip()
     body = "\n".join("" if line.lstrip().startswith(comment) else line for line in text.splitlines())
-    try:
-        if fmt == "yaml":
-            import yaml
+    if fmt == "yaml":
+        import yaml
 
-            try:
-                value = yaml.safe_load(body)
-            except yaml.YAMLError as err:
-                raise SurveyFileError({"(file)": f"not valid YAML: {err}"}) from None
-        else:
-            if _json_nests_deeper_than(body, MAX_DEPTH):
+        try:
+            if _yaml_nests_deeper_than(body, MAX_DEPTH):
                 raise SurveyFileError({"(file)": f"nested deeper than {MAX_DEPTH} levels"})
-            try:
-                value = json.loads(body)
-            except json.JSONDecodeError as err:
-                raise SurveyFileError({"(file)": f"not valid JSON: {err.msg} at line {err.lineno}, "
-                                                 f"column {err.colno}"}) from None
-    except RecursionError:
-        raise SurveyFileError({"(file)": f"nested deeper than {MAX_DEPTH} levels"}) from None
+            value = yaml.safe_load(body)
+        except yaml.YAMLError as err:
+            raise SurveyFileError({"(file)": f"not valid YAML: {err}"}) from None
+    else:
+        if _json_nests_deeper_than(body, MAX_DEPTH):
+            raise SurveyFileError({"(file)": f"nested deeper than {MAX_DEPTH} levels"})
+        try:
+            value = json.loads(body)
+        except json.JSONDecodeError as err:
+            raise SurveyFileError({"(file)": f"not valid JSON: {err.msg} at line {err.lineno}, "
+                                             f"column {err.colno}"}) from None
     check_bounds(value)
     if not isinstance(value, dict):
         raise SurveyFileError({"(file)": "must be one object (a survey)"})
@@ -128,7 +144,7 @@ def check_bounds(value: Any) -> None:
     while stack:
         item, depth = stack.pop()
         values += 1
-        if depth > MAX_DEPTH:
+        if depth > MAX_DEPTH and isinstance(item, dict | list):
             raise SurveyFileError({"(file)": f"nested deeper than {MAX_DEPTH} levels"})
         if isinstance(item, str):
             chars += len(item)
