@@ -35,6 +35,7 @@ async def _both_sizes(snapshot: SnapshotAssertion, app: WatchdeckApp, keys: tupl
     """The app's picture at each size, in one session: the keys pressed, then the terminal resized between them;
     ``then``: what the session goes on to check after the pictures (at the last size)."""
     pictures = Pictures(snapshot)
+    app.monotonic = lambda: 1000.0  # the header's "updated 0 s ago", however long the session takes
     async with pictures.session(app, SIZES[0]) as pilot:
         await settle(pilot)
         if keys:

@@ -13,6 +13,9 @@ from textual.widgets import DataTable, Static
 from tests.incident.test_monitor_keys import notes
 from tests.monitor.conftest import make_app, select_export
 from tests.pilot import settle, until
+from tests.surveys.conftest import FROZEN_AT
+from tests.surveys.conftest import make_app as make_survey_app
+from tui.clock import FrozenClock
 from tui.look.export_cells import cursor_text
 from tui.sandbox.runner import SandboxHandle
 from tui.widgets.virtual_table import VirtualTable
@@ -51,6 +54,23 @@ async def test_lag_frozen_age_and_acknowledge_say_the_same_everywhere(sandbox: S
         await pilot.press("a")
         await settle(pilot)
         assert any(FAILING in note for note in notes(app) if note.startswith("Alert acknowledged")), notes(app)
+
+
+async def test_the_survey_list_ages_on_the_same_clock_as_the_monitor(survey_sandbox: SandboxHandle) -> None:
+    """"updated N s ago" counts elapsed seconds in both halves, never the injected clock's: under ``--demo`` that one
+    runs sixty times faster, and the survey list read a minute ago said an hour."""
+    clock = FrozenClock(FROZEN_AT)
+    app = make_survey_app(survey_sandbox, clock)
+    ticks = Ticks()
+    app.monotonic = ticks
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        header = app.screen.query_one("#survey-header", Static)
+        assert "updated 0 s ago" in str(header.render())
+        clock.advance(3600.0)  # the demo's hour
+        ticks.now += 60  # the operator's minute
+        await until(pilot, lambda: "updated 60 s ago" in str(header.render()), rounds=60, step=0.05)
+        assert "updated 60 s ago" in str(header.render()), header.render()
 
 
 async def test_a_shorter_interval_holds_from_the_key_press_not_from_the_old_poll(sandbox: SandboxHandle) -> None:

@@ -153,7 +153,9 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     def on_mount(self) -> None:
         self.counts = ResponsesCounts(self.wd.clock)
         self.sub_title = "surveys"
-        self._loaded_at: datetime | None = None  # on the injected clock: frozen in tests and screenshots
+        # When the list was last read, on the app's elapsed-time clock (the monitor's data age is on it too): under
+        # --demo the injected clock runs sixty times faster than the data ages.
+        self._loaded_at: float | None = None
         self._project_label = ""
         self._header_shown: tuple[Any, ...] | None = None
         self.set_interval(1.0, self._render_header)
@@ -209,7 +211,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         if new is None:
             return
         self.error = None
-        self._loaded_at = self.wd.clock.now()
+        self._loaded_at = self.wd.monotonic()
         self._render_header()
         table = self.table
         first = table.row_count == 0
@@ -403,7 +405,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             badges.append((0, f" {clean(self._project_label, limit=60)} ", "bold"))
         if self.read_only:
             badges.append((0, " READ-ONLY ", Tone.READ_ONLY.style))
-        age = None if self._loaded_at is None else max(0.0, (self.wd.clock.now() - self._loaded_at).total_seconds())
+        age = None if self._loaded_at is None else max(0.0, self.wd.monotonic() - self._loaded_at)
         phrases: list[tuple[int, str, str]] = [
             (STATUS_AGE, f"updated {age:.0f} s ago" if age is not None else "no data yet", ""),
             (STATUS_POLL, "surveys · ctrl+r reloads", Tone.MUTED.style),
