@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import fcntl
 import os
-import pty
 import select
 import signal
 import struct
+import subprocess
 import sys
 import termios
 import time
@@ -25,10 +25,13 @@ from tui.terminal_watch import EXIT_HUNG_UP
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT_SECONDS = 60.0  # a bound for a stuck process, not a measure: every wait below ends on its condition
 FIRST_FRAME = b"LIVE"  # the monitor's header, once the first poll is drawn
-# make's way with SIGHUP: held (pending, never acted on) while it waits for its command; the command gets the
+# The terminal's session leader, as make is under `make demo` in a terminal window: the terminal is its
+# session's, and it holds SIGHUP (pending, never acted on) while it waits for its command, which gets the
 # signal's default back.
 LEADER = """
-import signal, subprocess, sys
+import fcntl, signal, subprocess, sys, termios
+fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
 command = subprocess.Popen(sys.argv[1:], preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP}))
 sys.exit(command.wait())
 """
@@ -60,38 +63,26 @@ def _read_until(fd: int, wanted: bytes) -> bytes:
     return seen
 
 
-def _wait_for_exit(pid: int) -> int | None:
-    """The exit code of ``pid``, or None when it is still running at the limit."""
-    deadline = time.monotonic() + LIMIT_SECONDS
-    while time.monotonic() < deadline:
-        ended, status = os.waitpid(pid, os.WNOHANG)
-        if ended:
-            return os.waitstatus_to_exitcode(status)
-        time.sleep(0.05)
-    return None
-
-
 def test_the_dashboard_ends_when_its_terminal_is_hung_up_under_make(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TEXTUAL_") and k != "WATCHDECK_API_KEY"}
     env.update(TERM="xterm-256color", PYTHONPATH=str(ROOT))
     world_folder = env["WATCHDECK_CACHE_DIR"]  # the conftest's folder of this test: on the demo server's command line
-    pid, master = pty.fork()
-    if pid == 0:  # the terminal's session leader
-        try:
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
-            os.chdir(ROOT)
-            os.execve(sys.executable, [sys.executable, "-c", LEADER, sys.executable, "-m", "tui", "--demo"], env)
-        finally:
-            os._exit(127)
-    code: int | None = None
+    master, terminal = os.openpty()
+    fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    leader = subprocess.Popen([sys.executable, "-c", LEADER, sys.executable, "-m", "tui", "--demo"],
+                              stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True, env=env,
+                              cwd=ROOT)
+    os.close(terminal)
     try:
-        fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
         _read_until(master, FIRST_FRAME)
         assert _processes_naming(world_folder), "the demo server is not running"
         os.close(master)  # the terminal window closes
         master = -1
-        code = _wait_for_exit(pid)
-        assert code == EXIT_HUNG_UP, f"the dashboard did not end when its terminal was hung up (leader: {code})"
+        try:
+            code = leader.wait(timeout=LIMIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("the dashboard did not end when its terminal was hung up") from None
+        assert code == EXIT_HUNG_UP
         deadline = time.monotonic() + LIMIT_SECONDS
         while (left := _processes_naming(world_folder)) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -99,7 +90,7 @@ def test_the_dashboard_ends_when_its_terminal_is_hung_up_under_make(tmp_path: Pa
     finally:
         if master >= 0:
             os.close(master)
-        if code is None:
-            os.killpg(pid, signal.SIGKILL)  # the leader's group: the dashboard and its demo server with it
-            os.waitpid(pid, 0)
+        if leader.poll() is None:
+            os.killpg(leader.pid, signal.SIGKILL)  # the leader's group: the dashboard and its demo server with it
+            leader.wait()
     assert not (Path(env["WATCHDECK_STATE_DIR"]) / "errors.log").exists(), "the exit logged an error"
