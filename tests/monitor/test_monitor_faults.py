@@ -42,6 +42,12 @@ def list_requests(handle: SandboxHandle) -> list[dict[str, Any]]:
     return [r for r in requests(handle, "GET") if r["path"].endswith("/batch_exports/")]
 
 
+async def refresh(pilot: Pilot[Any]) -> None:
+    """ctrl+r (a poll now), then the app settled."""
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+
+
 async def live_with_every_export(app: Any, case: str) -> None:
     """The precondition of each case of a shared session: the last poll succeeded and shows every export."""
     screen: Any = app.screen
@@ -49,21 +55,25 @@ async def live_with_every_export(app: Any, case: str) -> None:
     assert exports_table(app).row_count == 12, f"{case}: starts with every export"
 
 
+async def poll_under_fault(pilot: Pilot[Any], sandbox: SandboxHandle, case: str, **fault: Any) -> int:
+    """From a live session: the export list's ``fault`` added, then ctrl+r; the list requests sent before it."""
+    await live_with_every_export(pilot.app, case)
+    add_fault(sandbox, path=r"/batch_exports/$", **fault)
+    before = len(list_requests(sandbox))
+    await refresh(pilot)
+    return before
+
+
 async def a_429_with_long_retry_after_is_not_retried_in_a_storm(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
     app = pilot.app
     case = "429 with a long Retry-After"
-    await live_with_every_export(app, case)
-    add_fault(sandbox, kind="retry_after", seconds=45, path=r"/batch_exports/$", count=1)
-    before = len(list_requests(sandbox))
-    await pilot.press("ctrl+r")
-    await settle(pilot)
+    before = await poll_under_fault(pilot, sandbox, case, kind="retry_after", seconds=45, count=1)
     assert len(list_requests(sandbox)) == before + 1, f"{case}: no retry storm"
     screen: Any = app.screen
     assert screen.poller.next_delay() >= 45, f"{case}: the next poll waits as the server said"
     assert "429" in status_line(app), case
     assert exports_table(app).row_count == 12, case
-    await pilot.press("ctrl+r")
-    await settle(pilot)
+    await refresh(pilot)
     assert len(list_requests(sandbox)) == before + 2, f"{case}: ctrl+r asks again at once"
 
 
@@ -71,17 +81,12 @@ async def a_retry_after_of_a_billion_seconds_is_capped_shown_and_ctrl_r_still_po
         pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
     app = pilot.app
     case = "Retry-After of a billion seconds"
-    await live_with_every_export(app, case)
-    add_fault(sandbox, kind="retry_after", seconds=1e9, path=r"/batch_exports/$", count=1)
-    before = len(list_requests(sandbox))
-    await pilot.press("ctrl+r")
-    await settle(pilot)
+    before = await poll_under_fault(pilot, sandbox, case, kind="retry_after", seconds=1e9, count=1)
     screen: Any = app.screen
     assert len(list_requests(sandbox)) == before + 1, case
     assert screen.poller.next_delay() == 600.0, f"{case}: ten minutes at most, whatever the server asks"
     assert "server asks 1000000000 s" in status_line(app), f"{case}: the real figure is shown"
-    await pilot.press("ctrl+r")
-    await settle(pilot)
+    await refresh(pilot)
     assert len(list_requests(sandbox)) == before + 2, f"{case}: ctrl+r asks again at once"
     assert screen.poller.failures == 0 and "LIVE" in status_line(app), case
 
@@ -100,11 +105,7 @@ async def test_retry_after_is_honoured_within_its_cap_and_never_in_a_storm(sandb
 async def short_retry_after_is_honoured_inside_the_cycle(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
     app = pilot.app
     case = "a short Retry-After"
-    await live_with_every_export(app, case)
-    add_fault(sandbox, kind="retry_after", seconds=1, path=r"/batch_exports/$", count=1)
-    before = len(list_requests(sandbox))
-    await pilot.press("ctrl+r")
-    await settle(pilot)
+    before = await poll_under_fault(pilot, sandbox, case, kind="retry_after", seconds=1, count=1)
     assert len(list_requests(sandbox)) == before + 2, f"{case}: honoured inside the cycle"
     screen: Any = app.screen
     assert screen.poller.failures == 0 and "LIVE" in status_line(app), case
@@ -113,18 +114,13 @@ async def short_retry_after_is_honoured_inside_the_cycle(pilot: Pilot[Any], sand
 async def burst_of_503_recovers_without_operator(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
     app = pilot.app
     case = "a burst of 503"
-    await live_with_every_export(app, case)
-    add_fault(sandbox, kind="status", status=503, path=r"/batch_exports/$", count=4)
+    before = await poll_under_fault(pilot, sandbox, case, kind="status", status=503, count=4)
     screen: Any = app.screen
-    before = len(list_requests(sandbox))
-    await pilot.press("ctrl+r")
-    await settle(pilot)
     assert len(list_requests(sandbox)) == before + 4, f"{case}: a GET is retried three times, then the poll fails"
     assert screen.poller.failures == 1, case
     assert "503" in status_line(app), case
     assert exports_table(app).row_count == 12, case
-    await pilot.press("ctrl+r")
-    await settle(pilot)
+    await refresh(pilot)
     assert screen.poller.failures == 0, f"{case}: recovers by itself when the fault ends"
     assert "LIVE" in status_line(app), case
 
@@ -134,8 +130,7 @@ async def malformed_json_is_a_clear_message_and_keeps_data(pilot: Pilot[Any], sa
     case = "malformed JSON"
     await live_with_every_export(app, case)
     add_fault(sandbox, kind="malformed", path=r"/batch_exports/$", count=2)
-    await pilot.press("ctrl+r")
-    await settle(pilot)
+    await refresh(pilot)
     assert "bad response" in status_line(app), case
     assert exports_table(app).row_count == 12, case
 
@@ -148,12 +143,10 @@ async def test_slow_server_times_out_cleanly(sandbox: SandboxHandle) -> None:
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         add_fault(sandbox, kind="latency", seconds=3.0, path=r"/batch_exports/$", count=1)
-        await pilot.press("ctrl+r")
-        await settle(pilot)
+        await refresh(pilot)
         assert "timeout" in status_line(app)
         assert exports_table(app).row_count == 12
-        await pilot.press("ctrl+r")
-        await settle(pilot)
+        await refresh(pilot)
         assert "LIVE" in status_line(app)
 
 
@@ -259,8 +252,7 @@ async def test_one_failing_project_does_not_blank_the_others(sandbox: SandboxHan
         await settle(pilot)
         assert exports_table(app).row_count == 14 + 2  # and a section row naming each project
         add_fault(sandbox, kind="status", status=503, path=r"/environments/2/batch_exports/$", count=8)
-        await pilot.press("ctrl+r")
-        await settle(pilot)
+        await refresh(pilot)
         screen: Any = app.screen
         assert screen.poller.failures == 0, "the poll as a whole still succeeded"
         assert exports_table(app).row_count == 14 + 2, "project 2's last good exports stay"
