@@ -151,7 +151,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         return bool(self.wd.settings.read_only)
 
     def on_mount(self) -> None:
-        self.counts = ResponsesCounts(self.wd.clock)
+        self.counts = ResponsesCounts(self.wd.monotonic)
         self.sub_title = "surveys"
         # When the list was last read, on the app's elapsed-time clock (the monitor's data age is on it too): under
         # --demo the injected clock runs sixty times faster than the data ages.

@@ -25,16 +25,15 @@ import asyncio
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Protocol
 
 from tui.api.models.common import Page
 from tui.api.models.surveys import Survey, SurveyStatus, survey_status
-from tui.clock import Clock
 
 PAGE_SIZE = 100
 PACK_CHUNK = 20  # surveys packed per event-loop step (see SurveyPager.fetch_next)
-COUNTS_MAX_AGE = timedelta(seconds=60)
+COUNTS_MAX_AGE = 60.0  # seconds of elapsed time
 
 #: Held so pydantic's cache of parametrized models (a WeakValueDictionary) keeps ``Page[Survey]``:
 #: unreferenced, the class would be collected and rebuilt for every page (with its cyclic garbage).
@@ -258,27 +257,27 @@ class ResponsesCounts:
     per key press.
     """
 
-    def __init__(self, clock: Clock, max_age: timedelta = COUNTS_MAX_AGE) -> None:
-        self._clock = clock
+    def __init__(self, monotonic: Callable[[], float], max_age: float = COUNTS_MAX_AGE) -> None:
+        self._monotonic = monotonic  # elapsed time: a minute is the operator's, also where the app's clock runs faster
         self.max_age = max_age
         self.counts: dict[str, int] = {}
-        self.fetched_at: datetime | None = None
+        self.fetched_at: float | None = None
         self.error: str | None = None
 
     def due(self) -> bool:
-        return self.fetched_at is None or self._clock.now() - self.fetched_at >= self.max_age
+        return self.fetched_at is None or self._monotonic() - self.fetched_at >= self.max_age
 
     def store(self, counts: dict[str, int]) -> set[str]:
         """Keep a fresh map; returns the survey ids whose count changed."""
         changed = {key for key in set(counts) | set(self.counts) if counts.get(key, 0) != self.counts.get(key, 0)}
         self.counts = dict(counts)
-        self.fetched_at = self._clock.now()
+        self.fetched_at = self._monotonic()
         self.error = None
         return changed
 
     def failed(self, message: str) -> None:
         """Remember the failure but also the time, so a broken endpoint is not hammered."""
-        self.fetched_at = self._clock.now()
+        self.fetched_at = self._monotonic()
         self.error = message
 
     def get(self, survey_id: str) -> int | None:
