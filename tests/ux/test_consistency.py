@@ -159,3 +159,21 @@ async def test_the_alerts_pane_gives_export_names_room(sandbox: SandboxHandle, s
         line = table.render_line(1).text  # the header is line 0
         assert f" {shown} " in line, line
         assert line.rstrip().endswith("  latest run Failed"), "How much is whole"
+
+
+def test_a_one_line_text_cut_to_its_width_ends_in_an_ellipsis() -> None:
+    """Server text in a column too narrow for it reads as cut, in every view: the alerts' "How much" and the
+    failure groups' error were cut without a mark."""
+    from rich.console import Console
+
+    from tui.look.render import plain
+
+    console = Console(color_system=None)
+    options = console.options.update_width(12)
+
+    def drawn(text: str) -> list[str]:
+        return ["".join(segment.text for segment in line).rstrip()
+                for line in console.render_lines(plain(text), options, pad=False)]
+
+    assert drawn("4 failed runs in a row") == ["4 failed ru…"]
+    assert drawn("fits") == ["fits"]

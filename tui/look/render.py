@@ -88,8 +88,10 @@ def editable(value: Any, *, multiline: bool = False) -> Editable:
 
 
 def plain(value: Any, style: str = "", *, oneline: bool = True, limit: int | None = 2000) -> Text:
-    """A ``Text`` of untrusted content: cleaned and never interpreted as markup."""
-    return Text(clean(value, oneline=oneline, limit=limit), style=style, no_wrap=oneline, end="")
+    """A ``Text`` of untrusted content: cleaned and never interpreted as markup. A one-line text cut to the width
+    it is drawn in (a table's column) ends in an ellipsis, so a cut never reads as the whole text."""
+    return Text(clean(value, oneline=oneline, limit=limit), style=style, no_wrap=oneline, end="",
+                overflow="ellipsis" if oneline else None)
 
 
 # --------------------------------------------------------------------------- times and sizes
