@@ -43,7 +43,7 @@ def _add_logs(handle: SandboxHandle, export_id: str, count: int) -> int:
 
 def test_the_summary_says_what_is_kept() -> None:
     assert kept_summary(100_000, 5000) == "last 5,000 of 100,000"
-    assert kept_summary(1234, 5000) == "1234 lines"
+    assert kept_summary(1234, 5000) == "1,234 lines"
 
 
 async def test_a_server_ignoring_after_and_limit_is_read_once(ignoring_sandbox: SandboxHandle,

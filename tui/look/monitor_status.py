@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from tui.look.palette import Tone
-from tui.look.render import clean
+from tui.look.render import clean, counted
 from tui.state.io.poller import Freshness
 from tui.widgets.status_line import (
     FRESHNESS_LOOK,
@@ -64,7 +64,7 @@ class StatusFacts:
 
 def alert_words(count: int) -> str:
     """``3 alerts``; nothing when there is none (the status line, the screen's and the terminal's title)."""
-    return f"{count} alert{'s' if count != 1 else ''}" if count else ""
+    return counted(count, "alert") if count else ""
 
 
 def is_stale(freshness: Freshness) -> bool:
@@ -102,7 +102,7 @@ def monitor_status(facts: StatusFacts, width: int) -> Text:
     counts = facts.exports
     if counts is not None:
         shown = f"{counts.shown} of " if counts.shown is not None else ""
-        phrases.append((0, f"{shown}{counts.total} export{'s' if counts.total != 1 else ''}", ""))
+        phrases.append((0, f"{shown}{counted(counts.total, 'export')}", ""))
         if counts.failing:
             phrases.append((0, f"{counts.failing} failing", Tone.FAILURE.style))
         if counts.alerts:
@@ -112,7 +112,7 @@ def monitor_status(facts: StatusFacts, width: int) -> Text:
         if counts.unreadable:
             phrases.append((STATUS_NOTE, f"{counts.unreadable} unreadable", Tone.NOTE.style))
         if counts.incomplete:
-            phrases.append((STATUS_NOTE, f"{counts.incomplete} export answer{'s' if counts.incomplete > 1 else ''}"
+            phrases.append((STATUS_NOTE, f"{counted(counts.incomplete, 'export answer')}"
                                          " incomplete", Tone.NOTE.style))
     if facts.filter:
         phrases.append((STATUS_FILTER, f"filter: {clean(facts.filter, limit=30)}", Tone.ACCENT.style))

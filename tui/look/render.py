@@ -94,6 +94,11 @@ def plain(value: Any, style: str = "", *, oneline: bool = True, limit: int | Non
                 overflow="ellipsis" if oneline else None)
 
 
+def counted(count: int, noun: str) -> str:
+    """``1 line``, ``1,234 lines``: a count and its noun, in the plural unless the count is one."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 # --------------------------------------------------------------------------- times and sizes
 
 

@@ -33,7 +33,7 @@ from tui.api.models.surveys import Survey
 from tui.config.paths import data_dir, stylesheets
 from tui.key_registry import bindings, writing_actions
 from tui.look.palette import Tone
-from tui.look.render import ago, clean, plain
+from tui.look.render import ago, clean, counted, plain
 from tui.screens.base import WatchdeckScreen, app_handle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.editor_dialogs import KindPickerScreen, LeaveScreen
@@ -304,7 +304,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
             summary.append(clean(self.last_error))
         elif problems:
             path, message = next(iter(problems.items()))
-            summary.append(f"{len(problems)} problem{'s' if len(problems) != 1 else ''}", Tone.ERROR.style)
+            summary.append(counted(len(problems), "problem"), Tone.ERROR.style)
             summary.append(f" · {describe_path(path)}: ")
             summary.append(clean(message))
         elif dirty:
@@ -408,7 +408,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         if problems:
             listed = "; ".join(f"{describe_path(p)}: {m}" for p, m in list(problems.items())[:3])
             more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
-            self.refused = f"Not saved, {len(problems)} problem{'s' if len(problems) != 1 else ''}: {listed}{more}"
+            self.refused = f"Not saved, {counted(len(problems), 'problem')}: {listed}{more}"
             self._update_status()
             self.call_after_refresh(self._go_to_problem, next(iter(problems)))
             return

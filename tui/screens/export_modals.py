@@ -23,7 +23,7 @@ from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteVa
 from tui.api.models.batch_exports import BatchExport, BatchExportRun, Interval
 from tui.api.writes import check_backfill, check_export_write, count_backfill_runs, iso, parse_datetime
 from tui.look.palette import Tone
-from tui.look.render import clean, editable, plain
+from tui.look.render import clean, counted, editable, plain
 from tui.look.status import status_text
 from tui.screens.base import WatchdeckModal
 from tui.screens.dialog import Dialog
@@ -167,7 +167,7 @@ class BackfillScreen(Dialog[BackfillRequest | None]):
         summary = self.query_one("#backfill-summary", Static)
         if request is not None:
             runs = count_backfill_runs(request.start_at, request.end_at, self.export.interval_seconds)
-            what = f"{runs} run{'s' if runs != 1 else ''}" if runs is not None else "an unknown number of runs"
+            what = counted(runs, "run") if runs is not None else "an unknown number of runs"
             interval = clean(self.export.interval, limit=60) or "unknown interval"
             summary.update(Text(f"This creates {what} ({interval}).",
                                 style="bold"))

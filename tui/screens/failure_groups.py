@@ -26,7 +26,7 @@ from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.config.paths import stylesheets
 from tui.key_registry import bindings
 from tui.look.palette import Tone
-from tui.look.render import plain
+from tui.look.render import counted, plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen, set_columns
 from tui.state.failure_groups import FailureGroup, clock_time, failing_since
 from tui.state.io.record_reads import read_span
@@ -125,7 +125,7 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
         groups = self._groups
         runs = sum(g.run_count for g in groups)
         title = Text.assemble(("Failure groups", "bold"), f" · {self._since_words}",
-                              f" · {len(groups)} group{'s' if len(groups) != 1 else ''}, {runs} failed runs"
+                              f" · {counted(len(groups), 'group')}, {counted(runs, 'failed run')}"
                               if groups else " · no failing runs")
         if self.reading is not None:
             title.append(f" · reading runs {self.reading[0]:%H:%M}–{self.reading[1]:%H:%M}…", Tone.NOTE.style)

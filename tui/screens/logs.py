@@ -32,7 +32,7 @@ from tui.api.errors import ApiError, LogsUnavailable, MethodNotAllowed, NotFound
 from tui.api.models.batch_exports import BatchExportRun, LogEntry
 from tui.key_registry import bindings
 from tui.look.palette import Tone
-from tui.look.render import clean, plain
+from tui.look.render import clean, counted, plain
 from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
 from tui.state.exports import WatchedExport
@@ -76,7 +76,7 @@ def format_entry(entry: LogEntry) -> str:
 
 def kept_summary(total: int, kept: int) -> str:
     """``1,234 lines``, or ``last 5,000 of 100,000`` once the view keeps fewer than it was given."""
-    return f"last {kept:,} of {total:,}" if total > kept else f"{total} lines"
+    return f"last {kept:,} of {total:,}" if total > kept else counted(total, "line")
 
 
 def level_filter(level: str) -> list[str] | None:

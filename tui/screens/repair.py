@@ -23,7 +23,7 @@ from textual.widgets import Button, Checkbox, Input, Label, ProgressBar, Static
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.config.paths import stylesheets
 from tui.look.palette import Tone
-from tui.look.render import plain
+from tui.look.render import counted, plain
 from tui.screens.dialog import Dialog
 from tui.screens.export_modals import DATE_FORMAT, parse_operator_time
 from tui.screens.incident_base import IncidentContext
@@ -242,23 +242,23 @@ class RepairScreen(Dialog[RepairProgress | None]):
         plan = self.plan
         preview = Text()
         if self.reading_history:
-            exports = f"{len(self.keys)} export{'s' if len(self.keys) != 1 else ''}"
+            exports = counted(len(self.keys), "export")
             span = f" {self.reading[0]:%H:%M}–{self.reading[1]:%H:%M}" if self.reading is not None else ""
             preview.append(f"Reading runs{span} of {exports}…\n", "italic")
         if plan.count:
-            preview.append(f"{plan.count} failed interval{'s' if plan.count != 1 else ''}", "bold")
-            preview.append(f" in {plan.exports} export{'s' if plan.exports != 1 else ''} to retry, 2 at a time")
+            preview.append(counted(plan.count, "failed interval"), "bold")
+            preview.append(f" in {counted(plan.exports, 'export')} to retry, 2 at a time")
             preview.append(" (e: fewer)" if self.expanded else " (e: each)", Tone.MUTED.style)
             preview.append_text(per_export_lines(plan.targets, expanded=self.expanded))
         else:
             preview.append("No interval in this window has a failed latest attempt.", Tone.MUTED.style)
         if plan.left_out:
-            preview.append(f"\nLeft out: {plan.left_out} failed interval{'s' if plan.left_out != 1 else ''} "
+            preview.append(f"\nLeft out: {counted(plan.left_out, 'failed interval')} "
                            "with a newer attempt that completed or is running.", Tone.MUTED.style)
         self.query_one("#repair-preview", Static).update(preview)
         intervals = sum(g.intervals for g in self.gaps)
-        label = (f"Also backfill the gaps: {len(self.gaps)} range{'s' if len(self.gaps) != 1 else ''} "
-                 f"({intervals} interval{'s' if intervals != 1 else ''} with no run at all)"
+        label = (f"Also backfill the gaps: {counted(len(self.gaps), 'range')} "
+                 f"({counted(intervals, 'interval')} with no run at all)"
                  if self.gaps else "No gaps: every interval in the window has a run.")
         box = self.query_one("#repair-gaps", Checkbox)
         box.label = label

@@ -45,7 +45,7 @@ from tui.api.writes import iso
 from tui.config.paths import stylesheets
 from tui.key_registry import bindings, writing_actions
 from tui.look.palette import Tone
-from tui.look.render import clean, plain, when_text
+from tui.look.render import clean, counted, plain, when_text
 from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
@@ -732,7 +732,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
 
         if live or responses:
             why = ("It is running" if live else "It has") + (
-                f"{' and has' if live else ''} {responses:,} response{'s' if responses != 1 else ''}" if responses
+                f"{' and has' if live else ''} {counted(responses, 'response')}" if responses
                 else "")
             lead = Text.assemble("This deletes ", plain(row.name, "bold", limit=200), f". {why}.\n"
                                  "Its targeting flags go with it. This cannot be undone.")

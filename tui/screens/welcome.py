@@ -47,7 +47,7 @@ from tui.config.keys import key_problem, keyring_available, run_key_command, sto
 from tui.config.paths import stylesheets
 from tui.config.resolve import Overrides, resolve_settings
 from tui.key_registry import bindings
-from tui.look.render import clean, plain
+from tui.look.render import clean, counted, plain
 from tui.safe_app import SafeApp
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
@@ -422,7 +422,7 @@ class ProfileFormScreen(WatchdeckScreen[Settings | None]):
         parts = urlsplit(values.base_url)
         host = f"{parts.hostname}:{parts.port}" if parts.port else parts.hostname or ""
         count = len(self._projects)
-        text = f"Connected to {host}: the key sees {count} project{'s' if count != 1 else ''}."
+        text = f"Connected to {host}: the key sees {counted(count, 'project')}."
         ids = {str(p.id) for p in self._projects}
         if values.project and self._projects and values.project not in ids:
             text += f" Project {values.project} is not among them (another organisation?)."

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from tui.api.models.batch_exports import BatchExportRun
-from tui.look.render import clean
+from tui.look.render import clean, counted
 from tui.state.intervals import is_failed, latest_attempts
 
 PLACEHOLDER = "…"
@@ -105,8 +105,8 @@ class FailureGroup:
 
     def summary(self, today: date | None = None) -> str:
         """``12 runs in 3 exports, first 09:10, last 11:40`` (with the day when it is not ``today``)."""
-        runs = f"{self.run_count} run{'s' if self.run_count != 1 else ''}"
-        exports = f"{self.export_count} export{'s' if self.export_count != 1 else ''}"
+        runs = counted(self.run_count, "run")
+        exports = counted(self.export_count, "export")
         parts = [f"{runs} in {exports}"]
         if self.first is not None:
             parts.append(f"first {clock_time(self.first, today)}")
