@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from textual.app import App
 from textual.pilot import Pilot
@@ -78,6 +78,19 @@ async def settle(pilot: Pilot[Any]) -> None:
                 continue
         return
     raise AssertionError("the app did not settle: a worker kept running")
+
+
+ScreenT = TypeVar("ScreenT", bound=Screen[Any])
+
+
+async def opened_by(pilot: Pilot[Any], key: str, kind: type[ScreenT]) -> ScreenT:
+    """Press ``key`` once the app has settled; the screen it opened, which must be a ``kind``."""
+    await settle(pilot)
+    await pilot.press(key)
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, kind), f"{key} opened {type(screen).__name__}, not {kind.__name__}"
+    return screen
 
 
 async def until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = SETTLE_ROUNDS,

@@ -11,7 +11,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tests.pilot import until
+from tests.pilot import opened_by, until
 from tui.api.models.surveys import Survey
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.editor import SurveyEditorScreen
@@ -472,10 +472,7 @@ async def test_preview_walks_the_branches(sandbox: Any) -> None:
     app = make_app(sandbox)
     async with app.run_test(size=SIZE) as pilot:
         await open_editor(pilot, survey)
-        await pilot.press("f5")
-        await settle(pilot)
-        preview = app.screen
-        assert isinstance(preview, SurveyPreviewScreen)
+        preview = await opened_by(pilot, "f5", SurveyPreviewScreen)
         await pilot.press("down", "enter")  # "Paid" -> question 3
         await settle(pilot)
         assert preview.position == 2

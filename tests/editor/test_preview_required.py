@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Select, Static
 
+from tests.pilot import opened_by
 from tui.api.models.surveys import Survey
 from tui.screens.editor import SurveyEditorScreen
 from tui.screens.survey_preview import SurveyPreviewScreen
@@ -27,12 +28,7 @@ def _survey(optional: bool) -> Survey:
 
 
 async def _preview(pilot: Any) -> SurveyPreviewScreen:
-    await settle(pilot)
-    await pilot.press("f5")
-    await settle(pilot)
-    preview = pilot.app.screen
-    assert isinstance(preview, SurveyPreviewScreen)
-    return preview
+    return await opened_by(pilot, "f5", SurveyPreviewScreen)
 
 
 def _error(preview: SurveyPreviewScreen) -> str:

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from textual.pilot import Pilot
 
-from tests.pilot import settle
+from tests.pilot import opened_by, settle
 from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
@@ -87,12 +87,7 @@ async def open_logs(pilot: Pilot[Any], name: str = "Snowflake warehouse (hourly)
     """The run logs (``l``) of the export with that name, once the monitor has settled; returns their screen."""
     await settle(pilot)
     select_export(pilot.app, name)
-    await settle(pilot)
-    await pilot.press("l")
-    await settle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, LogsScreen)
-    return screen
+    return await opened_by(pilot, "l", LogsScreen)
 
 
 async def back_to(pilot: Pilot[Any], screen: Any) -> None:
