@@ -63,7 +63,10 @@ async def test_a_timed_out_poll_gives_up_within_one_interval_and_says_why(sandbo
         # Each attempt takes its whole 0.5 s timeout and a retry waits a backoff first: three fit in the 2 s
         # interval, never four (four attempts with their backoffs would take 5.5 s).
         assert asked <= 3 * polls, f"a timeout is not retried past the poll's interval: {asked} in {polls} polls"
-        assert "timeout after 0.5 s" in status_line(app)
+        # Why, with the limit that ran out: the attempt's 0.5 s, or, where a busy machine's timers fire late and
+        # the third attempt would end past the interval, the poll's own 2 s.
+        status = status_line(app)
+        assert "timeout after 0.5 s" in status or "timeout after 2 s" in status, status
 
 
 async def test_an_attempt_longer_than_the_interval_is_cut_at_the_interval(sandbox: SandboxHandle) -> None:
