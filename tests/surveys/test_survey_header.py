@@ -18,6 +18,7 @@ from .conftest import make_app
 @pytest.mark.parametrize("width", [160, 80])
 async def test_the_header_says_live_the_project_and_the_age(sandbox: Any, clock: FrozenClock, width: int) -> None:
     app = make_app(sandbox, clock)
+    app.monotonic = lambda: 1000.0  # elapsed time stopped: the age read is the age at the read, however slow
     async with app.run_test(size=(width, 30)) as pilot:
         await settle(pilot)
         label, _ = await fetch_project_label(app.api)
@@ -25,7 +26,7 @@ async def test_the_header_says_live_the_project_and_the_age(sandbox: Any, clock:
         header = str(app.screen.query_one("#survey-header", Static).render())
         assert header.startswith(" ● LIVE ") and label in header, header
         if width == 160:
-            assert "updated 0 s ago" in header or "updated 1 s ago" in header, header
+            assert "updated 0 s ago" in header, header
         assert "⭘" not in header
 
 
