@@ -107,6 +107,7 @@ class IncidentKeysController:
                  journal: ActionJournal) -> None:
         self._host = host
         self._table = table
+        self._monotonic = monotonic
         book = AlertBook(journal, profile=profile)
         self.incident = IncidentContext(desk=IncidentDesk(book), client_for=client_for,
                                         budget=ActionBudget(monotonic), journal=journal, clock=clock,
@@ -124,7 +125,7 @@ class IncidentKeysController:
         if host.wd.settings.bell and any(alert.new for alert in changes.opened):
             host.app.bell()
         if changes.opened and self._may_toast():
-            chosen = book.toasts(changes.opened, now)
+            chosen = book.toasts(changes.opened, self._monotonic())
             for alert in chosen[:TOASTS_PER_POLL]:
                 host.notify(clean(f"{alert.export_name}: {alert.kind}, {alert.detail}", limit=300),
                             title="Alert", severity="error", markup=False, timeout=10)
@@ -132,7 +133,7 @@ class IncidentKeysController:
                 host.notify(f"{len(chosen) - TOASTS_PER_POLL} more new alerts: ! lists them", severity="error",
                             markup=False)
         elif changes.opened:
-            book.toasts(changes.opened, now)  # counted as shown: no burst when the dialog closes
+            book.toasts(changes.opened, self._monotonic())  # counted as shown: no burst when the dialog closes
         if self.hook is not None:
             events = changes.announced()
             if events:
