@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 
 from tests.pictures import Pictures
 from tests.pilot import settle
-from tests.surveys.conftest import make_app, sandbox_options
+from tests.surveys.conftest import make_app, pictured, sandbox_options
 from tests.surveys.test_browser import browser, cell_text, column_texts, editor_of, static_text, type_in
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
@@ -35,8 +35,7 @@ async def _both_sizes(snapshot: SnapshotAssertion, app: WatchdeckApp, keys: tupl
     """The app's picture at each size, in one session: the keys pressed, then the terminal resized between them;
     ``then``: what the session goes on to check after the pictures (at the last size)."""
     pictures = Pictures(snapshot)
-    app.monotonic = lambda: 1000.0  # the header's "updated 0 s ago", however long the session takes
-    async with pictures.session(app, SIZES[0]) as pilot:
+    async with pictures.session(pictured(app), SIZES[0]) as pilot:
         await settle(pilot)
         if keys:
             await pilot.press(*keys)

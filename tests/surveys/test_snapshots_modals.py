@@ -12,7 +12,7 @@ from syrupy.assertion import SnapshotAssertion
 
 from tests.pictures import Pictures
 from tests.pilot import SETTLE_ROUNDS, settle
-from tests.surveys.conftest import make_app, sandbox_options
+from tests.surveys.conftest import make_app, pictured, sandbox_options
 from tui.clock import FrozenClock
 from tui.sandbox.runner import start_sandbox
 
@@ -81,26 +81,20 @@ async def _take_screens(pictures: Pictures, pilot: Any, screens: list[str], size
 
 
 @pytest.mark.slow
-def _pictured(app: Any) -> Any:
-    """The app with its elapsed time stopped: the header says "updated 0 s ago" however long the session takes."""
-    app.monotonic = lambda: 1000.0
-    return app
-
-
 async def test_survey_screens(snapshot: SnapshotAssertion, sandbox: Any, clock: FrozenClock) -> None:
     """Each screen opened from the list and closed again, at 160x48 and then at 80x24, in one session; unarchiving
     changes the survey, so it comes last at 80x24 and has a session (and sandbox) of its own at 160x48. The list at
     80x24 is the same picture as test_snapshots.py::test_list[80x24]: that test takes it."""
     pictures = Pictures(snapshot)
     modal = list(MODAL)
-    async with pictures.session(_pictured(make_app(sandbox, clock)), (160, 48)) as pilot:
+    async with pictures.session(pictured(make_app(sandbox, clock)), (160, 48)) as pilot:
         await settle(pilot)
         await pilot.press("down", "down")
         await settle(pilot)
         await _take_screens(pictures, pilot, ["list", *modal], (160, 48))
         await _take_screens(pictures, pilot, [*modal, "unarchive"], (80, 24))
     with start_sandbox(sandbox_options(clock)) as unchanged:
-        async with pictures.session(_pictured(make_app(unchanged, clock)), (160, 48)) as pilot:
+        async with pictures.session(pictured(make_app(unchanged, clock)), (160, 48)) as pilot:
             await settle(pilot)
             await pilot.press("down", "down")
             await settle(pilot)

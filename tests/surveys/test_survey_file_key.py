@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.pilot import settle
-from tests.surveys.conftest import make_app, survey_writes
+from tests.surveys.conftest import make_app, pictured, survey_writes
 from tests.surveys.test_browser import browser
 from tui.clock import FrozenClock
 from tui.screens.survey_file_edit import SurveyDiffScreen
@@ -90,4 +90,4 @@ def test_edit_as_file_diff_dialog(snap_compare: Any, sandbox: Any, clock: Frozen
         await pilot.press("E")
         await settle(pilot)
 
-    assert snap_compare(make_app(sandbox, clock), terminal_size=size, run_before=run_before)
+    assert snap_compare(pictured(make_app(sandbox, clock)), terminal_size=size, run_before=run_before)
