@@ -7,6 +7,8 @@ import contextlib
 import json
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 
 from tui.state.io.alert_hooks import AlertHook, hook_environment
@@ -71,6 +73,8 @@ def test_profile_on_alert_is_a_list_of_arguments(tmp_path: Path) -> None:
 
 FLOOD = """
 import sys
+import threading
+import time
 chunk = "x" * 65536 + "\\n"
 for _ in range(320):
     sys.stderr.write(chunk)
@@ -163,3 +167,31 @@ async def test_hook_json_escapes_c1_and_bidi_characters_and_keeps_other_text(tmp
     line = hook_json({"detail": detail})
     assert not any(ch in line for ch in "\x9b\x9d\u202e\x07"), line
     assert "\\u009b" in line and "\\u202e" in line and "全角 café" in line
+
+
+def _children() -> set[int]:
+    """This process's children, as the kernel lists them for the thread that forks them (this one)."""
+    listed = Path(f"/proc/self/task/{threading.get_native_id()}/children").read_text()
+    return {int(pid) for pid in listed.split()}
+
+
+async def test_hook_cancelled_while_it_starts_is_killed_with_what_it_started(tmp_path: Path) -> None:
+    """The dashboard exits while a hook is starting, on a machine so busy that the hook has started a child before
+    the event loop has connected the hook's pipes: the send ends at once, and the hook's whole group with it (asyncio,
+    cancelled there, kills the hook alone and waits for its pipes, which the child keeps open for 60 s)."""
+    pid_file = tmp_path / "child"
+    hook = AlertHook([sys.executable, "-c", LEAVES_A_CHILD, str(pid_file)], KEY, timeout=60.0)
+    before = _children()
+    task = asyncio.ensure_future(hook.send({"event": "opened"}))
+    while _children() <= before:  # until the hook is forked: its pipes are connected a few turns of the loop later
+        assert not task.done(), "the send ended before it started the hook"
+        await asyncio.sleep(0)
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text():  # the event loop held, as a busy machine holds it
+        assert time.monotonic() < deadline, "the hook did not start its child"
+        time.sleep(0.01)
+    child = int(pid_file.read_text())
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.wait_for(task, 30)  # not held up until the child ends on its own (60 s)
+    assert await _ends(child), "the sleep the hook started outlived the dashboard"

@@ -91,10 +91,20 @@ class AlertHook:
             return await self._run(body)
 
     async def _run(self, body: bytes) -> HookResult:
+        start = asyncio.ensure_future(asyncio.create_subprocess_exec(
+            *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE, env=self._env, start_new_session=True))
         try:
-            process = await asyncio.create_subprocess_exec(
-                *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.PIPE, env=self._env, start_new_session=True)
+            # Shielded: the hook runs from the moment it is forked, before its pipes are connected. A send cancelled
+            # then would leave asyncio killing the hook alone and waiting for its pipes, which a child it started
+            # keeps open.
+            process = await asyncio.shield(start)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                started = await start
+                kill_group(started.pid)
+                await started.wait()
+            raise
         except OSError as err:
             return HookResult(False, f"could not start {self.argv[0]}: {err.strerror or err}")
         kept = bytearray()
