@@ -47,6 +47,10 @@ class SurveyFileError(ValueError):
         super().__init__("; ".join(f"{path}: {message}" for path, message in self.problems.items()))
 
 
+def _too_deep() -> SurveyFileError:
+    return SurveyFileError({"(file)": f"nested deeper than {MAX_DEPTH} levels"})
+
+
 def document(survey: Survey) -> dict[str, Any]:
     """The file's content for a survey: its id, then every field the editor edits, as the editor would send it."""
     return {"id": survey.id, **SurveyDraft(survey).payload()}
@@ -115,13 +119,13 @@ def loads(text: str, fmt: str = "json") -> dict[str, Any]:
 
         try:
             if _yaml_nests_deeper_than(body, MAX_DEPTH):
-                raise SurveyFileError({"(file)": f"nested deeper than {MAX_DEPTH} levels"})
+                raise _too_deep()
             value = yaml.safe_load(body)
         except yaml.YAMLError as err:
             raise SurveyFileError({"(file)": f"not valid YAML: {err}"}) from None
     else:
         if _json_nests_deeper_than(body, MAX_DEPTH):
-            raise SurveyFileError({"(file)": f"nested deeper than {MAX_DEPTH} levels"})
+            raise _too_deep()
         try:
             value = json.loads(body)
         except json.JSONDecodeError as err:
@@ -145,7 +149,7 @@ def check_bounds(value: Any) -> None:
         item, depth = stack.pop()
         values += 1
         if depth > MAX_DEPTH and isinstance(item, dict | list):
-            raise SurveyFileError({"(file)": f"nested deeper than {MAX_DEPTH} levels"})
+            raise _too_deep()
         if isinstance(item, str):
             chars += len(item)
         elif isinstance(item, dict):
