@@ -46,10 +46,9 @@ def _no_learned_routes() -> None:
     SHARED_ROUTES.clear()
 
 
-QUICK_DEBOUNCE = debounce.Debounce(runs=0.01, stats=0.01, footer=0.01, search=0.01)
+QUICK_DEBOUNCE = debounce.Debounce(runs=0.01, stats=0.01, search=0.01)
 """The screens' waits for the operator to stop, short: a test presses a key and waits for the app to settle, so
-each move would otherwise wait out a rest made for a hand on a keyboard. ``footer_quiet`` is kept: the survey list's
-footer still waits for the cursor to rest between a test's quick moves, as it does for an operator's."""
+each move would otherwise wait out a rest made for a hand on a keyboard."""
 
 
 @pytest.fixture(autouse=True)

@@ -1,33 +1,29 @@
 """Waiting, in Pilot tests, for what the app shows and runs rather than for a flag kept inside it for tests.
 
 ``settle`` is what a snapshot or an assertion on the screen waits for. It reads only what any caller
-may read: ``app.workers``, the current screen's footer and bindings, and the survey list's published
-footer delay (``tui.screens.debounce``).
+may read: ``app.workers``, and the current screen's footer and bindings.
 """
 
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
 from textual.worker import WorkerCancelled
 
-from tui.screens import debounce
-from tui.screens.surveys import SurveyBrowserScreen
+from tui.widgets.footer import FooterEntry, KeyFooter
 
-__all__ = ["footer_shows_current_keys", "settle", "until", "workers_done"]
+__all__ = ["footer_entries", "footer_shows_current_keys", "footer_words", "settle", "until", "workers_done"]
 
 SETTLE_ROUNDS = 100
 """How many rounds ``settle`` waits before it gives up: far more than any screen here needs."""
-FOOTER_WAIT_LIMIT = 2.0
-"""How long ``settle`` gives the survey list's footer to catch up (many times ``Debounce.footer``, as it ships)."""
+FOOTER_ROUNDS = 5
+"""How many rounds ``settle`` gives a footer to catch up with its screen's keys (it reads them after the next
+refresh): one a screen does not tell of a change stays as it is, and the caller's assertions are about that."""
 
 
 def workers_done(app: App[Any]) -> bool:
@@ -44,24 +40,33 @@ def footer_shows_current_keys(screen: Screen[Any]) -> bool:
     for _node, binding, enabled, _tooltip in screen.active_bindings.values():
         if binding.show:
             wanted.setdefault(binding.action, enabled)
-    for footer in screen.query(Footer):
-        shown = {key.action: not key.has_class("-disabled") for key in footer.query(FooterKey)
-                 if not key.has_class("-command-palette")}
-        if shown != wanted:
+    for footer in screen.query(KeyFooter):
+        if {entry.action: entry.enabled for entry in footer.keys.entries} != wanted:
             return False
     return True
 
 
+def footer_entries(screen: Screen[Any]) -> list[FooterEntry]:
+    """Every key the screen's footer has, those dropped for width too, the palette's key last."""
+    footer = screen.query_one(KeyFooter)
+    palette = [footer.keys.palette] if footer.keys.palette is not None else []
+    return [*footer.keys.entries, *palette]
+
+
+def footer_words(screen: Screen[Any]) -> set[str]:
+    """The descriptions of the screen's footer keys."""
+    return {entry.description for entry in footer_entries(screen) if entry.description}
+
+
 async def settle(pilot: Pilot[Any]) -> None:
-    """Every worker done (also those started as others finished), and the survey list's footer up to date.
+    """Every worker done (also those started as others finished), and the footer up to date.
 
     One wait for the workers is not enough: a finished poll of the monitor starts its wait for the
-    cursor to rest, and that wait starts the run-history load. The survey list refreshes its footer
-    only ``Debounce.footer`` after the cursor rests, so for a moment after a move it shows the keys of
-    the row left behind; other screens refresh theirs at once.
+    cursor to rest, and that wait starts the run-history load. A footer reads the screen's keys after
+    the refresh that follows their change.
     """
     app = pilot.app
-    footer_deadline: float | None = None
+    footer_rounds = 0
     for _ in range(SETTLE_ROUNDS):
         # A worker cancelled meanwhile (an exclusive one replaced by the next) is done too: not a failure to wait on.
         with contextlib.suppress(WorkerCancelled):
@@ -69,13 +74,9 @@ async def settle(pilot: Pilot[Any]) -> None:
         await pilot.pause()
         if not workers_done(app):
             continue
-        if isinstance(app.screen, SurveyBrowserScreen) and not footer_shows_current_keys(app.screen):
-            # Bounded: the footer follows the bindings ``Debounce.footer`` after the cursor rests; a footer that
-            # still differs after the limit is what the screen shows, and the caller's assertions are about it.
-            footer_deadline = footer_deadline or time.monotonic() + FOOTER_WAIT_LIMIT
-            if time.monotonic() < footer_deadline:
-                await pilot.pause(debounce.DEBOUNCE.footer)
-                continue
+        if footer_rounds < FOOTER_ROUNDS and not footer_shows_current_keys(app.screen):
+            footer_rounds += 1
+            continue
         return
     raise AssertionError("the app did not settle: a worker kept running")
 

@@ -10,11 +10,9 @@ from textual.widgets import Checkbox, Input, OptionList, Select, TextArea
 from textual.worker import WorkerCancelled
 
 from tests.editor.conftest import survey_writes
-from tests.pilot import SETTLE_ROUNDS, footer_shows_current_keys, workers_done
-from tests.pilot import settle as settle_workers
+from tests.pilot import SETTLE_ROUNDS, workers_done
 from tui.api.models.surveys import Survey
 from tui.screens.editor import SETTINGS, SurveyEditorScreen
-from tui.screens.surveys import SurveyBrowserScreen
 from tui.state.survey_draft import QUESTION_KINDS
 from tui.widgets.editor.common import FieldError
 
@@ -44,11 +42,9 @@ async def settle(pilot: Pilot[Any]) -> None:
     Each round waits for the workers and animations, then for one pause (every widget's pending messages
     handled, the app idle, the screen refreshed); the app is settled once that pause changed nothing in the
     layout and left no worker running. Under load a form's layout can take several rounds; each round waits
-    for the screen's messages and the app's idleness, never for a time. On the survey list, which shows its
-    footer a moment after its cursor rests, the wait of ``tests.pilot.settle`` for that footer follows.
+    for the screen's messages and the app's idleness, never for a time.
     """
     app = pilot.app
-    footer_waited = False
     for _ in range(SETTLE_ROUNDS):
         # A worker cancelled meanwhile (an exclusive one replaced by the next) is done too: not a failure to wait on.
         with contextlib.suppress(WorkerCancelled):
@@ -57,11 +53,6 @@ async def settle(pilot: Pilot[Any]) -> None:
         before = layout(app)
         await pilot.pause()
         if not workers_done(app) or layout(app) != before:
-            continue
-        if (not footer_waited and isinstance(app.screen, SurveyBrowserScreen)
-                and not footer_shows_current_keys(app.screen)):
-            footer_waited = True
-            await settle_workers(pilot)
             continue
         return
     raise AssertionError("the editor's layout did not settle")

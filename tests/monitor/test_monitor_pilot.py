@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -12,9 +11,7 @@ from typing import Any
 import httpx
 import pytest
 from textual.pilot import Pilot
-from textual.widget import Widget
 from textual.widgets import Input, Log, OptionList, Static, TextArea
-from textual.widgets._footer import FooterKey
 
 from tests.monitor.conftest import back_to, make_app, press_on, requests, select_export
 from tests.pilot import footer_shows_current_keys, settle
@@ -22,7 +19,7 @@ from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen, DeleteExportScreen, EditExportScreen
 from tui.screens.logs import LogsScreen
-from tui.widgets.footer import LeakFreeFooter
+from tui.widgets.footer import KeyFooter
 from tui.widgets.virtual_table import VirtualTable
 
 
@@ -125,14 +122,6 @@ async def test_server_gone_keeps_last_good_data_says_stale_and_recovers_by_itsel
             assert exports_table(app).row_count == 12
 
 
-def same_widgets(now: Iterable[Widget], before: list[Widget]) -> bool:
-    """The very widgets of before, in order: none was replaced by a rebuild."""
-    shown = list(now)
-    return len(shown) == len(before) and all(a is b for a, b in zip(shown, before, strict=True))
-
-
-
-
 WRITES = ("POST", "PATCH", "DELETE")
 
 
@@ -209,25 +198,26 @@ async def follow_asks_only_for_newer_lines(pilot: Pilot[Any], sandbox: SandboxHa
     assert "after=" in last["query"], last
 
 
-async def footer_rebuilds_only_when_its_keys_change(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
+async def footer_changes_only_when_its_keys_change(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
     app: Any = pilot.app
     screen: Any = app.screen
-    footer = screen.query_one(LeakFreeFooter)
+    footer = screen.query_one(KeyFooter)
     exports = screen.board.snapshot.exports
     active = next(w.export.name for w in exports if not w.export.paused)
     paused = next(w.export.name for w in exports if w.export.paused)
     select_export(app, active)
     await settle(pilot)
-    keys = list(footer.query(FooterKey))
+    keys = footer.keys
     for _ in range(10):
         screen.refresh_bindings()
     await settle(pilot)
-    assert same_widgets(footer.query(FooterKey), keys), "the same keys are not rebuilt"
+    assert footer.keys is keys, "the same keys are kept"
     select_export(app, paused)
     await settle(pilot)
-    assert not {id(key) for key in footer.query(FooterKey)} & {id(key) for key in keys}, "other keys: rebuilt"
-    enabled = {key.key: not key.disabled for key in footer.query(FooterKey)}
+    assert footer.keys != keys, "other keys"
+    enabled = {entry.key: entry.enabled for entry in footer.keys.entries}
     assert enabled.get("u") and not enabled.get("p"), "the footer shows that only unpause applies"
+    assert not footer.children, "keys are drawn, not mounted"
 
 
 async def a_keystroke_after_opening_edit_does_not_replace_the_name(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:
@@ -291,7 +281,7 @@ async def the_footer_follows_what_a_poll_changed(pilot: Pilot[Any], sandbox: San
     watched = next(w for w in screen.board.snapshot.exports if not w.export.paused)
     select_export(app, watched.export.name)
     await settle(pilot)
-    enabled = {key.key: not key.disabled for key in screen.query_one(LeakFreeFooter).query(FooterKey)}
+    enabled = {entry.key: entry.enabled for entry in screen.query_one(KeyFooter).keys.entries}
     assert enabled.get("p") and not enabled.get("u")
     async with httpx.AsyncClient(base_url=sandbox.base_url, verify=False,  # plain loopback HTTP: no CA bundle
                                  headers={"Authorization": f"Bearer {sandbox.api_key}"}) as other:
@@ -300,13 +290,13 @@ async def the_footer_follows_what_a_poll_changed(pilot: Pilot[Any], sandbox: San
     screen.poll_now()  # what the armed timer does when it fires
     await settle(pilot)
     assert screen.board.selected().export.paused, "the poll saw the pause"
-    enabled = {key.key: not key.disabled for key in screen.query_one(LeakFreeFooter).query(FooterKey)}
+    enabled = {entry.key: entry.enabled for entry in screen.query_one(KeyFooter).keys.entries}
     assert enabled.get("u") and not enabled.get("p"), "the footer shows what applies now"
     assert footer_shows_current_keys(screen)
 
 
 READING = (one_list_request_per_cycle, palette_offers_the_screen_actions, help_lists_the_keys_of_the_screen_grouped,
-           run_logs_show_plain_lines, follow_asks_only_for_newer_lines, footer_rebuilds_only_when_its_keys_change,
+           run_logs_show_plain_lines, follow_asks_only_for_newer_lines, footer_changes_only_when_its_keys_change,
            a_keystroke_after_opening_edit_does_not_replace_the_name, edit_refuses_bad_json_and_sends_nothing)
 
 

@@ -5,19 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.widgets._footer import FooterKey
-
-from tests.pilot import settle
+from tests.pilot import footer_words, settle
 from tests.surveys.conftest import make_app
 from tui.clock import FrozenClock
 from tui.screens.survey_modals import ActivityScreen, SummaryScreen
 from tui.screens.surveys import SurveyBrowserScreen
 
 MISSING = "00000000-0000-0000-0000-000000000000"
-
-
-def footer_words(screen: Any) -> set[str]:
-    return {str(key.description) for key in screen.query(FooterKey) if key.description}
 
 
 async def test_summary_and_activity_close_with_y_enter_or_escape(sandbox: Any, clock: FrozenClock) -> None:

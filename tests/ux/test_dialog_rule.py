@@ -11,10 +11,9 @@ from typing import Any
 
 from textual.app import App
 from textual.widgets import Button, Input, OptionList
-from textual.widgets._footer import FooterKey
 
 from tests.monitor.conftest import make_app
-from tests.pilot import settle
+from tests.pilot import footer_words, settle
 from tui.api.models.projects import Project
 from tui.config.paths import stylesheets
 from tui.sandbox.runner import SandboxHandle
@@ -41,10 +40,6 @@ class Host(App[None]):
         dialog = self.make()
         self.push_screen(dialog, self.answers.append)
         return dialog
-
-
-def footer_words(screen: Any) -> set[str]:
-    return {str(key.description) for key in screen.query(FooterKey) if key.description}
 
 
 async def opened(pilot: Any) -> Dialog[Any]:

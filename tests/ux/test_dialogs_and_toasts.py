@@ -7,11 +7,10 @@ from typing import Any
 
 from textual import events
 from textual.widgets import Button, Input
-from textual.widgets._footer import FooterKey
 
 from tests.incident.test_monitor_keys import monitor, notes, put_cursor_on_a_running_run, running_export
 from tests.monitor.conftest import make_app, requests, select_export
-from tests.pilot import settle
+from tests.pilot import footer_words, settle
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen
@@ -25,10 +24,6 @@ FAILING = "Snowflake warehouse (hourly)"
 def toasts_on_screen(app: Any) -> list[str]:
     """The notifications the app shows now (what its toast rack draws; the tests' notes() read the same)."""
     return [str(notification.message) for notification in app._notifications]
-
-
-def footer_words(screen: Any) -> set[str]:
-    return {str(key.description) for key in screen.query(FooterKey) if key.description}
 
 
 async def wait_for(pilot: Any, condition: Any, rounds: int = 100) -> None:

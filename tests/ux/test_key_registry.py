@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 from textual.binding import Binding
 from textual.widgets import Static
-from textual.widgets._footer import FooterKey
 
 import tui
 from tests.incident.test_monitor_keys import monitor, put_cursor_on_a_running_run, running_export
@@ -32,6 +31,7 @@ from tui.sandbox.runner import SandboxHandle, start_sandbox
 from tui.screens.help import HelpScreen, screen_keys
 from tui.screens.monitor import MonitorScreen
 from tui.screens.surveys import SurveyBrowserScreen
+from tui.widgets.footer import KeyFooter
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 FAILING = "Snowflake warehouse (hourly)"
@@ -111,8 +111,7 @@ async def test_monitor_help_footer_and_palette_agree_with_the_registry(sandbox: 
         mine = [entry for entry in entries("monitor", "app") if entry.id != "app.interrupt"]
         assert _help_titles(screen) >= {entry.title for entry in mine}
         assert {"Unpause export", "Open", "Clear filter"} <= _help_titles(screen), "u, enter and esc are listed"
-        footer = {str(key.description) for key in screen.query(FooterKey)
-                  if key.description and not key.has_class("-command-palette")}
+        footer = {entry.description for entry in screen.query_one(KeyFooter).keys.entries if entry.description}
         # Unpause and pause share the footer's place: the export is not paused, so Unpause is hidden.
         assert footer == {entry.label for entry in mine if entry.show and entry.id != "monitor.unpause"}
         palette = {command.title for command in app.get_system_commands(screen)}

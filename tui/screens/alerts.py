@@ -25,7 +25,7 @@ from tui.look.palette import Tone
 from tui.look.render import clean, plain
 from tui.screens.incident_base import WHEN_WIDTH, IncidentContext, IncidentScreen, set_columns, when
 from tui.state.alert_book import Alert, AlertKind
-from tui.widgets.footer import LeakFreeFooter
+from tui.widgets.footer import KeyFooter
 
 # The tone of each kind; the style comes from the palette, so "failing" looks like a failed run in both modes
 # (bold red, or reversed under NO_COLOR where red would turn a faint grey).
@@ -78,7 +78,7 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
         yield Static(id="alerts-history-title", classes="incident-subtitle")
         history: DataTable[Text] = DataTable(id="alerts-history", cursor_type="none", zebra_stripes=False)
         yield history
-        yield LeakFreeFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._build_columns()

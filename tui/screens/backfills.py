@@ -28,7 +28,7 @@ from tui.screens.confirm import ConfirmScreen
 from tui.screens.incident_base import IncidentContext
 from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.state.repair import ExportRef
-from tui.widgets.footer import LeakFreeFooter
+from tui.widgets.footer import KeyFooter
 
 NO_BACKFILLS_LIST = "This server has no backfills list (backfills/): nothing was sent."
 
@@ -63,7 +63,7 @@ class BackfillsScreen(WatchdeckScreen[None]):
         table: DataTable[Text] = DataTable(id="backfills-table", cursor_type="row", zebra_stripes=False)
         yield table
         yield Static(id="backfills-status", classes="incident-detail")
-        yield LeakFreeFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#backfills-table", DataTable)

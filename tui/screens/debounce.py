@@ -20,10 +20,6 @@ class Debounce:
     """Monitor: the selected export's run history is asked once the cursor rests this long."""
     stats: float = 0.3
     """Survey list, full-screen detail: the survey's stats (a live query upstream) once the cursor rests this long."""
-    footer: float = 0.25
-    """Survey list: the footer follows the selected row's keys once the cursor rests this long..."""
-    footer_quiet: float = 0.5
-    """... or at once, when nothing moved for this long before."""
     search: float = 0.3
     """Survey list and logs: the server is searched once typing pauses this long."""
 

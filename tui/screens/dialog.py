@@ -15,7 +15,7 @@ from textual.widgets import Button
 
 from tui.key_registry import bindings
 from tui.screens.base import WatchdeckModal
-from tui.widgets.footer import LeakFreeFooter
+from tui.widgets.footer import KeyFooter
 
 ResultT = TypeVar("ResultT")
 
@@ -33,7 +33,7 @@ class Dialog(WatchdeckModal[ResultT]):
 
     def on_mount(self) -> None:
         """After the dialog's own ``on_mount``: its footer, and the focus on the confirming button if none is set."""
-        self.mount(LeakFreeFooter())
+        self.mount(KeyFooter())
         button = self.confirm_button
         if self.focused is None and button is not None and not button.disabled:
             self.set_focus(button)  # at once: a field the dialog's own on_mount focuses still wins (focus() waits)

@@ -43,7 +43,7 @@ from tui.widgets.cleaned_note import clean_survey_draft
 from tui.widgets.editor.common import DraftEdited, FieldError
 from tui.widgets.editor.question_form import QuestionForm
 from tui.widgets.editor.survey_form import LABELS, SurveyFieldsForm
-from tui.widgets.footer import LeakFreeFooter
+from tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
@@ -148,7 +148,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
                     yield _mouse_button("View", "btn-preview", "Preview (f5)")
             yield VerticalScroll(id="editor-form", can_focus=False)  # its fields take the focus, not it
         yield Static(id="editor-summary")
-        yield LeakFreeFooter()
+        yield KeyFooter()
 
     async def on_mount(self) -> None:
         self._refresh_list()

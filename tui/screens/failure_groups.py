@@ -30,7 +30,7 @@ from tui.look.render import counted, plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen, set_columns
 from tui.state.failure_groups import FailureGroup, clock_time, failing_since
 from tui.state.io.record_reads import read_span
-from tui.widgets.footer import LeakFreeFooter
+from tui.widgets.footer import KeyFooter
 
 GROUPS_SPAN = timedelta(hours=24)  # what the groups are built over, read where it was not
 SINCE_CHOICES = ("incident", "24h", "all")  # what `s` cycles through; the current incident first
@@ -61,7 +61,7 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
         yield table
         with VerticalScroll(id="groups-detail-box"):
             yield Static(id="groups-detail")
-        yield LeakFreeFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._build_columns()

@@ -23,7 +23,7 @@ from tui.key_registry import GROUP_ORDER, KeyEntry, describe, effective_keys, en
 from tui.look.palette import Tone
 from tui.look.status import legend
 from tui.screens.base import WatchdeckModal, app_handle
-from tui.widgets.footer import LeakFreeFooter
+from tui.widgets.footer import KeyFooter
 
 OTHER = "Other"
 
@@ -156,7 +156,7 @@ class HelpScreen(WatchdeckModal[None]):
                 settings = app_handle(self._for.app).settings
                 if settings.demo:
                     yield Static(demo_note(settings.base_url), id="help-demo")
-        yield LeakFreeFooter()  # help's own keys, not those of the screen it describes
+        yield KeyFooter()  # help's own keys, not those of the screen it describes
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -36,7 +36,7 @@ from tui.look.render import clean, counted, plain
 from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
 from tui.state.exports import WatchedExport
-from tui.widgets.footer import LeakFreeFooter
+from tui.widgets.footer import KeyFooter
 
 MAX_LINES = 5000
 PAGE = 500
@@ -115,7 +115,7 @@ class LogsScreen(WatchdeckScreen[None]):
         log.highlighter = LevelHighlighter()
         yield log
         yield Static(id="logs-status")
-        yield LeakFreeFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._update_title()

@@ -75,7 +75,7 @@ from tui.state.run_history import page_span
 from tui.state.run_list import RunPages
 from tui.state.runs_pane import ProjectLabels, RunsPane, runs_window_start
 from tui.widgets.export_detail_pane import ExportDetailPane
-from tui.widgets.footer import LeakFreeFooter
+from tui.widgets.footer import KeyFooter
 from tui.widgets.textual_private import write_terminal_title
 from tui.widgets.virtual_table import CELL_PADDING, Column, VirtualTable, fit_columns
 
@@ -154,7 +154,7 @@ class MonitorScreen(WatchdeckScreen[None]):
         yield VirtualTable([Column(key, label, width or 0) for key, label, width in EXPORT_COLUMNS], id="exports")
         yield Static(id="exports-empty", classes="hidden")
         yield Vertical(id="export-detail")  # the detail pane's slot: filled after the first frame
-        yield LeakFreeFooter()
+        yield KeyFooter()
 
     async def on_mount(self) -> None:
         self.watch(self.app, "project_id", self._project_switched, init=False)

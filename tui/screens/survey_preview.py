@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Input, OptionList, SelectionList, Static
+from textual.widgets import Button, Input, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
 from tui.config.paths import stylesheets
@@ -24,6 +24,7 @@ from tui.look.palette import Tone
 from tui.look.render import clean, plain
 from tui.screens.base import WatchdeckScreen
 from tui.state.survey_draft import END, QUESTION_KINDS, rating_range_key, rating_values
+from tui.widgets.footer import KeyFooter
 
 Target = int | str  # a question index or "end"
 
@@ -142,7 +143,7 @@ class SurveyPreviewScreen(WatchdeckScreen[None]):
                 yield Button("Back", id="preview-back")
                 yield Button("Restart", id="preview-restart")
             yield Static(id="preview-trail")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._render_step()

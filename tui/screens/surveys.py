@@ -64,7 +64,7 @@ from tui.state.survey_list import (
     SurveyRow,
     matches,
 )
-from tui.widgets.footer import LeakFreeFooter
+from tui.widgets.footer import KeyFooter
 from tui.widgets.status_line import FRESHNESS_LOOK, STATUS_AGE, STATUS_POLL, fit_status
 from tui.widgets.survey_detail import SurveyDetail
 from tui.widgets.survey_table import COLUMNS, SurveyTable, responses_text, survey_row
@@ -120,9 +120,6 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._stats: dict[str, tuple[float, SurveyStats]] = {}  # survey id -> (monotonic time, stats)
         self._stats_unavailable = False  # the server has no stats endpoint: not asked again
         self._bindings_state: tuple[Any, ...] | None = None
-        self._footer_timer: Timer | None = None
-        self._footer_state: tuple[Any, ...] | None = None  # what the footer shows
-        self._moved_at = 0.0  # when the selection (or the rows) last changed
 
     # ------------------------------------------------------------------ layout
 
@@ -135,7 +132,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             yield Static("", id="survey-empty")
         yield Static("", id="survey-status")
         yield SurveyDetail(id="survey-detail")
-        yield LeakFreeFooter()
+        yield KeyFooter()
 
     @property
     def table(self) -> SurveyTable:
@@ -481,31 +478,11 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     # ------------------------------------------------------------------ bindings
 
     def _update_bindings(self) -> None:
-        """Refresh the footer when the enabled keys change: at once after a quiet spell, else once the cursor rests.
-
-        A footer refresh rebuilds its widgets (a long frame, and cyclic garbage for the next full collection),
-        and paging through 10,000 surveys changes the keys on most pages. So while the cursor keeps moving the
-        footer waits (``Debounce.footer`` after the last move) and then shows the state of the row the cursor stopped
-        on. What a key does is never late: Textual asks check_action when the key is pressed.
-        """
-        self._bindings_state = tuple(self.check_action(action, ()) for action in _SELECTION_ACTIONS)
-        now = monotonic()
-        quiet = now - self._moved_at >= debounce.DEBOUNCE.footer_quiet
-        self._moved_at = now
-        if self._footer_timer is not None:
-            self._footer_timer.stop()  # still moving: wait for the cursor to rest
-            self._footer_timer = None
-        if self._bindings_state == self._footer_state:
-            return
-        if quiet:
-            self._refresh_footer()
-        else:
-            self._footer_timer = self.set_timer(debounce.DEBOUNCE.footer, self._refresh_footer)
-
-    def _refresh_footer(self) -> None:
-        self._footer_timer = None
-        self._footer_state = self._bindings_state
-        self.refresh_bindings()
+        """Refresh the footer when the selected row's keys change (archive or unarchive, launch, stop, resume)."""
+        state = tuple(self.check_action(action, ()) for action in _SELECTION_ACTIONS)
+        if state != self._bindings_state:
+            self._bindings_state = state
+            self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in MUTATING_ACTIONS and self.read_only:

@@ -33,7 +33,7 @@ from tui.look.status import status_text
 from tui.screens.incident_base import IncidentContext, IncidentScreen
 from tui.state.io.record_reads import read_span
 from tui.state.timeline import TimelineModel
-from tui.widgets.footer import LeakFreeFooter
+from tui.widgets.footer import KeyFooter
 from tui.widgets.timeline_view import TimelineView, axis_ruler, cells_for
 
 HISTORY_PAGES = 3  # per export and fetch: a week of hourly runs fits in two of the service's pages
@@ -64,7 +64,7 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         yield Static(id="timeline-ruler")
         yield TimelineView(self.model, id="timeline-grid")
         yield Static(id="timeline-cell", classes="incident-detail")
-        yield LeakFreeFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.model.set_cells(cells_for(self.size.width or 80))

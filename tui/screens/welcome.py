@@ -21,7 +21,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Footer, Input, Label, OptionList, Select, Static
+from textual.widgets import Button, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from tui.api.client import ApiClient
@@ -54,6 +54,7 @@ from tui.screens.confirm import ConfirmScreen
 from tui.screens.key_storage import STORE_FILE, STORE_KEYRING, STORE_NOWHERE, KeyStorageScreen, key_command_hint
 from tui.screens.project_picker import ProjectPickerScreen
 from tui.secrets.redaction import mask_url_password
+from tui.widgets.footer import KeyFooter
 
 DEMO = "demo"
 NEW_PROFILE = "new-profile"
@@ -123,7 +124,7 @@ class WelcomeScreen(WatchdeckScreen[Settings | str | None]):
             hint = (f"Profiles live in {self._path}" if self._path else "")
             yield Static(plain(hint), id="welcome-hint")
             yield Static("", id="welcome-error", classes="field-error")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#welcome-ways", OptionList).focus()
@@ -248,7 +249,7 @@ class ProfileFormScreen(WatchdeckScreen[Settings | None]):
                 yield Button("Test connection", id="test")
                 yield Button("Save and open", id="save", variant="primary")
             yield Static("", id="form-result")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._show_key_inputs()

@@ -1,158 +1,247 @@
-"""A Footer that rebuilds only when its keys change, and does not keep its old keys alive."""
+"""The footer: the screen's keys on one line, drawn by one widget.
+
+It shows what Textual's ``Footer`` shows (for each action with a shown binding, in order, its first one, dimmed
+when the action does not apply now; the command palette's key on the right) and looks the same, but it is one
+widget that draws a line of text rather than a container of one widget per key. A screen's restyle, layout and
+each change of its keys then handle one widget instead of twenty, and nothing is mounted or removed when the keys
+change. Keys that do not fit whole are left out (help and quit never are); a click on a key presses it; the
+pointer over a key lights it and shows its tooltip.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
 
-from textual.app import ComposeResult
-from textual.binding import Binding
+from rich.text import Text
+from textual import events
+from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
 
-from tui.widgets.textual_private import forget_rendered_lines, show_footer_key_enabled
+ALWAYS_SHOWN: frozenset[str] = frozenset({"question_mark", "q"})
+"""Keys never dropped for width: help (which lists the rest) and quit."""
+BORDER = "\u258f"
+"""The thin line left of the palette's key (Textual's ``vkey`` border)."""
 
 
-class LeakFreeFooter(Footer):
-    """The footer, coalescing rebuilds and without the leak of its old keys.
+@dataclass(frozen=True)
+class FooterEntry:
+    """One key as the footer shows it."""
 
-    Textual's Footer recomposes once per ``bindings_updated`` signal, and a screen sends that on
-    every focus change, highlight and ``refresh_bindings``, mostly with the same keys. Here a
-    recompose rebuilds the keys only when what they would show (the first shown binding of each
-    action, enabled, tooltip) differs from what is on screen: keys it does not show (a focused
-    table's cursor keys) are not compared.
+    key: str
+    """The binding's key, as a press of it is simulated (``question_mark``)."""
+    label: str
+    """The key as drawn (``?``)."""
+    description: str
+    action: str
+    enabled: bool
+    """False: drawn dimmed, and a click rings the bell instead of pressing it."""
+    tooltip: str
 
-    Each rebuild mounts new ``FooterKey`` widgets bound to ``Footer.compact`` with ``data_bind``;
-    the bindings of removed keys stay in the footer's watcher list until ``compact`` changes, which
-    it never does (the textual #6666 pattern), and they and their widgets stay alive. Touching
-    ``compact`` after a rebuild drops the dead keys' bindings (Textual prunes closed watchers then);
-    the live keys see the same value. The dead keys' line caches are emptied too: Textual's
-    ``StylesCache.get_inner_outer`` is an ``lru_cache(1024)`` on a method, so it keeps up to 1,024
-    dead widgets' caches (and their rendered lines) alive for the collector to walk.
+    @property
+    def width(self) -> int:
+        """Cells it takes: `` key `` then ``description `` (the key alone when it has no description)."""
+        label = Text(self.label).cell_len
+        return label + 2 + Text(self.description).cell_len + 1 if self.description else label
+
+
+@dataclass(frozen=True)
+class FooterKeys:
+    """What the footer draws: the keys in order, and the palette's key (drawn on the right), if any."""
+
+    entries: tuple[FooterEntry, ...] = ()
+    palette: FooterEntry | None = None
+
+
+def footer_keys(screen: Screen[Any], show_palette: bool = True) -> FooterKeys:
+    """The keys a footer on ``screen`` shows now, as Textual's ``Footer.compose`` picks them."""
+    active = screen.active_bindings
+    first: dict[str, FooterEntry] = {}
+    app = screen.app
+    for _node, binding, enabled, tooltip in active.values():
+        if binding.show and binding.action not in first:
+            first[binding.action] = FooterEntry(binding.key, app.get_key_display(binding), binding.description,
+                                                binding.action, enabled, tooltip)
+    palette = None
+    if show_palette and app.ENABLE_COMMAND_PALETTE and (found := active.get(app.COMMAND_PALETTE_BINDING)):
+        _node, binding, enabled, _tooltip = found
+        palette = FooterEntry(binding.key, app.get_key_display(binding), binding.description, binding.action,
+                              enabled, binding.tooltip or binding.description)
+    return FooterKeys(tuple(first.values()), palette)
+
+
+def fit(entries: tuple[FooterEntry, ...], room: int) -> tuple[FooterEntry, ...]:
+    """The entries drawn in ``room`` cells: help and quit always; the others in order while they fit, and none
+    after the first that does not (a cut key read ``q Qu``). Every key stays in ``?`` help and the palette."""
+    room -= sum(entry.width for entry in entries if entry.key in ALWAYS_SHOWN)
+    shown = []
+    dropping = False
+    for entry in entries:
+        if entry.key not in ALWAYS_SHOWN:
+            if dropping or entry.width > room:
+                dropping = True
+                continue
+            room -= entry.width
+        shown.append(entry)
+    return tuple(shown)
+
+
+def _palette_text_width(entry: FooterEntry) -> int:
+    """The palette's key: a border, the key and its description compact, a cell of padding."""
+    return 1 + Text(entry.label).cell_len + 1 + Text(entry.description).cell_len + 1
+
+
+class KeyFooter(Widget):
+    """The screen's keys at the bottom, following its bindings (``Screen.bindings_updated_signal``)."""
+
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {
+        "footer-key--item",
+        "footer-key--hover",
+        "footer-key--disabled",
+        "footer-key--key",
+        "footer-key--description",
+        "footer-key--border",
+    }
+    DEFAULT_CSS = """
+    KeyFooter {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+        .footer-key--item {
+            background: $footer-item-background;
+        }
+        .footer-key--hover {
+            color: $footer-key-foreground;
+            background: $block-hover-background;
+        }
+        .footer-key--disabled {
+            text-style: dim;
+        }
+        .footer-key--key {
+            color: $footer-key-foreground;
+            background: $footer-key-background;
+            text-style: bold;
+        }
+        .footer-key--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
+        }
+        .footer-key--border {
+            color: $foreground 20%;
+        }
+    }
     """
 
-    _fit_tries = 0
-    _shown_keys: Hashable = None
-    ALWAYS_SHOWN: frozenset[str] = frozenset({"question_mark", "q"})
-    """Keys never dropped for width: help (which lists the rest) and quit."""
+    def __init__(self, *, show_command_palette: bool = True, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.show_command_palette = show_command_palette
+        self.keys = FooterKeys()
+        """The keys as the screen's bindings last gave them (``shown`` is those drawn at this width)."""
+        self._spans: tuple[tuple[int, int, FooterEntry], ...] = ()
+        self._hovered: FooterEntry | None = None
+        self._reading = False
 
-    def _keys_to_show(self) -> Hashable:
-        """What the footer draws, as ``Footer.compose`` picks it: for each action with a shown binding, in order,
-        its first shown binding with whether it is enabled and its tooltip; the palette's key; the style.
+    @property
+    def shown(self) -> tuple[FooterEntry, ...]:
+        """The keys drawn at the footer's width, left to right, the palette's key last."""
+        return tuple(entry for _start, _end, entry in self._spans)
 
-        Bindings the footer does not show (a focused widget's cursor keys) are left out: focus moving between
-        widgets whose hidden keys differ draws the same footer, and rebuilds nothing.
-        """
-        active = self.screen.active_bindings
-        first: dict[str, tuple[Binding, bool, str]] = {}
-        for _node, binding, enabled, tooltip in active.values():
-            if binding.show:
-                first.setdefault(binding.action, (binding, enabled, tooltip))
-        palette = active.get(self.app.COMMAND_PALETTE_BINDING)
-        palette_key = palette[1:] if palette is not None and self.show_command_palette else None
-        return tuple(first.values()), palette_key, self.compact
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self._read_keys()
 
-    def compose(self) -> ComposeResult:
-        """Footer's keys, each starting in the footer's style (compact or not).
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
 
-        A key is made compact and follows the footer only once its data binding runs, a moment after
-        it is mounted: a key laid out in between is wider or narrower than it will be drawn, and a fit
-        made then would drop a key that fits (or keep one that does not). The command palette's key is
-        not bound to the footer and keeps its own style.
-        """
-        for widget in super().compose():
-            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
-                widget.set_reactive(FooterKey.compact, self.compact)
-            yield widget
+    def _bindings_changed(self, screen: Screen[Any]) -> None:
+        """Read the keys once after a burst of signals (a focus change and a highlight send one each)."""
+        if not screen.app.app_focus or not self.is_attached or screen is not self.screen or self._reading:
+            return
+        self._reading = True
+        self.call_after_refresh(self._read_keys)
 
-    async def recompose(self) -> None:
-        """Rebuild the keys where they changed (Textual's Footer calls this after each bindings signal)."""
+    def _read_keys(self) -> None:
+        self._reading = False
         if not self.is_attached:
             return
-        keys = self._keys_to_show()
-        if keys == self._shown_keys:
-            return
-        if self._enabled_in_place(keys):
-            self._shown_keys = keys
-            self._fit_again()
-            return
-        self._shown_keys = keys
-        old = list(self.children)
-        await super().recompose()
-        self.mutate_reactive(Footer.compact)
-        for widget in old:
-            for node in widget.walk_children(Widget, with_self=True):
-                forget_rendered_lines(node)
-        self.call_after_refresh(self._fit_keys)
+        keys = footer_keys(self.screen, self.show_command_palette)
+        if keys != self.keys:
+            self.keys = keys
+            self.refresh()
 
-    def _enabled_in_place(self, keys: Hashable) -> bool:
-        """When only whether some keys are enabled changed (the selected export failed, a run started), dim or
-        brighten those keys where they are; False when anything else changed and the keys must be rebuilt.
-
-        A rebuild mounts new keys, and every key ever drawn keeps its styles cache in Textual's
-        ``lru_cache(1024)`` of ``StylesCache.get_inner_outer``: a monitor whose selected export changes state
-        every few seconds would fill it for an hour.
-        """
-        shown = self._shown_keys
-        if not isinstance(shown, tuple) or not isinstance(keys, tuple) or shown[1:] != keys[1:]:
-            return False
-        before, after = shown[0], keys[0]
-        if len(before) != len(after):
-            return False
-        if any(old[0] != new[0] or old[2] != new[2] for old, new in zip(before, after, strict=True)):
-            return False  # another binding or tooltip
-        enabled = {binding.action: on for binding, on, _tooltip in after}
-        # The palette's key is drawn from the palette part of ``keys``, which did not change.
-        footer_keys = [key for key in self.query(FooterKey) if not key.has_class("-command-palette")]
-        if any(key.action not in enabled for key in footer_keys):
-            return False
-        for key in footer_keys:
-            if key.has_class("-disabled") == enabled[key.action]:
-                show_footer_key_enabled(key, enabled[key.action])
-        return True
-
-    def on_resize(self) -> None:
-        """Wider or narrower: show every key again, and drop what does not fit once they are laid out."""
-        self._fit_again()
-
-    def _fit_again(self) -> None:
-        """Every key shown again, then what does not fit dropped once laid out (as after a rebuild): a fit made
-        while the screen was still being laid out may have dropped a key that fits."""
-        for child in self.children:
-            child.display = True
-        self.call_after_refresh(self._fit_keys)
-
-    def _fit_keys(self) -> None:
-        """Keys that do not fit whole are not shown at all: a cut key read ``q Qu`` or ``? He``.
-
-        Help and Quit stay whatever the width (help lists every key, so a new operator can always
-        find the rest); the others are kept in order while they fit and dropped from the first one
-        that does not. Every key stays in ``?`` help and the command palette.
-        """
-        if not self.is_attached:
-            return
-        shown = [child for child in self.children if child.display]
-        if any(child.region.width == 0 for child in shown):
-            self._fit_tries += 1
-            if self._fit_tries < 5:  # not laid out yet: once it is
-                self.call_after_refresh(self._fit_keys)
-            return
-        self._fit_tries = 0
-        right = self.region.right
-        docked = [child for child in self.children if child.has_class("-command-palette")]
-        for child in docked:
-            right = min(right, child.region.x)
-        keys = [child for child in self.children if child not in docked and child.display]
+    def _lay_out(self, width: int) -> None:
+        """Where each drawn key sits at ``width``."""
+        palette = self.keys.palette
+        palette_width = _palette_text_width(palette) if palette is not None else 0
+        right = max(width - palette_width, 0)
         # A key's last cell is padding: it may sit under the palette key's border.
-        room = right - self.region.x + 1
-        anchored = [key for key in keys if getattr(key, "key", None) in self.ALWAYS_SHOWN]
-        room -= sum(key.region.width for key in anchored)
-        dropping = False
-        for key in keys:
-            if key in anchored:
-                continue
-            if dropping or key.region.width > room:
-                dropping = True
-                key.display = False
+        spans: list[tuple[int, int, FooterEntry]] = []
+        x = 0
+        for entry in fit(self.keys.entries, right + 1):
+            spans.append((x, min(x + entry.width, right), entry))
+            x += entry.width
+        if palette is not None:
+            spans.append((right, width, palette))
+        self._spans = tuple(spans)
+
+    def _entry_text(self, entry: FooterEntry, *, palette: bool = False) -> Text:
+        names = ["footer-key--item"]
+        if entry == self._hovered:
+            names.append("footer-key--hover")
+        if not entry.enabled:
+            names.append("footer-key--disabled")
+        base = self.get_component_rich_style(*names)
+        key_style = self.get_component_rich_style("footer-key--key", partial=True)
+        description_style = self.get_component_rich_style("footer-key--description", partial=True)
+        if palette:  # compact, after a border, and a cell of padding on the right
+            border = self.get_component_rich_style(*names, "footer-key--border")
+            text = Text.assemble((BORDER, border), (entry.label, key_style),
+                                 (f" {entry.description}", description_style), " ")
+        elif entry.description:
+            text = Text.assemble((f" {entry.label} ", key_style), (f"{entry.description} ", description_style))
+        else:
+            text = Text(entry.label, style=key_style)
+        text.stylize_before(base)
+        return text
+
+    def render(self) -> Text:
+        width = self.size.width
+        self._lay_out(width)
+        line = Text(no_wrap=True, overflow="crop", end="")
+        for start, end, entry in self._spans:
+            if entry is self.keys.palette:
+                line.pad_right(start - line.cell_len)
+                line.append_text(self._entry_text(entry, palette=True))
             else:
-                room -= key.region.width
+                text = self._entry_text(entry)
+                text.truncate(end - start)
+                line.append_text(text)
+        line.truncate(width, pad=True)
+        return line
+
+    def _entry_at(self, x: int) -> FooterEntry | None:
+        return next((entry for start, end, entry in self._spans if start <= x < end), None)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        entry = self._entry_at(event.x)
+        if entry != self._hovered:
+            self._hovered = entry
+            self.tooltip = entry.tooltip or None if entry is not None else None
+            self.refresh()
+
+    def on_leave(self) -> None:
+        if self._hovered is not None:
+            self._hovered = None
+            self.tooltip = None
+            self.refresh()
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        entry = self._entry_at(event.x)
+        if entry is None:
+            return
+        if entry.enabled:
+            self.app.simulate_key(entry.key)
+        else:
+            self.app.bell()

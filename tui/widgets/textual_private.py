@@ -6,7 +6,7 @@ when the installed Textual changes, instead of a screen drawing garbage at
 3 a.m. The test also fails on a private member read, called, assigned or
 overridden anywhere in the UI code without being listed here.
 
-Four remain, each a one-liner behind a function below (or, for the
+Two remain, each a one-liner behind a function below (or, for the
 exception hook, in ``tui/safe_app.py``): Textual offers no public door to
 any of them. The tables draw through Textual's public line API
 (:class:`~tui.widgets.virtual_table.VirtualTable`), with no DataTable internals.
@@ -17,8 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.app import App
-from textual.widget import Widget
-from textual.widgets._footer import FooterKey
 
 
 @dataclass(frozen=True)
@@ -34,11 +32,6 @@ PRIVATE_USES: tuple[PrivateUse, ...] = (
                "the only hook where an unhandled exception can become one line instead of a traceback with locals"),
     PrivateUse("textual.app.App", "_driver",
                "the terminal title (alert count) has no public writer; only on a real terminal"),
-    PrivateUse("textual.widget.Widget", "_styles_cache",
-               "a removed footer key's rendered lines stay alive in an lru_cache until this is emptied"),
-    PrivateUse("textual.widgets._footer.FooterKey", "_disabled",
-               "a footer key whose action turns on or off is updated in place instead of rebuilt (each rebuilt key "
-               "leaves its styles cache in an lru_cache: the soak benchmark's growth); a click reads it"),
 )
 
 
@@ -49,15 +42,4 @@ def write_terminal_title(app: App[object] | App[int], title: str) -> None:
         driver.write(f"\x1b]2;{title}\x07")
 
 
-def forget_rendered_lines(widget: Widget) -> None:
-    """Empty a widget's line cache, so a removed widget's lines are not kept alive by Textual's lru_cache."""
-    widget._styles_cache.clear()
-
-
-def show_footer_key_enabled(key: FooterKey, enabled: bool) -> None:
-    """A footer key shown enabled or dimmed, as Textual's Footer builds it (its class, and what a click does)."""
-    key._disabled = not enabled
-    key.set_class(not enabled, "-disabled")
-
-
-__all__ = ["PRIVATE_USES", "PrivateUse", "forget_rendered_lines", "show_footer_key_enabled", "write_terminal_title"]
+__all__ = ["PRIVATE_USES", "PrivateUse", "write_terminal_title"]
