@@ -82,3 +82,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     workers stand idle, and those waiting on real processes wait while the others run everything else (a stable
     sort keeps the rest in order)."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The garbage of the last tests collected once, then what is left frozen: pytest's own clean-up then runs five
+    full passes (to report exceptions raised in ``__del__``), each of which would walk the whole heap again while the
+    run waits for every worker to end. The one pass here reports such exceptions as those would."""
+    gc.collect()
+    gc.freeze()
