@@ -101,8 +101,7 @@ class MonitorScreen(WatchdeckScreen[None]):
         *(binding for binding in bindings("monitor") if binding.id not in INCIDENT_KEY_IDS),
     ]
 
-    # The exports table has the focus from the start: focusing the first focusable widget (the hidden filter box)
-    # and then the table would build the footer for the box's keys in between.
+    # The exports table has the focus from the start, not the first focusable widget (the hidden filter box).
     AUTO_FOCUS = "#exports"
 
     frozen: reactive[bool] = reactive(False)
@@ -285,7 +284,7 @@ class MonitorScreen(WatchdeckScreen[None]):
             self.call_after_refresh(self._load_project_labels)
         self._update_title()
         # What a key applies to may have changed (paused elsewhere, an alert resolved, a run ended): the footer
-        # checks the keys again (and rebuilds only if what it shows differs).
+        # checks the keys again (and redraws only if what it shows differs).
         self.refresh_bindings()
 
     @work(group="monitor-records", exit_on_error=False)

@@ -141,7 +141,7 @@ class KeyFooter(Widget):
         """The keys as the screen's bindings last gave them (``shown`` is those drawn at this width)."""
         self._spans: tuple[tuple[int, int, FooterEntry], ...] = ()
         self._hovered: FooterEntry | None = None
-        self._reading = False
+        self._read_pending = False
 
     @property
     def shown(self) -> tuple[FooterEntry, ...]:
@@ -157,13 +157,13 @@ class KeyFooter(Widget):
 
     def _bindings_changed(self, screen: Screen[Any]) -> None:
         """Read the keys once after a burst of signals (a focus change and a highlight send one each)."""
-        if not screen.app.app_focus or not self.is_attached or screen is not self.screen or self._reading:
+        if not screen.app.app_focus or not self.is_attached or screen is not self.screen or self._read_pending:
             return
-        self._reading = True
+        self._read_pending = True
         self.call_after_refresh(self._read_keys)
 
     def _read_keys(self) -> None:
-        self._reading = False
+        self._read_pending = False
         if not self.is_attached:
             return
         keys = footer_keys(self.screen, self.show_command_palette)
@@ -228,7 +228,7 @@ class KeyFooter(Widget):
         entry = self._entry_at(event.x)
         if entry != self._hovered:
             self._hovered = entry
-            self.tooltip = entry.tooltip or None if entry is not None else None
+            self.tooltip = (entry.tooltip or None) if entry is not None else None
             self.refresh()
 
     def on_leave(self) -> None:
