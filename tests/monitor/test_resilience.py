@@ -66,7 +66,6 @@ def test_no_snapshot_or_screenshot_holds_a_key() -> None:
             assert secret not in text, f"{secret!r} in {svg}"
 
 
-@pytest.mark.slow
 async def test_footer_changes_do_not_keep_widgets_alive(sandbox: SandboxHandle) -> None:
     """A cursor move between an export that can be paused and one that can be unpaused changes the footer's keys;
     over days that must not accumulate widgets."""
