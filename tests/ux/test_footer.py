@@ -163,3 +163,26 @@ async def test_footer_keys_are_whole_or_absent(sandbox: SandboxHandle) -> None:
         await pilot.resize_terminal(240, 48)
         await until(pilot, lambda: [entry for entry in footer.shown if entry in keys] == list(keys))
         assert all(f" {entry.label} {entry.description} " in drawn(footer) for entry in keys)
+
+
+
+class HelpAndQuit(App[None]):
+    BINDINGS = [Binding("question_mark", "help", "Help"), Binding("q", "quit", "Quit")]
+
+    def compose(self) -> ComposeResult:
+        yield KeyFooter()
+
+    def action_help(self) -> None:
+        pass
+
+
+async def test_too_narrow_for_help_and_quit_the_palettes_key_is_drawn_over_them() -> None:
+    """As Textual's docked palette key is: the line is the terminal's width and ends with the palette's key; a key
+    wholly under it is not drawn (nor clicked)."""
+    app = HelpAndQuit()
+    async with app.run_test(size=(14, 6)) as pilot:
+        await until(pilot, lambda: "q" in entries(app))
+        footer = footer_of(app)
+        await until(pilot, lambda: len(drawn(footer)) == 14)
+        assert drawn(footer) == " ?\u258f^p palette ", drawn(footer)
+        assert [entry.key for entry in footer.shown] == ["question_mark", "ctrl+p"]

@@ -180,7 +180,8 @@ class KeyFooter(Widget):
         spans: list[tuple[int, int, FooterEntry]] = []
         x = 0
         for entry in fit(self.keys.entries, right + 1):
-            spans.append((x, min(x + entry.width, right), entry))
+            if x < right:  # help and quit may not fit left of the palette's key, which is drawn over them
+                spans.append((x, min(x + entry.width, right), entry))
             x += entry.width
         if palette is not None:
             spans.append((right, width, palette))
@@ -212,7 +213,7 @@ class KeyFooter(Widget):
         line = Text(no_wrap=True, overflow="crop", end="")
         for start, end, entry in self._spans:
             if entry is self.keys.palette:
-                line.pad_right(start - line.cell_len)
+                line.truncate(start, pad=True)
                 line.append_text(self._entry_text(entry, palette=True))
             else:
                 text = self._entry_text(entry)
