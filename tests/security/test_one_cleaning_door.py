@@ -38,8 +38,8 @@ NOT_SERVER_TEXT = {
     "alerts.py: alert.kind": "one of the alert model's own kinds",
     "help.py: shown.binding.key": "a key binding is the dashboard's own",
     "help.py: binding.key": "a key binding is the dashboard's own",
-    "footer.py: entry.label": "a key binding's key as Textual draws it: the dashboard's own",
-    "footer.py: entry.description": "a key binding's description is the dashboard's own",
+    "footer.py: self.label": "a key binding's key as Textual draws it: the dashboard's own",
+    "footer.py: self.description": "a key binding's description is the dashboard's own",
     "base.py: worker.name": "a worker's name is the dashboard's own (the bug report cleans what it shows)",
     "repair.py: group.signature": "the dialog's title, shown through plain()",
 }

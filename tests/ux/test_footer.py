@@ -66,7 +66,7 @@ def x_of(footer: KeyFooter, key: str) -> int:
     for entry in footer.shown:
         if entry.key == key:
             return x
-        x += entry.width
+        x += entry.width()
     raise AssertionError(f"{key} is not drawn")
 
 

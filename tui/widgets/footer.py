@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.screen import Screen
@@ -38,11 +39,18 @@ class FooterEntry:
     """False: drawn dimmed, and a click rings the bell instead of pressing it."""
     tooltip: str
 
-    @property
-    def width(self) -> int:
-        """Cells it takes: `` key `` then ``description `` (the key alone when it has no description)."""
-        label = Text(self.label).cell_len
-        return label + 2 + Text(self.description).cell_len + 1 if self.description else label
+    def parts(self, *, palette: bool = False) -> tuple[str, str, str, str]:
+        """What it draws, as (border, key, description, padding): `` key `` then ``description `` (the key alone
+        when it has no description); the palette's key compact, after a border and with a cell of padding."""
+        if palette:
+            return BORDER, self.label, f" {self.description}", " "
+        if self.description:
+            return "", f" {self.label} ", f"{self.description} ", ""
+        return "", self.label, "", ""
+
+    def width(self, *, palette: bool = False) -> int:
+        """The cells it takes."""
+        return cell_len("".join(self.parts(palette=palette)))
 
 
 @dataclass(frozen=True)
@@ -73,22 +81,17 @@ def footer_keys(screen: Screen[Any], show_palette: bool = True) -> FooterKeys:
 def fit(entries: tuple[FooterEntry, ...], room: int) -> tuple[FooterEntry, ...]:
     """The entries drawn in ``room`` cells: help and quit always; the others in order while they fit, and none
     after the first that does not (a cut key read ``q Qu``). Every key stays in ``?`` help and the palette."""
-    room -= sum(entry.width for entry in entries if entry.key in ALWAYS_SHOWN)
+    room -= sum(entry.width() for entry in entries if entry.key in ALWAYS_SHOWN)
     shown = []
     dropping = False
     for entry in entries:
         if entry.key not in ALWAYS_SHOWN:
-            if dropping or entry.width > room:
+            if dropping or entry.width() > room:
                 dropping = True
                 continue
-            room -= entry.width
+            room -= entry.width()
         shown.append(entry)
     return tuple(shown)
-
-
-def _palette_text_width(entry: FooterEntry) -> int:
-    """The palette's key: a border, the key and its description compact, a cell of padding."""
-    return 1 + Text(entry.label).cell_len + 1 + Text(entry.description).cell_len + 1
 
 
 class KeyFooter(Widget):
@@ -140,7 +143,8 @@ class KeyFooter(Widget):
         self.keys = FooterKeys()
         """The keys as the screen's bindings last gave them (``shown`` is those drawn at this width)."""
         self._spans: tuple[tuple[int, int, FooterEntry], ...] = ()
-        self._hovered: FooterEntry | None = None
+        self._hovered: str | None = None
+        """The key under the pointer."""
         self._read_pending = False
 
     @property
@@ -174,36 +178,31 @@ class KeyFooter(Widget):
     def _lay_out(self, width: int) -> None:
         """Where each drawn key sits at ``width``."""
         palette = self.keys.palette
-        palette_width = _palette_text_width(palette) if palette is not None else 0
+        palette_width = palette.width(palette=True) if palette is not None else 0
         right = max(width - palette_width, 0)
         # A key's last cell is padding: it may sit under the palette key's border.
         spans: list[tuple[int, int, FooterEntry]] = []
         x = 0
         for entry in fit(self.keys.entries, right + 1):
             if x < right:  # help and quit may not fit left of the palette's key, which is drawn over them
-                spans.append((x, min(x + entry.width, right), entry))
-            x += entry.width
+                spans.append((x, min(x + entry.width(), right), entry))
+            x += entry.width()
         if palette is not None:
             spans.append((right, width, palette))
         self._spans = tuple(spans)
 
     def _entry_text(self, entry: FooterEntry, *, palette: bool = False) -> Text:
         names = ["footer-key--item"]
-        if entry == self._hovered:
+        if entry.key == self._hovered:
             names.append("footer-key--hover")
         if not entry.enabled:
             names.append("footer-key--disabled")
         base = self.get_component_rich_style(*names)
         key_style = self.get_component_rich_style("footer-key--key", partial=True)
         description_style = self.get_component_rich_style("footer-key--description", partial=True)
-        if palette:  # compact, after a border, and a cell of padding on the right
-            border = self.get_component_rich_style(*names, "footer-key--border")
-            text = Text.assemble((BORDER, border), (entry.label, key_style),
-                                 (f" {entry.description}", description_style), " ")
-        elif entry.description:
-            text = Text.assemble((f" {entry.label} ", key_style), (f"{entry.description} ", description_style))
-        else:
-            text = Text(entry.label, style=key_style)
+        border, key, description, padding = entry.parts(palette=palette)
+        text = Text.assemble((border, self.get_component_rich_style(*names, "footer-key--border")), (key, key_style),
+                             (description, description_style), padding)
         text.stylize_before(base)
         return text
 
@@ -227,8 +226,9 @@ class KeyFooter(Widget):
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
         entry = self._entry_at(event.x)
-        if entry != self._hovered:
-            self._hovered = entry
+        key = entry.key if entry is not None else None
+        if key != self._hovered:
+            self._hovered = key
             self.tooltip = (entry.tooltip or None) if entry is not None else None
             self.refresh()
 
