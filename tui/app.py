@@ -41,6 +41,19 @@ if TYPE_CHECKING:
 TOAST_CHECK_SECONDS = 0.5  # how often waiting toasts are looked at (a dialog closed, a toast left)
 
 
+def _monitor_screen() -> Screen[Any]:
+    from tui.screens.monitor import MonitorScreen
+
+    return MonitorScreen()
+
+
+def _survey_browser() -> Screen[Any]:
+    """Imported on first use: the survey screens and editor cost start-up time the monitor need not pay."""
+    from tui.screens.surveys import SurveyBrowserScreen
+
+    return SurveyBrowserScreen()
+
+
 class WatchdeckApp(SafeApp[int]):
     """The dashboard. Screens reach the server only through ``api`` / ``api_for``."""
 
@@ -49,6 +62,8 @@ class WatchdeckApp(SafeApp[int]):
     # every sheet for every widget would delay the monitor's first frame.
     CSS_PATH: ClassVar[list[str | PurePath]] = stylesheets("app.tcss", "monitor.tcss", "modals.tcss")
     ENABLE_COMMAND_PALETTE = True
+    MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {"monitor": _monitor_screen,
+                                                                    "surveys": _survey_browser}
     BINDINGS: ClassVar[list[BindingType]] = list(bindings("app"))
     # The project shown; screens that show one project watch it: self.watch(self.app, "project_id", ...).
     project_id: var[str] = var("")
@@ -62,6 +77,11 @@ class WatchdeckApp(SafeApp[int]):
         start_mode: str = "monitor",
         first_poll: FirstPoll | None = None,
     ) -> None:
+        if start_mode not in self.MODES:
+            raise ValueError(f"no mode {start_mode!r}")
+        # The mode shown first is composed with the app, so its stylesheet is brought up to date once; a
+        # switch_mode to it from on_mount would do so twice.
+        self.DEFAULT_MODE = start_mode  # type: ignore[misc]  # read by App.__init__
         super().__init__()
         use_no_color(self.no_color)
         self.settings = settings
@@ -75,7 +95,6 @@ class WatchdeckApp(SafeApp[int]):
         if api is not None:
             api.on_server_date = self.server_clock.record
             self._clients[api.project_id] = api
-        self._start_mode = start_mode
         # Answers shared with the other viewers of this key (tui.api.cache); hishel is imported only when on.
         # With the first poll already sent (no other viewer was on the store), the store opens after the first
         # frame: opening it (hishel, and redis where installed) would delay that frame.
@@ -140,12 +159,7 @@ class WatchdeckApp(SafeApp[int]):
     # ------------------------------------------------------------------ modes
 
     def on_mount(self) -> None:
-        from tui.screens.monitor import MonitorScreen
-
         self._load_ui_state()
-        self.add_mode("monitor", MonitorScreen)
-        self.add_mode("surveys", self._survey_browser)
-        self.switch_mode(self._start_mode)
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
         for warning in self.settings.warnings:
@@ -233,13 +247,6 @@ class WatchdeckApp(SafeApp[int]):
     def _repaint_after_resume(self, _: object) -> None:
         """After ctrl+z / fg the terminal holds the shell's output: draw every line again, not a diff."""
         self.screen.refresh(repaint=True, layout=True)
-
-    @staticmethod
-    def _survey_browser() -> Screen[Any]:
-        """Imported on first use: the survey screens and editor cost start-up time the monitor need not pay."""
-        from tui.screens.surveys import SurveyBrowserScreen
-
-        return SurveyBrowserScreen()
 
     def action_pick_project(self) -> None:
         from tui.screens.project_picker import ProjectPickerScreen
