@@ -35,9 +35,12 @@ lint: $(DEV_STAMP)
 	$(BIN)/mypy tui
 
 # Tests assert where the screen ends up, not the frames of a scroll on the way: TEXTUAL_ANIMATIONS=none skips those
-# frames (set here because Textual reads it when first imported, before any conftest runs).
+# frames (set here because Textual reads it when first imported, before any conftest runs). pytest keeps each test
+# module it rewrites (for its assert messages) as a .pyc in __pycache__, unless PYTHONDONTWRITEBYTECODE is set: then
+# every worker rewrites all of them on every run, seconds of CPU each. The test run writes bytecode, as Python does
+# by default; __pycache__ is ignored by git.
 test: lint
-	TEXTUAL_ANIMATIONS=none $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	TEXTUAL_ANIMATIONS=none PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 bench: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q -s tests/benchmarks -p no:cacheprovider --override-ini addopts=
