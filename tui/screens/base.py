@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import ClassVar, Protocol, TypeVar, cast
 
+from textual import events
 from textual.app import App
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
@@ -73,7 +74,20 @@ def report_failed_worker(app: App[object] | App[int], event: Worker.StateChanged
         cast(BugReporter, app).report_bug(worker.error, f"worker {worker.name or worker.group}")
 
 
-class WatchdeckScreen(Screen[ResultT]):
+class StyledAtMount:
+    """A screen's first resume follows the mounting of its widgets, which styled them. Textual styles the whole
+    screen again on every resume (``ScreenResume.refresh_styles``), as much work again as the mount's styling:
+    the first resume keeps the styles of the mount; later ones (back from another mode) restyle as Textual does."""
+
+    _resumed_once = False
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        if not self._resumed_once:
+            self._resumed_once = True
+            event.refresh_styles = False
+
+
+class WatchdeckScreen(StyledAtMount, Screen[ResultT]):
     """A screen of watchdeck: reaches the application through the typed ``wd``; its failed workers are reported."""
 
     #: New alerts are toasted over this screen (the monitor's incident views): not over the surveys or a dialog.
@@ -87,7 +101,7 @@ class WatchdeckScreen(Screen[ResultT]):
         report_failed_worker(self.app, event)
 
 
-class WatchdeckModal(ModalScreen[ResultT]):
+class WatchdeckModal(StyledAtMount, ModalScreen[ResultT]):
     """A modal of watchdeck: reaches the application through the typed ``wd``; its failed workers are reported."""
 
     @property
