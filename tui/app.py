@@ -79,9 +79,6 @@ class WatchdeckApp(SafeApp[int]):
     ) -> None:
         if start_mode not in self.MODES:
             raise ValueError(f"no mode {start_mode!r}")
-        # The mode shown first is composed with the app, so its stylesheet is brought up to date once; a
-        # switch_mode to it from on_mount would do so twice.
-        self.DEFAULT_MODE = start_mode  # type: ignore[misc]  # read by App.__init__
         super().__init__()
         use_no_color(self.no_color)
         self.settings = settings
@@ -91,6 +88,7 @@ class WatchdeckApp(SafeApp[int]):
         self.server_clock = first_poll.server_clock if first_poll is not None else ServerClock(self.clock)
         self._first_poll = first_poll
         self.project_id = settings.project_id
+        self._start_mode = start_mode
         self._clients: dict[str, ApiClient] = {}
         if api is not None:
             api.on_server_date = self.server_clock.record
@@ -160,6 +158,10 @@ class WatchdeckApp(SafeApp[int]):
 
     def on_mount(self) -> None:
         self._load_ui_state()
+        # Switched to here, not made the DEFAULT_MODE: Textual mounts the app's own widgets into the default
+        # mode's screen as the app composes, and would mount a mode screen's children a second time when they
+        # were composed first (MountError on a fast start).
+        self.switch_mode(self._start_mode)
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
         for warning in self.settings.warnings:
