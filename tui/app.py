@@ -88,11 +88,11 @@ class WatchdeckApp(SafeApp[int]):
         self.server_clock = first_poll.server_clock if first_poll is not None else ServerClock(self.clock)
         self._first_poll = first_poll
         self.project_id = settings.project_id
-        self._start_mode = start_mode
         self._clients: dict[str, ApiClient] = {}
         if api is not None:
             api.on_server_date = self.server_clock.record
             self._clients[api.project_id] = api
+        self._start_mode = start_mode
         # Answers shared with the other viewers of this key (tui.api.cache); hishel is imported only when on.
         # With the first poll already sent (no other viewer was on the store), the store opens after the first
         # frame: opening it (hishel, and redis where installed) would delay that frame.
