@@ -10,7 +10,7 @@ import pytest
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 
-from tests.pilot import settle
+from tests.pilot import opened_by, settle
 from tui.screens.editor import SurveyEditorScreen
 
 from .conftest import InProcessSandbox, make_app
@@ -28,10 +28,7 @@ async def test_the_editor_is_styled_once_as_it_opens_and_again_back_from_the_mon
     monkeypatch.setattr(Stylesheet, "apply", counted)
     app = make_app(sandbox)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("e")
-        await settle(pilot)
-        assert isinstance(app.screen, SurveyEditorScreen)
+        await opened_by(pilot, "e", SurveyEditorScreen)
         assert styled["SurveyEditorScreen"] == 1
 
         app.switch_mode("monitor")

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.pilot import settle
+from tests.pilot import opened_by, settle
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
@@ -25,15 +25,12 @@ async def test_the_survey_mode_starts_alone_and_tab_goes_to_the_monitor_and_back
         assert [type(screen) for screen in app.screen_stack] == [SurveyBrowserScreen]
         browser = app.screen
 
-        await pilot.press("tab")
-        await settle(pilot)
+        await opened_by(pilot, "tab", MonitorScreen)
         assert app.current_mode == "monitor"
         assert [type(screen) for screen in app.screen_stack] == [MonitorScreen]
 
-        await pilot.press("tab")
-        await settle(pilot)
+        assert await opened_by(pilot, "tab", SurveyBrowserScreen) is browser  # the same browser, as it was left
         assert app.current_mode == "surveys"
-        assert app.screen is browser  # the same browser, where it was left
 
 
 def test_an_unknown_start_mode_is_refused() -> None:
