@@ -177,3 +177,35 @@ def test_the_state_outside_io_touches_nothing_outside() -> None:
     assert "tui.state.health" in pure and "tui.state.alert_book" in pure
     offenders = {m: sorted(d for d in graph[m] if d.startswith(OUTSIDE_WORLD)) for m in pure}
     assert {m: d for m, d in offenders.items() if d} == {}
+
+
+def below(graph: Mapping[str, AbstractSet[str]], layer: str, above: tuple[str, ...]) -> dict[str, list[str]]:
+    """Each module of ``layer`` (a package, its modules included) that imports a module of the ``above`` packages."""
+    inside = [m for m in graph if m == layer or m.startswith(layer + ".")]
+    found = {m: sorted(d for d in graph[m] if any(d == a or d.startswith(a + ".") for a in above)) for m in inside}
+    return {m: d for m, d in found.items() if d}
+
+
+LAYERS = {
+    "tui.text": ("tui.api", "tui.sandbox", "tui.state", "tui.look", "tui.widgets", "tui.screens", "tui.cli",
+                 "tui.config", "tui.secrets", "tui.app"),
+    "tui.state": ("tui.look", "tui.widgets", "tui.screens"),
+    "tui.api": ("tui.config", "tui.state", "tui.look", "tui.widgets", "tui.screens"),
+    "tui.look": ("tui.widgets", "tui.screens"),
+}
+
+
+def test_each_layer_imports_nothing_above_it() -> None:
+    """Text sits below everything; state below the looks, widgets and screens; the API below the configuration
+    (it is given its paths); the looks below the widgets. Lazy and type-checking imports count the same."""
+    graph = tui_graph()
+    assert {m: d for layer, above in LAYERS.items() for m, d in below(graph, layer, above).items()} == {}
+
+
+def test_the_layer_check_can_fail() -> None:
+    """Guard against a vacuous pass: an upward import and an import of a package's own ``__init__`` are seen."""
+    graph = {"tui.state.health": {"tui.look.render"}, "tui.state": {"tui.look"}, "tui.text.words": {"tui.text"}}
+    assert below(graph, "tui.state", ("tui.look",)) == {"tui.state": ["tui.look"],
+                                                          "tui.state.health": ["tui.look.render"]}
+    assert below(graph, "tui.text", ("tui.state",)) == {}
+    assert "tui.text.clean" in tui_graph() and "tui.text.clean" in tui_graph()["tui.state.alert_book"]

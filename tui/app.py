@@ -22,15 +22,15 @@ from tui.api.client import ApiClient
 from tui.cli.startup import FREEZE_AFTER_SECONDS, resume_collector
 from tui.clock import Clock, SystemClock
 from tui.config import Settings, remember_project
-from tui.config.paths import state_dir, stylesheets
+from tui.config.paths import cache_dir, state_dir, stylesheets
 from tui.key_registry import bindings, describe
 from tui.look.palette import use_no_color
-from tui.look.render import clean
 from tui.safe_app import SafeApp
 from tui.screens.base import AppHandle
 from tui.secrets.private_files import write_private
 from tui.state.io.shared import SharedViewers
 from tui.state.server_time import ServerClock
+from tui.text.clean import clean
 from tui.toasts import Toast, ToastQueue, toast_seconds, toast_side
 from tui.widgets.reading_spot import reading_spot
 
@@ -147,7 +147,7 @@ class WatchdeckApp(SafeApp[int]):
         from tui.api.cache import CacheUnavailable, open_shared_cache
 
         try:
-            cache = open_shared_cache(settings.cache_url)
+            cache = open_shared_cache(settings.cache_url, cache_dir())
         except CacheUnavailable as err:
             self.cache_warning = f"Shared cache off, asking the server: {err}"
             return None

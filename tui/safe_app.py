@@ -12,10 +12,10 @@ from typing import TypeVar
 
 from textual.app import App
 
-from tui.look.render import clean
 from tui.secrets.crashlog import UnexpectedError, one_line, record_exception
-from tui.secrets.redaction import mask_secrets_in
 from tui.terminal_watch import CHECK_SECONDS, EXIT_HUNG_UP, hung_up, terminal_fd
+from tui.text.clean import clean
+from tui.text.redaction import redact
 
 ReturnT = TypeVar("ReturnT")
 
@@ -49,7 +49,7 @@ class SafeApp(App[ReturnT]):
         """
         path = record_exception(error, context=context, secrets=self.crash_secrets())
         where = f" Details in {path}." if path else ""
-        text = mask_secrets_in(f"Something went wrong in the background: {error!r}.{where}", self.crash_secrets())
+        text = redact(f"Something went wrong in the background: {error!r}.{where}", self.crash_secrets())
         self.notify(clean(text, limit=400), title="Internal error", severity="error", markup=False, timeout=15)
 
     def _handle_exception(self, error: Exception) -> None:

@@ -18,6 +18,7 @@ from tests.real_parts import missing
 from tui.api.cache import open_shared_cache
 from tui.api.client import ApiClient
 from tui.clock import FrozenClock
+from tui.config.paths import cache_dir
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 
 from .helpers import FROZEN_AT, report
@@ -42,7 +43,7 @@ async def test_a_dead_redis_is_given_up_without_hanging(redis_server: RedisServe
 
 
 async def _measure(sandbox: SandboxHandle, redis_server: RedisServer) -> None:
-    cache = open_shared_cache(redis_server.url)
+    cache = open_shared_cache(redis_server.url, cache_dir())
     async with ApiClient(sandbox.base_url, sandbox.api_key, sandbox.project_id, cache=cache) as client:
         try:
             await client.batch_exports.list()

@@ -26,6 +26,7 @@ from tui.api.models.batch_exports import BatchExport
 from tui.api.models.surveys import Survey
 from tui.cli import surveys as surveys_cmd
 from tui.config import Settings
+from tui.config.paths import cache_dir
 from tui.sandbox.runner import SandboxHandle
 
 Write = Callable[[ApiClient, list[BatchExport], list[Survey]], Awaitable[object]]
@@ -120,7 +121,7 @@ def test_surveys_apply_makes_every_viewers_survey_answers_stale(sandbox: Sandbox
                         cache=True)
 
     async def read_surveys() -> list[Survey]:
-        cache = open_shared_cache()
+        cache = open_shared_cache(None, cache_dir())
         cache.ttl = 60.0
         try:
             async with ApiClient(sandbox.base_url, sandbox.api_key, sandbox.project_id, cache=cache) as viewer:

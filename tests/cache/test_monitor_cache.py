@@ -15,6 +15,7 @@ from tui.api.cache_context import CACHE_FILE_NAME
 from tui.app import WatchdeckApp
 from tui.clock import SystemClock
 from tui.config import Settings
+from tui.config.paths import cache_dir
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.monitor import MonitorScreen
 from tui.state.io.shared import SharedViewers
@@ -56,7 +57,7 @@ async def test_ctrl_r_asks_the_server_while_a_plain_poll_reads_the_shared_answer
 
 
 async def test_the_status_line_counts_the_viewers_sharing_the_cache(sandbox: SandboxHandle) -> None:
-    other_cache = open_shared_cache()
+    other_cache = open_shared_cache(None, cache_dir())
     other = SharedViewers(other_cache, sandbox.base_url, sandbox.api_key)
     stranger = SharedViewers(other_cache, sandbox.base_url, "a-key-of-someone-else")
     try:

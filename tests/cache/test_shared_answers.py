@@ -21,6 +21,7 @@ from tui.api.cache import SharedCache, open_shared_cache
 from tui.api.cache_context import CACHE_FILE_NAME, bypass_cache, collect_answer_times
 from tui.api.client import ApiClient
 from tui.clock import FrozenClock
+from tui.config.paths import cache_dir
 from tui.sandbox.runner import SandboxHandle
 from tui.state.server_time import ServerClock
 
@@ -33,7 +34,7 @@ async def viewer(user_dirs: Path) -> AsyncIterator[Viewer]:
     async with AsyncExitStack() as stack:
 
         def make(handle: SandboxHandle, key: str | None = None, cache_url: str | None = None) -> ApiClient:
-            cache = open_shared_cache(cache_url)
+            cache = open_shared_cache(cache_url, cache_dir())
             cache.ttl = 60.0
             client = ApiClient(handle.base_url, key or handle.api_key, handle.project_id, cache=cache)
             stack.push_async_callback(cache.aclose)
@@ -143,8 +144,8 @@ async def test_the_shared_count_adds_every_viewers_requests(sandbox: SandboxHand
     await views[0].sync(10.0)
     assert views[0].combined_last_minute == 2 and views[1].combined_last_minute == 1
     assert views[0].viewers == 2 and views[1].viewers == 1
-    assert views[0].status_parts() == [(" · shared cache: 2 viewers", "cyan")]
-    assert views[1].status_parts() == []
+    assert views[0].sharing_viewers() == 2 and views[0].cache_problem() is None
+    assert views[1].sharing_viewers() == 1
 
 
 async def test_a_cached_answer_dates_the_server_clock_as_of_now(sandbox: SandboxHandle, viewer: Viewer,

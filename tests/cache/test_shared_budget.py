@@ -14,6 +14,7 @@ from tui.api.cache_context import key_id
 from tui.app import WatchdeckApp
 from tui.clock import SystemClock
 from tui.config import Settings
+from tui.config.paths import cache_dir
 from tui.sandbox.runner import SandboxHandle
 from tui.state.budget import shared_stretch
 from tui.state.io.poller import Poller
@@ -46,7 +47,7 @@ def test_the_staleness_shown_is_the_age_of_the_answer() -> None:
 
 async def test_the_monitor_stretches_when_the_keys_viewers_together_send_too_much(
         sandbox: SandboxHandle, user_dirs: Path) -> None:
-    others = open_shared_cache()
+    others = open_shared_cache(None, cache_dir())
     try:
         # Other viewers of this key sent 256 requests in the last minute: four times the budget.
         await others.coordinator.add_requests(key_id(sandbox.base_url, sandbox.api_key), 256, time.time())
@@ -66,10 +67,10 @@ async def test_the_monitor_stretches_when_the_keys_viewers_together_send_too_muc
 
 
 async def test_a_viewer_of_another_key_does_not_stretch_this_one(sandbox: SandboxHandle, user_dirs: Path) -> None:
-    others = open_shared_cache()
+    others = open_shared_cache(None, cache_dir())
     try:
         await others.coordinator.add_requests(key_id(sandbox.base_url, "someone-elses-key"), 256, time.time())
-        view = SharedViewers(open_shared_cache(), sandbox.base_url, sandbox.api_key)
+        view = SharedViewers(open_shared_cache(None, cache_dir()), sandbox.base_url, sandbox.api_key)
         await view.sync(10.0)
         assert view.stretch == 1.0 and view.interval(10.0, 10.0) == 10.0
         assert view.cache is not None

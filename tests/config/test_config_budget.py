@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tui.state.budget import BUDGET_SHARE, PER_HOUR_LIMIT, PER_MINUTE_LIMIT, effective_poll_seconds, stretch_note
+from tui.state.budget import BUDGET_SHARE, PER_HOUR_LIMIT, PER_MINUTE_LIMIT, effective_poll_seconds
 
 
 @pytest.mark.parametrize("requests", [1, 3, 10, 11, 40, 200, 1000])
@@ -27,9 +27,3 @@ def test_many_exports_stretch_to_whole_seconds() -> None:
     assert effective_poll_seconds(10.0, 11) == (11.0, True)
     # a wall of 5 projects x 40 exports without the list endpoint
     assert effective_poll_seconds(10.0, 200) == (188.0, True)
-
-
-def test_note_says_so() -> None:
-    assert stretch_note(10.0, 5) is None
-    note = stretch_note(10.0, 200)
-    assert note is not None and "188 s" in note and "stretched from 10 s" in note

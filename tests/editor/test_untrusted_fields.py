@@ -14,8 +14,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select, TextArea
 
 from tui.api.models.surveys import Survey
-from tui.look.render import CLEANED_NOTE
 from tui.screens.editor import SurveyEditorScreen
+from tui.text.clean import CLEANED_NOTE
 from tui.widgets.editor.choices import TEXT_MODE_ABOVE
 
 from .conftest import EditorHarness, body_of, create_survey, fetch_raw, make_app

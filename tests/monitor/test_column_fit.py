@@ -11,8 +11,8 @@ from rich.text import Text
 
 from tests.monitor.conftest import make_app, select_export
 from tests.pilot import settle, until
+from tui.look.status_line import STATUS_AGE, STATUS_POLL, STATUS_PROJECT, fit_status
 from tui.sandbox.runner import SandboxHandle
-from tui.widgets.status_line import STATUS_AGE, STATUS_POLL, STATUS_PROJECT, fit_status
 from tui.widgets.virtual_table import CELL_PADDING, VirtualTable, fit_columns
 
 

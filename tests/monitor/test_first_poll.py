@@ -24,6 +24,7 @@ from tui.app import WatchdeckApp
 from tui.cli.startup import start_first_poll
 from tui.clock import FrozenClock
 from tui.config import Settings
+from tui.config.paths import cache_dir
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.monitor import MonitorScreen
 from tui.state.io.export_source import FirstPoll
@@ -136,7 +137,7 @@ async def test_no_first_poll_while_other_viewers_share_the_cache(sandbox: Sandbo
     alone = start_first_poll(settings_for(sandbox, cache=True), clock)
     assert alone is not None, "alone on the store: the first frame comes first"
     await finished(alone)
-    cache = open_shared_cache()
+    cache = open_shared_cache(None, cache_dir())
     try:
         stranger = SharedViewers(cache, sandbox.base_url, "someone-elses-key")
         await stranger.sync(10.0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tui.look.monitor_status import ExportCounts, StatusFacts, alert_words, is_stale, monitor_status
 from tui.look.palette import Tone
-from tui.state.io.poller import Freshness
+from tui.state.freshness import Freshness
 
 WIDE = 400
 
@@ -56,7 +56,7 @@ def test_filters_notes_and_the_shared_cache_follow_the_counts() -> None:
     facts = StatusFacts(
         freshness=Freshness.LIVE, age=0.0, interval=30.0, skew="server clock 15 min ahead",
         exports=ExportCounts(total=12, shown=3, note="export list truncated", unreadable=2, incomplete=1),
-        filter="s3", group="Timeout at S3", shared=((" · shared cache: 2 viewers", Tone.ACCENT.style),),
+        filter="s3", group="Timeout at S3", viewers=2,
     )
     assert line(facts) == (" ● LIVE   updated 0 s ago · every 30 s · server clock 15 min ahead · 3 of 12 exports"
                            " · export list truncated · 2 unreadable · 1 export answer incomplete · filter: s3"

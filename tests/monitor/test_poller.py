@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tui.api.errors import NetworkError, RateLimited, ServerError, Unauthorized
-from tui.state.io.poller import Freshness, Poller
+from tui.state.freshness import Freshness
+from tui.state.io.poller import Poller
 
 
 class FakeTime:

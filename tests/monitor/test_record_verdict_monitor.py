@@ -13,8 +13,8 @@ from tests.incident.long_outage import fail_newest
 from tests.monitor.conftest import FROZEN_AT, make_app, requests
 from tests.pilot import settle
 from tui.look.export_details import export_details_text
-from tui.look.render import coarse_duration
 from tui.sandbox.runner import SandboxHandle
+from tui.text.words import coarse_duration
 
 
 def _hourly_export(handle: SandboxHandle) -> str:

@@ -20,7 +20,8 @@ SERVER_FIELDS = {"name", "interval", "message", "description", "question", "late
                  "link", "title", "creator", "signature", "summary", "destination", "sample_error", "export_name",
                  "kind", "level", "label", "reason", "key", "id"}
 CLEANING_CALLS = {"clean", "plain", "editable", "_notify"}
-"""The door (``tui.look.render``) and helpers that put their argument through it (``SurveyBrowserScreen._notify``)."""
+"""The door (``tui.text.clean``, ``tui.look.render``) and helpers that put their argument through it
+(``SurveyBrowserScreen._notify``)."""
 NOT_SERVER_TEXT = {
     "surveys.py: SORT_BY_KEY[self.sort_key].label": "a sort's label is the dashboard's own",
     "surveys.py: survey.id": "a problem message for the file editor, shown through plain() by the caller",

@@ -12,7 +12,7 @@ from tui.cli.main import main
 from tui.config.keys import KeySourceError, run_key_command
 from tui.sandbox.runner import SandboxHandle
 from tui.secrets.crashlog import record_exception
-from tui.secrets.redaction import mask_url_password
+from tui.text.redaction import mask_url_password
 
 PASSWORD = "s3cretPW"
 PY = sys.executable

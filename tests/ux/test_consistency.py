@@ -181,8 +181,8 @@ def test_a_one_line_text_cut_to_its_width_ends_in_an_ellipsis() -> None:
 
 def test_counts_say_their_noun_in_the_singular_only_for_one() -> None:
     """One way to count, in every view: the logs said "1 lines"."""
-    from tui.look.render import counted
     from tui.screens.logs import kept_summary
+    from tui.text.words import counted
 
     assert [counted(n, "line") for n in (0, 1, 2, 1234)] == ["0 lines", "1 line", "2 lines", "1,234 lines"]
     assert kept_summary(1, 1) == "1 line"

@@ -126,7 +126,7 @@ def test_help_legend(snap_compare: SnapCompare, sandbox: SandboxHandle, monkeypa
 @pytest.mark.parametrize(("value", "text"), [(None, "—"), (987, "987"), (12_345, "12.3k"), (1_550_533, "1.55M"),
                                              (99_999, "100k"), (999_999, "1M"), (2_100_000_000, "2.1B")])
 def test_short_counts_are_never_cut(value: int | None, text: str) -> None:
-    from tui.look.render import short_count
+    from tui.text.words import short_count
 
     assert short_count(value) == text
 

@@ -58,7 +58,6 @@ from hishel.httpx import AsyncCacheClient
 
 from tui.api.cache_context import CACHE_FILE_NAME, bypassing, digest, keyed_digest, note_answer_time
 from tui.api.urls import Params, query_key
-from tui.config.paths import cache_dir
 from tui.secrets.private_files import private_dir
 
 if TYPE_CHECKING:
@@ -627,8 +626,9 @@ def _prepare_sqlite(path: Path, patience: float = 10.0) -> None:
             time.sleep(0.05)
 
 
-def open_sqlite_cache(directory: Path | None = None) -> SharedCache:
-    path = (directory or cache_dir()) / CACHE_FILE_NAME
+def open_sqlite_cache(directory: Path) -> SharedCache:
+    """The store in ``directory`` (the caller's: this layer is given its paths)."""
+    path = directory / CACHE_FILE_NAME
     storage: AsyncBaseStorage
     storage = AsyncSqliteStorage(database_path=path, max_size=MAX_CACHE_BYTES, soft_delete_ttl=60)
     cache = SharedCache(storage, SqliteCoordinator(path), "sqlite", str(path))
@@ -670,8 +670,8 @@ def open_redis_cache(url: str) -> SharedCache:
     return SharedCache(storage, RedisCoordinator(client, "watchdeck"), "redis", redis_location(url))
 
 
-def open_shared_cache(url: str | None = None, directory: Path | None = None) -> SharedCache:
-    """SQLite in the user cache dir, or Redis when ``url`` says ``redis://`` (``rediss://`` for TLS)."""
+def open_shared_cache(url: str | None, directory: Path) -> SharedCache:
+    """SQLite in ``directory`` (the user cache dir), or Redis when ``url`` says ``redis://`` (``rediss://`` for TLS)."""
     if url:
         return open_redis_cache(url)
     return open_sqlite_cache(directory)

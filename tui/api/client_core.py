@@ -31,6 +31,7 @@ from pydantic import BaseModel, ValidationError
 
 from tui import __version__
 from tui.api.answers import answer_outcome, error_from_response, network_error
+from tui.api.deadline import attempt_timeout, may_retry
 from tui.api.errors import (
     ApiError,
     BadResponse,
@@ -41,7 +42,6 @@ from tui.api.errors import (
     unreadable_answer,
 )
 from tui.api.models.common import Page, describe_validation_error, parse_page
-from tui.api.retry_budget import attempt_timeout, may_retry
 from tui.api.route_memory import SHARED_ROUTES, RouteMemory
 from tui.api.urls import Params, follow_next
 
@@ -193,7 +193,7 @@ class ClientCore:
             except NetworkError as err:
                 retry = attempt < self.max_retries and (method == "GET" or not err.sent)
                 backoff = self._backoff(attempt)
-                # a timeout is likely to time out again: its retry must fit a whole timeout in the budget
+                # a timeout is likely to time out again: its retry must fit a whole timeout before the deadline
                 if not retry or not may_retry(backoff, attempt_timeout(self.timeout) if err.kind == "timeout" else 0.0):
                     raise
                 await self._sleep(backoff)
@@ -206,7 +206,7 @@ class ClientCore:
                 # Retry-After is honoured exactly; without it (PR #37812: it can be missing) back off
                 delay = wait if wait is not None else self._backoff(attempt)
                 if not may_retry(delay):
-                    raise  # past the poll's budget: the next poll is the retry
+                    raise  # past the poll's deadline: the next poll is the retry
                 await self._sleep(delay)
             attempt += 1
 
@@ -214,7 +214,7 @@ class ClientCore:
         if self._key_problem:
             raise Unauthorized(self._key_problem, method=method, path=path)
         cached = await self._cache_settings(method, path, params)
-        timeout = attempt_timeout(self.timeout)  # a poll's attempt ends within its interval (tui.api.retry_budget)
+        timeout = attempt_timeout(self.timeout)  # a poll's attempt ends within its interval (tui.api.deadline)
         async with self._gate:
             self.requests_sent += 1
             response: httpx.Response | None = None

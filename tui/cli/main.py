@@ -21,6 +21,7 @@ from tui.cli.web import DEFAULT_WEB_PORT
 from tui.config import DEFAULT_POLL_SECONDS, MIN_POLL_SECONDS, ConfigError, Settings, check_cache_url, env_default
 from tui.config.paths import state_dir
 from tui.config.resolve import NeedsSetup, Overrides, resolve_settings
+from tui.text.redaction import redact
 
 if TYPE_CHECKING:
     from tui.cli.demo import DemoServer
@@ -32,21 +33,12 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a command the pipe's reader stopped listening to exits
 # The sandbox's runs move every few seconds; a 10 s poll would make the demo look stuck.
 DEMO_POLL_SECONDS = 3.0
-LOG_FILE_NAME = "errors.log"  # the same file as tui.secrets.crashlog, which the app uses
-
 _secrets: set[str] = set()
 
 
 def _remember_secret(value: str | None) -> None:
     if value and len(value) >= 4:
         _secrets.add(value)
-
-
-def redact(text: str) -> str:
-    """Any known key and URL password blanked out: the last line of defence for logs and the one-line error."""
-    from tui.secrets.redaction import mask_secrets_in
-
-    return mask_secrets_in(text, _secrets)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -213,7 +205,7 @@ def overrides_from(args: argparse.Namespace) -> Overrides:
 
 
 def _fail(message: str) -> int:
-    print(f"watchdeck: {redact(message)}", file=sys.stderr)
+    print(f"watchdeck: {redact(message, _secrets)}", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -260,7 +252,7 @@ def _stdout_to_devnull() -> None:
 
 
 def _log_crash(exc: BaseException, env: Mapping[str, str]) -> Path | None:
-    from tui.secrets.crashlog import record_exception
+    from tui.secrets.crashlog import LOG_FILE_NAME, record_exception
 
     return record_exception(exc, f"start-up, watchdeck {__version__}", path=state_dir(env) / LOG_FILE_NAME,
                             secrets=_secrets)

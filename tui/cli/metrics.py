@@ -185,9 +185,10 @@ def _open_cache(settings: Settings, err: TextIO) -> SharedCache | None:
     if not settings.cache:
         return None
     from tui.api.cache import CacheUnavailable, open_shared_cache
+    from tui.config.paths import cache_dir
 
     try:
-        cache = open_shared_cache(settings.cache_url)
+        cache = open_shared_cache(settings.cache_url, cache_dir())
     except CacheUnavailable as error:
         err.write(f"watchdeck: warning: shared cache off, asking the server: {error}\n")
         return None

@@ -47,8 +47,6 @@ from tui.api.models.batch_exports import BatchExport, BatchExportRun
 from tui.api.scopes import KeyReport, fetch_key_report
 from tui.clock import Clock, SystemClock
 from tui.config import Settings
-from tui.look.render import clean, duration, past_ago
-from tui.secrets.redaction import mask_url_password
 from tui.state.health import (
     DEFAULT_GRACE_SECONDS,
     FAILED_GROUP,
@@ -65,6 +63,9 @@ from tui.state.io.export_source import confirm_project
 from tui.state.io.record_reads import read_for_verdict
 from tui.state.run_history import RunHistory
 from tui.state.server_time import ServerClock, describe_skew
+from tui.text.clean import clean
+from tui.text.redaction import mask_url_password
+from tui.text.words import duration, past_ago
 
 if TYPE_CHECKING:
     from tui.state.metric_families import PollMetrics

@@ -23,10 +23,10 @@ from tui.api.cache_context import bypass_cache
 from tui.api.client import ApiClient
 from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
 from tui.config import Settings
-from tui.look.render import clean
 from tui.state.io.journal import ActionJournal
 from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.state.survey_file import SurveyFileError, document, dumps, loads, plan, yaml_available
+from tui.text.clean import clean
 
 if TYPE_CHECKING:
     from tui.api.cache import SharedCache
@@ -53,9 +53,10 @@ def _shared_cache(settings: Settings, err: TextIO) -> SharedCache | None:
     if not settings.cache:
         return None
     from tui.api.cache import CacheUnavailable, open_shared_cache
+    from tui.config.paths import cache_dir
 
     try:
-        return open_shared_cache(settings.cache_url)
+        return open_shared_cache(settings.cache_url, cache_dir())
     except CacheUnavailable as error:
         err.write(f"watchdeck: shared cache off, dashboards may show the old survey for a moment: {error}\n")
         return None

@@ -1,3 +1,3 @@
-"""How things look: the palette, the one door for server text (render), run-status looks, and the
+"""How things look: the palette, server text as plain Text (render), run-status looks, the status line, and the
 monitor's cell and detail texts.
 """

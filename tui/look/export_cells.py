@@ -14,11 +14,13 @@ from rich.text import Text
 
 from tui.api.models.batch_exports import BatchExportRun
 from tui.look.palette import Tone
-from tui.look.render import ago, clean, coarse_duration, count, duration, past_ago, plain, progress_bar, short_count
+from tui.look.render import plain, progress_bar
 from tui.look.status import status_strip, status_text
 from tui.state.export_board import RowFacts
 from tui.state.exports import runs_oldest_first
 from tui.state.health import HealthState, Verdict, run_activity_time
+from tui.text.clean import clean
+from tui.text.words import ago, coarse_duration, count, duration, past_ago, short_count
 
 # (key, label, width), in the order drawn; which of them are drawn is EXPORT_PRIORITY's.
 EXPORT_COLUMNS: list[tuple[str, str, int | None]] = [

@@ -9,10 +9,12 @@ from typing import Any
 from rich.text import Text
 
 from tui.look.palette import Tone
-from tui.look.render import ago, clean, coarse_duration, past_ago, plain
-from tui.secrets.redaction import mask_secrets
+from tui.look.render import plain
 from tui.state.exports import WatchedExport
 from tui.state.health import Verdict
+from tui.text.clean import clean
+from tui.text.redaction import mask_secrets
+from tui.text.words import ago, coarse_duration, past_ago
 
 
 def _when(value: datetime | None, now: datetime) -> str:

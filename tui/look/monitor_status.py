@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from tui.look.palette import Tone
-from tui.look.render import clean, counted
-from tui.state.io.poller import Freshness
-from tui.widgets.status_line import (
+from tui.look.status_line import (
     FRESHNESS_LOOK,
     STATUS_AGE,
     STATUS_FILTER,
@@ -25,6 +23,9 @@ from tui.widgets.status_line import (
     STATUS_REFRESHING,
     fit_status,
 )
+from tui.state.freshness import Freshness
+from tui.text.clean import clean
+from tui.text.words import counted
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,8 @@ class StatusFacts:
     exports: ExportCounts | None = None  # None until a poll succeeded
     filter: str = ""  # the name filter (server text when pasted)
     group: str | None = None  # the failure group the table is filtered to
-    shared: tuple[tuple[str, str], ...] = ()  # the shared cache's words, with their styles
+    cache_problem: str | None = None  # why the shared cache is off
+    viewers: int = 1  # dashboards sharing the cache's answers
 
 
 def alert_words(count: int) -> str:
@@ -118,6 +120,8 @@ def monitor_status(facts: StatusFacts, width: int) -> Text:
         phrases.append((STATUS_FILTER, f"filter: {clean(facts.filter, limit=30)}", Tone.ACCENT.style))
     if facts.group is not None:
         phrases.append((STATUS_FILTER, f"group: {clean(facts.group, limit=40)} (esc shows all)", Tone.ACCENT.style))
-    for text, look in facts.shared:
-        phrases.append((STATUS_NOTE, text.removeprefix(" · "), look))
+    if facts.cache_problem:
+        phrases.append((STATUS_NOTE, f"cache off ({facts.cache_problem}): asking the server", Tone.NOTE.style))
+    elif facts.viewers > 1:
+        phrases.append((STATUS_NOTE, f"shared cache: {facts.viewers} viewers", Tone.ACCENT.style))
     return fit_status(badges, phrases, width)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from tui.look.palette import Tone, no_color
-from tui.look.render import clean
+from tui.text.clean import clean
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,10 @@ from textual.widgets.data_table import CellDoesNotExist
 from tui.config.paths import stylesheets
 from tui.key_registry import bindings
 from tui.look.palette import Tone
-from tui.look.render import clean, plain
+from tui.look.render import plain
 from tui.screens.incident_base import WHEN_WIDTH, IncidentContext, IncidentScreen, set_columns, when
 from tui.state.alert_book import Alert, AlertKind
+from tui.text.clean import clean
 from tui.widgets.footer import KeyFooter
 
 # The tone of each kind; the style comes from the palette, so "failing" looks like a failed run in both modes

@@ -21,13 +21,14 @@ from tui.api.models.batch_exports import BatchExportBackfill
 from tui.config.paths import stylesheets
 from tui.key_registry import bindings
 from tui.look.palette import Tone
-from tui.look.render import ago, plain, progress_bar
+from tui.look.render import plain, progress_bar
 from tui.look.status import status_text
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.incident_base import IncidentContext
 from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.state.repair import ExportRef
+from tui.text.words import ago
 from tui.widgets.footer import KeyFooter
 
 NO_BACKFILLS_LIST = "This server has no backfills list (backfills/): nothing was sent."

@@ -33,12 +33,14 @@ from tui.api.models.surveys import Survey
 from tui.config.paths import data_dir, stylesheets
 from tui.key_registry import bindings, writing_actions
 from tui.look.palette import Tone
-from tui.look.render import ago, clean, counted, plain
+from tui.look.render import plain
 from tui.screens.base import WatchdeckScreen, app_handle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.editor_dialogs import KindPickerScreen, LeaveScreen
 from tui.state.io.draft_files import DraftStore, StoredDraft
 from tui.state.survey_draft import SurveyDraft, question_path, top_level
+from tui.text.clean import clean
+from tui.text.words import ago, counted
 from tui.widgets.cleaned_note import clean_survey_draft
 from tui.widgets.editor.common import DraftEdited, FieldError
 from tui.widgets.editor.question_form import QuestionForm

@@ -23,14 +23,16 @@ from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteVa
 from tui.api.models.batch_exports import BatchExport, BatchExportRun, Interval
 from tui.api.writes import check_backfill, check_export_write, count_backfill_runs, iso, parse_datetime
 from tui.look.palette import Tone
-from tui.look.render import clean, counted, editable, plain
+from tui.look.render import plain
 from tui.look.status import status_text
 from tui.screens.base import WatchdeckModal
 from tui.screens.dialog import Dialog
-from tui.secrets.redaction import is_secret_key
 from tui.state.exports import WatchedExport
 from tui.state.io.journal import ActionJournal
 from tui.state.journal_entry import JournalEntry, wall_clock
+from tui.text.clean import clean, editable
+from tui.text.redaction import is_secret_key
+from tui.text.words import counted
 from tui.widgets.cleaned_note import CleanedNote
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"

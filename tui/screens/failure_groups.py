@@ -26,10 +26,11 @@ from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.config.paths import stylesheets
 from tui.key_registry import bindings
 from tui.look.palette import Tone
-from tui.look.render import counted, plain
+from tui.look.render import plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen, set_columns
 from tui.state.failure_groups import FailureGroup, clock_time, failing_since
 from tui.state.io.record_reads import read_span
+from tui.text.words import counted
 from tui.widgets.footer import KeyFooter
 
 GROUPS_SPAN = timedelta(hours=24)  # what the groups are built over, read where it was not

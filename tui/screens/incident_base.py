@@ -18,11 +18,11 @@ from textual.widgets import DataTable
 from tui.api.client import ApiClient
 from tui.clock import Clock
 from tui.look.palette import Tone
-from tui.look.render import coarse_duration
 from tui.screens.base import WatchdeckScreen
 from tui.state.budget import ActionBudget
 from tui.state.incident import IncidentDesk
 from tui.state.io.journal import ActionJournal
+from tui.text.words import coarse_duration
 
 R = TypeVar("R")
 

@@ -32,10 +32,12 @@ from tui.api.errors import ApiError, LogsUnavailable, MethodNotAllowed, NotFound
 from tui.api.models.batch_exports import BatchExportRun, LogEntry
 from tui.key_registry import bindings
 from tui.look.palette import Tone
-from tui.look.render import clean, counted, plain
+from tui.look.render import plain
 from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
 from tui.state.exports import WatchedExport
+from tui.text.clean import clean
+from tui.text.words import counted
 from tui.widgets.footer import KeyFooter
 
 MAX_LINES = 5000

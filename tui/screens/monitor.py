@@ -48,7 +48,7 @@ from tui.look.export_cells import (
 from tui.look.export_details import export_details_text
 from tui.look.monitor_status import ExportCounts, StatusFacts, is_stale, monitor_status
 from tui.look.palette import Tone
-from tui.look.render import clean, plain
+from tui.look.render import plain
 from tui.look.run_rows import RunsView, run_rows
 from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
@@ -74,6 +74,7 @@ from tui.state.io.project_names import fetch_project_label
 from tui.state.run_history import page_span
 from tui.state.run_list import RunPages
 from tui.state.runs_pane import ProjectLabels, RunsPane, runs_window_start
+from tui.text.clean import clean
 from tui.widgets.export_detail_pane import ExportDetailPane
 from tui.widgets.footer import KeyFooter
 from tui.widgets.textual_private import write_terminal_title
@@ -591,7 +592,7 @@ class MonitorScreen(WatchdeckScreen[None]):
             next_poll_in=poller.seconds_until_next(), in_flight=poller.in_flight,
             skew=self.wd.server_clock.skew_words(), exports=counts, filter=board.filter,
             group=board.key_filter[1] if board.key_filter is not None else None,
-            shared=tuple(self.wd.shared.status_parts()),
+            cache_problem=self.wd.shared.cache_problem(), viewers=self.wd.shared.sharing_viewers(),
         )
 
     def watch_frozen(self, frozen: bool) -> None:

@@ -5,12 +5,10 @@ A plain object the :class:`~tui.screens.monitor.MonitorScreen` makes and holds,
 kept apart so the monitor's module stays about showing exports; the monitor's
 ``action_*`` methods for these keys call it. After each poll the screen
 calls :meth:`IncidentKeysController.poll`: the desk takes the exports in the
-table's order with their health verdicts, and the one alert book opens,
-updates and resolves episodes. An episode that opens (not one already open at
-the first look) rings the bell, gets a toast (never over a dialog or the
-editor, one per export per minute) and goes to the ``on_alert`` hook as
-"opened", and as "resolved" when it ends; a kind changing inside an episode
-does none of these.
+table's order with their health verdicts, the one alert book opens, updates
+and resolves episodes, and the controller rings, toasts and sends to the
+``on_alert`` hook what :func:`tui.state.alert_outlets.announce` says (never a
+toast over a dialog or the editor).
 """
 
 from __future__ import annotations
@@ -25,18 +23,19 @@ from textual.screen import ModalScreen
 from tui.api.models.batch_exports import BatchExportRun
 from tui.key_registry import writing_actions
 from tui.look.monitor_status import alert_words
-from tui.look.render import clean
 from tui.look.run_rows import RunsView
 from tui.screens.base import WatchdeckScreen
 from tui.screens.incident_base import IncidentContext
 from tui.screens.monitor_actions import BoardChanged
 from tui.state.alert_book import Alert, AlertBook
+from tui.state.alert_outlets import announce
 from tui.state.budget import ActionBudget
 from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk, VerdictLike
 from tui.state.io.alert_hooks import AlertHook
 from tui.state.io.journal import ActionJournal
 from tui.state.run_list import next_filter
+from tui.text.clean import clean
 
 if TYPE_CHECKING:
     from tui.screens.alerts import JumpTo
@@ -51,7 +50,6 @@ if TYPE_CHECKING:
 INCIDENT_KEY_IDS = ("monitor.alerts", "monitor.groups", "monitor.timeline", "monitor.repair", "monitor.backfills",
                     "monitor.cancel_run", "monitor.runs_by_interval", "monitor.runs_filter")
 INCIDENT_ACTIONS = frozenset({"alerts", "groups", "timeline", "repair", "backfills", "cancel_run"})
-TOASTS_PER_POLL = 5
 
 
 class ExportTable(Protocol):
@@ -119,26 +117,20 @@ class IncidentKeysController:
 
     def poll(self, exports: Sequence[WatchedExport], verdicts: Mapping[str, VerdictLike],
              now: datetime, *, shown: Collection[str] | None = None) -> None:
+        """Let the desk judge this poll, then carry out what the changes announce (:mod:`tui.state.alert_outlets`)."""
         host = self._host
         changes = self.incident.desk.observe(exports, verdicts, now, shown=shown)
-        book = self.incident.desk.book
-        if host.wd.settings.bell and any(alert.new for alert in changes.opened):
+        said = announce(changes, self.incident.desk.book, self._monotonic(), bell=host.wd.settings.bell,
+                        may_toast=self._may_toast(), hook=self.hook is not None)
+        if said.bell:
             host.app.bell()
-        if changes.opened and self._may_toast():
-            chosen = book.toasts(changes.opened, self._monotonic())
-            for alert in chosen[:TOASTS_PER_POLL]:
-                host.notify(clean(f"{alert.export_name}: {alert.kind}, {alert.detail}", limit=300),
-                            title="Alert", severity="error", markup=False, timeout=10)
-            if len(chosen) > TOASTS_PER_POLL:
-                host.notify(f"{len(chosen) - TOASTS_PER_POLL} more new alerts: ! lists them", severity="error",
-                            markup=False)
-        elif changes.opened:
-            book.toasts(changes.opened, self._monotonic())  # counted as shown: no burst when the dialog closes
-        if self.hook is not None:
-            events = changes.announced()
-            if events:
-                host.run_worker(self._send_hooks(self.hook, events), name="alert hook", group="alert-hook",
-                                exit_on_error=False)
+        for line in said.toasts:
+            host.notify(line, title="Alert", severity="error", markup=False, timeout=10)
+        if said.more:
+            host.notify(said.more_line, severity="error", markup=False)
+        if self.hook is not None and said.hook_events:
+            host.run_worker(self._send_hooks(self.hook, said.hook_events), name="alert hook", group="alert-hook",
+                            exit_on_error=False)
 
     def _may_toast(self) -> bool:
         """Not over an open dialog or the editor: only when the monitor or one of its incident views is on top."""

@@ -20,8 +20,9 @@ from tui.api.errors import ApiError
 from tui.api.models.projects import Project
 from tui.config.paths import stylesheets
 from tui.look.palette import Tone
-from tui.look.render import clean, plain
+from tui.look.render import plain
 from tui.screens.dialog import Dialog
+from tui.text.clean import clean
 
 
 def project_prompt(project: Project, current: str | None) -> Text:

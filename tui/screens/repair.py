@@ -23,7 +23,7 @@ from textual.widgets import Button, Checkbox, Input, Label, ProgressBar, Static
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
 from tui.config.paths import stylesheets
 from tui.look.palette import Tone
-from tui.look.render import counted, plain
+from tui.look.render import plain
 from tui.screens.dialog import Dialog
 from tui.screens.export_modals import DATE_FORMAT, parse_operator_time
 from tui.screens.incident_base import IncidentContext
@@ -39,6 +39,7 @@ from tui.state.repair import (
     gap_ranges,
     recheck,
 )
+from tui.text.words import counted
 
 GAPS_SHOWN = 4
 EXPANDED_LIMIT = 500  # intervals listed per export when expanded

@@ -23,9 +23,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
 from tui.look.palette import Tone
-from tui.look.render import clean, plain
+from tui.look.render import plain
 from tui.screens.base import WatchdeckModal
 from tui.state.survey_file import yaml_available
+from tui.text.clean import clean
 
 FORMAT_VARIABLE = "WATCHDECK_SURVEY_FORMAT"
 

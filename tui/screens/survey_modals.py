@@ -27,9 +27,11 @@ from tui.api.models.surveys import ActivityEntry, ResponseSummary
 from tui.api.writes import parse_datetime
 from tui.config.paths import stylesheets
 from tui.look.palette import Tone
-from tui.look.render import ago, clean, date_text, plain
+from tui.look.render import plain
 from tui.screens.base import app_handle
 from tui.screens.dialog import Dialog
+from tui.text.clean import clean
+from tui.text.words import ago, date_text
 from tui.widgets.survey_detail import pretty_json
 
 

@@ -21,9 +21,10 @@ from textual.widgets.option_list import Option
 
 from tui.config.paths import stylesheets
 from tui.look.palette import Tone
-from tui.look.render import clean, plain
+from tui.look.render import plain
 from tui.screens.base import WatchdeckScreen
 from tui.state.survey_draft import END, QUESTION_KINDS, rating_range_key, rating_values
+from tui.text.clean import clean
 from tui.widgets.footer import KeyFooter
 
 Target = int | str  # a question index or "end"

@@ -45,13 +45,14 @@ from tui.api.writes import iso
 from tui.config.paths import stylesheets
 from tui.key_registry import bindings, writing_actions
 from tui.look.palette import Tone
-from tui.look.render import clean, counted, plain, when_text
+from tui.look.render import plain
+from tui.look.status_line import FRESHNESS_LOOK, STATUS_AGE, STATUS_POLL, fit_status
 from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.typed_confirm import TypedNameConfirmScreen
+from tui.state.freshness import Freshness
 from tui.state.io.journal import ActionJournal
-from tui.state.io.poller import Freshness
 from tui.state.io.project_names import fetch_project_label
 from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.state.survey_list import (
@@ -64,8 +65,9 @@ from tui.state.survey_list import (
     SurveyRow,
     matches,
 )
+from tui.text.clean import clean
+from tui.text.words import counted, when_text
 from tui.widgets.footer import KeyFooter
-from tui.widgets.status_line import FRESHNESS_LOOK, STATUS_AGE, STATUS_POLL, fit_status
 from tui.widgets.survey_detail import SurveyDetail
 from tui.widgets.survey_table import COLUMNS, SurveyTable, responses_text, survey_row
 from tui.widgets.virtual_table import KEY, Row, VirtualTable, cell_text

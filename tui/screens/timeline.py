@@ -28,11 +28,12 @@ from tui.api.models.batch_exports import BatchExportRun
 from tui.config.paths import stylesheets
 from tui.key_registry import bindings
 from tui.look.palette import Tone
-from tui.look.render import coarse_duration, plain
+from tui.look.render import plain
 from tui.look.status import status_text
 from tui.screens.incident_base import IncidentContext, IncidentScreen
 from tui.state.io.record_reads import read_span
 from tui.state.timeline import TimelineModel
+from tui.text.words import coarse_duration
 from tui.widgets.footer import KeyFooter
 from tui.widgets.timeline_view import TimelineView, axis_ruler, cells_for
 

@@ -12,8 +12,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
-from tui.look.render import clean, plain
+from tui.look.render import plain
 from tui.screens.dialog import Dialog
+from tui.text.clean import clean
 
 
 class TypedNameConfirmScreen(Dialog[bool]):

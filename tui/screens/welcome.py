@@ -47,13 +47,15 @@ from tui.config.keys import key_problem, keyring_available, run_key_command, sto
 from tui.config.paths import stylesheets
 from tui.config.resolve import Overrides, resolve_settings
 from tui.key_registry import bindings
-from tui.look.render import clean, counted, plain
+from tui.look.render import plain
 from tui.safe_app import SafeApp
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.key_storage import STORE_FILE, STORE_KEYRING, STORE_NOWHERE, KeyStorageScreen, key_command_hint
 from tui.screens.project_picker import ProjectPickerScreen
-from tui.secrets.redaction import mask_url_password
+from tui.text.clean import clean
+from tui.text.redaction import mask_url_password
+from tui.text.words import counted
 from tui.widgets.footer import KeyFooter
 
 DEMO = "demo"

@@ -1,1 +1,1 @@
-"""Keeping secrets: the one redaction, the crash log, and files only their user can read."""
+"""Keeping secrets: the crash log (key blanked) and files only their user can read."""

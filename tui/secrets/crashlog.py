@@ -17,13 +17,10 @@ from typing import Any
 
 from tui.config.paths import state_dir
 from tui.secrets.private_files import append_private
-from tui.secrets.redaction import mask_secrets_in
+from tui.text.clean import clean
+from tui.text.redaction import redact
 
 LOG_FILE_NAME = "errors.log"
-
-
-def scrub(text: str, secrets: Iterable[str] = ()) -> str:
-    return mask_secrets_in(text, secrets)
 
 
 def crash_log_path() -> Path:
@@ -36,7 +33,7 @@ def record_exception(error: BaseException, context: str = "", *, path: Path | No
     path = path or crash_log_path()
     try:
         detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-        append_private(path, f"--- {datetime.now(UTC).isoformat()} {context}\n{scrub(detail, secrets)}\n")
+        append_private(path, f"--- {datetime.now(UTC).isoformat()} {context}\n{redact(detail, secrets)}\n")
     except OSError:
         return None
     return path
@@ -44,12 +41,10 @@ def record_exception(error: BaseException, context: str = "", *, path: Path | No
 
 def one_line(error: BaseException, path: Path | None, secrets: Iterable[str] = ()) -> str:
     """What the operator reads on stderr: the error's kind and first line, and where the traceback is."""
-    from tui.look.render import clean
-
     message = str(error).strip().splitlines()[0] if str(error).strip() else ""
     detail = f"{type(error).__name__}: {message}" if message else type(error).__name__
     tail = f"; details in {path}" if path else ""
-    return f"watchdeck: unexpected error: {clean(scrub(detail, secrets), limit=200)}{tail}"
+    return f"watchdeck: unexpected error: {clean(redact(detail, secrets), limit=200)}{tail}"
 
 
 class UnexpectedError(Exception):

@@ -30,8 +30,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from tui.look.render import clean
 from tui.state.journal_entry import JournalEntry, JournalWriter, wall_clock
+from tui.text.clean import clean
 
 TOAST_EVERY_SECONDS = 60.0
 HISTORY_KEEP = 200  # acknowledged and resolved alerts kept: what the pane lists (the journal has them all)

@@ -46,14 +46,6 @@ def effective_poll_seconds(poll_seconds: float, requests_per_cycle: int) -> tupl
     return float(math.ceil(needed)), True
 
 
-def stretch_note(poll_seconds: float, requests_per_cycle: int) -> str | None:
-    """A few words for the header when the interval was stretched; None when it was not."""
-    seconds, stretched = effective_poll_seconds(poll_seconds, requests_per_cycle)
-    if not stretched:
-        return None
-    return f"poll {seconds:g} s (stretched from {poll_seconds:g} s: {requests_per_cycle} requests a cycle, rate limit)"
-
-
 def shared_stretch(current: float, combined_last_minute: int, *, share: float = BUDGET_SHARE) -> float:
     """How much every viewer of one key stretches its interval so that together they stay inside the limits.
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from tui.api.models.batch_exports import BatchExportRun
-from tui.look.render import clean, counted
 from tui.state.intervals import is_failed, latest_attempts
+from tui.text.clean import clean
+from tui.text.words import counted
 
 PLACEHOLDER = "…"
 SIGNATURE_LIMIT = 160

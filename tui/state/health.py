@@ -45,7 +45,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from tui.api.models.batch_exports import BatchExport, BatchExportRun, RunStatus
-from tui.look.render import coarse_duration as span  # the numbers of a reason: the one duration format
+from tui.text.words import coarse_duration as span  # the numbers of a reason: the one duration format
 
 DEFAULT_LAG_INTERVALS = 2.0
 DEFAULT_GRACE_SECONDS = 600.0

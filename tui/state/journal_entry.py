@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from tui.secrets.redaction import mask_secrets
+from tui.text.redaction import mask_secrets
 
 # How the survey editor reports a failed save to the screen that journals survey actions:
 # (action, survey id or None when creating, name, result, detail). Failures are journaled as saves are.

@@ -1,6 +1,6 @@
 """The mark next to an editable field whose server text held control characters or escape sequences.
 
-The field shows the cleaned text (:func:`tui.look.render.editable`); this note says so, so that the
+The field shows the cleaned text (:func:`tui.text.clean.editable`); this note says so, so that the
 operator knows why the value looks different from what the server holds and that saving sends
 the cleaned value.
 """
@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.look.palette import Tone
-from tui.look.render import CLEANED_NOTE, editable
+from tui.text.clean import CLEANED_NOTE, editable
 
 if TYPE_CHECKING:
     from tui.state.survey_draft import SurveyDraft

@@ -1,7 +1,7 @@
 """Every field of one survey, and its questions as an outline with branching drawn as arrows.
 
 Everything here is built from rich ``Text`` pieces of cleaned server strings
-(tui.look.render), never from markup, because survey names, questions, choices and
+(tui.text.clean and tui.look.render), never from markup, because survey names, questions, choices and
 flag keys are written by whoever can edit a survey.
 """
 
@@ -31,7 +31,9 @@ from tui.api.models.questions import (
 )
 from tui.api.models.surveys import Flag, Survey, SurveyStats, survey_notes
 from tui.look.palette import Tone
-from tui.look.render import ago, clean, plain
+from tui.look.render import plain
+from tui.text.clean import clean
+from tui.text.words import ago
 from tui.widgets.survey_table import status_style
 
 # Named response buckets the real service uses for rating branching, as value ranges per scale.

@@ -1,7 +1,7 @@
 """The survey list table: a :class:`VirtualTable` of compact survey rows, and a "near the end" signal.
 
 A survey becomes a :class:`~tui.widgets.virtual_table.Row` of seven plain strings, every server
-string cleaned first (:func:`tui.look.render.clean`), plus a style key per cell naming a component
+string cleaned first (:func:`tui.text.clean.clean`), plus a style key per cell naming a component
 class (``survey-table--running`` ...) styled in ``styles/surveys.tcss``. Nothing else per row
 lives in the widget: 10,000 rows cost a few MB and almost nothing for the garbage collector
 (the DataTable this replaces held ~70,000 rich ``Text`` cells; see virtual_table.py).
@@ -27,8 +27,9 @@ from textual.message import Message
 from tui.api.models.surveys import SurveyStatus
 from tui.key_registry import bindings
 from tui.look.palette import Tone
-from tui.look.render import ago, clean
 from tui.state.survey_list import SurveyRow
+from tui.text.clean import clean
+from tui.text.words import ago
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 #: Widths are fixed so appending rows never re-measures a column.

@@ -3,7 +3,7 @@
 Drawn with the line API (a ``ScrollView`` rendering one ``Strip`` per visible
 row from a per-row cache), so a poll that changes ten rows of two hundred
 rebuilds ten strips and repaints ten lines. Cells use the run strip's letters
-and colours (:func:`tui.look.render.status_look`): a cell reads without colour too.
+and colours (:func:`tui.look.status.status_look`): a cell reads without colour too.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.look.palette import Tone
-from tui.look.render import clean
 from tui.look.status import status_look
 from tui.state.timeline import Axis, TimelineModel
+from tui.text.clean import clean
 
 EMPTY_CELL = "·"
 NAME_MIN, NAME_MAX = 12, 32

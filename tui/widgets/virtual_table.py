@@ -22,7 +22,7 @@ the cursor changes, horizontal scrolling when the columns are wider than the wid
 
 Safety: cells become ``Segment`` text, never markup, so ``[@click=app.quit]`` from a server shows
 as those characters; cell text with a control character is cleaned again at render time
-(:func:`tui.look.render.clean`, a ``Text`` then drawn in its base style only) in case a caller forgot,
+(:func:`tui.text.clean.clean`, a ``Text`` then drawn in its base style only) in case a caller forgot,
 since a ``Segment`` reaches the terminal as is.
 
 Looks come from component classes (``virtual-table--header``, ``--cursor``, ``--hover``,
@@ -49,7 +49,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.look.render import clean
+from tui.text.clean import clean
 
 Justify = Literal["left", "right"]
 

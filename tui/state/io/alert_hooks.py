@@ -23,8 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tui.look.render import clean
-from tui.secrets.redaction import mask_secrets_in
+from tui.text.clean import clean
+from tui.text.redaction import redact_within
 
 HOOK_TIMEOUT_SECONDS = 10.0
 _UNPRINTABLE = re.compile("[\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
@@ -53,19 +53,6 @@ def hook_environment(environ: Mapping[str, str], secret: str | None) -> dict[str
     return env
 
 
-def scrub(payload: Any, secret: str | None) -> Any:
-    """The payload with the key masked in every string (an error message could quote a header)."""
-    if not secret:
-        return payload
-    if isinstance(payload, str):
-        return mask_secrets_in(payload, (secret,))
-    if isinstance(payload, Mapping):
-        return {k: scrub(v, secret) for k, v in payload.items()}
-    if isinstance(payload, list):
-        return [scrub(v, secret) for v in payload]
-    return payload
-
-
 def hook_json(payload: Mapping[str, Any]) -> str:
     """One line of JSON: other languages' text as it is, control and bidi characters escaped."""
     text = json.dumps(payload, ensure_ascii=False)
@@ -86,7 +73,7 @@ class AlertHook:
         self._lock = asyncio.Lock()
 
     async def send(self, payload: Mapping[str, Any]) -> HookResult:
-        body = hook_json(scrub(dict(payload), self._secret)).encode() + b"\n"
+        body = hook_json(redact_within(dict(payload), (self._secret,) if self._secret else ())).encode() + b"\n"
         async with self._lock:
             return await self._run(body)
 

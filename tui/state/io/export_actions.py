@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, UnreadableAnswer
 from tui.api.models.batch_exports import BatchExport, BatchExportRun
 from tui.clock import Clock
-from tui.look.render import clean
 from tui.state.export_board import ExportBoard
 from tui.state.exports import WatchedExport
 from tui.state.journal_entry import JournalEntry, JournalWriter, wall_clock
+from tui.text.clean import clean
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient

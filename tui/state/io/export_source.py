@@ -81,7 +81,7 @@ class FirstPoll:
             self.done.set_result(True)
 
     async def _poll(self) -> None:
-        from tui.api.retry_budget import retry_budget
+        from tui.api.deadline import retry_deadline
 
         settings = self._settings
         clients = [ApiClient(settings.base_url, settings.api_key.get_secret_value(), project_id)
@@ -90,7 +90,7 @@ class FirstPoll:
             client.on_server_date = self.server_clock.record
         source = ExportsSource(clients, settings.export_ids)
         try:
-            with retry_budget(settings.poll_seconds):  # as the monitor's poller does: retries end within one poll
+            with retry_deadline(settings.poll_seconds):  # as the monitor's poller does: retries end within one poll
                 self.snapshot = await source.fetch()
         except ApiError as err:  # the monitor's first poll fails with it, in the client's words
             self.error = err

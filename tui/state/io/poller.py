@@ -15,11 +15,11 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Generic, TypeVar
 
+from tui.api.deadline import retry_deadline
 from tui.api.errors import ApiError, Forbidden, NetworkError, ProjectNotFound, RateLimited, Unauthorized
-from tui.api.retry_budget import retry_budget
+from tui.state.freshness import Freshness
 
 T = TypeVar("T")
 
@@ -28,13 +28,6 @@ RETRY_AFTER_CAP_SECONDS = 600.0
 """The longest a 429's ``Retry-After`` holds polling back (a server asked for 10**9 s, or ``inf``)."""
 STALE_AFTER_MISSED = 2
 OFFLINE_AFTER_FAILURES = 5
-
-
-class Freshness(StrEnum):
-    CONNECTING = "CONNECTING"  # no answer yet
-    LIVE = "LIVE"
-    STALE = "STALE"  # two cycles missed: the data on screen is old
-    OFFLINE = "OFFLINE"  # repeated failures; the next retry is counted down
 
 
 @dataclass
@@ -97,7 +90,7 @@ class Poller(Generic[T]):
         try:
             deadline = self.deadline
             try:
-                with retry_budget(self.interval):  # the client's retries end within one interval
+                with retry_deadline(self.interval):  # the client's retries end within one interval
                     async with asyncio.timeout(deadline):
                         value = await self._fetch()
             except TimeoutError:

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tui.api.cache_context import key_id
-from tui.look.palette import Tone
 from tui.state.budget import shared_stretch
 
 if TYPE_CHECKING:
@@ -73,16 +72,13 @@ class SharedViewers:
             return planned
         return max(planned, float(math.ceil(asked * self.stretch)))
 
-    def status_parts(self) -> list[tuple[str, str]]:
-        """The status line's words on the cache: a broken store once, else how many share it."""
-        cache = self.cache
-        if cache is None:
-            return []
-        if cache.problem:
-            return [(f" · cache off ({cache.problem}): asking the server", Tone.NOTE.style)]
-        if self.viewers > 1:
-            return [(f" · shared cache: {self.viewers} viewers", Tone.ACCENT.style)]
-        return []
+    def cache_problem(self) -> str | None:
+        """Why the shared store is off (the dashboard then asks the server itself); None while it works."""
+        return self.cache.problem if self.cache is not None and self.cache.problem else None
+
+    def sharing_viewers(self) -> int:
+        """How many dashboards share the store's answers (1: this one alone, or no store)."""
+        return self.viewers if self.cache is not None and not self.cache.problem else 1
 
     async def leave(self) -> None:
         if self.cache is not None:

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import Static
 
-from tui.look.render import clean
+from tui.text.clean import clean
 
 
 class DraftEdited(Message):

@@ -1,12 +1,12 @@
-"""How long a request's retries may go on, set by whoever knows: a poll's budget is its interval.
+"""How long a request's retries may go on, set by whoever knows: a poll's deadline is one interval away.
 
 Retrying a timed-out GET three times inside one poll kept the header on "refreshing" for four
-timeouts (about a minute) before it could say why. A poller sets its interval as the budget; the
-client then starts a retry only if it could end inside it, so a poll gives up (and says so) within
-one interval of its last attempt. Without a budget (one-off requests) the client's own limits apply.
+timeouts (about a minute) before it could say why. A poller sets a deadline one interval away; the
+client then starts a retry only if it could end before it, so a poll gives up (and says so) within
+one interval of its last attempt. Without a deadline (one-off requests) the client's own limits apply.
 It is a context variable, so it follows the poll into the tasks it starts and nowhere else.
 
-The budget also caps each attempt: with the defaults (poll 10 s, request timeout 15 s) one GET
+The deadline also caps each attempt: with the defaults (poll 10 s, request timeout 15 s) one GET
 would otherwise outlast the interval it belongs to, so the header could say nothing for 15 s.
 """
 
@@ -22,8 +22,8 @@ _interval: ContextVar[float | None] = ContextVar("watchdeck_retry_interval", def
 
 
 @contextmanager
-def retry_budget(seconds: float) -> Iterator[None]:
-    """Requests made inside the block retry only while the retry could finish within ``seconds``."""
+def retry_deadline(seconds: float) -> Iterator[None]:
+    """Requests made inside the block retry only while the retry could finish within ``seconds`` of its start."""
     token = _deadline.set(time.monotonic() + seconds)
     cap = _interval.set(seconds)
     try:
@@ -34,12 +34,12 @@ def retry_budget(seconds: float) -> Iterator[None]:
 
 
 def attempt_timeout(default: float) -> float:
-    """How long one attempt may wait for an answer: the client's timeout, but never longer than the budget."""
+    """How long one attempt may wait for an answer: the client's timeout, never longer than the deadline's span."""
     seconds = _interval.get()
     return default if seconds is None else min(default, seconds)
 
 
 def may_retry(wait: float, attempt_cost: float = 0.0) -> bool:
-    """True when waiting ``wait`` s and spending ``attempt_cost`` s more still ends inside the budget."""
+    """True when waiting ``wait`` s and spending ``attempt_cost`` s more still ends before the deadline."""
     deadline = _deadline.get()
     return deadline is None or time.monotonic() + wait + attempt_cost <= deadline

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from tui.look.palette import Tone
-from tui.state.io.poller import Freshness
+from tui.state.freshness import Freshness
 
 # The badge of each freshness: a symbol (it reads without colour) and a tone; connecting is bold in both modes.
 FRESHNESS_LOOK: dict[Freshness, tuple[str, Tone | None]] = {

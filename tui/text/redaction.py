@@ -12,7 +12,7 @@ what the operator types).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 MASK = "***"
@@ -31,12 +31,23 @@ def mask_url_password(text: str) -> str:
     return _USERINFO.sub(lambda m: f"{m['head']}:{MASK}@", text)
 
 
-def mask_secrets_in(text: str, secrets: Iterable[str] = ()) -> str:
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """Each known secret (the API key), bearer tokens and URL passwords masked."""
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, MASK)
     return mask_url_password(_BEARER.sub(rf"\g<1>{MASK}", text))
+
+
+def redact_within(value: Any, secrets: Iterable[str] = ()) -> Any:
+    """:func:`redact` applied to every string inside a JSON-like value (a hook's payload), keys kept."""
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, Mapping):
+        return {k: redact_within(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_within(v, secrets) for v in value]
+    return value
 
 
 def is_secret_key(key: str) -> bool:

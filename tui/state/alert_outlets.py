@@ -1,0 +1,43 @@
+"""What a poll's alert changes announce, and where: the bell, the toasts and the ``on_alert`` hook's events.
+
+The rules of the one alert model at the screen's edge, kept apart from the screen that carries them out: an
+episode that opens (not one already open at the first look) rings the bell when the profile wants a bell, gets a
+toast (one per export per minute of the operator's time, at most :data:`TOASTS_PER_POLL` at once, the rest counted
+in one line), and goes to the hook as "opened", and as "resolved" when it ends; a kind changing inside an episode
+does none of these. While toasts may not show (a dialog or the editor is on top), the new alerts are counted as
+toasted, so closing the dialog does not bring a burst.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tui.state.alert_book import Alert, AlertBook, AlertChanges
+from tui.text.clean import clean
+
+TOASTS_PER_POLL = 5
+
+
+@dataclass(frozen=True)
+class Announcements:
+    """What one poll's changes ask of the screen."""
+
+    bell: bool = False
+    toasts: list[str] = field(default_factory=list)  # one line each, cleaned
+    more: int = 0  # new alerts past the toasts shown, said in one line
+    hook_events: list[tuple[str, Alert]] = field(default_factory=list)
+
+    @property
+    def more_line(self) -> str:
+        return f"{self.more} more new alerts: ! lists them" if self.more else ""
+
+
+def announce(changes: AlertChanges, book: AlertBook, elapsed: float, *, bell: bool, may_toast: bool,
+             hook: bool) -> Announcements:
+    """The announcements of ``changes``; ``elapsed`` is the operator's monotonic clock (the toasts' pace)."""
+    ring = bell and any(alert.new for alert in changes.opened)
+    chosen = book.toasts(changes.opened, elapsed) if changes.opened else []
+    lines = [clean(f"{alert.export_name}: {alert.kind}, {alert.detail}", limit=300)
+             for alert in chosen[:TOASTS_PER_POLL]] if may_toast else []
+    more = max(0, len(chosen) - TOASTS_PER_POLL) if may_toast else 0
+    return Announcements(bell=ring, toasts=lines, more=more, hook_events=changes.announced() if hook else [])
