@@ -9,8 +9,7 @@ from textual.widgets import Static
 
 from tests.cache.conftest import sent
 from tests.pilot import settle
-from tui.api.cache import open_shared_cache
-from tui.api.cache_context import key_id
+from tui.api.cache import SharedCache, open_shared_cache
 from tui.app import WatchdeckApp
 from tui.clock import SystemClock
 from tui.config import Settings
@@ -18,7 +17,13 @@ from tui.config.paths import cache_dir
 from tui.sandbox.runner import SandboxHandle
 from tui.state.budget import shared_stretch
 from tui.state.io.poller import Poller
-from tui.state.io.shared import SharedViewers
+from tui.state.io.shared import BUCKET_SECONDS, COUNT_KEEP_SECONDS, SharedViewers, requests_slot
+
+
+async def sent_by_others(cache: SharedCache, api_key: str, base_url: str, requests: int) -> None:
+    """Another process of ``api_key`` counts ``requests`` in this bucket (its own signed entry)."""
+    bucket = int(time.time() // BUCKET_SECONDS)
+    await cache.state(base_url, api_key).add(requests_slot(bucket), requests, keep=COUNT_KEEP_SECONDS)
 
 
 def test_viewers_stretch_only_when_together_they_would_exceed_the_limit() -> None:
@@ -50,7 +55,7 @@ async def test_the_monitor_stretches_when_the_keys_viewers_together_send_too_muc
     others = open_shared_cache(None, cache_dir())
     try:
         # Other viewers of this key sent 256 requests in the last minute: four times the budget.
-        await others.coordinator.add_requests(key_id(sandbox.base_url, sandbox.api_key), 256, time.time())
+        await sent_by_others(others, sandbox.api_key, sandbox.base_url, 256)
         settings = Settings(base_url=sandbox.base_url, api_key=sandbox.api_key, project_ids=[sandbox.project_id],
                             poll_seconds=10.0, bell=False, cache=True)
         app = WatchdeckApp(settings, clock=SystemClock())
@@ -69,7 +74,7 @@ async def test_the_monitor_stretches_when_the_keys_viewers_together_send_too_muc
 async def test_a_viewer_of_another_key_does_not_stretch_this_one(sandbox: SandboxHandle, user_dirs: Path) -> None:
     others = open_shared_cache(None, cache_dir())
     try:
-        await others.coordinator.add_requests(key_id(sandbox.base_url, "someone-elses-key"), 256, time.time())
+        await sent_by_others(others, "someone-elses-key", sandbox.base_url, 256)
         view = SharedViewers(open_shared_cache(None, cache_dir()), sandbox.base_url, sandbox.api_key)
         await view.sync(10.0)
         assert view.stretch == 1.0 and view.interval(10.0, 10.0) == 10.0

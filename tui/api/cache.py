@@ -16,11 +16,15 @@ watchdeck, around hishel's storage:
   is a miss, and the request goes to the server.
 * **Writes.** A write bumps its project's *generation*, a counter in the same
   store that is part of every key of that project: the answers it made stale
-  can no longer be found by any process sharing the store, and expire within
-  their TTL (most of the poll interval).
+  can no longer be found by any process of the same key sharing the store, and
+  expire within their TTL (most of the poll interval). Another key's viewers
+  see the write when their answers expire, as they see one made elsewhere.
 * **One request for many viewers.** On a miss, the first process takes a short
   lease on the key; the others wait (briefly) for its answer instead of asking
   the server at the same moment.
+* **Shared state.** Generations, leases, the request count and the viewers are
+  signed entries, each writer's own (:mod:`tui.api.shared_state`): what fails the
+  check or is out of range is ignored, never believed.
 * **Age.** The time the answer arrived is stored with it, so a screen shows the
   age of the answer, not the age of the cache read.
 * **Broken stores.** A store that fails (Redis down, SQLite locked, a corrupt
@@ -41,7 +45,6 @@ import hmac
 import logging
 import os
 import sqlite3
-import threading
 import time
 import uuid
 from collections import OrderedDict
@@ -49,14 +52,16 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx
 from hishel import AsyncBaseStorage, AsyncRedisStorage, AsyncSqliteStorage, Entry, Headers, Request, Response
 from hishel.httpx import AsyncCacheClient
 
-from tui.api.cache_context import CACHE_FILE_NAME, bypassing, digest, keyed_digest, note_answer_time
+from tui.api.cache_context import CACHE_FILE_NAME, bypassing, digest, key_id, keyed_digest, note_answer_time
+from tui.api.shared_state import SharedState, StateStore, derive_key
+from tui.api.state_stores import SQLITE_SCHEMA, RedisStateStore, SqliteStateStore
 from tui.api.urls import Params, query_key
 from tui.secrets.private_files import private_dir
 
@@ -74,9 +79,12 @@ STORE_TIMEOUT_SECONDS = 5.0
 #: How long a process that missed may hold the key while it asks the server; the others wait at most this long.
 LEASE_SECONDS = 5.0
 LEASE_POLL_SECONDS = 0.05
-#: The request count is kept in buckets of this many seconds, for one hour.
-BUCKET_SECONDS = 10
-COUNT_KEEP_SECONDS = 3600
+#: A writer's generation entry is kept this long after its last write (the answers it made stale are long gone).
+GENERATION_KEEP_SECONDS = 86400.0
+#: No process writes more often than this in its life: a larger count in a generation entry is ignored.
+MAX_GENERATION = 10**9
+#: The keys whose shared state this process keeps (one, unless a test stands for several viewers).
+STATES_KEPT = 16
 RECEIVED_AT_HEADER = "x-watchdeck-received-at"
 #: An answer serves other viewers until it is this share of the poll interval old. Viewers poll one interval
 #: after the answer they showed was fetched, so they fall in step with the first one; with half an interval,
@@ -98,186 +106,6 @@ def project_scope(base_url: str, path: str) -> str:
     parts = [p for p in path.split("/") if p]
     project = parts[2] if len(parts) > 2 and parts[0] == "api" and parts[1] in ("projects", "environments") else "*"
     return digest("scope", base_url.rstrip("/"), project)[:32]
-
-
-class Coordinator(Protocol):
-    """What the processes sharing a store share besides the answers themselves."""
-
-    async def generation(self, scope: str) -> int: ...
-    async def bump_generation(self, scope: str) -> None: ...
-    async def take_lease(self, name: str, seconds: float) -> bool: ...
-    async def lease_held(self, name: str) -> bool: ...
-    async def release_lease(self, name: str) -> None: ...
-    async def add_requests(self, owner: str, count: int, now: float) -> None: ...
-    async def requests_since(self, owner: str, since: float) -> int: ...
-    async def heartbeat(self, owner: str, viewer: str, until: float, now: float) -> int: ...
-    async def leave(self, owner: str, viewer: str) -> None: ...
-    async def close(self) -> None: ...
-
-
-class SqliteCoordinator:
-    """The shared counters in tables of the cache's own SQLite file, on a worker thread (never the event loop)."""
-
-    SCHEMA = (
-        "CREATE TABLE IF NOT EXISTS watchdeck_generations (scope TEXT PRIMARY KEY, value INTEGER NOT NULL)",
-        "CREATE TABLE IF NOT EXISTS watchdeck_leases (name TEXT PRIMARY KEY, until REAL NOT NULL)",
-        "CREATE TABLE IF NOT EXISTS watchdeck_requests (owner TEXT NOT NULL, bucket INTEGER NOT NULL, "
-        "count INTEGER NOT NULL, PRIMARY KEY (owner, bucket))",
-        "CREATE TABLE IF NOT EXISTS watchdeck_viewers (owner TEXT NOT NULL, viewer TEXT NOT NULL, "
-        "until REAL NOT NULL, PRIMARY KEY (owner, viewer))",
-    )
-
-    def __init__(self, path: Path) -> None:
-        self._path = path
-        self._lock = threading.Lock()
-        self._connection: sqlite3.Connection | None = None
-
-    def _db(self) -> sqlite3.Connection:
-        if self._connection is None:
-            connection = sqlite3.connect(self._path, timeout=STORE_TIMEOUT_SECONDS, isolation_level=None,
-                                         check_same_thread=False)
-            try:
-                for statement in self.SCHEMA:
-                    connection.execute(statement)
-            except sqlite3.Error:
-                connection.close()
-                raise
-            self._connection = connection
-        return self._connection
-
-    async def _run(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
-        def locked() -> Any:
-            with self._lock:
-                return work(self._db())
-
-        return await asyncio.to_thread(locked)
-
-    async def generation(self, scope: str) -> int:
-        def read(db: sqlite3.Connection) -> int:
-            row = db.execute("SELECT value FROM watchdeck_generations WHERE scope = ?", (scope,)).fetchone()
-            return int(row[0]) if row else 0
-
-        result: int = await self._run(read)
-        return result
-
-    async def bump_generation(self, scope: str) -> None:
-        await self._run(lambda db: db.execute(
-            "INSERT INTO watchdeck_generations VALUES (?, 1) ON CONFLICT(scope) DO UPDATE SET value = value + 1",
-            (scope,)))
-
-    async def take_lease(self, name: str, seconds: float) -> bool:
-        def take(db: sqlite3.Connection) -> bool:
-            now = time.time()
-            db.execute("DELETE FROM watchdeck_leases WHERE until < ?", (now,))
-            cursor = db.execute("INSERT OR IGNORE INTO watchdeck_leases VALUES (?, ?)", (name, now + seconds))
-            return cursor.rowcount == 1
-
-        taken: bool = await self._run(take)
-        return taken
-
-    async def lease_held(self, name: str) -> bool:
-        held = await self._run(lambda db: db.execute(
-            "SELECT 1 FROM watchdeck_leases WHERE name = ? AND until >= ?", (name, time.time())).fetchone())
-        return held is not None
-
-    async def release_lease(self, name: str) -> None:
-        await self._run(lambda db: db.execute("DELETE FROM watchdeck_leases WHERE name = ?", (name,)))
-
-    async def add_requests(self, owner: str, count: int, now: float) -> None:
-        bucket = int(now // BUCKET_SECONDS)
-
-        def add(db: sqlite3.Connection) -> None:
-            db.execute("INSERT INTO watchdeck_requests VALUES (?, ?, ?) ON CONFLICT(owner, bucket) "
-                       "DO UPDATE SET count = count + excluded.count", (owner, bucket, count))
-            db.execute("DELETE FROM watchdeck_requests WHERE bucket < ?",
-                       (int((now - COUNT_KEEP_SECONDS) // BUCKET_SECONDS),))
-
-        await self._run(add)
-
-    async def requests_since(self, owner: str, since: float) -> int:
-        row = await self._run(lambda db: db.execute(
-            "SELECT COALESCE(SUM(count), 0) FROM watchdeck_requests WHERE owner = ? AND bucket >= ?",
-            (owner, int(since // BUCKET_SECONDS))).fetchone())
-        return int(row[0])
-
-    async def heartbeat(self, owner: str, viewer: str, until: float, now: float) -> int:
-        def beat(db: sqlite3.Connection) -> int:
-            db.execute("DELETE FROM watchdeck_viewers WHERE until < ?", (now,))
-            db.execute("INSERT OR REPLACE INTO watchdeck_viewers VALUES (?, ?, ?)", (owner, viewer, until))
-            row = db.execute("SELECT COUNT(*) FROM watchdeck_viewers WHERE owner = ?", (owner,)).fetchone()
-            return int(row[0])
-
-        count: int = await self._run(beat)
-        return count
-
-    async def leave(self, owner: str, viewer: str) -> None:
-        await self._run(lambda db: db.execute(
-            "DELETE FROM watchdeck_viewers WHERE owner = ? AND viewer = ?", (owner, viewer)))
-
-    async def close(self) -> None:
-        def close() -> None:
-            with self._lock:
-                if self._connection is not None:
-                    self._connection.close()
-                    self._connection = None
-
-        await asyncio.to_thread(close)
-
-
-class RedisCoordinator:
-    """The shared counters as Redis keys beside hishel's, under one prefix."""
-
-    def __init__(self, client: Redis, prefix: str) -> None:
-        self._r = client
-        self._prefix = prefix
-
-    def _k(self, *parts: str) -> str:
-        return ":".join((self._prefix, *parts))
-
-    async def generation(self, scope: str) -> int:
-        value = await self._r.get(self._k("gen", scope))
-        return int(value) if value is not None else 0
-
-    async def bump_generation(self, scope: str) -> None:
-        await self._r.incr(self._k("gen", scope))
-
-    async def take_lease(self, name: str, seconds: float) -> bool:
-        return bool(await self._r.set(self._k("lease", name), b"1", nx=True, px=int(seconds * 1000)))
-
-    async def lease_held(self, name: str) -> bool:
-        return bool(await self._r.exists(self._k("lease", name)))
-
-    async def release_lease(self, name: str) -> None:
-        await self._r.delete(self._k("lease", name))
-
-    async def add_requests(self, owner: str, count: int, now: float) -> None:
-        key = self._k("requests", owner, str(int(now // BUCKET_SECONDS)))
-        async with self._r.pipeline(transaction=False) as pipe:
-            pipe.incrby(key, count)
-            pipe.expire(key, COUNT_KEEP_SECONDS + BUCKET_SECONDS)
-            await pipe.execute()
-
-    async def requests_since(self, owner: str, since: float) -> int:
-        first, last = int(since // BUCKET_SECONDS), int(time.time() // BUCKET_SECONDS)
-        keys = [self._k("requests", owner, str(b)) for b in range(first, last + 1)]
-        values = await self._r.mget(keys) if keys else []
-        return sum(int(v) for v in values if v is not None)
-
-    async def heartbeat(self, owner: str, viewer: str, until: float, now: float) -> int:
-        key = self._k("viewers", owner)
-        async with self._r.pipeline(transaction=True) as pipe:
-            pipe.zremrangebyscore(key, "-inf", now)
-            pipe.zadd(key, {viewer: until})
-            pipe.expire(key, max(60, int(until - now) + 60))
-            pipe.zcard(key)
-            results = await pipe.execute()
-        return int(results[-1])
-
-    async def leave(self, owner: str, viewer: str) -> None:
-        await self._r.zrem(self._k("viewers", owner), viewer)
-
-    async def close(self) -> None:
-        await self._r.aclose()
 
 
 class _StoreFailureLog(logging.Handler):
@@ -355,12 +183,15 @@ class GuardedStorage(AsyncBaseStorage):
             return []
         if entries:
             return entries
-        coordinator = self._cache.coordinator
-        if await asyncio.wait_for(coordinator.take_lease(key, LEASE_SECONDS), STORE_TIMEOUT_SECONDS):
+        state = self._cache.state_of(key)
+        if state is None:
+            return []
+        lease = lease_slot(key)
+        if await asyncio.wait_for(state.take(lease, LEASE_SECONDS), STORE_TIMEOUT_SECONDS):
             # Read again: another viewer may have stored its answer and let go of the lease since the read above.
             entries = await self._newest_first(key)
             if entries:
-                await asyncio.wait_for(coordinator.release_lease(key), STORE_TIMEOUT_SECONDS)
+                await asyncio.wait_for(state.release(lease), STORE_TIMEOUT_SECONDS)
                 return entries
             self._cache.leases.add(key)
             return []  # ours to ask; the others wait for the answer
@@ -370,7 +201,7 @@ class GuardedStorage(AsyncBaseStorage):
             # The lease first, then the entries: a holder stores its answer before it lets go, so entries read
             # after a lease found gone include that answer (read the other way round, an answer stored between the
             # two reads would be missed, and this viewer would ask the server too).
-            held = await coordinator.lease_held(key)
+            held = await state.held(lease)
             entries = await self._newest_first(key)
             if entries or not held:
                 return entries
@@ -419,6 +250,14 @@ class GuardedStorage(AsyncBaseStorage):
         await self._inner.close()
 
 
+def lease_slot(key: str) -> str:
+    return f"lease:{key}"
+
+
+def generation_slot(scope: str) -> str:
+    return f"gen:{scope}"
+
+
 def entry_mac(secret: bytes, key: str, status: int, headers: Headers, body: bytes) -> str:
     """The HMAC of one stored answer: its cache key, status, every header (in order) and body."""
     mac = hmac.new(secret, digestmod=hashlib.sha256)
@@ -463,16 +302,18 @@ def received_at(value: str | None) -> float | None:
 class SharedCache:
     """One store shared by the processes of this host (SQLite) or of several hosts (Redis)."""
 
-    def __init__(self, storage: AsyncBaseStorage, coordinator: Coordinator, kind: str, where: str, *,
+    def __init__(self, storage: AsyncBaseStorage, store: StateStore, kind: str, where: str, *,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.kind = kind  # "sqlite" or "redis"
         self.where = where  # the file, or the Redis host:port (never its password)
-        self.coordinator = coordinator
+        self.store = store  # the shared state's entries (generations, leases, counts, viewers)
+        self.writer = uuid.uuid4().hex  # this process, as a writer of shared state
         self.storage = GuardedStorage(storage, self)
         self.ttl = 10.0 * ANSWER_SHARE_OF_INTERVAL
         self.problem: str | None = None
         self.leases: set[str] = set()
-        self._secrets: OrderedDict[str, bytes] = OrderedDict()
+        self._states: OrderedDict[str, tuple[bytes, SharedState]] = OrderedDict()
+        self._secrets: OrderedDict[str, tuple[bytes, SharedState]] = OrderedDict()
         self._clock = clock
         self._broken_until = 0.0
         self._unsent = 0
@@ -500,7 +341,7 @@ class SharedCache:
             self.problem = None
 
     async def guarded(self, operation: Any, default: Any = None) -> Any:
-        """Run one coordinator call; a failure marks the store broken and returns ``default``."""
+        """Run one shared-state call; a failure marks the store broken and returns ``default``."""
         if not self.usable:
             operation.close()
             return default
@@ -520,18 +361,41 @@ class SharedCache:
 
     async def extensions(self, base_url: str, api_key: str, path: str, params: Params) -> dict[str, Any]:
         """The per-request cache settings of one GET: its key (never the API key itself) and TTL."""
-        generation = await self.guarded(self.coordinator.generation(project_scope(base_url, path)), 0)
+        secret, state = self._key_state(base_url, api_key)
+        generation = await self.guarded(
+            state.total([generation_slot(project_scope(base_url, path))], most=MAX_GENERATION), 0)
         query = "&".join(f"{k}={v}" for k, v in query_key(params))
         key = keyed_digest(api_key, "answer", base_url.rstrip("/"), str(generation), path, query)
-        self._secrets[key] = hmac.new(api_key.encode(), b"watchdeck entry", hashlib.sha256).digest()
+        self._secrets[key] = (secret, state)
         self._secrets.move_to_end(key)
         while len(self._secrets) > SECRETS_KEPT:
             self._secrets.popitem(last=False)
         return {"caching": {"key": key, "ttl": self.ttl}}
 
+    def _key_state(self, base_url: str, api_key: str) -> tuple[bytes, SharedState]:
+        """The answers' HMAC key and the shared state of one (server, key) pair, both derived once."""
+        owner = key_id(base_url, api_key)
+        found = self._states.get(owner)
+        if found is None:
+            found = (derive_key(api_key, "answers"), SharedState(self.store, api_key, owner, self.writer))
+            self._states[owner] = found
+            while len(self._states) > STATES_KEPT:
+                self._states.popitem(last=False)
+        return found
+
+    def state(self, base_url: str, api_key: str) -> SharedState:
+        """The shared state of one (server, key) pair: signed with a key derived from ``api_key``."""
+        return self._key_state(base_url, api_key)[1]
+
     def secret_for(self, key: str) -> bytes | None:
         """The HMAC key for entries of cache key ``key`` (derived from the API key that asked), if we asked."""
-        return self._secrets.get(key)
+        found = self._secrets.get(key)
+        return found[0] if found else None
+
+    def state_of(self, key: str) -> SharedState | None:
+        """The shared state of the key that asked for cache key ``key``, if we asked."""
+        found = self._secrets.get(key)
+        return found[1] if found else None
 
     async def answered(self, request_key: str | None, response: httpx.Response | None) -> None:
         """After a request: count it if the server saw it, note its answer's age, let waiting viewers in."""
@@ -543,11 +407,14 @@ class SharedCache:
         note_answer_time(stamp if from_cache and stamp is not None else time.time())
         if request_key is not None and request_key in self.leases:
             self.leases.discard(request_key)
-            await self.guarded(self.coordinator.release_lease(request_key))
+            state = self.state_of(request_key)
+            if state is not None:
+                await self.guarded(state.release(lease_slot(request_key)))
 
-    async def after_write(self, base_url: str, path: str) -> None:
-        """A write went out: every process's answers about its project are stale from now on."""
-        await self.guarded(self.coordinator.bump_generation(project_scope(base_url, path)))
+    async def after_write(self, base_url: str, api_key: str, path: str) -> None:
+        """A write went out: the answers about its project of every process of this key are stale from now on."""
+        slot = generation_slot(project_scope(base_url, path))
+        await self.guarded(self.state(base_url, api_key).add(slot, 1, keep=GENERATION_KEEP_SECONDS))
 
     def poll_interval_is(self, seconds: float) -> None:
         """Answers stored from now on serve others (and are accepted from others) for most of this interval."""
@@ -589,7 +456,7 @@ class SharedCache:
         with contextlib.suppress(Exception):
             await self.storage.close()
         with contextlib.suppress(Exception):
-            await self.coordinator.close()
+            await self.store.close()
 
 
 def _private_file(path: Path) -> None:
@@ -617,7 +484,7 @@ def _prepare_sqlite(path: Path, patience: float = 10.0) -> None:
         try:
             with contextlib.closing(sqlite3.connect(path, timeout=patience, isolation_level=None)) as db:
                 db.execute("PRAGMA journal_mode=WAL")
-                for statement in SqliteCoordinator.SCHEMA:
+                for statement in SQLITE_SCHEMA:
                     db.execute(statement)
             return
         except sqlite3.OperationalError as error:
@@ -631,7 +498,7 @@ def open_sqlite_cache(directory: Path) -> SharedCache:
     path = directory / CACHE_FILE_NAME
     storage: AsyncBaseStorage
     storage = AsyncSqliteStorage(database_path=path, max_size=MAX_CACHE_BYTES, soft_delete_ttl=60)
-    cache = SharedCache(storage, SqliteCoordinator(path), "sqlite", str(path))
+    cache = SharedCache(storage, SqliteStateStore(path, STORE_TIMEOUT_SECONDS), "sqlite", str(path))
     try:
         _private_file(path)
         _prepare_sqlite(path)
@@ -667,7 +534,7 @@ def open_redis_cache(url: str) -> SharedCache:
     client: Redis = Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=STORE_TIMEOUT_SECONDS,
                                    retry=Retry(NoBackoff(), 1), retry_on_error=[RedisConnectionError])
     storage = AsyncRedisStorage(client, key_prefix="watchdeck:answers", default_ttl=60, soft_delete_ttl=60)
-    return SharedCache(storage, RedisCoordinator(client, "watchdeck"), "redis", redis_location(url))
+    return SharedCache(storage, RedisStateStore(client, "watchdeck:state"), "redis", redis_location(url))
 
 
 def open_shared_cache(url: str | None, directory: Path) -> SharedCache:

@@ -74,15 +74,30 @@ def key_id(base_url: str, api_key: str) -> str:
 def others_watching(directory: Path, base_url: str, api_key: str) -> bool:
     """Whether another live viewer of this key uses the SQLite store (read without hishel: start-up path).
 
-    Unknown (no file yet, unreadable, locked) counts as no.
+    Unknown (no file yet, unreadable, locked) counts as no; so does an entry that does not check
+    (:mod:`tui.api.shared_state`).
     """
+    from tui.api.shared_state import (
+        MAX_VIEWER_LAPSE_SECONDS,
+        MAX_WRITERS,
+        VIEWERS_SLOT,
+        checked,
+        derive_key,
+        plausible_until,
+    )
+    from tui.api.state_stores import read_sqlite_slot
+
     path = directory / CACHE_FILE_NAME
     if not path.is_file():
         return False
+    name = f"{key_id(base_url, api_key)}:{VIEWERS_SLOT}"  # as tui.api.shared_state.SharedState names it
+    now = time.time()
     try:
         with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.05)) as db:
-            row = db.execute("SELECT COUNT(*) FROM watchdeck_viewers WHERE owner = ? AND until >= ?",
-                             (key_id(base_url, api_key), time.time())).fetchone()
+            stored = read_sqlite_slot(db, name, MAX_WRITERS, now)
     except sqlite3.Error:
         return False
-    return bool(row and row[0])
+    if stored is None:
+        return False
+    viewers, _ = checked(derive_key(api_key, "state"), name, stored, plausible_until(now, MAX_VIEWER_LAPSE_SECONDS))
+    return any(isinstance(until, int | float) and until >= now for until in viewers.values())

@@ -230,7 +230,7 @@ class ClientCore:
                 if self._cache is not None:
                     await self._cache.answered(cached["caching"]["key"] if cached else None, response)
                     if method != "GET":
-                        await self._cache.after_write(self.base_url, path)
+                        await self._cache.after_write(self.base_url, self._api_key(), path)
         # An answer read from the shared cache dates the server's clock as of now, not of when it was fetched.
         date = self._cache.date_as_of_now(response) if self._cache is not None else response.headers.get("date")
         if date and self.on_server_date is not None:
@@ -266,8 +266,10 @@ class ClientCore:
         """The shared cache's key and TTL for a GET (the key is hashed with the API key: answers never cross keys)."""
         if self._cache is None or method != "GET":
             return None
-        key = self._headers.get("Authorization", "")
-        return await self._cache.extensions(self.base_url, key, path, params)
+        return await self._cache.extensions(self.base_url, self._api_key(), path, params)
+
+    def _api_key(self) -> str:
+        return self._headers.get("Authorization", "").removeprefix("Bearer ")
 
     def _follow(self, next_url: str) -> tuple[str, list[tuple[str, str]]]:
         return follow_next(self.base_url, next_url)

@@ -24,6 +24,7 @@ from tui.look.status_line import (
     fit_status,
 )
 from tui.state.freshness import Freshness
+from tui.state.io.shared import IGNORED_NOTE
 from tui.text.clean import clean
 from tui.text.words import counted
 
@@ -62,6 +63,7 @@ class StatusFacts:
     group: str | None = None  # the failure group the table is filtered to
     cache_problem: str | None = None  # why the shared cache is off
     viewers: int = 1  # dashboards sharing the cache's answers
+    ignoring: bool = False  # entries in the shared store fail this key's check: ignored
 
 
 def alert_words(count: int) -> str:
@@ -124,4 +126,6 @@ def monitor_status(facts: StatusFacts, width: int) -> Text:
         phrases.append((STATUS_NOTE, f"cache off ({facts.cache_problem}): asking the server", Tone.NOTE.style))
     elif facts.viewers > 1:
         phrases.append((STATUS_NOTE, f"shared cache: {facts.viewers} viewers", Tone.ACCENT.style))
+    if facts.ignoring and not facts.cache_problem:
+        phrases.append((STATUS_NOTE, IGNORED_NOTE, Tone.NOTE.style))
     return fit_status(badges, phrases, width)

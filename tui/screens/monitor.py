@@ -593,6 +593,7 @@ class MonitorScreen(WatchdeckScreen[None]):
             skew=self.wd.server_clock.skew_words(), exports=counts, filter=board.filter,
             group=board.key_filter[1] if board.key_filter is not None else None,
             cache_problem=self.wd.shared.cache_problem(), viewers=self.wd.shared.sharing_viewers(),
+            ignoring=self.wd.shared.ignoring_entries(),
         )
 
     def watch_frozen(self, frozen: bool) -> None:

@@ -46,18 +46,37 @@ def effective_poll_seconds(poll_seconds: float, requests_per_cycle: int) -> tupl
     return float(math.ceil(needed)), True
 
 
+#: The most the viewers of one key stretch their interval together: ten times the asked interval, and never
+#: past :data:`MAX_SHARED_SECONDS` (a process's own plan may be longer). Past it, the viewers together may meet
+#: the server's 429s, whose Retry-After they honour: slower data, never data stopped by a number in the store.
+MAX_SHARED_STRETCH = 10.0
+MAX_SHARED_SECONDS = 600.0
+
+
 def shared_stretch(current: float, combined_last_minute: int, *, share: float = BUDGET_SHARE) -> float:
     """How much every viewer of one key stretches its interval so that together they stay inside the limits.
 
     ``combined_last_minute`` is what all of them sent (the shared count), while
     stretched by ``current``: unstretched they would send ``current`` times as
     much. 1.0 while that fits in ``share`` of both limits (the hour's is the
-    tighter: 80 a minute); else the factor that brings it back inside. Every
-    viewer reads the same count, so they stretch together.
+    tighter: 80 a minute); else the factor that brings it back inside, at most
+    :data:`MAX_SHARED_STRETCH`. Every viewer reads the same count, so they
+    stretch together.
     """
     per_minute_budget = min(PER_MINUTE_LIMIT, PER_HOUR_LIMIT / 60.0) * share
-    demand = combined_last_minute * max(current, 1.0) / per_minute_budget
-    return 1.0 if demand <= 1.0 else round(demand, 2)
+    # Past this many requests the answer is the cap whatever the count: a huge number is never made a float.
+    enough = math.ceil(per_minute_budget * MAX_SHARED_STRETCH) + 1
+    demand = min(max(combined_last_minute, 0), enough) * min(max(current, 1.0), MAX_SHARED_STRETCH) / per_minute_budget
+    return 1.0 if demand <= 1.0 else min(MAX_SHARED_STRETCH, round(demand, 2))
+
+
+def shared_interval(asked: float, planned: float, stretch: float) -> float:
+    """The interval to poll at: this process's own ``planned`` one, or the ``asked`` one stretched by the viewers
+    together (capped: :data:`MAX_SHARED_STRETCH` times, at most :data:`MAX_SHARED_SECONDS`), whichever is longer."""
+    if not stretch > 1.0:
+        return planned
+    stretched = min(math.ceil(asked * min(stretch, MAX_SHARED_STRETCH)), max(asked, MAX_SHARED_SECONDS))
+    return max(planned, float(stretched))
 
 
 # --------------------------------------------------------------------------- the operator's share

@@ -2,29 +2,42 @@
 
 Who is watching (each viewer renews its entry every poll; it lapses after
 three intervals without one) and the key's combined request count, which the
-monitor plans its interval by (:func:`tui.state.budget.shared_stretch`). The
-facts for the status line are said here, so the screen only shows them.
+monitor plans its interval by (:func:`tui.state.budget.shared_stretch`, capped).
+Both are signed entries of the key's shared state (:mod:`tui.api.shared_state`):
+each process writes its own count per 10-second bucket and its own viewer
+entry, and adds up the others' that check. The facts for the status line are
+said here, so the screen only shows them.
 """
 
 from __future__ import annotations
 
 import math
 import time
-import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tui.api.cache_context import key_id
-from tui.state.budget import shared_stretch
+from tui.api.shared_state import MAX_VIEWER_LAPSE_SECONDS, VIEWERS_SLOT, plausible_until
+from tui.state.budget import shared_interval, shared_stretch
 
 if TYPE_CHECKING:
     from tui.api.cache import SharedCache
+    from tui.api.shared_state import SharedState
 
 #: A viewer that has not renewed its entry for this many intervals is no longer counted.
 VIEWER_LAPSE_INTERVALS = 3.0
 MIN_VIEWER_LAPSE_SECONDS = 30.0
 #: The shared count covers the last minute: a new stretch is judged only once it has had a minute to show.
 RESTRETCH_AFTER_SECONDS = 60.0
+#: The count is kept per bucket of this many seconds, for an hour.
+BUCKET_SECONDS = 10
+COUNT_KEEP_SECONDS = 3600.0
+#: More requests than this from one process in one bucket is not a process's count (the hour's limit is 4,800).
+MAX_REQUESTS_PER_BUCKET = 10_000
+IGNORED_NOTE = "shared cache: entries without this key's signature ignored"
+
+
+def requests_slot(bucket: int) -> str:
+    return f"requests:{bucket}"
 
 
 class SharedViewers:
@@ -33,31 +46,40 @@ class SharedViewers:
     def __init__(self, cache: SharedCache | None, base_url: str, api_key: str, *,
                  wall: Callable[[], float] = time.time, monotonic: Callable[[], float] = time.monotonic) -> None:
         self.cache = cache
-        self._owner = key_id(base_url, api_key)
-        self._viewer = uuid.uuid4().hex
+        self._base_url = base_url
+        self._api_key = api_key
         self._wall = wall
         self._monotonic = monotonic
         self._stretched_at = -math.inf
         self.viewers = 1
         self.stretch = 1.0
         self.combined_last_minute = 0
+        #: The last sync found entries that fail the check or are out of range (said on the status line).
+        self.ignoring = False
+
+    def _state(self) -> SharedState | None:
+        return self.cache.state(self._base_url, self._api_key) if self.cache is not None else None
 
     async def sync(self, interval: float) -> None:
         """After each poll: publish what this process sent, renew its viewer entry, read the shared figures."""
-        cache = self.cache
-        if cache is None:
+        cache, state = self.cache, self._state()
+        if cache is None or state is None:
             return
         cache.poll_interval_is(interval)
-        coordinator = cache.coordinator
+        ignored_before = state.ignored
         now = self._wall()
+        bucket = int(now // BUCKET_SECONDS)
         sent = cache.take_sent()
         if sent:
-            await cache.guarded(coordinator.add_requests(self._owner, sent, now))
-        lapse = max(MIN_VIEWER_LAPSE_SECONDS, VIEWER_LAPSE_INTERVALS * interval)
-        viewers = await cache.guarded(coordinator.heartbeat(self._owner, self._viewer, now + lapse, now))
+            await cache.guarded(state.add(requests_slot(bucket), sent, keep=COUNT_KEEP_SECONDS + BUCKET_SECONDS))
+        lapse = min(MAX_VIEWER_LAPSE_SECONDS, max(MIN_VIEWER_LAPSE_SECONDS, VIEWER_LAPSE_INTERVALS * interval))
+        viewers = await cache.guarded(self._heartbeat(state, now, lapse))
         if isinstance(viewers, int):
             self.viewers = max(1, viewers)
-        combined = await cache.guarded(coordinator.requests_since(self._owner, now - 60.0))
+        first = int((now - 60.0) // BUCKET_SECONDS)
+        combined = await cache.guarded(state.total([requests_slot(b) for b in range(first, bucket + 1)],
+                                                   most=MAX_REQUESTS_PER_BUCKET))
+        self.ignoring = state.ignored > ignored_before
         if isinstance(combined, int):
             self.combined_last_minute = combined
             if self._monotonic() - self._stretched_at >= RESTRETCH_AFTER_SECONDS:
@@ -66,11 +88,19 @@ class SharedViewers:
                     self.stretch = stretch
                     self._stretched_at = self._monotonic()
 
+    @staticmethod
+    async def _heartbeat(state: SharedState, now: float, lapse: float) -> int:
+        """Renew this viewer's entry, let lapsed ones go, and count the live ones (this one included)."""
+        await state.put(VIEWERS_SLOT, now + lapse, keep=lapse + 60.0)
+        [entries] = await state.entries([VIEWERS_SLOT], plausible_until(now, MAX_VIEWER_LAPSE_SECONDS))
+        lapsed = [writer for writer, until in entries.items() if isinstance(until, int | float) and until < now]
+        if lapsed:
+            await state.store.erase(state.name(VIEWERS_SLOT), lapsed)
+        return len(entries) - len(lapsed)
+
     def interval(self, asked: float, planned: float) -> float:
-        """The interval to poll at: this process's own plan, or longer when the viewers together need it."""
-        if self.stretch <= 1.0:
-            return planned
-        return max(planned, float(math.ceil(asked * self.stretch)))
+        """The interval to poll at: this process's own plan, or longer (capped) when the viewers together need it."""
+        return shared_interval(asked, planned, self.stretch)
 
     def cache_problem(self) -> str | None:
         """Why the shared store is off (the dashboard then asks the server itself); None while it works."""
@@ -80,6 +110,11 @@ class SharedViewers:
         """How many dashboards share the store's answers (1: this one alone, or no store)."""
         return self.viewers if self.cache is not None and not self.cache.problem else 1
 
+    def ignoring_entries(self) -> bool:
+        """Entries in the store that fail this key's check (or are out of range) were ignored since the last poll."""
+        return self.ignoring and self.cache is not None and not self.cache.problem
+
     async def leave(self) -> None:
-        if self.cache is not None:
-            await self.cache.guarded(self.cache.coordinator.leave(self._owner, self._viewer))
+        state = self._state()
+        if self.cache is not None and state is not None:
+            await self.cache.guarded(state.remove(VIEWERS_SLOT))
