@@ -14,6 +14,8 @@ the store need not hold the API key:
 * **Writers write only their own entry.** A counter is each writer's own count,
   kept in the writer's memory and written whole; readers add the entries up
   (:meth:`SharedState.total`). No writer reads, increments or trusts another's.
+  A writer's count only grows, so a reader keeps the highest it has seen of
+  each: an old entry written back (a replay) cannot take a count back.
 * **Readers ignore** an entry whose MAC does not check, that does not parse, or
   whose value is out of its plausible range (the caller says what is
   plausible), and a slot with more than :data:`MAX_WRITERS` entries (a flood).
@@ -42,8 +44,10 @@ MAX_WRITERS = 256
 #: The largest entry read or written, in bytes.
 MAX_ENTRY_BYTES = 4096
 MAX_FIELD_CHARS = 64
-#: Counters each writer keeps in memory (the newest slots); older slots are never written again.
+#: Counters each writer keeps in memory (the newest slots; older slots are never written again), and the highest
+#: count a reader has seen of each writer's entries (the newest).
 COUNTERS_KEPT = 1024
+HIGHEST_KEPT = 4096
 #: How far a lease's expiry may lie ahead of this host's clock (the hosts sharing Redis may disagree a little).
 LEASE_CLOCK_SLACK_SECONDS = 60.0
 FORMAT = b"w1"
@@ -54,15 +58,19 @@ VIEWERS_SLOT = "viewers"
 MAX_VIEWER_LAPSE_SECONDS = 86400.0
 
 
-def derive_key(api_key: str, purpose: str) -> bytes:
-    """A 32-byte key for one ``purpose`` (``"state"``, ``"answers"``), derived from the API key: HKDF-SHA256.
+def hkdf_sha256(secret: bytes, salt: bytes, info: bytes) -> bytes:
+    """The first 32 bytes of HKDF-SHA256 (RFC 5869): its extract step, then one block of its expand step."""
+    pseudo_random = hmac.new(salt, secret, hashlib.sha256).digest()
+    return hmac.new(pseudo_random, info + b"\x01", hashlib.sha256).digest()
 
-    HKDF's extract step with a fixed salt, then one block of its expand step with
-    the purpose as the info label (RFC 5869): keys for different purposes are
-    unrelated, and none of them gives the API key back.
+
+def derive_key(api_key: str, purpose: str) -> bytes:
+    """A 32-byte key for one ``purpose`` (``"state"``, ``"answers"``), derived from the API key.
+
+    HKDF with a fixed salt and the purpose as its info label: keys for different
+    purposes are unrelated, and none of them gives the API key back.
     """
-    pseudo_random = hmac.new(SALT, api_key.encode("utf-8", "surrogateescape"), hashlib.sha256).digest()
-    return hmac.new(pseudo_random, purpose.encode() + b"\x01", hashlib.sha256).digest()
+    return hkdf_sha256(api_key.encode("utf-8", "surrogateescape"), SALT, purpose.encode())
 
 
 def _mac(key: bytes, name: str, field: str, payload: bytes) -> bytes:
@@ -158,6 +166,7 @@ class SharedState:
         self._key = derive_key(api_key, "state")
         self._wall = wall
         self._counts: OrderedDict[str, int] = OrderedDict()
+        self._highest: OrderedDict[tuple[str, str], int] = OrderedDict()
         #: Entries ignored so far: forged, damaged, out of range, or in a flooded slot.
         self.ignored = 0
 
@@ -202,9 +211,20 @@ class SharedState:
         await self.put(slot, total, keep=keep)
 
     async def total(self, slots: Sequence[str], *, most: int) -> int:
-        """Every writer's count in ``slots`` added up; a count above ``most`` is ignored."""
-        return sum(sum(v for v in entries.values() if isinstance(v, int))
-                   for entries in await self.entries(slots, plausible_count(most)))
+        """Every writer's count in ``slots`` added up (the highest seen of each); a count above ``most`` is ignored."""
+        total = 0
+        for slot, entries in zip(slots, await self.entries(slots, plausible_count(most)), strict=True):
+            for writer, count in entries.items():
+                if isinstance(count, int):
+                    total += self._highest_of((slot, writer), count)
+        return total
+
+    def _highest_of(self, entry: tuple[str, str], count: int) -> int:
+        highest = max(count, self._highest.pop(entry, 0))
+        self._highest[entry] = highest
+        while len(self._highest) > HIGHEST_KEPT:
+            self._highest.popitem(last=False)
+        return highest
 
     # ------------------------------------------------------------------ leases
 

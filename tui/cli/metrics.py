@@ -11,7 +11,10 @@ change), so the lag and streak are those ``status`` gives. Each poll
 replaces the reading that ``prometheus_client``'s HTTP server serves
 (:mod:`tui.state.metric_families`). Loopback by default; another address is
 served after a warning, since anyone who reaches it reads the exports' names and
-health. SIGTERM and SIGINT stop it cleanly (exit 0).
+health. A poll that fails inside watchdeck never ends the loop: it is said on
+stderr (once for each kind of failure, its traceback in errors.log), counted as
+``watchdeck_requests_total{outcome="internal_error"}``, and the next poll comes.
+SIGTERM and SIGINT stop it cleanly (exit 0).
 """
 
 from __future__ import annotations
@@ -36,14 +39,16 @@ from tui.state.health import unmatched_targets_warning
 from tui.state.io.board_records import read_board_records
 from tui.state.io.export_source import ExportsSource
 from tui.state.io.poller import Poller
-from tui.state.io.shared import SharedViewers
-from tui.state.metric_families import ExportReading, PollMetrics, Reading
+from tui.state.io.shared import IGNORED_NOTE, SharedViewers
+from tui.state.metric_families import POLL_FAILED, ExportReading, PollMetrics, Reading
 from tui.state.server_time import ServerClock
 
 if TYPE_CHECKING:
     from tui.api.cache import SharedCache
 
 DEFAULT_LISTEN = "127.0.0.1:9185"
+#: Kinds of poll failure said on stderr (each once); past this many, failures are only counted.
+FAILURES_SAID = 32
 EXIT_OK = 0
 EXIT_ERROR = 2
 
@@ -114,6 +119,8 @@ class Exporter:
         self.budget = ActionBudget(time.monotonic)  # the operator's share: the runs list reads take from it
         self.alerts = AlertFeed(self.board.history)
         self.last_success: float | None = None  # wall-clock seconds
+        self._failures_said: set[str] = set()
+        self._said_ignoring = False
         metrics.show(self.reading())  # every alert kind at 0 until the first poll says otherwise
 
     async def poll_once(self) -> None:
@@ -123,6 +130,9 @@ class Exporter:
         outcome = await self.poller.run_once()
         self.metrics.poll_duration.observe(time.monotonic() - started)
         await self.shared.sync(self.poller.interval)
+        if self.shared.ignoring and not self._said_ignoring:
+            self._said_ignoring = True
+            self._say(f"warning: {IGNORED_NOTE} (someone without the API key writes to the store)")
         if outcome.ok and outcome.value is not None and self.last_success is None:
             self._warn_unmatched(outcome.value)
         if outcome.ok:
@@ -144,8 +154,25 @@ class Exporter:
     def _warn_unmatched(self, snapshot: ExportsSnapshot) -> None:
         warning = unmatched_targets_warning(self.settings.freshness, (w.export for w in snapshot.exports))
         if warning:
-            self.err.write(f"watchdeck: warning: {warning}\n")
-            self.err.flush()
+            self._say(f"warning: {warning}")
+
+    def _say(self, line: str) -> None:
+        self.err.write(f"watchdeck: {line}\n")
+        self.err.flush()
+
+    def poll_failed(self, error: Exception) -> None:
+        """A poll that failed inside watchdeck: counted, and said with its traceback logged once for each kind."""
+        self.metrics.count_request(POLL_FAILED)
+        kind = f"{type(error).__name__}: {str(error)[:200]}"
+        if kind in self._failures_said or len(self._failures_said) >= FAILURES_SAID:
+            return
+        self._failures_said.add(kind)
+        from tui.secrets.crashlog import one_line, record_exception
+
+        secrets = (self.settings.api_key.get_secret_value(),)
+        path = record_exception(error, "metrics poll", secrets=secrets)
+        self.err.write(f"{one_line(error, path, secrets)} (polling goes on)\n")
+        self.err.flush()
 
     def _apply_budget(self) -> None:
         asked = self.settings.poll_seconds
@@ -167,9 +194,12 @@ class Exporter:
         )
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Poll until ``stop`` is set; the next poll is armed only after the last one finished."""
+        """Poll until ``stop`` is set; the next poll is armed only after the last one finished, however it ended."""
         while not stop.is_set():
-            await self.poll_once()
+            try:
+                await self.poll_once()
+            except Exception as error:
+                self.poll_failed(error)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.poller.next_delay())
 

@@ -14,7 +14,8 @@ text. The names are part of the interface (the README lists them):
   ``watchdeck_export_last_completed_end_timestamp_seconds``: per export, absent
   where unknown;
 * ``watchdeck_alerts_open{kind}``;
-* ``watchdeck_poll_duration_seconds`` (histogram), ``watchdeck_requests_total{outcome}``,
+* ``watchdeck_poll_duration_seconds`` (histogram), ``watchdeck_requests_total{outcome}`` (the
+  requests' outcomes, and ``internal_error``: a poll that failed inside watchdeck),
   ``watchdeck_last_successful_poll_timestamp_seconds``, ``watchdeck_server_clock_skew_seconds``.
 
 No label or value holds the API key: labels are the project id, the export's
@@ -38,6 +39,8 @@ PREFIX = "watchdeck"
 EXPORT_LABELS = ("project", "export_id", "export")
 #: Every state an export can be in, as a label value.
 STATES: tuple[str, ...] = tuple(state.value.replace(" ", "_") for state in HealthState)
+#: The outcome counted for a poll that failed inside watchdeck (not an answer: the poll loop goes on).
+POLL_FAILED = "internal_error"
 POLL_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
 
@@ -134,7 +137,7 @@ class PollMetrics:
                                        "project took", buckets=POLL_BUCKETS, registry=self.registry)
         self.requests = Counter(f"{PREFIX}_requests", "Requests sent to the server, by outcome",
                                 labelnames=("outcome",), registry=self.registry)
-        for outcome in OUTCOMES:  # every outcome from the start: a rate over a series that appears late is wrong
+        for outcome in (*OUTCOMES, POLL_FAILED):  # every one from the start: a rate over a late series is wrong
             self.requests.labels(outcome=outcome)
 
     def count_request(self, outcome: str) -> None:
