@@ -54,8 +54,9 @@ class SharedViewers:
         self.viewers = 1
         self.stretch = 1.0
         self.combined_last_minute = 0
-        #: The last sync found entries that fail the check or are out of range (said on the status line).
+        #: Entries that fail the check or are out of range were read since the sync before (the status line says so).
         self.ignoring = False
+        self._ignored_before = 0
 
     def _state(self) -> SharedState | None:
         return self.cache.state(self._base_url, self._api_key) if self.cache is not None else None
@@ -66,7 +67,6 @@ class SharedViewers:
         if cache is None or state is None:
             return
         cache.poll_interval_is(interval)
-        ignored_before = state.ignored
         now = self._wall()
         bucket = int(now // BUCKET_SECONDS)
         sent = cache.take_sent()
@@ -79,7 +79,8 @@ class SharedViewers:
         first = int((now - 60.0) // BUCKET_SECONDS)
         combined = await cache.guarded(state.total([requests_slot(b) for b in range(first, bucket + 1)],
                                                    most=MAX_REQUESTS_PER_BUCKET))
-        self.ignoring = state.ignored > ignored_before
+        # Every read of this key's state counts: the answers' generations and leases as well as the figures above.
+        self.ignoring, self._ignored_before = state.ignored > self._ignored_before, state.ignored
         if isinstance(combined, int):
             self.combined_last_minute = combined
             if self._monotonic() - self._stretched_at >= RESTRETCH_AFTER_SECONDS:
