@@ -34,6 +34,7 @@ from tui.api.shared_state import MAX_WRITERS, derive_key, seal
 from tui.app import WatchdeckApp
 from tui.clock import SystemClock
 from tui.config import Settings
+from tui.config.paths import cache_dir
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.monitor import MonitorScreen
 from tui.state.budget import MAX_SHARED_STRETCH
@@ -176,7 +177,7 @@ async def test_forged_counts_neither_stretch_the_dashboard_nor_keep_it_live(
 async def test_a_signed_but_huge_count_stretches_only_to_the_cap_and_stale_follows_the_cap(
         sandbox: SandboxHandle, redis_server: RedisServer) -> None:
     """A writer with the key (a bug, or many viewers) cannot stretch the interval past ten times the asked one."""
-    others = open_shared_cache(redis_server.url)
+    others = open_shared_cache(redis_server.url, cache_dir())
     try:
         bucket = int(time.time() // BUCKET_SECONDS)
         state = others.state(sandbox.base_url, sandbox.api_key)
@@ -200,7 +201,7 @@ async def test_forged_state_is_ignored_and_a_forged_lease_is_taken_over(redis_se
     """Every kind of shared state through the one scheme: a forged generation, count or lease changes nothing."""
     from redis.asyncio import Redis
 
-    cache, other = open_shared_cache(redis_server.url), open_shared_cache(redis_server.url)
+    cache, other = open_shared_cache(redis_server.url, cache_dir()), open_shared_cache(redis_server.url, cache_dir())
     client: Redis = Redis.from_url(redis_server.url)
     try:
         base, key = "https://eu.posthog.com", "phx_the_key"
