@@ -23,6 +23,10 @@ the store need not hold the API key:
 * **Leases** (one holder at a time) are single signed entries with their expiry
   inside: an entry that does not check, or whose expiry is past or too far
   ahead, does not hold the lease, and is taken over.
+* **Records** (who is watching; later an alert's acknowledgement or silence)
+  are entries with any JSON value: :meth:`SharedState.put` this writer's,
+  :meth:`SharedState.entries` everyone's that check and pass the caller's
+  plausibility test, :meth:`SharedState.remove` this writer's.
 
 Standard library only: the start-up path reads the viewers through it
 (:func:`tui.api.cache_context.others_watching`) before hishel is imported.
@@ -203,8 +207,11 @@ class SharedState:
     # ------------------------------------------------------------------ counters
 
     async def add(self, slot: str, count: int, *, keep: float) -> None:
-        """This writer's own count in ``slot`` grows by ``count`` (written whole, signed)."""
-        total = self._counts.pop(slot, 0) + count
+        """This writer's own count in ``slot`` grows by ``count`` (written whole, signed).
+
+        A slot whose count was let go from memory goes on from the highest of this writer's entries read there.
+        """
+        total = self._counts.pop(slot, self._highest.get((slot, self.writer), 0)) + count
         self._counts[slot] = total
         while len(self._counts) > COUNTERS_KEPT:
             self._counts.popitem(last=False)
