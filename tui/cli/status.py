@@ -13,7 +13,9 @@ Completed data for the export's freshness target where the profile sets one,
 else for ``lag_alert_intervals`` (default 2) intervals plus a grace period.
 Paused exports, exports that have not started yet, and exports past their
 ``end_at`` are never overdue. Where the server has no runs list (404/405),
-the runs in the export's own ``latest_runs`` are judged.
+the runs in the export's own ``latest_runs`` are judged, and what they cannot
+settle is given as a bound (``failure_streak_is_lower_bound``,
+``lag_is_lower_bound`` in ``--json``; ``≥`` in the LAG column).
 """
 
 from __future__ import annotations
@@ -203,7 +205,7 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
                     now = server.now()
                     target = target_for(export, settings.freshness)
                     verdict = judge(export, now, lag_intervals=lag_intervals, grace_seconds=grace,
-                                    target_seconds=target)
+                                    target_seconds=target, runs_list=runs_listed)
                     if runs_listed and _needs_runs(verdict, export):
                         history = RunHistory()
                         history.add_latest(export.id, export.latest_runs, now)
@@ -214,6 +216,8 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
                             if names_missing_project(err):
                                 raise ProjectNotFound(project_id, status=err.status, path=err.path) from None
                             runs_listed = False  # no runs list here (the interface's server): latest_runs it is
+                            verdict = judge(export, server.now(), lag_intervals=lag_intervals, grace_seconds=grace,
+                                            target_seconds=target, runs_list=False)
                         else:
                             verdict = judge(export, server.now(), runs=history.runs(export.id),
                                             read_since=history.read_since(export.id), lag_intervals=lag_intervals,
@@ -287,10 +291,17 @@ def describe_connection_error(err: ApiError, base_url: str) -> str:
 # --------------------------------------------------------------------------- output
 
 
+def lag_words(verdict: Verdict) -> str:
+    """The LAG column: ``14h 2m``, ``≥ 10h 1m`` where the runs known only bound it, ``—`` where unknown."""
+    lag = verdict.lag_seconds
+    if lag is None:
+        return "—"
+    return f"≥ {duration(lag)}" if verdict.lag_is_lower_bound else duration(lag)
+
+
 def _row(status: ExportStatus, now: datetime) -> dict[str, str]:
     latest = status.latest
     when = run_activity_time(latest) if latest else None
-    lag = status.verdict.lag_seconds
     return {
         "PROJECT": clean(status.project_id, limit=12),
         "EXPORT": clean(status.export.id, limit=36),
@@ -298,7 +309,7 @@ def _row(status: ExportStatus, now: datetime) -> dict[str, str]:
         "INTERVAL": clean(status.export.interval, limit=18),
         "LATEST": clean(latest.status if latest else "—", limit=16),
         "AGE": past_ago(when, now) if when else "—",
-        "LAG": duration(lag) if lag is not None else "—",
+        "LAG": lag_words(status.verdict),
         "STATE": status.state.upper(),
     }
 
@@ -350,6 +361,7 @@ def to_json(report: Report, settings: Settings) -> dict[str, Any]:
             "problem": s.problem,
             "reason": verdict.reason,
             "failure_streak": verdict.failure_streak,
+            "failure_streak_is_lower_bound": verdict.failure_streak_is_lower_bound,
             "next_due": _iso(verdict.next_due),
             "latest_run": None if latest is None else {
                 "id": latest.id,
@@ -362,6 +374,7 @@ def to_json(report: Report, settings: Settings) -> dict[str, Any]:
             },
             "last_completed_end": _iso(s.last_completed_end),
             "lag_seconds": _round(verdict.lag_seconds),
+            "lag_is_lower_bound": verdict.lag_is_lower_bound,
         })
     return {
         "checked_at": _iso(now),

@@ -108,6 +108,12 @@ def static_cells(row: RowFacts) -> dict[str, Text]:
     }
 
 
+def lag_words(verdict: Verdict) -> str:
+    """The lag as the table and the details say it: ``2h05m``, ``≥ 10h`` where the runs known only bound it."""
+    text = coarse_duration(verdict.lag_seconds)
+    return f"≥ {text}" if verdict.lag_is_lower_bound and verdict.lag_seconds is not None else text
+
+
 def time_cells(verdict: Verdict) -> dict[str, Text]:
     """State, lag, last run and next due: what the verdict says at its moment, at minute resolution.
 
@@ -132,7 +138,7 @@ def time_cells(verdict: Verdict) -> dict[str, Text]:
         due_text = Text(ago(due, now, coarse=True))
     return {
         "state": state_text(verdict),
-        "lag": Text(coarse_duration(verdict.lag_seconds), style=Tone.FAILURE.style if verdict.overdue else ""),
+        "lag": Text(lag_words(verdict), style=Tone.FAILURE.style if verdict.overdue else ""),
         "last": Text(past_ago(last_time, now, coarse=True) if last_time is not None else "—"),
         "due": due_text,
     }

@@ -8,13 +8,14 @@ from typing import Any
 
 from rich.text import Text
 
+from tui.look.export_cells import lag_words
 from tui.look.palette import Tone
 from tui.look.render import plain
 from tui.state.exports import WatchedExport
 from tui.state.health import Verdict
 from tui.text.clean import clean
 from tui.text.redaction import mask_secrets
-from tui.text.words import ago, coarse_duration, past_ago
+from tui.text.words import ago, past_ago
 
 
 def _when(value: datetime | None, now: datetime) -> str:
@@ -58,7 +59,7 @@ def export_details_text(watched: WatchedExport, verdict: Verdict) -> Text:
     row("Updated", _happened(export.last_updated_at, now))
     row("Health", plain(f"{verdict.state.value}: {verdict.reason}"))
     lag = verdict.lag_seconds
-    row("Lag", "—" if lag is None else f"{coarse_duration(lag)} behind")  # as the table says it
+    row("Lag", "—" if lag is None else f"{lag_words(verdict)} behind")  # as the table says it
     row("Overdue rule", verdict.rule or "—")
     due = verdict.next_due
     row("Next run due", "—" if due is None else _when(due, now))

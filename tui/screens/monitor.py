@@ -488,6 +488,7 @@ class MonitorScreen(WatchdeckScreen[None]):
             return
         # A run without an id or a status cannot be judged or drawn: left out, as `watchdeck status` leaves it out.
         runs = [run for run in page.results if incomplete_reason_of_run(run) is None]
+        board.runs_list_read(watched.project_id)
         board.store_runs(watched.key, runs)
         self.runs_pane.pages_after_window(watched.key, page.next)
         self.incident.desk.add_runs(watched.key, runs, page_span(runs, asked_at, after=after,

@@ -94,6 +94,9 @@ class ExportBoard:
         self.selected_run_id: str | None = None
         self.cancelling: set[str] = set()  # runs sent a cancel that the server still shows in progress
         self._missing_runs_lists = MissingRoutes(monotonic)  # projects whose runs list answered 404/405
+        # Projects whose runs list answered 404/405 at the last ask: their verdicts say what is only a bound. Kept
+        # while the route is asked again (after a while, or ctrl+r), so a verdict does not flicker meanwhile.
+        self._no_runs_list: set[str] = set()
         self._optimistic_paused: dict[str, bool] = {}
         self._pending: set[tuple[str, str]] = set()
         self._awaited_retries: dict[str, AwaitedRetry] = {}
@@ -113,13 +116,15 @@ class ExportBoard:
         key = watched.key
         return judge(watched.export, now, runs=self.history.runs(key), read_since=self.history.read_since(key),
                      lag_intervals=self.lag_intervals, grace_seconds=self.grace_seconds,
-                     target_seconds=target_for(watched.export, self.freshness))
+                     target_seconds=target_for(watched.export, self.freshness),
+                     runs_list=watched.project_id not in self._no_runs_list)
 
     def _fingerprint(self, watched: WatchedExport, marked: bool) -> tuple[Any, ...]:
         """The row's fingerprint with what the run history adds to its verdict: its runs (version) and where its
         newest read span begins."""
         key = watched.key
-        return (*row_fingerprint(watched, marked), self.history.version(key), self.history.read_since(key))
+        return (*row_fingerprint(watched, marked), self.history.version(key), self.history.read_since(key),
+                watched.project_id in self._no_runs_list)
 
     def records_wanted(self, keys: list[str]) -> list[WatchedExport]:
         """Of these rows, those whose verdict needs the runs list read further back (``Verdict.record_short``),
@@ -332,6 +337,11 @@ class ExportBoard:
 
     def runs_list_not_offered(self, project_id: str) -> None:
         self._missing_runs_lists.not_offered(project_id)
+        self._no_runs_list.add(project_id)
+
+    def runs_list_read(self, project_id: str) -> None:
+        """The project's runs list answered: its verdicts read further back than ``latest_runs`` again."""
+        self._no_runs_list.discard(project_id)
 
     def look_again_for_runs(self) -> None:
         """Ask the runs list again at the next load (ctrl+r)."""

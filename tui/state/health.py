@@ -97,6 +97,12 @@ class Verdict:
     # The runs known do not settle the verdict: no Completed run among them, or the failure streak reaches the
     # oldest of them; the export's runs list should be read further back (``needs_record``).
     record_short: bool = False
+    # Where the runs known do not reach the streak's start or the last Completed run, the figures are bounds:
+    # the streak is at least ``failure_streak`` long, the data at least ``lag_seconds`` old (:func:`streak_record`).
+    failure_streak_is_lower_bound: bool = False
+    lag_is_lower_bound: bool = False
+    streak_start: datetime | None = None  # where the oldest failed interval of the streak known begins
+    no_runs_list: bool = False  # the server offers no runs list to read further back
 
     @property
     def unhealthy(self) -> bool:
@@ -178,24 +184,64 @@ def run_activity_time(run: BatchExportRun) -> datetime | None:
 def failure_streak(newest_first: Sequence[BatchExportRun]) -> int:
     """Failed runs in a row at the newest end. Runs in progress and cancelled ones neither count nor break it;
     a Completed run (or one of a status this version does not know) ends it."""
-    streak = 0
+    return streak_record(newest_first, whole_record=True, read_since=None).count
+
+
+@dataclass(frozen=True)
+class StreakRecord:
+    """The failure streak at the newest end of an export's record, as far back as the runs known reach.
+
+    Where ``whole`` is False the runs known stop inside the streak: it is at least ``count`` runs long and
+    began at or before ``start``. ``behind_since``: no Completed data is known and the runs known stop before
+    it, so the export's data is at least as old as this (the oldest known run's interval start, or where the
+    runs list was read from); None where the newest Completed run is known, or no run ever completed.
+    """
+
+    count: int
+    start: datetime | None  # where the oldest failed interval of the streak known begins; None without a streak
+    whole: bool
+    behind_since: datetime | None = None
+
+    @property
+    def count_is_lower_bound(self) -> bool:
+        return self.count > 0 and not self.whole
+
+
+def streak_record(newest_first: Sequence[BatchExportRun], *, whole_record: bool,
+                  read_since: datetime | None) -> StreakRecord:
+    """The one reading of the failure streak: its length, its start and whether they are bounds.
+
+    ``newest_first``: the export's runs known (:func:`runs_newest_first`); ``whole_record``: they are all of the
+    export's runs; ``read_since``: every run created from then on is among them (None: the runs are one look at
+    ``latest_runs``, the newest runs whatever their number). The streak is whole where the run that ended it is
+    known and no run between it and the newest is missing (it was created after ``read_since``).
+
+    Runs are created in the order of their intervals, so a Completed run older than every run known covered an
+    interval that ends before the oldest known run's begins: that is how far behind the data is at least.
+    """
+    count = 0
+    start: datetime | None = None
+    ender: BatchExportRun | None = None
     for run in newest_first:
         if run.status in FAILED_GROUP:
-            streak += 1
+            count += 1
+            begins = run.data_interval_start or run.data_interval_end
+            if begins is not None and (start is None or begins < start):
+                start = begins
         elif run.status in RUNNING_GROUP or run.status in CANCELLED_GROUP:
             continue
         else:
+            ender = run
             break
-    return streak
-
-
-def streak_end(newest_first: Sequence[BatchExportRun]) -> BatchExportRun | None:
-    """The run that ends the failure streak (:func:`failure_streak`), or None when every run known is in it."""
-    for run in newest_first:
-        if run.status in FAILED_GROUP or run.status in RUNNING_GROUP or run.status in CANCELLED_GROUP:
-            continue
-        return run
-    return None
+    ender_at = run_created(ender) if ender is not None else None
+    whole = whole_record or (ender is not None and (read_since is None or ender_at is None or ender_at >= read_since))
+    behind_since: datetime | None = None
+    if not whole_record and newest_first and last_completed_end(newest_first) is None:
+        oldest = newest_first[-1]
+        bounds = [b for b in (oldest.data_interval_start or oldest.data_interval_end or run_created(oldest),
+                              read_since) if b is not None]
+        behind_since = min(bounds) if bounds else None
+    return StreakRecord(count, start, whole, behind_since)
 
 
 def last_completed_end(runs: Iterable[BatchExportRun]) -> datetime | None:
@@ -293,6 +339,7 @@ def judge(
     grace_seconds: float = DEFAULT_GRACE_SECONDS,
     target_seconds: float | None = None,
     read_since: datetime | None = None,
+    runs_list: bool = True,
 ) -> Verdict:
     """The health of ``export`` at ``now`` (server time).
 
@@ -300,13 +347,13 @@ def judge(
     export's own ``latest_runs``; duplicates by id are merged. ``target_seconds`` (the
     export's freshness target, :func:`target_for`) replaces intervals plus grace.
     ``read_since``: the server's runs list was read from then to now, so every
-    run created since is among them.
+    run created since is among them. ``runs_list`` False: the server offers no
+    runs list (it answered 404/405), so what ``latest_runs`` cannot settle stays a
+    bound (the streak "10+", the lag "at least"), and the reason says why.
     """
     all_runs = runs_newest_first([*export.latest_runs, *(runs or ())])
     latest = all_runs[0] if all_runs else None
-    streak = failure_streak(all_runs)
     done_end = last_completed_end(all_runs)
-    lag = age_seconds(done_end, now) if done_end is not None else None
     step = export.interval_seconds
     if target_seconds is not None:
         allowed: float | None = target_seconds
@@ -322,16 +369,24 @@ def judge(
     whole = (len(export.latest_runs) < LATEST_RUNS_SIZE and bool(export.latest_runs or not runs)) or (
         read_since is not None and beginning is not None and read_since <= beginning)
     far_enough = whole or (read_since is not None and now - read_since >= RECORD_WINDOW - timedelta(hours=1))
-    ender = streak_end(all_runs)
-    ender_at = run_created(ender) if ender is not None else None
-    streak_whole = whole or (ender is not None and (read_since is None or ender_at is None or ender_at >= read_since))
-    short = not far_enough and (done_end is None or not streak_whole)
+    record = streak_record(all_runs, whole_record=whole, read_since=read_since)
+    streak, streak_whole = record.count, record.whole
+    behind_since = record.behind_since
+    lag = age_seconds(done_end, now) if done_end is not None else (
+        age_seconds(behind_since, now) if behind_since is not None else None)
+    short = not far_enough and (
+        done_end is None or not streak_whole or not _lag_settled(done_end, export, read_since, step))
+    bounded = record.count_is_lower_bound or behind_since is not None
+    unreadable = "; the server offers no runs list to read further" if bounded and not runs_list else ""
 
     def verdict(state: HealthState, reason: str) -> Verdict:
-        return Verdict(state=state, reason=reason, judged_at=now, latest_run=latest, failure_streak=streak,
-                       lag_seconds=lag, allowed_lag_seconds=allowed, last_completed_end=done_end, next_due=next_due,
+        return Verdict(state=state, reason=reason + unreadable, judged_at=now, latest_run=latest,
+                       failure_streak=streak, lag_seconds=lag, allowed_lag_seconds=allowed,
+                       last_completed_end=done_end, next_due=next_due,
                        rule=_rule_words(target_seconds, lag_intervals, grace_seconds, step),
-                       record_short=short)
+                       record_short=short, failure_streak_is_lower_bound=record.count_is_lower_bound,
+                       lag_is_lower_bound=behind_since is not None, streak_start=record.start,
+                       no_runs_list=not runs_list)
 
     in_a_row = f", {streak}{'' if streak_whole else '+'} failed runs in a row" if streak > 1 else ""
     if export.paused:
@@ -348,15 +403,15 @@ def judge(
         assert export.end_at is not None
         return verdict(HealthState.ENDED, f"ended {span(age_seconds(export.end_at, now))} ago: no runs are scheduled")
     if allowed is not None and not not_started:
-        reference = done_end or export.start_at or export.created_at
+        reference = done_end or behind_since or export.start_at or export.created_at
         if reference is not None and age_seconds(reference, now) > allowed:
             behind = span(age_seconds(reference, now))
             if done_end is not None:
                 reason = f"no completed data for {behind}, {limit}"
-            elif not whole and read_since is not None:
+            elif not whole and read_since is not None and runs_list:
                 reason = f"no completed run in the {span(age_seconds(read_since, now))} of runs read, {limit}"
             elif not whole:
-                reason = f"no completed run among the {len(all_runs)} latest runs, {limit}"
+                reason = f"no completed run among the {len(all_runs)} latest runs: {behind} at least, {limit}"
             else:
                 reason = f"no completed run {behind} after it started, {limit}"
             if latest is not None and latest.status in RUNNING_GROUP:
@@ -376,6 +431,18 @@ def judge(
         return verdict(HealthState.OK, f"{_status_words(latest)} (counted as cancelled, as the service does)"
                        + (f"; data {span(lag)} behind" if lag is not None else ""))
     return verdict(HealthState.OK, f"data {span(lag)} behind" if lag is not None else "latest run completed")
+
+
+def _lag_settled(done_end: datetime, export: BatchExport, read_since: datetime | None, step: int | None) -> bool:
+    """Whether the newest Completed run known is the newest there is: every run created since its interval ended
+    is known. A run completing a later interval was created after that interval ended, so where the runs known
+    reach back to within one interval of ``done_end`` none is missing. A bulk repair's retries fill
+    ``latest_runs`` and push the newest Completed run out of it: the lag then needs the runs list."""
+    stamps = [c for c in (run_created(r) for r in export.latest_runs) if c is not None]
+    known_since = read_since if read_since is not None else (min(stamps) if stamps else None)
+    if known_since is None:
+        return True
+    return (known_since - done_end).total_seconds() < (step or 1)
 
 
 def needs_record(verdict: Verdict) -> bool:

@@ -13,6 +13,9 @@ text. The names are part of the interface (the README lists them):
 * ``watchdeck_export_lag_seconds``, ``watchdeck_export_failure_streak``,
   ``watchdeck_export_last_completed_end_timestamp_seconds``: per export, absent
   where unknown;
+* ``watchdeck_export_is_lower_bound{project,export_id,export,figure}``: 1 where the export's
+  ``lag_seconds`` or ``failure_streak`` (the ``figure``) is only a lower bound (the runs known stop inside the
+  outage, e.g. a server without a runs list), else 0; a family of its own, so the figures' series keep their labels;
 * ``watchdeck_alerts_open{kind}``;
 * ``watchdeck_poll_duration_seconds`` (histogram), ``watchdeck_requests_total{outcome}`` (the
   requests' outcomes, and ``internal_error``: a poll that failed inside watchdeck),
@@ -83,6 +86,9 @@ def export_families(exports: Iterable[ExportReading]) -> list[Metric]:
                                labels=EXPORT_LABELS)
     done = GaugeMetricFamily(f"{PREFIX}_export_last_completed_end_timestamp_seconds",
                              "End of the newest Completed data interval, Unix seconds", labels=EXPORT_LABELS)
+    bound = GaugeMetricFamily(f"{PREFIX}_export_is_lower_bound",
+                              "1 where the figure (lag_seconds, failure_streak) is a lower bound: the runs known "
+                              "stop inside the outage", labels=(*EXPORT_LABELS, "figure"))
     for reading in exports:
         labels = reading.labels
         verdict = reading.verdict
@@ -93,9 +99,11 @@ def export_families(exports: Iterable[ExportReading]) -> list[Metric]:
         if verdict.lag_seconds is not None:
             lag.add_metric(labels, verdict.lag_seconds)
         streak.add_metric(labels, float(verdict.failure_streak))
+        bound.add_metric([*labels, "lag_seconds"], 1.0 if verdict.lag_is_lower_bound else 0.0)
+        bound.add_metric([*labels, "failure_streak"], 1.0 if verdict.failure_streak_is_lower_bound else 0.0)
         if verdict.last_completed_end is not None:
             done.add_metric(labels, verdict.last_completed_end.timestamp())
-    return [healthy, state, lag, streak, done]
+    return [healthy, state, lag, streak, done, bound]
 
 
 def reading_families(reading: Reading) -> list[Metric]:

@@ -47,6 +47,7 @@ async def read_board_records(board: ExportBoard, runs_api: Callable[[str], RunsA
             continue
         if not sent:
             break
+        board.runs_list_read(watched.project_id)
         board.record_asked(watched.key)
         if board.history.version(watched.key) != version:
             changed.append(watched.key)
