@@ -141,7 +141,8 @@ KEYS: tuple[KeyEntry, ...] = (
        "Retry every failed interval of the group's exports since its first failure, recovered ones included; "
        "a preview first.", INCIDENT, writes=True),
     _k("groups.since", "s", "since", "Since", "Failures since",
-       "Group the failures of the current incident (since its first open alert), of the last 24 h, or all loaded.",
+       "Group the failures of the current incident (since the first failure of the exports alerting, as the runs "
+       "list holds it), of the last 24 h, or all loaded.",
        VIEW),
     _k("groups.close", "g,escape", "close", "Close", "Close groups", "Back to the monitor.", NAVIGATE),
     _k("timeline.zoom_in", "plus,equals_sign", "zoom(-1)", "Zoom in", "Zoom in", "Show a shorter period.", VIEW),

@@ -81,6 +81,7 @@ class Verdict:
         self.failure_streak = 1 if state == "failing" else 0
         self.latest_run = None
         self.last_completed_end = None
+        self.failure_streak_is_lower_bound = False
 
 
 def verdicts(exports: list[WatchedExport]) -> dict[str, Any]:

@@ -55,6 +55,7 @@ class Verdict:
     failure_streak: int = 0
     latest_run: BatchExportRun | None = None
     last_completed_end: datetime | None = None
+    failure_streak_is_lower_bound: bool = False
 
 
 def _run(export_id: str, hours_ago: int, status: str, error: str | None = None, n: int = 0) -> BatchExportRun:

@@ -29,7 +29,7 @@ from tui.look.palette import Tone
 from tui.look.render import plain
 from tui.screens.incident_base import IncidentContext, IncidentScreen, set_columns
 from tui.state.failure_groups import FailureGroup, clock_time, failing_since
-from tui.state.io.record_reads import read_span
+from tui.state.io.record_reads import read_span, window_start
 from tui.text.words import counted
 from tui.widgets.footer import KeyFooter
 
@@ -82,13 +82,13 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
     _since_choice = 0  # SINCE_CHOICES: the current incident first
 
     def since(self) -> tuple[datetime | None, str]:
-        """When the shown failures start, and in words: the current incident (its first open alert), 24 h, all."""
+        """When the shown failures start, and in words: the current incident (the earliest first failure of the
+        exports with an alert in course, as the runs list holds it), 24 h, all."""
         now = self.context.now()
         choice = SINCE_CHOICES[self._since_choice]
         if choice == "incident":
-            opened = [alert.since for alert in self.desk.book.open_alerts]
-            if opened:
-                start = min(opened)
+            start = self.desk.incident_start()
+            if start is not None:
                 return start, f"since {clock_time(start, now.date())} (the current incident)"
             return now - timedelta(hours=24), "last 24 h (no open incident)"
         if choice == "24h":
@@ -135,17 +135,23 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
 
     @work(group="groups-history", exclusive=True, exit_on_error=False)
     async def _read_unread(self) -> None:
-        """Read the spans of the last ``GROUPS_SPAN`` not read yet: the groups' exports first, then the others."""
+        """Read the spans not read yet of the last ``GROUPS_SPAN``, and of the current incident back to where each
+        of its exports' streaks began (the run that ended it, else the runs list's window): the exports of the
+        incident first, then those of the groups, then the others."""
         try:
             desk = self.desk
-            since = self.context.now() - GROUPS_SPAN
-            self.hold_runs(since)
+            now = self.context.now()
+            since = now - GROUPS_SPAN
+            incident = [alert.key for alert in desk.book.in_course]
+            reach = {key: desk.streak_reach(key, window_start(now)) for key in incident}
+            self.hold_runs(min([since, *(r for r in reach.values() if r is not None)]))
             first = [key for group in self._groups for key in group.export_keys]
-            for key in dict.fromkeys([*first, *desk.order]):
+            for key in dict.fromkeys([*incident, *first, *desk.order]):
                 item = desk.exports.get(key)
                 if item is None or ("runs", item.watched.project_id) in self.context.unsupported:
                     continue
-                for lo, hi in desk.unread(key, since):
+                back = reach.get(key)
+                for lo, hi in desk.unread(key, min(since, back) if back is not None else since):
                     self.reading = (lo, hi)
                     self._draw_title()
                     api = self.context.client_for(item.watched.project_id).batch_exports

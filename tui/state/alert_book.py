@@ -66,8 +66,10 @@ class Observation:
     latest_status: str | None = None  # the status of the verdict's latest run
     completed_end: datetime | None = None  # the end of the newest completed interval
     since: datetime | None = None  # when the trouble began, where the verdict knows (first failed run…)
-    # Or how to find it out: asked only when an alert opens (it reads the export's run history).
+    # Or how to find it out: asked when an alert opens, and while one open at the first look is failing (it reads
+    # the export's run history, which may reach further back since).
     since_of: Callable[[], datetime | None] | None = None
+    streak_is_lower_bound: bool = False  # the streak is longer than the runs known: "10+"
 
     def began(self, now: datetime) -> datetime:
         found = self.since if self.since is not None else (self.since_of() if self.since_of is not None else None)
@@ -157,7 +159,7 @@ def detail_of(observation: Observation) -> str:
     """The alert's detail in numbers."""
     streak = observation.failure_streak
     if observation.state == "failing" and streak > 1:
-        return f"{streak} failed runs in a row"
+        return f"{streak}{'+' if observation.streak_is_lower_bound else ''} failed runs in a row"
     return observation.reason
 
 
@@ -212,6 +214,11 @@ class AlertBook:
                       key=lambda a: (-a.opened_at.timestamp(), -a.id))
 
     @property
+    def in_course(self) -> list[Alert]:
+        """The episodes in course, acknowledged or not (one per export)."""
+        return list(self._current.values())
+
+    @property
     def open_count(self) -> int:
         return sum(1 for a in self._current.values() if a.is_open)
 
@@ -261,6 +268,9 @@ class AlertBook:
                     changes.opened.append(self._open(observation, kind, now, new=not first))
                 continue
             alert.export_name = observation.name
+            if kind is AlertKind.FAILING and not alert.new:
+                began = observation.began(now)
+                self.began_earlier(key, began)
             if kind is not None:
                 alert.detail = detail_of(observation)
                 if kind is not alert.kind:
@@ -298,6 +308,13 @@ class AlertBook:
         del self._current[alert.key]
         self._to_history(alert)
         self._journal(alert, "alert resolved", now)
+
+    def began_earlier(self, key: str, since: datetime) -> None:
+        """The server's record, read further back, shows the export's episode began at ``since``: an episode open
+        at the first look moves its start there. One announced (a hook was sent its start) keeps it."""
+        alert = self._current.get(key)
+        if alert is not None and not alert.new and since < alert.since:
+            alert.since = since
 
     def acknowledge(self, alert_id: int, now: datetime) -> Alert | None:
         """Acknowledge an open alert: it moves to the history, and stays quiet until its episode ends."""

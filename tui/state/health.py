@@ -201,6 +201,7 @@ class StreakRecord:
     start: datetime | None  # where the oldest failed interval of the streak known begins; None without a streak
     whole: bool
     behind_since: datetime | None = None
+    ender_created: datetime | None = None  # when the run that ended the streak was created, where it is known
 
     @property
     def count_is_lower_bound(self) -> bool:
@@ -241,7 +242,25 @@ def streak_record(newest_first: Sequence[BatchExportRun], *, whole_record: bool,
         bounds = [b for b in (oldest.data_interval_start or oldest.data_interval_end or run_created(oldest),
                               read_since) if b is not None]
         behind_since = min(bounds) if bounds else None
-    return StreakRecord(count, start, whole, behind_since)
+    return StreakRecord(count, start, whole, behind_since, ender_at)
+
+
+def whole_record(export: BatchExport, read_since: datetime | None, more_runs: bool) -> bool:
+    """Whether the runs known of ``export`` are its whole record: fewer than ten ``latest_runs`` are all of them
+    (where the server gives ``latest_runs`` at all), and a runs list read since the export began holds every run.
+    ``more_runs``: runs other than ``latest_runs`` are known."""
+    beginning = export.start_at or export.created_at
+    return (len(export.latest_runs) < LATEST_RUNS_SIZE and bool(export.latest_runs or not more_runs)) or (
+        read_since is not None and beginning is not None and read_since <= beginning)
+
+
+def export_streak(export: BatchExport, runs: Iterable[BatchExportRun] = (),
+                  read_since: datetime | None = None) -> StreakRecord:
+    """:func:`streak_record` of an export on its ``latest_runs`` and ``runs`` (a run history), as :func:`judge`
+    reads it: where an alert's episode began (the start of the streak the server's record shows)."""
+    more = list(runs)
+    return streak_record(runs_newest_first([*export.latest_runs, *more]),
+                         whole_record=whole_record(export, read_since, bool(more)), read_since=read_since)
 
 
 def last_completed_end(runs: Iterable[BatchExportRun]) -> datetime | None:
@@ -363,11 +382,7 @@ def judge(
     ended = export.end_at is not None and export.end_at <= now
     not_started = export.start_at is not None and export.start_at > now
     next_due = due_at(due_anchor(all_runs, step), step, export.paused, export.end_at, now)
-    # Whether the runs known are the export's whole record, as far back as the verdict needs.
-    beginning = export.start_at or export.created_at
-    # fewer than ten latest runs are all of them (where the server gives ``latest_runs`` at all)
-    whole = (len(export.latest_runs) < LATEST_RUNS_SIZE and bool(export.latest_runs or not runs)) or (
-        read_since is not None and beginning is not None and read_since <= beginning)
+    whole = whole_record(export, read_since, bool(runs))
     far_enough = whole or (read_since is not None and now - read_since >= RECORD_WINDOW - timedelta(hours=1))
     record = streak_record(all_runs, whole_record=whole, read_since=read_since)
     streak, streak_whole = record.count, record.whole

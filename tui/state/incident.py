@@ -17,11 +17,12 @@ from datetime import datetime
 from typing import Protocol
 
 from tui.api.models.batch_exports import BatchExportRun
-from tui.state.alert_book import AlertBook, AlertChanges, Observation
+from tui.state.alert_book import AlertBook, AlertChanges, AlertKind, Observation
 from tui.state.exports import WatchedExport
 from tui.state.failure_groups import FailureGroup, SignaturePart, build_groups, export_failures, known_signatures
+from tui.state.health import export_streak
 from tui.state.intervals import by_interval, is_failed
-from tui.state.repair import ExportRef, RetryPlan, merge_plans, plan_export, streak_start
+from tui.state.repair import ExportRef, RetryPlan, merge_plans, plan_export
 from tui.state.run_history import RunHistory, Span
 
 
@@ -42,6 +43,9 @@ class VerdictLike(Protocol):
 
     @property
     def last_completed_end(self) -> datetime | None: ...
+
+    @property
+    def failure_streak_is_lower_bound(self) -> bool: ...
 
 
 def runs_fingerprint(runs: Sequence[BatchExportRun]) -> tuple[tuple[str, str], ...]:
@@ -119,15 +123,46 @@ class IncidentDesk:
         return DeskExport(watched, runs if runs else watched.export.latest_runs)
 
     def _observation(self, watched: WatchedExport, verdict: VerdictLike) -> Observation:
-        item = self.exports.get(watched.key)
-        runs = item.runs if item is not None else watched.export.latest_runs
         failing = str(verdict.state) == "failing"
         latest = verdict.latest_run
         return Observation(watched.key, watched.project_id, watched.export.id,
                            watched.export.name or watched.export.id, str(verdict.state), verdict.reason,
                            verdict.failure_streak, latest_status=latest.status if latest is not None else None,
                            completed_end=verdict.last_completed_end,
-                           since_of=(lambda: streak_start(runs)) if failing else None)
+                           streak_is_lower_bound=verdict.failure_streak_is_lower_bound,
+                           since_of=(lambda: self.streak_start(watched.key, watched)) if failing else None)
+
+    def streak_start(self, key: str, watched: WatchedExport | None = None) -> datetime | None:
+        """Where the export's failure streak begins on the server's record as far as it was read: the health
+        model's one reading of the streak (:func:`tui.state.health.export_streak`) on the run history."""
+        if watched is None:
+            item = self.exports.get(key)
+            if item is None:
+                return None
+            watched = item.watched
+        return export_streak(watched.export, self.history.runs(key), self.history.read_since(key)).start
+
+    def streak_reach(self, key: str, floor: datetime) -> datetime | None:
+        """How far back the runs list must be read for the export's streak start to be known: to the creation
+        of the run that ended the streak where it is known, else ``floor`` (the runs list's window); None when
+        the streak is whole already (or there is none)."""
+        item = self.exports.get(key)
+        if item is None:
+            return None
+        record = export_streak(item.watched.export, self.history.runs(key), self.history.read_since(key))
+        if record.whole or record.count == 0:
+            return None
+        ender = record.ender_created
+        return max(floor, ender) if ender is not None else floor
+
+    def incident_start(self) -> datetime | None:
+        """Where the current incident starts: the earliest first failure of the exports with an episode in course
+        (the start of each one's streak as the run history holds it, or its episode's start), None without one."""
+        starts = []
+        for alert in self.book.in_course:
+            began = self.streak_start(alert.key) if alert.kind is AlertKind.FAILING else None
+            starts.append(min(alert.since, began) if began is not None else alert.since)
+        return min(starts, default=None)
 
     def add_runs(self, key: str, runs: Iterable[BatchExportRun], read: Span | None = None) -> None:
         """Runs read for one export; ``read`` is the span of creation times of which they are all the server's runs."""
@@ -136,10 +171,16 @@ class IncidentDesk:
         self.runs_changed(key)
 
     def runs_changed(self, key: str) -> None:
-        """The run history of ``key`` changed (a read): the views see it now, not at the next poll."""
+        """The run history of ``key`` changed (a read): the views see it now, not at the next poll; an episode
+        already open at the first look begins where the streak now read back begins."""
         item = self.exports.get(key)
         if item is not None:
             self.exports[key] = self._desk_export(key, item.watched)
+            alert = self.book.episode(key)
+            if alert is not None and alert.kind is AlertKind.FAILING:
+                began = self.streak_start(key, item.watched)
+                if began is not None:
+                    self.book.began_earlier(key, began)
         self._changed()
 
     def unread(self, key: str, since: datetime, until: datetime | None = None) -> list[Span]:
