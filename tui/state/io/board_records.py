@@ -24,7 +24,8 @@ async def read_board_records(board: ExportBoard, runs_api: Callable[[str], RunsA
                              limit: int = RECORDS_PER_POLL) -> list[str]:
     """Read the record of the board's exports that want it (``order``: row keys, the snapshot's order when
     None); returns the keys whose run history changed. Stops when the budget has no room: the next poll asks
-    again. A project without a runs list (404/405) is remembered on the board; other API errors skip the export."""
+    again. A project without a runs list (404/405) is remembered on the board (its rows' keys are returned: their
+    verdicts say so); other API errors skip the export."""
     if board.snapshot is None:
         return []
     keys = order if order is not None else [w.key for w in board.snapshot.exports]
@@ -42,6 +43,9 @@ async def read_board_records(board: ExportBoard, runs_api: Callable[[str], RunsA
             continue  # the export poll names it
         except (NotFound, MethodNotAllowed):
             board.runs_list_not_offered(watched.project_id)
+            # the project's verdicts now say that their bounds cannot be read further
+            changed.extend(w.key for w in board.snapshot.exports
+                           if w.project_id == watched.project_id and w.key in keys and w.key not in changed)
             continue
         except ApiError:
             continue
