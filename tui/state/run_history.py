@@ -17,6 +17,9 @@ monitor needs while no view is open), and more where something needs them:
 * the verdict: the runs back to the newest Completed run (the failure streak and
   the lag), at most ``VERDICT_KEEP``; past that, the newest Completed run alone
   (the runs between are then unread, and the verdict says the streak is longer);
+  and always the Completed run with the newest interval end (the lag's), so a
+  burst of newer runs (a bulk repair's retries of old intervals) never makes the
+  lag look worse than what was seen: one run per export;
 * an open view (timeline, failure groups, repair) holds the runs created since
   the start of its window (:meth:`RunHistory.hold`) until it lets go.
 
@@ -85,6 +88,12 @@ def page_span(runs: Sequence[BatchExportRun], newest: datetime, *, after: dateti
         stamps = [c for c in (created(r) for r in runs) if c is not None]
         lo = min(stamps) if stamps else None
     return (lo, newest) if lo is not None and lo <= newest else None
+
+
+def newest_completed(runs: Iterable[BatchExportRun]) -> BatchExportRun | None:
+    """The Completed run with the newest interval end: the one the lag is measured from."""
+    done = [run for run in runs if run.status == RunStatus.COMPLETED and run.data_interval_end is not None]
+    return max(done, key=lambda run: (run.data_interval_end, run_order_key(run))) if done else None
 
 
 @dataclass
@@ -156,7 +165,10 @@ class RunHistory:
         kept, dropped = ordered[:keep], ordered[keep:]
         done = next((run for run in dropped if run.status == RunStatus.COMPLETED), None)
         if done is not None and not any(run.status == RunStatus.COMPLETED for run in kept):
-            dropped.remove(done)  # the lag's run stays, alone: the runs between it and the kept ones are unread
+            dropped.remove(done)  # the streak's end stays, alone: the runs between it and the kept ones are unread
+        lag_run = newest_completed(ordered)
+        if lag_run is not None and lag_run in dropped:
+            dropped.remove(lag_run)  # the lag's run stays too, whatever newer runs (retries of old intervals) came
         for run in dropped:
             del held.runs[run.id]
         self._count -= len(dropped)
