@@ -27,9 +27,11 @@ Which state wins when several hold (first match):
 3. ``ended`` (its ``end_at`` has passed): never overdue;
 4. ``overdue``: no Completed data for longer than its freshness target where the
    profile sets one (``[profiles.NAME.freshness]``, by export id or name), else
-   ``lag_intervals`` intervals plus ``grace`` (an export without Completed data
-   counts from its ``start_at``, else its creation; one that has not started is
-   never overdue);
+   ``lag_intervals`` intervals plus ``grace`` (where no Completed run is known and
+   the runs known stop inside the outage, the lag is a lower bound, from the
+   oldest known run's interval start (:func:`streak_record`); an export whose
+   whole record holds no Completed run counts from its ``start_at``, else its
+   creation; one that has not started is never overdue);
 5. ``no runs``; 6. ``running``; 7. ``unknown status`` (a status this version
    does not know); 8. ``ok``.
 
@@ -102,7 +104,6 @@ class Verdict:
     failure_streak_is_lower_bound: bool = False
     lag_is_lower_bound: bool = False
     streak_start: datetime | None = None  # where the oldest failed interval of the streak known begins
-    no_runs_list: bool = False  # the server offers no runs list to read further back
 
     @property
     def unhealthy(self) -> bool:
@@ -400,8 +401,7 @@ def judge(
                        last_completed_end=done_end, next_due=next_due,
                        rule=_rule_words(target_seconds, lag_intervals, grace_seconds, step),
                        record_short=short, failure_streak_is_lower_bound=record.count_is_lower_bound,
-                       lag_is_lower_bound=behind_since is not None, streak_start=record.start,
-                       no_runs_list=not runs_list)
+                       lag_is_lower_bound=behind_since is not None, streak_start=record.start)
 
     in_a_row = f", {streak}{'' if streak_whole else '+'} failed runs in a row" if streak > 1 else ""
     if export.paused:
