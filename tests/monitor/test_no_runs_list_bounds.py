@@ -26,10 +26,10 @@ from tui.cli.status import EXIT_PROBLEM, collect, format_table, to_json
 from tui.clock import FrozenClock
 from tui.config import Settings
 from tui.look.export_details import export_details_text
-from tui.look.render import coarse_duration, duration
 from tui.sandbox.runner import SandboxHandle
 from tui.sandbox.timeutil import parse_iso
 from tui.state.metric_families import PollMetrics
+from tui.text.words import coarse_duration, duration
 
 NO_RUNS_LIST = "; the server offers no runs list to read further"
 
