@@ -9,12 +9,13 @@ window and sends one retry for each of the 17 intervals, counted on the server.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from textual.widgets import DataTable, Input
 
-from tests.incident.test_group_repair_record import fail_runs, sandbox, two_hourly_exports
-from tests.monitor.conftest import make_app, requests
+from tests.incident.test_group_repair_record import fail_runs, sandbox, two_five_minute_exports, two_hourly_exports
+from tests.monitor.conftest import FROZEN_AT, make_app, requests
 from tests.pilot import settle
 from tui.sandbox.runner import SandboxHandle
 from tui.sandbox.timeutil import parse_iso
@@ -81,3 +82,33 @@ async def test_the_incident_starts_at_the_first_failure_of_the_streak_the_runs_l
         retried.setdefault(export_id, set()).add(run_id.split("/")[0])
     assert len(requests(sandbox, "POST", "/retry/")) == 17
     assert retried == {a: failed_a, b: failed_b}
+
+
+async def test_a_streak_longer_than_the_verdicts_read_is_read_back_to_its_start(sandbox: SandboxHandle) -> None:
+    """300 failed 5-minute runs (25 h): the verdict's read stops a clear margin past the allowed lag (one page of
+    100) and asks for the last Completed run alone, so the streak is "100+"; the groups view reads the runs list
+    between them (past its own 24 h), and the incident, its alert and the group then start at the streak's first
+    failure."""
+    export_id = two_five_minute_exports(sandbox)[0]
+    failed = fail_runs(sandbox, export_id, 0, 300)
+    first_failure = min(interval_start(sandbox, run_id) for run_id in failed)
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        monitor: Any = app.screen
+        key = f"{sandbox.project_id}:{export_id}"
+        verdict = monitor.board.facts(key).verdict
+        assert verdict.failure_streak_is_lower_bound and verdict.failure_streak < 300
+        alert = monitor.incident.desk.book.episode(key)
+        assert alert is not None and alert.since > first_failure
+        await pilot.press("g")
+        await settle(pilot)
+        groups = app.screen
+        assert isinstance(groups, FailureGroupsScreen)
+        assert groups.since()[0] == first_failure < FROZEN_AT - timedelta(hours=24)
+        assert alert.since == first_failure
+        (group,) = [g for g in groups._groups if "Connection refused" in g.sample_error]
+        # one per interval: the seed's retry of one of them is that interval's latest attempt
+        assert {f.run.id for f in group.runs} <= failed
+        assert len({interval_start(sandbox, run_id) for run_id in failed}) == group.run_count >= 299
+        assert group.first_interval == first_failure
