@@ -152,3 +152,27 @@ def test_the_hook_hears_of_new_episodes_and_of_their_ends_only() -> None:
     ended = book.observe([seen("a", "ok"), seen("b", "ok")], NOW)
     assert {a.key for a in ended.resolved} == {"a", "b"}
     assert [(event, a.key) for event, a in ended.announced()] == [("resolved", "b")]
+
+
+def test_an_episode_open_at_the_first_look_begins_where_the_record_read_further_back_shows_it() -> None:
+    """The streak's start as far as the runs known reach: it moves back as the runs list is read, for an episode
+    that was open at the first look (never announced); an announced episode keeps the start its hook was sent."""
+    starts = {"a": NOW - timedelta(hours=10), "b": NOW - timedelta(minutes=5)}
+
+    def failing(key: str, streak: int) -> Observation:
+        return Observation(key, "1", key, key, "failing", "latest run Failed", streak, latest_status="Failed",
+                           streak_is_lower_bound=streak >= 10, since_of=lambda: starts[key])
+
+    book = AlertBook()
+    book.observe([failing("a", 10), seen("b", "ok")], NOW)
+    (first,) = book.in_course
+    assert first.since == NOW - timedelta(hours=10) and first.detail == "10+ failed runs in a row"
+    book.observe([failing("a", 10), failing("b", 1)], NOW + timedelta(minutes=1))
+    announced = book.episode("b")
+    assert announced is not None and announced.new and announced.since == NOW - timedelta(minutes=5)
+    starts |= {"a": NOW - timedelta(hours=14), "b": NOW - timedelta(hours=1)}
+    book.observe([failing("a", 14), failing("b", 2)], NOW + timedelta(minutes=2))
+    assert first.since == NOW - timedelta(hours=14)
+    assert announced.since == NOW - timedelta(minutes=5)
+    book.began_earlier("a", NOW - timedelta(hours=12))  # never later than what the record showed
+    assert first.since == NOW - timedelta(hours=14)

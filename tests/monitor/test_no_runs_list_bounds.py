@@ -107,11 +107,11 @@ async def test_ten_failures_without_a_runs_list_are_said_as_bounds_everywhere(sa
             assert f"Lag             ≥ {coarse_duration(want['lag'])} behind" in details
             alert = book.episode(key)
             assert alert is not None
+            assert alert.since == want["since"]  # the streak's start as far as the server shows it
             if export_id == failing:
                 assert verdict.state.value == "failing"
                 assert verdict.reason == f"latest run Failed, 10+ failed runs in a row{NO_RUNS_LIST}"
                 assert alert.detail == "10+ failed runs in a row"
-                assert alert.since == want["since"]  # the streak's start as far as the server shows it
             else:
                 # A run in progress: overdue on the bound (the export's creation would say months)
                 assert verdict.state.value == "overdue"

@@ -66,8 +66,8 @@ class Observation:
     latest_status: str | None = None  # the status of the verdict's latest run
     completed_end: datetime | None = None  # the end of the newest completed interval
     since: datetime | None = None  # when the trouble began, where the verdict knows (first failed run…)
-    # Or how to find it out: asked when an alert opens, and while one open at the first look is failing (it reads
-    # the export's run history, which may reach further back since).
+    # Or how to find it out: asked when an alert opens, and at each poll while one open at the first look lasts (it
+    # reads the export's run history, which may reach further back since).
     since_of: Callable[[], datetime | None] | None = None
     streak_is_lower_bound: bool = False  # the streak is longer than the runs known: "10+"
 
@@ -268,9 +268,8 @@ class AlertBook:
                     changes.opened.append(self._open(observation, kind, now, new=not first))
                 continue
             alert.export_name = observation.name
-            if kind is AlertKind.FAILING and not alert.new:
-                began = observation.began(now)
-                self.began_earlier(key, began)
+            if kind is not None and not alert.new and observation.since_of is not None:
+                self.began_earlier(key, observation.began(now))
             if kind is not None:
                 alert.detail = detail_of(observation)
                 if kind is not alert.kind:

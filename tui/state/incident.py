@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Protocol
 
 from tui.api.models.batch_exports import BatchExportRun
-from tui.state.alert_book import AlertBook, AlertChanges, AlertKind, Observation
+from tui.state.alert_book import AlertBook, AlertChanges, Observation
 from tui.state.exports import WatchedExport
 from tui.state.failure_groups import FailureGroup, SignaturePart, build_groups, export_failures, known_signatures
 from tui.state.health import export_streak
@@ -123,14 +123,15 @@ class IncidentDesk:
         return DeskExport(watched, runs if runs else watched.export.latest_runs)
 
     def _observation(self, watched: WatchedExport, verdict: VerdictLike) -> Observation:
-        failing = str(verdict.state) == "failing"
+        # A failure streak (failing, or overdue with an attempt running after it) began where the streak did.
+        streak = str(verdict.state) in ("failing", "overdue") and verdict.failure_streak > 0
         latest = verdict.latest_run
         return Observation(watched.key, watched.project_id, watched.export.id,
                            watched.export.name or watched.export.id, str(verdict.state), verdict.reason,
                            verdict.failure_streak, latest_status=latest.status if latest is not None else None,
                            completed_end=verdict.last_completed_end,
                            streak_is_lower_bound=verdict.failure_streak_is_lower_bound,
-                           since_of=(lambda: self.streak_start(watched.key, watched)) if failing else None)
+                           since_of=(lambda: self.streak_start(watched.key, watched)) if streak else None)
 
     def streak_start(self, key: str, watched: WatchedExport | None = None) -> datetime | None:
         """Where the export's failure streak begins on the server's record as far as it was read: the health
@@ -160,7 +161,7 @@ class IncidentDesk:
         (the start of each one's streak as the run history holds it, or its episode's start), None without one."""
         starts = []
         for alert in self.book.in_course:
-            began = self.streak_start(alert.key) if alert.kind is AlertKind.FAILING else None
+            began = self.streak_start(alert.key)
             starts.append(min(alert.since, began) if began is not None else alert.since)
         return min(starts, default=None)
 
@@ -176,8 +177,7 @@ class IncidentDesk:
         item = self.exports.get(key)
         if item is not None:
             self.exports[key] = self._desk_export(key, item.watched)
-            alert = self.book.episode(key)
-            if alert is not None and alert.kind is AlertKind.FAILING:
+            if self.book.episode(key) is not None:
                 began = self.streak_start(key, item.watched)
                 if began is not None:
                     self.book.began_earlier(key, began)
