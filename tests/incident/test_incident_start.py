@@ -15,7 +15,7 @@ from typing import Any
 from textual.widgets import DataTable, Input
 
 from tests.incident.test_group_repair_record import fail_runs, sandbox, two_five_minute_exports, two_hourly_exports
-from tests.monitor.conftest import FROZEN_AT, make_app, requests
+from tests.monitor.conftest import FROZEN_AT, make_app, requests, select_export
 from tests.pilot import settle
 from tui.sandbox.runner import SandboxHandle
 from tui.sandbox.timeutil import parse_iso
@@ -112,3 +112,26 @@ async def test_a_streak_longer_than_the_verdicts_read_is_read_back_to_its_start(
         assert {f.run.id for f in group.runs} <= failed
         assert len({interval_start(sandbox, run_id) for run_id in failed}) == group.run_count >= 299
         assert group.first_interval == first_failure
+
+
+async def test_an_export_repair_defaults_to_the_whole_streak_read_back_to_its_start(sandbox: SandboxHandle) -> None:
+    """``R`` on the monitor's row of an export 300 failed runs (25 h) into its outage: the dialog reads the runs
+    list back to the run that ended the streak, and its default window starts at the first failed interval."""
+    export_id = two_five_minute_exports(sandbox)[0]
+    failed = fail_runs(sandbox, export_id, 0, 300)
+    first_failure = min(interval_start(sandbox, run_id) for run_id in failed)
+    intervals = len({interval_start(sandbox, run_id) for run_id in failed})
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        monitor: Any = app.screen
+        key = f"{sandbox.project_id}:{export_id}"
+        select_export(app, monitor.board.watched(key).export.name)
+        await settle(pilot)
+        await pilot.press("R")
+        await settle(pilot)
+        repair = app.screen
+        assert isinstance(repair, RepairScreen)
+        assert repair.since == first_failure
+        assert repair.query_one("#repair-since", Input).value == f"{first_failure:{DATE_FORMAT}}"
+        assert repair.plan.count == intervals and {t.run_id for t in repair.plan.targets} <= failed

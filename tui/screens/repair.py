@@ -18,6 +18,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import Button, Checkbox, Input, Label, ProgressBar, Static
 
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound
@@ -191,6 +192,9 @@ class RepairScreen(Dialog[RepairProgress | None]):
         now = self.context.now()
         api = self.context.client_for(item.watched.project_id).batch_exports
         since = max(self.since, now - MAX_HISTORY)
+        if not self._edited():  # the default window: back to where the export's streak began, where not read yet
+            back = desk.streak_reach(key, now - MAX_HISTORY)
+            since = min(since, back) if back is not None else since
         desk.history.hold(HOLDER, since, self.keys)  # the plan is made from these runs while the dialog is open
         for lo, hi in desk.unread(key, since, now):
             self.reading = (lo, hi)
@@ -205,6 +209,13 @@ class RepairScreen(Dialog[RepairProgress | None]):
                 self.query_one("#repair-status", Static).update(plain(f"Run history not read: {err}", Tone.NOTE.style))
                 return
             desk.runs_changed(key)
+
+    def _edited(self) -> bool:
+        """The operator changed the window's start (the default is kept otherwise)."""
+        try:
+            return self.query_one("#repair-since", Input).value != self._default_text
+        except NoMatches:
+            return False
 
     def _replan_keeping_input(self) -> None:
         if self.is_attached:
