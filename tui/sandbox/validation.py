@@ -12,10 +12,10 @@ from typing import Any
 from urllib.parse import urlparse
 from zoneinfo import available_timezones
 
+from tui.api.survey_html import stored_texts
 from tui.api.survey_rules import Refusal, field_refusals, linked_variant_refusal
 from tui.sandbox import hogql
 from tui.sandbox.errors import ServiceError, validation_error
-from tui.sandbox.html_clean import clean_html
 from tui.sandbox.timeutil import INTERVALS, iso, parse_input_datetime
 
 INT32_MAX = 2_147_483_647
@@ -76,16 +76,14 @@ def check_bool(value: Any, attr: str, *, nullable: bool = False) -> None:
 
 
 def _text_field(q: dict[str, Any], key: str, message: str) -> None:
-    """A question's optional text: a string when set, cleaned when it holds HTML (in place)."""
+    """A question's optional text: a string when set."""
     value = q.get(key)
-    if value:
-        if not isinstance(value, str):
-            raise validation_error(message, "questions")
-        q[key] = clean_html(value)
+    if value and not isinstance(value, str):
+        raise validation_error(message, "questions")
 
 
 def check_questions(questions: Any) -> list[dict[str, Any]] | None:
-    """Validate and clean questions as the real serializer does; returns the cleaned list.
+    """Validate questions as the real serializer does; returns them (their HTML is cleaned by the caller).
 
     Branching is not validated by the real service (an open question may carry ``response_based``
     branching, a ``specific_question`` index may point past the end); only the editor warns.
@@ -102,7 +100,6 @@ def check_questions(questions: Any) -> list[dict[str, Any]] | None:
             raise validation_error("Question text is required", "questions")
         if not isinstance(text, str):
             raise validation_error("Question text must be a string", "questions")
-        q["question"] = clean_html(text)
         _text_field(q, "description", "Question description must be a string")
         for key in ("buttonText", "lowerBoundLabel", "upperBoundLabel"):
             _text_field(q, key, f"Question {key} must be a string")
@@ -110,14 +107,11 @@ def check_questions(questions: Any) -> list[dict[str, Any]] | None:
         if choices:
             if not isinstance(choices, list):
                 raise validation_error("Question choices must be a list of strings", "questions")
-            out = []
             for choice in choices:
                 if not isinstance(choice, str):
                     raise validation_error("Question choices must be strings", "questions")
                 if not choice.strip():
                     raise validation_error("Question choices cannot be empty", "questions")
-                out.append(clean_html(choice))
-            q["choices"] = out
         content_type = q.get("descriptionContentType")
         if content_type and content_type not in ("text", "html"):
             raise validation_error("Question descriptionContentType must be one of ['text', 'html']", "questions")
@@ -125,7 +119,7 @@ def check_questions(questions: Any) -> list[dict[str, Any]] | None:
         if link:
             if not isinstance(link, str):
                 raise validation_error(f"Question {index + 1}: link must be a string", "questions")
-            q["link"] = _check_link(link)
+            _check_link(link)
         cleaned.append(q)
     return cleaned
 
@@ -133,7 +127,7 @@ def check_questions(questions: Any) -> list[dict[str, Any]] | None:
 _MAILTO = re.compile(r"^mailto:[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$")
 
 
-def _check_link(link: str) -> str:
+def _check_link(link: str) -> None:
     """https with a host, or a single well-formed mailto address; the real service's messages."""
     parsed = urlparse(link)
     if parsed.scheme not in ("https", "mailto"):
@@ -143,7 +137,6 @@ def _check_link(link: str) -> str:
             "Invalid mailto link. Please enter a valid mailto link (e.g., mailto:example@domain.com).", "questions")
     if parsed.scheme == "https" and not parsed.netloc:
         raise validation_error("Invalid HTTPS URL. Please enter a valid HTTPS link.", "questions")
-    return clean_html(link)
 
 
 def refuse(refusal: Refusal | None) -> None:
@@ -191,9 +184,6 @@ def survey_payload(body: dict[str, Any], *, creating: bool, existing: dict[str, 
     appearance = body.get("appearance")
     if isinstance(appearance, dict):
         out["appearance"] = appearance = dict(appearance)
-        for key in ("thankYouMessageHeader", "thankYouMessageDescription", "thankYouMessageCloseButtonText"):
-            if isinstance(appearance.get(key), str) and appearance[key]:
-                appearance[key] = clean_html(appearance[key])
         content_type = appearance.get("thankYouMessageDescriptionContentType")
         if content_type and content_type not in ("text", "html"):
             raise validation_error("thankYouMessageDescriptionContentType must be one of ['text', 'html']",
@@ -240,7 +230,9 @@ def survey_payload(body: dict[str, Any], *, creating: bool, existing: dict[str, 
             for g in groups
         ):
             raise validation_error(FULL_ROLLOUT, None)
-    return out
+    # The texts the real service cleans of HTML, as it stores them (one place: tui.api.survey_html).
+    return {**out, **{key: value for key, value in stored_texts(out).items()
+                      if key in ("questions", "appearance", "translations")}}
 
 
 SAMPLING_INTERVAL_TYPES = ("day", "week", "month")
