@@ -15,6 +15,7 @@ from tui.api.writes import (
     check_run_counts,
     check_survey_write,
     iso,
+    survey_notes,
 )
 
 OPEN = {"type": "open", "question": "Why?"}
@@ -87,18 +88,49 @@ def test_link_is_an_http_url(link: Any, ok: bool) -> None:
 
 
 @pytest.mark.parametrize(("display", "ok"), [("number", True), ("emoji", True), ("stars", False), (None, False)])
-def test_rating_display(display: Any, ok: bool) -> None:
+def test_rating_display_is_a_note_never_a_refusal(display: Any, ok: bool) -> None:
+    """The real serializer's validate_questions checks no rating display: stored as sent, so watchdeck only warns."""
     payload = {"questions": [OPEN, {"type": "rating", "question": "Rate", "display": display, "scale": 5}]}
-    if ok:
-        check_survey_write(payload)
+    check_survey_write(payload)
+    assert ("questions[1].display" in survey_notes(payload)) is not ok
+
+
+@pytest.mark.parametrize(("display", "scale", "note"), [
+    ("number", 4, "the SDK draws scales 3, 5, 7, 10 (the service stores this one as it is)"),
+    ("emoji", 7, "the SDK draws scales 3, 5 (the service stores this one as it is)"),
+    ("number", 10, None)])
+def test_rating_scale_is_a_note_never_a_refusal(display: str, scale: int, note: str | None) -> None:
+    """A rating ``scale: 4`` is stored by the real service (validate_questions checks no scale) and by the sandbox."""
+    payload = {"questions": [{"type": "rating", "question": "Rate", "display": display, "scale": scale}]}
+    check_survey_write(payload)
+    assert survey_notes(payload).get("questions[0].scale") == note
+
+
+@pytest.mark.parametrize(("choices", "path", "refused"), [([], "questions[0].choices", False),
+                                                          (None, "questions[0].choices", False),
+                                                          (["a", " "], "questions[0].choices[1]", True)])
+def test_choices_non_empty(choices: Any, path: str, refused: bool) -> None:
+    """An empty choice is refused as the real service refuses it ("Question choices cannot be empty"); no choices
+    at all is stored by it (its check runs only ``if choices``), so that is a note."""
+    payload = {"questions": [{"type": "multiple_choice", "question": "Pick", "choices": choices}]}
+    if refused:
+        assert path in _problems(payload)
     else:
-        assert "questions[1].display" in _problems(payload)
+        check_survey_write(payload)
+    assert (path in survey_notes(payload)) is not refused
 
 
-@pytest.mark.parametrize(("choices", "path"), [([], "questions[0].choices"), (None, "questions[0].choices"),
-                                               (["a", " "], "questions[0].choices[1]")])
-def test_choices_non_empty(choices: Any, path: str) -> None:
-    assert path in _problems({"questions": [{"type": "multiple_choice", "question": "Pick", "choices": choices}]})
+def test_unknown_nested_keys_are_notes_with_the_closest_known_key() -> None:
+    payload = {"appearance": {"fontFamily2": "x", "position": "right"},
+               "conditions": {"urlMatchTyp": "exact", "url": ""},
+               "questions": [{"type": "open", "question": "Q", "labelz": 1, "zzqqx": 2}]}
+    check_survey_write(payload)
+    notes = survey_notes(payload)
+    assert notes["conditions.urlMatchTyp"] == "not a key the service knows; did you mean urlMatchType?"
+    assert notes["appearance.fontFamily2"] == "not a key the service knows; did you mean fontFamily?"
+    assert notes["questions[0].labelz"].startswith("not a key the service knows")
+    assert notes["questions[0].zzqqx"] == "not a key the service knows (stored as it is; the SDK ignores it)"
+    assert not {"appearance.position", "conditions.url"} & set(notes)
 
 
 def test_create_needs_a_name_and_patch_keeps_only_given_keys() -> None:

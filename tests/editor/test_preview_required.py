@@ -35,10 +35,10 @@ def _error(preview: SurveyPreviewScreen) -> str:
     return str(preview.query_one("#preview-error", Static).render())
 
 
-async def test_required_questions_need_an_answer_and_a_blank_rating_scale_is_a_problem() -> None:
+async def test_required_questions_need_an_answer_and_a_blank_rating_scale_is_a_note() -> None:
     """One editor on a survey of required questions; in turn: the preview refuses to pass the open and the
     multiple-choice question without an answer, then passes each once answered; back in the editor, the
-    rating's blank "Choose" scale is a problem, not the old value kept."""
+    rating's blank "Choose" scale is a note (the real service stores a rating without one), not the old value kept."""
     app = EditorHarness(_survey(optional=False))
     async with app.run_test(size=SIZE) as pilot:
         preview = await _preview(pilot)
@@ -71,8 +71,8 @@ async def test_required_questions_need_an_answer_and_a_blank_rating_scale_is_a_p
         await settle(pilot)
         key = app.screen.current
         assert "scale" not in app.screen.draft.question(key).data
-        problems = app.screen.draft.problems()
-        assert problems["questions[2].scale"].startswith("must be one of")
+        assert "questions[2].scale" not in app.screen.draft.problems(), "the real service stores it"
+        assert app.screen.draft.notes()["questions[2].scale"].startswith("the SDK draws scales")
         assert isinstance(app.screen.query_one("#q-question", Input), Input)
 
 

@@ -22,7 +22,14 @@ import pytest
 from tests.surveys.conftest import sandbox_options, survey_writes
 from tests.surveys.test_survey_files import watchdeck
 from tui.api.errors import WriteValidationError
-from tui.api.writes import NEEDS_FREQUENCY, NEEDS_ITERATION_COUNT, check_survey_write, valid_colour
+from tui.api.writes import (
+    NEEDS_FREQUENCY,
+    NEEDS_ITERATION_COUNT,
+    SURVEY_POSITIONS,
+    check_survey_write,
+    survey_notes,
+    valid_colour,
+)
 from tui.clock import FrozenClock
 from tui.sandbox.runner import start_sandbox
 
@@ -79,7 +86,11 @@ def test_apply_sends_the_model_fields_and_the_sandbox_returns_them(sandbox: Any,
     assert {k: stored[k] for k in write["body"]} == write["body"]
 
 
-def test_apply_refuses_values_the_sdk_does_not_understand(sandbox: Any, tmp_path: Path) -> None:
+def test_apply_refuses_what_the_service_refuses_and_notes_what_only_the_sdk_cannot_use(
+        sandbox: Any, tmp_path: Path) -> None:
+    """A negative popup delay, an unknown schedule and an unknown file field are refused (the real service refuses
+    the first two); a ``startswith`` match type, a ``middle`` position and a colour the SDK cannot draw are stored by
+    the real service (validate_conditions checks only that it is an object), so they are notes, not refusals."""
     survey_id = _surveys(sandbox)[0]["id"]
     doc = json.loads(watchdeck(sandbox, "get", survey_id, tmp_path=tmp_path).stdout)
     doc["conditions"] = {**(doc.get("conditions") or {}), "url": "/pricing", "urlMatchType": "startswith"}
@@ -90,9 +101,25 @@ def test_apply_refuses_values_the_sdk_does_not_understand(sandbox: Any, tmp_path
     (tmp_path / "s.json").write_text(json.dumps(doc))
     done = watchdeck(sandbox, "apply", "s.json", tmp_path=tmp_path)
     assert done.returncode == 1
-    for path in ("conditions.urlMatchType", "appearance.position", "appearance.backgroundColor",
-                 "appearance.surveyPopupDelaySeconds", "schedule", "nmae: unknown field"):
+    for path in ("appearance.surveyPopupDelaySeconds", "schedule", "nmae: unknown field"):
         assert path in done.stderr, path
+    for path in ("conditions.urlMatchType", "appearance.position", "appearance.backgroundColor"):
+        assert path not in done.stderr, path
+    assert survey_writes(sandbox) == []
+    del doc["nmae"]
+    doc["schedule"] = "once"
+    doc["appearance"]["surveyPopupDelaySeconds"] = 5
+    (tmp_path / "s.json").write_text(json.dumps(doc))
+    done = watchdeck(sandbox, "apply", "s.json", "--dry-run", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note: ")]
+    assert notes == [
+        "note: conditions.urlMatchType: the SDK knows regex, not_regex, exact, is_not, icontains, not_icontains "
+        "(the service stores this one as it is)",
+        "note: appearance.position: the SDK knows " + ", ".join(SURVEY_POSITIONS)
+        + " (the service stores this one as it is)",
+        "note: appearance.backgroundColor: not a colour the SDK can draw (#rrggbb, rgb(...), hsl(...) or a CSS "
+        "colour name)"]
     assert survey_writes(sandbox) == []
 
 
@@ -128,18 +155,20 @@ def test_colours_and_positions() -> None:
         raise AssertionError(err.problems) from err
 
 
-def test_apply_refuses_a_recurring_schedule_without_count_or_frequency(sandbox: Any, tmp_path: Path) -> None:
-    """``validate_schedule`` and the ``iteration_count`` field (PostHog/posthog ``posthog/api/survey.py``) accept
-    ``recurring`` with no count or frequency; such a survey runs once, so watchdeck refuses the file: exit 1,
-    both fields named, nothing sent."""
+def test_apply_sends_a_recurring_schedule_without_count_or_frequency_with_notes(sandbox: Any, tmp_path: Path) -> None:
+    """``validate_schedule`` and the ``iteration_count`` field (PostHog/posthog
+    ``products/surveys/backend/api/survey.py``) accept ``recurring`` with no count or frequency; such a survey runs
+    once, which is watchdeck's own check: both fields noted before sending, and the file applied (exit 0)."""
     survey_id = next(s["id"] for s in _surveys(sandbox) if s["schedule"] == "once")
     doc = json.loads(watchdeck(sandbox, "get", survey_id, tmp_path=tmp_path).stdout)
     doc.update({"schedule": "recurring", "iteration_count": None, "iteration_frequency_days": 0})
     (tmp_path / "s.json").write_text(json.dumps(doc))
     done = watchdeck(sandbox, "apply", "s.json", tmp_path=tmp_path)
-    assert done.returncode == 1
-    assert NEEDS_ITERATION_COUNT in done.stderr and NEEDS_FREQUENCY in done.stderr
-    assert survey_writes(sandbox) == []
+    assert done.returncode == 0, done.stderr
+    assert f"note: iteration_count: {NEEDS_ITERATION_COUNT}" in done.stdout
+    assert f"note: iteration_frequency_days: {NEEDS_FREQUENCY}" in done.stdout
+    assert len(survey_writes(sandbox)) == 1
+    assert _raw(sandbox, survey_id)["schedule"] == "recurring"
 
 
 @pytest.mark.parametrize("generation", ["newest", "older"])
@@ -155,7 +184,6 @@ def test_the_sandbox_stores_a_recurring_schedule_without_count_as_the_real_servi
         kept = httpx.patch(url, json=body, headers={"Authorization": f"Bearer {handle.api_key}"})
         assert kept.status_code == 200, kept.text
         assert {k: _raw(handle, survey_id)[k] for k in body} == body
-        with pytest.raises(WriteValidationError) as refused:
-            check_survey_write(body, existing=_raw(handle, survey_id))
-        assert refused.value.problems == {"iteration_count": NEEDS_ITERATION_COUNT,
-                                          "iteration_frequency_days": NEEDS_FREQUENCY}
+        check_survey_write(body, existing=_raw(handle, survey_id))
+        assert survey_notes(body, existing=_raw(handle, survey_id)) == {
+            "iteration_count": NEEDS_ITERATION_COUNT, "iteration_frequency_days": NEEDS_FREQUENCY}

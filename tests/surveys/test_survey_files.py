@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -111,12 +112,21 @@ def test_apply_without_an_id_creates(sandbox: Any, tmp_path: Path) -> None:
 
 
 def test_apply_refuses_a_file_that_breaks_the_rules_with_field_paths(sandbox: Any, tmp_path: Path) -> None:
+    """A blank name and an unknown field are refused; a rating ``scale: 4`` is not (the real service's
+    validate_questions checks no scale, and stores it): it is a note."""
     (tmp_path / "bad.json").write_text(json.dumps({"name": "", "questions": [
         {"type": "rating", "question": "Rate", "display": "number", "scale": 4}], "nmae": "typo"}))
     done = watchdeck(sandbox, "apply", "bad.json", tmp_path=tmp_path)
     assert done.returncode == 1
-    assert "name:" in done.stderr and "questions[0].scale:" in done.stderr and "nmae: unknown field" in done.stderr
+    assert "name:" in done.stderr and "nmae: unknown field" in done.stderr and "scale" not in done.stderr
     assert survey_writes(sandbox) == []
+    (tmp_path / "bad.json").write_text(json.dumps({"name": f"Scale four {uuid.uuid4().hex[:8]}", "type": "popover",
+                                                   "questions": [{"type": "rating", "question": "Rate",
+                                                                  "display": "number", "scale": 4}]}))
+    done = watchdeck(sandbox, "apply", "bad.json", "--dry-run", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert ("note: questions[0].scale: the SDK draws scales 3, 5, 7, 10 (the service stores this one as it is)"
+            in done.stdout.splitlines())
 
 
 def test_yaml_files_round_trip(sandbox: Any, tmp_path: Path) -> None:

@@ -1,10 +1,10 @@
-"""Strict checks of what watchdeck sends, done before anything leaves the machine.
+"""Checks of what watchdeck sends, done before anything leaves the machine.
 
-The server's own validation is thin (it does not check a
-question's type, branching or rating scale), so a bad edit would be stored and
-break the survey for respondents. These functions refuse it first and name the
-field path (``questions[2].branching.index``) so the form can show the message
-next to the field.
+The ``check_*_write`` functions refuse what the real service refuses, and name the field path
+(``questions[2].branching.index``) so the form can show the message next to the field. What the service stores
+but a respondent's browser cannot use (a rating scale the SDK does not draw, a recurring schedule without a
+frequency, an unknown key), and texts it stores cleaned of HTML, are :func:`survey_notes`: said beside the field
+and before sending, never a reason to refuse.
 
 They return plain JSON-ready dicts holding exactly the keys they were given:
 a PATCH built from them carries only what changed.
@@ -22,6 +22,8 @@ from tui.api.errors import WriteValidationError
 from tui.api.models.batch_exports import ExportModel, Interval
 from tui.api.models.questions import BranchingType, QuestionType
 from tui.api.models.surveys import SurveyType
+from tui.api.survey_html import rewrites, stored_as
+from tui.api.survey_keys import unknown_key_notes
 from tui.api.survey_rules import survey_refusals
 
 INT32_MIN = -(2**31)
@@ -141,19 +143,9 @@ def _check_question(problems: dict[str, str], index: int, question: Any, count: 
     if kind == QuestionType.LINK:
         if not valid_link(question.get("link")):
             problems[f"{path}.link"] = "must be an http(s) URL with a host, or mailto:"
-    elif kind == QuestionType.RATING:
-        display = question.get("display")
-        if display not in RATING_DISPLAYS:
-            problems[f"{path}.display"] = "must be number or emoji"
-        scale = question.get("scale")
-        allowed = (3, 5) if display == "emoji" else RATING_SCALES
-        if scale not in allowed or not _is_int(scale):
-            problems[f"{path}.scale"] = "must be one of " + ", ".join(str(s) for s in allowed)
     elif kind in (QuestionType.SINGLE_CHOICE, QuestionType.MULTIPLE_CHOICE):
         choices = question.get("choices")
-        if not isinstance(choices, list) or not choices:
-            problems[f"{path}.choices"] = "needs at least one choice"
-        else:
+        if isinstance(choices, list):
             for ci, choice in enumerate(choices):
                 if not isinstance(choice, str) or not choice.strip():
                     problems[f"{path}.choices[{ci}]"] = "a choice cannot be empty"
@@ -179,9 +171,6 @@ def check_survey_write(payload: Mapping[str, Any], *, creating: bool = False,
         _check_int32(problems, key, body.get(key), minimum=0)
     for key in SURVEY_DATE_FIELDS:
         _check_date(problems, key, body.get(key))
-    start, end = parse_datetime(body.get("start_date")), parse_datetime(body.get("end_date"))
-    if start and end and end < start:
-        problems["end_date"] = "must not be before the start date"
     for key in ("targeting_flag_filters", "appearance"):
         if body.get(key) is not None and not isinstance(body[key], Mapping):
             problems[key] = "must be a JSON object"
@@ -200,11 +189,55 @@ def check_survey_write(payload: Mapping[str, Any], *, creating: bool = False,
     for refusal in survey_refusals(body, {} if creating else existing):
         problems.setdefault(refusal.path, refusal.message)
     check_survey_model_fields(problems, body)
-    check_survey_recurrence(problems, body, existing, creating=creating)
-    check_survey_display_values(problems, body)
+    check_survey_appearance_values(problems, body)
     if problems:
         raise WriteValidationError(problems)
     return body
+
+
+def survey_notes(payload: Mapping[str, Any], *, creating: bool = False,
+                 existing: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """What watchdeck says about a survey body without refusing it, by field path: the real service stores it.
+
+    Texts the service will store cleaned of HTML (``stored as: …``), keys it does not know inside appearance,
+    conditions and questions, and watchdeck's own checks (values the SDK cannot use, a rating scale it does not
+    draw, a recurring schedule that repeats nothing, an end before the start).
+    """
+    notes: dict[str, str] = {}
+    body = dict(payload)
+    for path, text in rewrites(body).items():
+        notes[path] = stored_as(text)
+    for path, message in unknown_key_notes(body).items():
+        notes.setdefault(path, message)
+    start, end = parse_datetime(body.get("start_date")), parse_datetime(body.get("end_date"))
+    if start and end and end < start:
+        notes["end_date"] = "before the start date: the survey is shown as complete from its start"
+    questions = body.get("questions")
+    if isinstance(questions, list):
+        for index, question in enumerate(questions):
+            if isinstance(question, Mapping):
+                _question_notes(notes, f"questions[{index}]", question)
+    check_survey_recurrence(notes, body, existing, creating=creating)
+    check_survey_display_values(notes, body)
+    return notes
+
+
+def _question_notes(notes: dict[str, str], path: str, question: Mapping[str, Any]) -> None:
+    """A question's values the SDK cannot draw (the real service stores them: it checks neither)."""
+    kind = question.get("type")
+    if kind == QuestionType.RATING:
+        display = question.get("display")
+        if display not in RATING_DISPLAYS:
+            notes.setdefault(f"{path}.display", "the SDK draws number or emoji ratings (stored as it is)")
+        scale = question.get("scale")
+        allowed = (3, 5) if display == "emoji" else RATING_SCALES
+        if scale not in allowed or not _is_int(scale):
+            notes.setdefault(f"{path}.scale", "the SDK draws scales " + ", ".join(str(s) for s in allowed)
+                             + " (the service stores this one as it is)")
+    elif kind in (QuestionType.SINGLE_CHOICE, QuestionType.MULTIPLE_CHOICE):
+        choices = question.get("choices")
+        if not isinstance(choices, list) or not choices:
+            notes.setdefault(f"{path}.choices", "no choices: respondents have nothing to pick")
 
 
 # --------------------------------------------------------------------------- survey model fields and display values
@@ -289,18 +322,21 @@ def check_survey_model_fields(problems: dict[str, str], body: Mapping[str, Any])
 
 
 RECURRENCE_FIELDS = ("schedule", "iteration_count", "iteration_frequency_days")
-NEEDS_ITERATION_COUNT = "a recurring schedule needs an iteration count: how many times, 1 or more"
-NEEDS_FREQUENCY = "a recurring schedule needs a frequency: every how many days, 1 or more"
+NEEDS_ITERATION_COUNT = ("a recurring schedule without an iteration count runs once: how many times, 1 or more "
+                         "(the service stores it)")
+NEEDS_FREQUENCY = ("a recurring schedule without a frequency runs once: every how many days, 1 or more "
+                   "(the service stores it)")
 
 
-def check_survey_recurrence(problems: dict[str, str], body: Mapping[str, Any],
+def check_survey_recurrence(notes: dict[str, str], body: Mapping[str, Any],
                             existing: Mapping[str, Any] | None, *, creating: bool = False) -> None:
-    """A recurring schedule with no iteration count or no frequency repeats nothing: refused at those fields.
+    """A recurring schedule with no iteration count or no frequency repeats nothing: a note at those fields.
 
     The real serializer stores it (it checks only the schedule's value and the count's range), and the survey
-    then runs once, so this is watchdeck's own check, not the service's. The schedule, count and frequency are
-    what they will be after the write: the body's where it carries them, else the stored survey's. When a
-    write touches none of them, or the stored value it depends on is not known, nothing is judged.
+    then runs once, so this is watchdeck's own check, not the service's: it warns, never refuses. The schedule,
+    count and frequency are what they will be after the write: the body's where it carries them, else the stored
+    survey's. When a write touches none of them, or the stored value it depends on is not known, nothing is
+    judged.
     """
     if not any(key in body for key in RECURRENCE_FIELDS):
         return
@@ -318,37 +354,52 @@ def check_survey_recurrence(problems: dict[str, str], body: Mapping[str, Any],
     for key, message in (("iteration_count", NEEDS_ITERATION_COUNT), ("iteration_frequency_days", NEEDS_FREQUENCY)):
         value = after[key]
         if value is None or (_is_int(value) and value == 0):
-            problems.setdefault(key, message)
+            notes.setdefault(key, message)
 
 
-def check_survey_display_values(problems: dict[str, str], body: Mapping[str, Any]) -> None:
-    """Display and targeting values the SDK does not understand: a URL match type, a position, a colour."""
-    conditions = body.get("conditions")
-    if isinstance(conditions, Mapping):
-        _check_choice(problems, "conditions.urlMatchType", conditions.get("urlMatchType"), URL_MATCH_TYPES)
-        _check_choice(problems, "conditions.deviceTypesMatchType", conditions.get("deviceTypesMatchType"),
-                      URL_MATCH_TYPES)
-        _check_non_negative(problems, "conditions.seenSurveyWaitPeriodInDays",
-                            conditions.get("seenSurveyWaitPeriodInDays"), whole=True)
-        url = conditions.get("url")
-        if url is not None and not isinstance(url, str):
-            problems["conditions.url"] = "must be text"
-    elif conditions is not None:
-        problems["conditions"] = "must be a JSON object"
+def check_survey_appearance_values(problems: dict[str, str], body: Mapping[str, Any]) -> None:
+    """Appearance values the real service refuses: a negative popup delay; thank-you texts that are not text."""
     appearance = body.get("appearance")
     if not isinstance(appearance, Mapping):
         return
-    _check_choice(problems, "appearance.position", appearance.get("position"), SURVEY_POSITIONS)
-    _check_choice(problems, "appearance.widgetType", appearance.get("widgetType"), WIDGET_TYPES)
     _check_non_negative(problems, "appearance.surveyPopupDelaySeconds", appearance.get("surveyPopupDelaySeconds"),
                         whole=False)
-    for key, value in appearance.items():
-        if isinstance(key, str) and is_colour_key(key) and value not in (None, "") and not valid_colour(value):
-            problems[f"appearance.{key}"] = "must be a colour: #rrggbb, rgb(...), hsl(...) or a CSS colour name"
     for key in ("thankYouMessageHeader", "thankYouMessageDescription"):
         value = appearance.get(key)
         if value is not None and not isinstance(value, str):
             problems[f"appearance.{key}"] = "must be text"
+
+
+def check_survey_display_values(notes: dict[str, str], body: Mapping[str, Any]) -> None:
+    """Display and targeting values the SDK does not understand (a URL match type, a position, a colour): notes,
+    as the real service stores them."""
+    conditions = body.get("conditions")
+    if isinstance(conditions, Mapping):
+        _note_choice(notes, "conditions.urlMatchType", conditions.get("urlMatchType"), URL_MATCH_TYPES)
+        _note_choice(notes, "conditions.deviceTypesMatchType", conditions.get("deviceTypesMatchType"),
+                     URL_MATCH_TYPES)
+        wait = conditions.get("seenSurveyWaitPeriodInDays")
+        if wait is not None and (not _is_int(wait) or wait < 0):
+            notes["conditions.seenSurveyWaitPeriodInDays"] = "the SDK reads a whole number of days, 0 or more"
+        url = conditions.get("url")
+        if url is not None and not isinstance(url, str):
+            notes["conditions.url"] = "the SDK matches text URLs only"
+    elif conditions is not None:
+        notes["conditions"] = "the SDK reads conditions from a JSON object only"
+    appearance = body.get("appearance")
+    if not isinstance(appearance, Mapping):
+        return
+    _note_choice(notes, "appearance.position", appearance.get("position"), SURVEY_POSITIONS)
+    _note_choice(notes, "appearance.widgetType", appearance.get("widgetType"), WIDGET_TYPES)
+    for key, value in appearance.items():
+        if isinstance(key, str) and is_colour_key(key) and value not in (None, "") and not valid_colour(value):
+            notes[f"appearance.{key}"] = ("not a colour the SDK can draw (#rrggbb, rgb(...), hsl(...) or a CSS "
+                                          "colour name)")
+
+
+def _note_choice(notes: dict[str, str], path: str, value: Any, allowed: tuple[str, ...]) -> None:
+    if value is not None and value not in allowed:
+        notes[path] = "the SDK knows " + ", ".join(allowed) + " (the service stores this one as it is)"
 
 
 def check_export_write(payload: Mapping[str, Any]) -> dict[str, Any]:

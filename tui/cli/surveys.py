@@ -2,8 +2,10 @@
 
 ``get`` prints the survey as the file ``apply`` reads (JSON, or YAML with
 ``--yaml``). ``apply`` checks the file with the editor's rules (exit 1 with the
-field paths when it breaks them), prints the diff against the server's survey,
-and then creates it (no ``id`` in the file) or PATCHes the fields that differ.
+field paths when it breaks them in a field it changes), prints its notes (``note: path: …``: a text the
+service will store cleaned of HTML, "stored as: …"; an unknown key; a value only watchdeck's own checks
+question; a value the server already holds that breaks a rule, kept) and the diff against the server's
+survey, and then creates it (no ``id`` in the file) or PATCHes the fields that differ.
 ``--dry-run`` stops after the diff. Exit 1 when the file breaks the rules or the server refuses it, 2 when the
 server cannot be asked. ``watchdeck surveys list`` prints each survey's id, name, type and status.
 Every write ``apply`` sends is journaled, failed or not, as the survey browser journals its own:
@@ -125,6 +127,8 @@ def apply(settings: Settings, path: Path, *, dry_run: bool = False, out: TextIO 
             survey_id = doc.get("id")
             current = await client.surveys.get(survey_id) if isinstance(survey_id, str) and survey_id else None
             todo = plan(doc, current)
+            for line in todo.note_lines():
+                out.write(clean(line, limit=600) + "\n")
             for line in todo.diff:
                 out.write(clean(line, limit=4000) + "\n")
             if todo.empty:

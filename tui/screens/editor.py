@@ -42,7 +42,7 @@ from tui.state.survey_draft import SurveyDraft, question_path, top_level
 from tui.text.clean import clean
 from tui.text.words import ago, counted
 from tui.widgets.cleaned_note import clean_survey_draft
-from tui.widgets.editor.common import DraftEdited, FieldError
+from tui.widgets.editor.common import DraftEdited, FieldError, with_notes
 from tui.widgets.editor.question_form import QuestionForm
 from tui.widgets.editor.survey_form import LABELS, SurveyFieldsForm
 from tui.widgets.footer import KeyFooter
@@ -272,7 +272,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
             self._schedule_draft()
 
     def _show_problems(self) -> None:
-        problems = self._problems()
+        problems = with_notes(self._problems(), self.draft.notes())
         self.query_one("#editor-items-error", FieldError).show(problems.get("questions"))
         for form in self.query(SurveyFieldsForm):
             form.show_problems({p: m for p, m in problems.items() if question_path(p) is None and p != "questions"})
@@ -311,6 +311,11 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
             summary.append(clean(message))
         elif dirty:
             summary.append("Unsaved changes · ctrl+s saves · escape leaves")
+            notes = self.draft.notes()
+            if notes:
+                path, message = next(iter(notes.items()))
+                summary.append(f" · {counted(len(notes), 'note')}: {describe_path(path)}: ", Tone.NOTE.style)
+                summary.append(clean(message, limit=200))
         else:
             summary.append("No changes", Tone.MUTED.style)
         reworded = self.draft.reworded_live_questions(app_handle(self.app).server_clock.now())

@@ -31,7 +31,7 @@ from tui.api.errors import WriteValidationError
 from tui.api.models.questions import QuestionType
 from tui.api.models.surveys import Survey, SurveyStatus
 from tui.api.survey_rules import with_companions
-from tui.api.writes import INT32_MAX, check_survey_write, iso, parse_datetime, valid_link
+from tui.api.writes import INT32_MAX, check_survey_write, iso, parse_datetime, survey_notes, valid_link
 
 DRAFT_VERSION = 1
 END = "end"
@@ -370,7 +370,9 @@ class SurveyDraft:
             if head != parent:
                 continue
             typed = rest.get(key) if isinstance(rest, dict) else None
-            if isinstance(typed, str | int | float) and not isinstance(typed, bool) and isinstance(rest, dict):
+            # An empty text stays in the JSON field: an empty typed field means "leave the key out".
+            if isinstance(typed, str | int | float) and not isinstance(typed, bool) and typed != "" \
+                    and isinstance(rest, dict):
                 self.form[path] = str(typed)
                 rest.pop(key)
             else:
@@ -595,6 +597,35 @@ class SurveyDraft:
         if value is None:
             return typed
         return {**value, **typed} if isinstance(value, dict) else value
+
+    def typed_conflicts(self) -> dict[str, str]:
+        """Keys of the JSON fields (``appearance``, ``conditions``) that a typed field also sets: the typed field
+        wins, said at the JSON field before saving."""
+        out: dict[str, str] = {}
+        for parent in TYPED_PARENTS:
+            value, error = json_error(str(self.form.get(parent) or ""))
+            if error or not isinstance(value, dict):
+                continue
+            said = []
+            for path in TYPED_SETTINGS:
+                head, _, key = path.partition(".")
+                text = self.form.get(path)
+                if head == parent and key in value and isinstance(text, str) and text.strip():
+                    said.append(f"{json.dumps(key)} is also set by the {path} field, whose "
+                                f"{json.dumps(text.strip())} is saved (this key's {json.dumps(value[key])} is not)")
+            if said:
+                out[parent] = "; ".join(said)
+        return out
+
+    def notes(self) -> dict[str, str]:
+        """What is said beside the fields without stopping a save: texts the service will store cleaned of HTML,
+        unknown keys, watchdeck's own checks (:func:`tui.api.writes.survey_notes`) and typed fields that win over
+        a JSON key."""
+        body = self.payload()
+        notes = survey_notes(body, creating=self.creating, existing=self.existing or None)
+        for path, message in self.typed_conflicts().items():
+            notes[path] = f"{notes[path]}; {message}" if path in notes else message
+        return notes
 
     def payload(self) -> dict[str, Any]:
         """Every field the editor owns, as it would be sent."""

@@ -21,8 +21,8 @@ from typing import Any
 from tui.api.errors import WriteValidationError
 from tui.api.models.surveys import Survey
 from tui.api.survey_rules import with_companions
-from tui.api.writes import check_survey_write
-from tui.state.survey_draft import EDITED_SURVEY_FIELDS, SurveyDraft, stored
+from tui.api.writes import check_survey_write, survey_notes
+from tui.state.survey_draft import EDITED_SURVEY_FIELDS, SurveyDraft, stored, top_level
 
 FILE_FIELDS = ("id", *EDITED_SURVEY_FIELDS, "questions")
 MAX_FILE_CHARS = 8 * 1024 * 1024
@@ -161,10 +161,25 @@ def check_bounds(value: Any) -> None:
             raise SurveyFileError({"(file)": "expands to more than a survey can hold (YAML aliases?)"})
 
 
-def validate(doc: Mapping[str, Any], existing: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def validate(doc: Mapping[str, Any], existing: Mapping[str, Any] | None = None,
+             unchanged: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The editor's rules on a file's survey; returns the body to send (without the id) or raises SurveyFileError.
 
     ``existing`` is the server's survey where it has been read (the rules that depend on it are skipped before).
+    ``unchanged`` holds the fields whose value the server already has: the rules judge what the file changes, so
+    a problem there is not a refusal (see :func:`check`).
+    """
+    return check(doc, existing, unchanged)[0]
+
+
+def check(doc: Mapping[str, Any], existing: Mapping[str, Any] | None = None,
+          unchanged: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """The body to send and the notes to show first, or SurveyFileError for what the file changes that breaks a rule.
+
+    A problem in a field the server already holds as the file has it is kept, as a note ("kept as the server
+    holds it"): a survey stored through another client (a ``startswith`` match type) can still have its name
+    changed from a file. The notes also say where the service will store other text than the file's, unknown
+    keys, and watchdeck's own checks (:func:`tui.api.writes.survey_notes`).
     """
     problems: dict[str, str] = {}
     unknown = [key for key in doc if key not in FILE_FIELDS]
@@ -174,23 +189,31 @@ def validate(doc: Mapping[str, Any], existing: Mapping[str, Any] | None = None) 
     if survey_id is not None and (not isinstance(survey_id, str) or not survey_id.strip()):
         problems["id"] = "must be the survey's id (text), or left out to create a survey"
     body = {key: value for key, value in doc.items() if key in FILE_FIELDS and key != "id"}
+    creating = survey_id is None
     try:
-        check_survey_write(body, creating=survey_id is None, existing=existing)
+        check_survey_write(body, creating=creating, existing=existing)
     except WriteValidationError as err:
         problems.update(err.problems)
+    notes = survey_notes(body, creating=creating, existing=existing)
+    held = unchanged or {}
+    for path in list(problems):
+        field_name = top_level(path)
+        if field_name in held and field_name in body and held[field_name] == body[field_name]:
+            notes[path] = f"kept as the server holds it, though it breaks a rule: {problems.pop(path)}"
     if problems:
         raise SurveyFileError(problems)
-    return body
+    return body, notes
 
 
 @dataclass
 class Plan:
-    """What applying a file does: create or PATCH, the fields sent, and a diff to show first."""
+    """What applying a file does: create or PATCH, the fields sent, a diff to show first, and notes to say."""
 
     survey_id: str | None
     send: dict[str, Any]
     diff: list[str] = field(default_factory=list)
     existing: dict[str, Any] | None = None  # the server's survey, for the rules checked again before sending
+    notes: dict[str, str] = field(default_factory=dict)  # path -> what is said before sending (never refused)
 
     @property
     def creating(self) -> bool:
@@ -200,17 +223,23 @@ class Plan:
     def empty(self) -> bool:
         return not self.creating and not self.send
 
+    def note_lines(self) -> list[str]:
+        """``note: path: message`` for each note, those of the fields the file changes first."""
+        ordered = sorted(self.notes.items(), key=lambda item: top_level(item[0]) not in self.send)
+        return [f"note: {path}: {message}" for path, message in ordered]
+
 
 def plan(doc: Mapping[str, Any], current: Survey | None) -> Plan:
     """The fields that differ from ``current`` (all of them when creating) and the diff of the two files."""
     existing = stored(current) if current is not None else None
-    body = validate(doc, existing)
     if current is None:
-        return Plan(None, body, unified_diff({}, dict(doc), "(new survey)"))
+        body, notes = check(doc, existing)
+        return Plan(None, body, unified_diff({}, dict(doc), "(new survey)"), notes=notes)
     before = document(current)
+    body, notes = check(doc, existing, before)
     changed = with_companions({key: value for key, value in body.items() if before.get(key) != value}, body)
     after = {**before, **changed}
-    return Plan(current.id, changed, unified_diff(before, after, current.name or current.id), existing)
+    return Plan(current.id, changed, unified_diff(before, after, current.name or current.id), existing, notes)
 
 
 def unified_diff(before: Mapping[str, Any], after: Mapping[str, Any], name: str) -> list[str]:

@@ -24,8 +24,22 @@ class DraftEdited(Message):
         self.source = source
 
 
+NOTE_PREFIX = "note: "
+"""Starts a message that warns without refusing (``tui.api.writes.survey_notes``): drawn as a note, not an error."""
+
+
+def as_note(message: str) -> str:
+    return NOTE_PREFIX + message
+
+
+def with_notes(problems: dict[str, str], notes: dict[str, str]) -> dict[str, str]:
+    """One message per path: the problem where there is one, else the note (marked with :data:`NOTE_PREFIX`)."""
+    return {**{path: as_note(message) for path, message in notes.items()}, **problems}
+
+
 class FieldError(Static):
-    """The message shown right under a field; hidden while there is none."""
+    """The message shown right under a field (a problem, or a note: see :data:`NOTE_PREFIX`); hidden while there
+    is none."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id, classes="field-error", markup=False)
@@ -37,4 +51,5 @@ class FieldError(Static):
             return
         self.message = message
         self.display = bool(message)
+        self.set_class(bool(message) and str(message).startswith(NOTE_PREFIX), "field-note")
         self.update(Text(clean(message or ""), style=""))

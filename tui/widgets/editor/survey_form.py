@@ -27,7 +27,7 @@ from tui.look.palette import Tone
 from tui.look.render import plain
 from tui.state.survey_draft import SURVEY_TYPES, SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
-from tui.widgets.editor.common import DraftEdited, FieldError
+from tui.widgets.editor.common import NOTE_PREFIX, DraftEdited, FieldError
 
 LABELS: dict[str, str] = {
     "name": "Name",
@@ -190,12 +190,34 @@ class SurveyFieldsForm(Vertical):
         self._set(name, blank if event.value is Select.NULL else event.value)
 
     def show_problems(self, problems: dict[str, str]) -> None:
-        """Survey-level problems, keyed by field path (``name``, ``end_date``, ``appearance.position``)."""
-        shown = set()
-        for error in self.query(FieldError):
-            name = field_name((error.id or "").removeprefix("fe-"))
+        """Survey-level problems and notes, keyed by field path (``name``, ``end_date``, ``appearance.position``).
+
+        A path inside a JSON field (``appearance.fontFamily2``) is shown under that field, with its key named.
+        """
+        errors = {field_name((error.id or "").removeprefix("fe-")): error for error in self.query(FieldError)}
+        shown: dict[str, list[str]] = {}
+        rest = []
+        for path, message in problems.items():
+            if path in errors and path != "other":
+                shown.setdefault(path, []).append(message)
+            elif path.partition(".")[0] in errors and path.partition(".")[0] in TEXT_AREAS:
+                key = path.partition(".")[2]
+                note = message.startswith(NOTE_PREFIX)
+                text = message.removeprefix(NOTE_PREFIX)
+                shown.setdefault(path.partition(".")[0], []).append((NOTE_PREFIX if note else "") + f"{key}: {text}")
+            else:
+                rest.append(f"{path}: {message}")
+        for name, error in errors.items():
             if name != "other":
-                error.show(problems.get(name))
-                shown.add(name)
-        rest = [f"{path}: {msg}" for path, msg in problems.items() if path not in shown]
+                error.show(_joined(shown.get(name, [])))
         self.query_one("#fe-other", FieldError).show("; ".join(rest) if rest else None)
+
+
+def _joined(messages: list[str]) -> str | None:
+    """Messages for one field as one line: a problem first; marked a note only when every one is a note."""
+    if not messages:
+        return None
+    problems = [m for m in messages if not m.startswith(NOTE_PREFIX)]
+    notes = [m.removeprefix(NOTE_PREFIX) for m in messages if m.startswith(NOTE_PREFIX)]
+    text = "; ".join(problems + notes)
+    return text if problems else NOTE_PREFIX + text
