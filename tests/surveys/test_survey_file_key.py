@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.pilot import settle
@@ -91,3 +92,46 @@ def test_edit_as_file_diff_dialog(snap_compare: Any, sandbox: Any, clock: Frozen
         await settle(pilot)
 
     assert snap_compare(pictured(make_app(sandbox, clock)), terminal_size=size, run_before=run_before)
+
+
+# An editor that types HTML-like text into the first question, adds an unknown appearance key and a
+# "startswith" match type the SDK does not know.
+TYPES_HTML = '''
+import json, sys
+path = sys.argv[1]
+doc = json.loads(open(path).read())
+doc["questions"][0]["question"] = "Would you use <Feature X> if it cost < $5 & took >2 min?"
+doc["appearance"] = {**(doc.get("appearance") or {}), "fontFamily2": "serif"}
+doc["conditions"] = {**(doc.get("conditions") or {}), "urlMatchType": "startswith"}
+open(path, "w").write(json.dumps(doc, indent=2))
+'''
+
+
+async def test_edit_as_file_diff_says_what_will_be_stored_before_applying(
+        sandbox: Any, clock: FrozenClock, editor: Path) -> None:
+    """The diff dialog lists, before ``a``, the text the service will store (cleaned of HTML by nh3, as the real
+    serializer cleans question texts), the unknown key with the closest known one, and the value only the SDK
+    cannot use; none of them stops the apply, and the sandbox stores exactly the text announced."""
+    editor.write_text(TYPES_HTML)
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        survey_id = screen.selected_id
+        await pilot.press("E")
+        await settle(pilot)
+        assert isinstance(app.screen, SurveyDiffScreen)
+        notes = str(app.screen.query_one("#survey-diff-notes").render()).splitlines()
+        stored = "Would you use  if it cost &lt; $5 &amp; took &gt;2 min?"
+        assert notes[0] == f'note: questions[0].question: the service cleans HTML here; stored as: "{stored}"'
+        assert "note: appearance.fontFamily2: not a key the service knows; did you mean fontFamily?" in notes
+        assert any(line.startswith("note: conditions.urlMatchType: the SDK knows") for line in notes)
+        assert survey_writes(sandbox) == []
+        await pilot.press("a")
+        await settle(pilot)
+    [write] = survey_writes(sandbox)
+    assert write["method"] == "PATCH" and write["path"].rsplit("/", 2)[-2] == survey_id
+    saved = httpx.get(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/{survey_id}/",
+                      headers={"Authorization": f"Bearer {sandbox.api_key}"}).json()
+    assert saved["questions"][0]["question"] == stored
+    assert saved["appearance"]["fontFamily2"] == "serif" and saved["conditions"]["urlMatchType"] == "startswith"

@@ -75,11 +75,12 @@ class SurveyDiffScreen(WatchdeckModal[bool]):
         Binding("escape,n", "answer(False)", "Cancel", id="survey_diff.cancel"),
     ]
 
-    def __init__(self, name: str, diff: list[str], fields: list[str]) -> None:
+    def __init__(self, name: str, diff: list[str], fields: list[str], notes: list[str] | None = None) -> None:
         super().__init__(classes="survey-modal")
         self.survey_name = name
         self._diff = diff
         self._fields = fields
+        self._notes = notes or []
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="survey-diff-dialog"):
@@ -87,6 +88,8 @@ class SurveyDiffScreen(WatchdeckModal[bool]):
                                        plain(self.survey_name, "bold", limit=120), ("?", "bold")),
                          classes="dialog-title")
             yield Static(Text("Changes " + ", ".join(self._fields) + ". Nothing is sent until you apply."))
+            if self._notes:
+                yield Static(notes_text(self._notes), id="survey-diff-notes")
             with VerticalScroll(id="survey-diff-body"):
                 yield Static(diff_text(self._diff), id="survey-diff")
             with Horizontal(classes="dialog-buttons"):
@@ -110,4 +113,15 @@ def diff_text(lines: list[str]) -> Text:
         style = (Tone.MUTED.style if line.startswith(("---", "+++", "@@"))
                  else Tone.REMOVED.style if line.startswith("-") else Tone.ADDED.style if line.startswith("+") else "")
         text.append(clean(line, limit=2000), style=style)
+    return text
+
+
+def notes_text(lines: list[str]) -> Text:
+    """The plan's notes (``note: path: …``: what the service will store instead, unknown keys, values kept), as
+    notes: they never stop the apply. Their paths and texts come from the file and the server, so cleaned."""
+    text = Text(end="")
+    for index, line in enumerate(lines):
+        if index:
+            text.append("\n")
+        text.append(clean(line, limit=600), style=Tone.NOTE.style)
     return text

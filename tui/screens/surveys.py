@@ -692,7 +692,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             if apply:
                 self._patch(survey.id, todo.send, "Saved")
 
-        self.app.push_screen(SurveyDiffScreen(survey.name, todo.diff, list(todo.send)), answered)
+        self.app.push_screen(SurveyDiffScreen(survey.name, todo.diff, list(todo.send), todo.note_lines()), answered)
 
     # ------------------------------------------------------------------ actions: delete, archive, launch, stop
 
