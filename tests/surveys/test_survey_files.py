@@ -19,7 +19,7 @@ import pytest
 
 from tests.surveys.conftest import survey_writes
 from tui.cli.main import main
-from tui.state.survey_file import SurveyFileError, loads, validate, with_errors
+from tui.state.survey_file import SurveyFileError, check, loads, validate, with_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -293,3 +293,67 @@ def test_get_to_a_terminal_escapes_control_and_bidi_characters(sandbox: Any, tmp
     assert not any(ch in shown.getvalue() for ch in "\x9b\x9d\x9c\u202e")
     assert "\\u009b2J" in shown.getvalue() and "全角" in shown.getvalue()
     assert json.loads(to_file.getvalue())["name"] == hostile
+
+
+def _all_surveys(sandbox: Any) -> list[dict[str, Any]]:
+    response = httpx.get(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/", params={"limit": 500},
+                         headers={"Authorization": f"Bearer {sandbox.api_key}"})
+    results: list[dict[str, Any]] = response.json()["results"]
+    return results
+
+
+def test_get_then_apply_is_no_change_for_every_seeded_survey(sandbox: Any, tmp_path: Path) -> None:
+    """Each survey the sandbox seeds, written by ``get`` and applied back: "No changes", exit 0, nothing sent. The
+    file holds every field the server does, ``form_content`` and an empty ``conditions.url`` included."""
+    surveys = _all_surveys(sandbox)
+    assert len(surveys) >= 10
+    assert any((s.get("conditions") or {}).get("url") == "" for s in surveys), "the seed has an empty URL"
+    for survey in surveys:
+        got = watchdeck(sandbox, "get", survey["id"], tmp_path=tmp_path)
+        assert got.returncode == 0, got.stderr
+        doc = json.loads(got.stdout)
+        assert "form_content" in doc
+        if isinstance(survey.get("conditions"), dict) and "url" in survey["conditions"]:
+            assert doc["conditions"]["url"] == survey["conditions"]["url"], survey["name"]
+        (tmp_path / "s.json").write_text(got.stdout)
+        applied = watchdeck(sandbox, "apply", "s.json", tmp_path=tmp_path)
+        assert (applied.returncode, applied.stderr) == (0, ""), survey["name"]
+        assert applied.stdout.splitlines()[-1] == "No changes: the server's survey is the same as the file.", (
+            survey["name"], applied.stdout)
+    assert survey_writes(sandbox) == []
+
+
+def test_a_value_stored_through_the_api_does_not_stop_a_name_change(sandbox: Any, tmp_path: Path) -> None:
+    """A ``startswith`` URL match type stored through the API (the real service stores any: validate_conditions
+    checks only that conditions is an object): ``get``, a new name, ``apply`` in a process of its own: exit 0, the
+    value noted and kept, only the name sent."""
+    survey_id = next(s["id"] for s in _all_surveys(sandbox) if s.get("conditions"))
+    url = f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/{survey_id}/"
+    headers = {"Authorization": f"Bearer {sandbox.api_key}"}
+    conditions = {**httpx.get(url, headers=headers).json()["conditions"], "urlMatchType": "startswith"}
+    assert httpx.patch(url, json={"conditions": conditions}, headers=headers).status_code == 200
+    before = len(survey_writes(sandbox))
+    got = watchdeck_process(sandbox, "get", survey_id, tmp_path=tmp_path)
+    assert got.returncode == 0, got.stderr
+    doc = json.loads(got.stdout)
+    doc["name"] = f"Renamed {uuid.uuid4().hex[:8]}"
+    (tmp_path / "s.json").write_text(json.dumps(doc))
+    applied = watchdeck_process(sandbox, "apply", "s.json", tmp_path=tmp_path)
+    assert applied.returncode == 0, applied.stderr
+    assert "note: conditions.urlMatchType: the SDK knows" in applied.stdout
+    [write] = survey_writes(sandbox)[before:]
+    assert write["body"] == {"name": doc["name"]}
+    assert httpx.get(url, headers=headers).json()["conditions"]["urlMatchType"] == "startswith"
+
+
+def test_a_held_value_that_breaks_a_rule_is_kept_with_a_note() -> None:
+    """A problem in a field the server already holds as the file has it (a negative popup delay stored by an older
+    server) is a note, never a refusal; the same value typed into the file as a change is refused."""
+    held = {"name": "Held", "appearance": {"surveyPopupDelaySeconds": -1}}
+    body, notes = check({"id": "s1", **held, "name": "Renamed"}, {}, held)
+    assert body["appearance"] == {"surveyPopupDelaySeconds": -1}
+    assert notes == {"appearance.surveyPopupDelaySeconds":
+                     "kept as the server holds it, though it breaks a rule: must be a number, 0 or more"}
+    with pytest.raises(SurveyFileError) as refused:
+        check({"id": "s1", **held}, {}, {"name": "Held", "appearance": {}})
+    assert list(refused.value.problems) == ["appearance.surveyPopupDelaySeconds"]

@@ -85,7 +85,8 @@ CHOICE_FIELDS = ("type", "schedule", "response_sampling_interval_type")
 DATE_FIELDS = ("start_date", "end_date", "response_sampling_start_date")
 INT_FIELDS = ("responses_limit", "iteration_count", "iteration_frequency_days", "linked_flag_id", "targeting_flag_id",
               "linked_insight_id", "response_sampling_interval", "response_sampling_limit")
-JSON_FIELDS = ("targeting_flag_filters", "appearance", "conditions", "translations", "response_sampling_daily_limits")
+JSON_FIELDS = ("targeting_flag_filters", "appearance", "conditions", "translations", "response_sampling_daily_limits",
+               "form_content")
 BOOL_FIELDS = ("remove_targeting_flag", "archived", "enable_partial_responses", "enable_iframe_embedding")
 OBJECT_JSON_FIELDS = ("targeting_flag_filters", "appearance", "translations")
 # Keys of appearance and conditions the form types one by one (``appearance.position``), with the kind of
@@ -116,8 +117,10 @@ EDITED_SURVEY_FIELDS = (
     "conditions", "remove_targeting_flag", "archived", "enable_partial_responses", "enable_iframe_embedding",
     "linked_insight_id", "base_language", "translations", "response_sampling_start_date",
     "response_sampling_interval_type", "response_sampling_interval", "response_sampling_limit",
-    "response_sampling_daily_limits",
+    "response_sampling_daily_limits", "form_content",
 )
+"""Every survey field a file holds and the draft carries. ``form_content`` (the newest service's hosted form) has
+no field in the form: it is carried as the server holds it, and edited in a file (``E``, ``surveys apply``)."""
 
 
 def rating_values(scale: Any) -> list[int]:
@@ -347,7 +350,7 @@ class SurveyDraft:
         for name in INT_FIELDS:
             value = ints[name] if name in ints else getattr(survey, name)
             self.form[name] = "" if value is None else str(value)
-        for name in ("translations", "response_sampling_daily_limits"):
+        for name in ("translations", "response_sampling_daily_limits", "form_content"):
             self.form[name] = _json_text(dump.get(name))
         for parent in TYPED_PARENTS:
             self._split_typed(parent, dump.get(parent))
