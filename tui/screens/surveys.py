@@ -41,6 +41,7 @@ from textual.worker import Worker, WorkerState
 from tui.api.cache_context import bypass_cache
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, WriteValidationError
 from tui.api.models.surveys import Survey, SurveyStats, SurveyStatus
+from tui.api.survey_rules import SEARCH_MAX
 from tui.api.writes import iso
 from tui.config.paths import stylesheets
 from tui.key_registry import bindings, writing_actions
@@ -430,6 +431,9 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         if pager.search:
             line.append(" · search ")
             line.append_text(plain(repr(pager.search), "bold", limit=60))
+            if len(pager.search) > SEARCH_MAX:
+                line.append(f" (its first {SEARCH_MAX} of {len(pager.search)} characters: the service's limit)",
+                            style=Tone.NOTE.style)
         if self.status_filter is not None:
             # The server cannot filter by status (draft, running, complete are worked out from the dates),
             # so the filter covers what is loaded, and says how much that is until everything is.
@@ -466,6 +470,11 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
                                     ("\nctrl+r tries again.", Tone.MUTED.style))
         elif self.fetching or not self.pager.exhausted:
             message = Text("Loading surveys…", style="italic")
+        elif len(self.pager.search) > SEARCH_MAX:
+            message = Text.assemble(f"No survey matches the first {SEARCH_MAX} characters of the search (the "
+                                    f"service searches at most {SEARCH_MAX}; {len(self.pager.search)} typed): ",
+                                    plain(repr(self.pager.search[:SEARCH_MAX]), "bold"),
+                                    (".  escape clears the filter.", Tone.MUTED.style))
         elif self.pager.search:
             message = Text.assemble("No survey matches ", plain(repr(self.pager.search), "bold"),
                                     (".  escape clears the filter.", Tone.MUTED.style))
