@@ -7,14 +7,16 @@ The real service logs a survey update as one change per field with the whole ``b
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from textual.widgets import DataTable, Static
 
-from tests.pilot import settle
-from tests.surveys.conftest import make_app
+from tests.pilot import settle, until
+from tests.surveys.conftest import make_app, sandbox_options
 from tui.api.client import ApiClient
 from tui.clock import FrozenClock
+from tui.sandbox.runner import start_sandbox
 from tui.screens.survey_modals import ActivityScreen
 from tui.screens.surveys import SurveyBrowserScreen
 from tui.state.word_diff import word_diff
@@ -59,3 +61,29 @@ async def test_enter_on_an_activity_row_shows_the_whole_change(sandbox: Any, clo
         assert "before: " in plain and "777" in plain
         spans = [plain[s.start:s.end] for s in detail.spans if "strike" not in str(s.style)]  # type: ignore[attr-defined]
         assert "Please be specific" in "".join(spans)
+
+
+async def test_activity_ages_are_on_the_servers_clock(clock: FrozenClock) -> None:
+    """A server whose clock is 18 hours ahead of this machine's: a change it logged 11 hours ago (on its clock) reads
+    "11 hours ago", not "in 7 hours" (this machine's clock)."""
+    server = FrozenClock(clock.now() + timedelta(hours=18))
+    with start_sandbox(sandbox_options(server)) as handle:
+        app = make_app(handle, clock)
+        async with app.run_test(size=(150, 48)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, SurveyBrowserScreen)
+            row = screen.pager.rows[0]
+            server.set(clock.now() + timedelta(hours=7))  # the change is logged 11 hours before the server's now
+            async with ApiClient(handle.base_url, handle.api_key, handle.project_id) as client:
+                await client.surveys.update(row.id, {"responses_limit": 778})
+            server.set(clock.now() + timedelta(hours=18))
+            screen.table.move_to_key(row.id)
+            await settle(pilot)
+            await pilot.press("h")
+            await settle(pilot)
+            modal = app.screen
+            assert isinstance(modal, ActivityScreen)
+            await until(pilot, lambda: modal.query_one("#activity-table", DataTable).row_count > 0)
+            table = modal.query_one("#activity-table", DataTable)
+            assert str(table.get_row_at(0)[0]) == "11 hours ago"

@@ -40,7 +40,8 @@ def _app_api(screen: ModalScreen[Any]) -> ApiClient:
 
 
 def _now(screen: ModalScreen[Any]) -> datetime:
-    return app_handle(screen.app).clock.now()
+    """The server's time (its Date headers): the ages of what the server recorded are on its clock, not ours."""
+    return app_handle(screen.app).server_clock.now()
 
 
 # --------------------------------------------------------------------------- activity
