@@ -115,19 +115,40 @@ def test_patched_interval_without_offsets_reads_utc_midnight(gen: tuple[str, htt
 
 
 def test_patched_query_is_stored_normalised_with_its_fields(gen: tuple[str, httpx.Client]) -> None:
-    """test_update.py::test_can_patch_hogql_query: the query is printed back (keywords upper case) into
-    schema.hogql_query, and schema.fields names each selected item by its alias, string constants as
-    placeholders with their values."""
+    """test_update.py::test_can_patch_hogql_query (PostHog/posthog
+    ``products/batch_exports/backend/api/test/test_update.py``): the query is printed back into schema.hogql_query
+    (keywords upper case, arithmetic as calls: ``toInt(1 + 1)`` as ``toInt(plus(1, 1))``), and schema.fields names
+    each selected item by its alias, string constants as placeholders with their values (``toInt`` runs as
+    ``accurateCastOrNull`` with its type as one)."""
     _, c = gen
     made = _create(c).json()
-    r = c.patch(f"{E}{made['id']}/", json={"hogql_query": "select toString(uuid) as uuid, 'test' as test "
-                                                          "from events"})
+    r = c.patch(f"{E}{made['id']}/", json={"hogql_query": "select toString(uuid) as uuid, 'test' as test, "
+                                                          "toInt(1 + 1) as n from events"})
     assert r.status_code == 200, r.text
     schema = c.get(f"{E}{made['id']}/").json()["schema"]
-    assert schema["hogql_query"] == "SELECT toString(uuid) AS uuid, 'test' AS test FROM events"
-    assert schema["fields"] == [{"expression": "toString(events.uuid)", "alias": "uuid"},
-                                {"expression": "%(hogql_val_0)s", "alias": "test"}]
-    assert schema["values"] == {"hogql_val_0": "test"}
+    assert schema == {
+        "fields": [{"alias": "uuid", "expression": "toString(events.uuid)"},
+                   {"alias": "test", "expression": "%(hogql_val_0)s"},
+                   {"alias": "n", "expression": "accurateCastOrNull(plus(1, 1), %(hogql_val_1)s)"}],
+        "values": {"hogql_val_0": "test", "hogql_val_1": "Int64"},
+        "hogql_query": "SELECT toString(uuid) AS uuid, 'test' AS test, toInt(plus(1, 1)) AS n FROM events",
+    }
+
+
+@pytest.mark.parametrize(("typed", "printed"), [
+    ("select 1 + 2 * 3 from events", "SELECT plus(1, multiply(2, 3)) FROM events"),
+    ("select (1 + 2) * 3, 1 - 2 - 3 from events", "SELECT multiply(plus(1, 2), 3), minus(minus(1, 2), 3) FROM events"),
+    ("select event from events where toInt(properties.n) / 2 > -1 + 1",
+     "SELECT event FROM events WHERE divide(toInt(properties.n), 2) > plus(-1, 1)"),
+    ("select * from events", "SELECT * FROM events"),
+])
+def test_arithmetic_is_stored_as_calls(gen: tuple[str, httpx.Client], typed: str, printed: str) -> None:
+    """The real printer writes each arithmetic operator as its function, by precedence, left to right."""
+    _, c = gen
+    made = _create(c).json()
+    r = c.patch(f"{E}{made['id']}/", json={"hogql_query": typed})
+    assert r.status_code == 200, r.text
+    assert c.get(f"{E}{made['id']}/").json()["schema"]["hogql_query"] == printed
 
 
 def test_sub_hour_intervals_need_the_feature(gen: tuple[str, httpx.Client]) -> None:
@@ -164,3 +185,15 @@ def test_export_logs_in_each_generations_shape(gen: tuple[str, httpx.Client]) ->
         assert (entry["batch_export_id"], entry["team_id"]) == (export["id"], 1)
     else:
         assert set(body) == {"results"} and entry["log_source_id"] == export["id"]
+
+
+def test_the_arithmetic_printer_is_bounded() -> None:
+    """Nesting past the printer's bound is kept as typed, and unbalanced brackets never raise."""
+    from tui.sandbox.hogql import MAX_ARITHMETIC_DEPTH, normalise
+
+    deep = "(" * 3000 + "1+1" + ")" * 3000
+    assert normalise(f"select {deep} from events") == f"SELECT {deep.replace('+', ' + ')} FROM events"
+    within = "(" * MAX_ARITHMETIC_DEPTH + "1+1" + ")" * MAX_ARITHMETIC_DEPTH
+    printed = "(" * MAX_ARITHMETIC_DEPTH + "plus(1, 1)" + ")" * MAX_ARITHMETIC_DEPTH
+    assert normalise(f"select {within} from events") == f"SELECT {printed} FROM events"
+    assert normalise("select ((1+2 from events") == "SELECT ((1 + 2 FROM events"
