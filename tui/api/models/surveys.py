@@ -107,7 +107,6 @@ class Survey(ReadModel):
     enable_iframe_embedding: bool | None = None  # newest servers
     linked_insight_id: int | None = None  # newest servers
     translations: Any = None  # newest servers: language code -> translated texts
-    form_content: Any = None  # newest servers: the hosted form's content, kept as the server holds it
     # The language the survey is written in (newest servers, default "en"); older servers leave it out.
     base_language: str | None = None
 
