@@ -73,8 +73,8 @@ async def test_browsing_the_list_reads_from_the_server_only_when_it_must(sandbox
     - the first page: one list request (limit 100, offset 0) and one responses count; every status seeded;
       the detail pane follows the cursor;
     - ``f`` cycles the status filter locally: each status's rows, all rows once, no list request;
-    - the full-screen detail (``enter``) asks ``surveys/:id/stats/`` once, never while moving in the list, takes the
-      focus, and ``escape`` gives the list back;
+    - the full-screen detail (``enter``) asks ``surveys/:id/stats/`` for the total and each of eight weeks, never
+      while moving in the list, takes the focus, and ``escape`` gives the list back;
     - ``/`` searches on the server, ``escape`` clears the search; a search matching nothing says so;
     - ``ctrl+r`` refetches the first page, but the responses count only once a minute has passed;
     - ``o``/``O`` sort by name both ways; a click on the "Qs" header sorts by question count;
@@ -131,11 +131,12 @@ async def test_browsing_the_list_reads_from_the_server_only_when_it_must(sandbox
         await until(pilot, lambda: screen.selected_id == survey_id)
         assert requests_to(sandbox, "GET", "/stats/") == []
         await pilot.press("enter")
-        await until(pilot, lambda: len(requests_to(sandbox, "GET", "/stats/")) > 0)
+        await until(pilot, lambda: len(requests_to(sandbox, "GET", "/stats/")) >= 9)
         asked = requests_to(sandbox, "GET", f"/surveys/{survey_id}/stats/")
-        assert len(asked) == 1 and asked[0]["status"] == 200
+        assert len(asked) == 9 and {a["status"] for a in asked} == {200}  # the total, then eight weeks
         text = static_text(app, "#survey-detail-fields")
         assert "stats" in text and "shown" in text and "sent" in text and "% responded" in text
+        assert "responses per week" in text
         # enter gave the detail the screen and the focus; escape gives the list back
         assert screen.detail_max
         assert not screen.query_one("#survey-list-pane").display or screen.has_class("-detail-max")

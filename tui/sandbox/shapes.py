@@ -84,6 +84,37 @@ def responses_count(row: sqlite3.Row, doc: dict[str, Any], now: datetime, seeded
     return min(total, limit) if isinstance(limit, int) and limit > 0 else total
 
 
+def responses_by(row: sqlite3.Row, doc: dict[str, Any], at: datetime, now: datetime, seeded_at: datetime) -> int:
+    """Responses received up to ``at``: the seeded base spread evenly from the start to the seeding, then the
+    trickle; at ``now`` (or later) exactly :func:`responses_count`, so windows of the stats add up to it."""
+    if at >= now:
+        return responses_count(row, doc, now, seeded_at)
+    start = doc.get("start_date")
+    if not start or parse_iso(start) > at:
+        return 0
+    start_dt = parse_iso(start)
+    end = doc.get("end_date")
+    stop = min(at, parse_iso(end)) if end else at
+    base = int(row["responses_base"])
+    if seeded_at > start_dt:
+        share = min(1.0, max(0.0, (stop - start_dt).total_seconds() / (seeded_at - start_dt).total_seconds()))
+        base = math.floor(base * share)
+    grown = 0
+    if row["responses_rate"] and stop > seeded_at:
+        grown = math.floor((stop - max(start_dt, seeded_at)).total_seconds() / 3600 * float(row["responses_rate"]))
+    total = base + max(0, grown)
+    limit = doc.get("responses_limit")
+    return min(total, limit) if isinstance(limit, int) and limit > 0 else total
+
+
+def responses_between(row: sqlite3.Row, doc: dict[str, Any], since: datetime | None, until: datetime | None,
+                      now: datetime, seeded_at: datetime) -> int:
+    """Responses received in ``[since, until)`` (open ends: from the start, up to now)."""
+    high = responses_by(row, doc, until if until is not None else now, now, seeded_at)
+    low = responses_by(row, doc, since, now, seeded_at) if since is not None else 0
+    return max(0, high - low)
+
+
 def survey(c: sqlite3.Connection, row: sqlite3.Row, *, write_response: bool = False) -> dict[str, Any]:
     doc = loads(row["data"])
     linked_id = doc.get("linked_flag_id")

@@ -40,7 +40,7 @@ from textual.worker import Worker, WorkerState
 
 from tui.api.cache_context import bypass_cache
 from tui.api.errors import ApiError, MethodNotAllowed, NotFound, WriteValidationError
-from tui.api.models.surveys import Survey, SurveyStats, SurveyStatus
+from tui.api.models.surveys import Survey, SurveyStatus
 from tui.api.survey_rules import SEARCH_MAX
 from tui.api.writes import iso
 from tui.config.paths import stylesheets
@@ -52,6 +52,7 @@ from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.typed_confirm import TypedNameConfirmScreen
+from tui.state.budget import ActionBudget
 from tui.state.freshness import Freshness
 from tui.state.io.journal import ActionJournal
 from tui.state.io.project_names import fetch_project_label
@@ -66,6 +67,7 @@ from tui.state.survey_list import (
     SurveyRow,
     matches,
 )
+from tui.state.survey_stats import StatsBook
 from tui.text.clean import clean
 from tui.text.words import counted, when_text
 from tui.widgets.footer import KeyFooter
@@ -120,7 +122,8 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._search_timer: Timer | None = None
         self._shown_id: str | None = None
         self._reloaded_generation = -1  # the query generation a reload started: its pages ask the server
-        self._stats: dict[str, tuple[float, SurveyStats]] = {}  # survey id -> (monotonic time, stats)
+        self._stats = StatsBook(max_age=STATS_MAX_AGE)  # each survey's total and weekly stats, bounded
+        self._stats_budget = ActionBudget(monotonic)  # the stats reads take the operator's share of the rate limit
         self._stats_unavailable = False  # the server has no stats endpoint: not asked again
         self._bindings_state: tuple[Any, ...] | None = None
 
@@ -349,27 +352,31 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._shown_id = row.id if row else None
         counts = self._counts_map()
         responses = None if row is None or counts is None else counts.get(row.id, 0)
-        cached = self._stats.get(row.id) if row else None
-        self.query_one(SurveyDetail).show(row.survey() if row else None, self.now, responses,
-                                          cached[1] if cached else None)
-        if row is not None and self.detail_max and not self._stats_unavailable and (
-                cached is None or monotonic() - cached[0] > STATS_MAX_AGE):
+        now = self.now
+        stats = self._stats.get(row.id) if row else None
+        trend = self._stats.trend(row.id, now) if row else None
+        self.query_one(SurveyDetail).show(row.survey() if row else None, now, responses, stats, trend)
+        if row is not None and self.detail_max and not self._stats_unavailable and self._stats.due(
+                row.id, now, self.wd.monotonic()):
             self._fetch_stats(row.id)  # only for the full-screen detail: a live query on the real service
 
     @work(exclusive=True, group="survey-stats", exit_on_error=False)
     async def _fetch_stats(self, survey_id: str) -> None:
-        """The shown survey's shown/dismissed/sent counts, once the cursor rests (a live query upstream)."""
+        """The shown survey's counts and rates, and its responses in each of the last eight weeks, once the cursor
+        rests (each a live query upstream): what is due only (a past week is read once), inside the rate budget."""
         await asyncio.sleep(debounce.DEBOUNCE.stats)
-        try:
-            stats = await self.wd.api.surveys.stats(survey_id)
-        except (NotFound, MethodNotAllowed):
-            self._stats_unavailable = True  # an older server: the detail simply goes without
-            return
-        except ApiError:
-            return
-        self._stats[survey_id] = (monotonic(), stats)
-        if self._shown_id == survey_id:
-            self._show_detail(force=True)
+        for window in self._stats.due(survey_id, self.now, self.wd.monotonic()):
+            await self._stats_budget.acquire()
+            try:
+                stats = await self.wd.api.surveys.stats(survey_id, date_from=window[0], date_to=window[1])
+            except (NotFound, MethodNotAllowed):
+                self._stats_unavailable = True  # an older server: the detail simply goes without
+                return
+            except ApiError:
+                return
+            self._stats.put(survey_id, window, stats, self.wd.monotonic())
+            if self._shown_id == survey_id:
+                self._show_detail(force=True)
 
     @on(VirtualTable.RowSelected, "#survey-table")
     def _selected(self, event: VirtualTable.RowSelected) -> None:

@@ -32,6 +32,7 @@ from tui.api.models.questions import (
 from tui.api.models.surveys import Flag, Survey, SurveyStats, survey_notes
 from tui.look.palette import Tone
 from tui.look.render import plain
+from tui.state.survey_stats import rates_text, trend_text
 from tui.text.clean import clean
 from tui.text.words import ago
 from tui.widgets.survey_table import status_style
@@ -202,19 +203,16 @@ def _indent(block: str, spaces: int) -> str:
 
 
 def stats_line(stats: SurveyStats) -> str | None:
-    """``shown 1,204 · dismissed 310 · sent 402 · 33.4 % responded``; None when the server sent no counts."""
+    """``shown 1,204 · dismissed 310 · sent 402``; None when the server sent no counts (the rates have their own
+    line: :func:`tui.state.survey_stats.rates_text`)."""
     parts = [f"{label} {n:,}" for label, n in (("shown", stats.count("survey shown")),
                                                   ("dismissed", stats.count("survey dismissed")),
                                                   ("sent", stats.count("survey sent"))) if n is not None]
-    if not parts:
-        return None
-    rate = stats.response_rate
-    if rate is not None:
-        parts.append(f"{rate:g} % responded")
-    return " · ".join(parts)
+    return " · ".join(parts) if parts else None
 
 
-def survey_text(survey: Survey, now: datetime, responses: int | None, stats: SurveyStats | None = None) -> Text:
+def survey_text(survey: Survey, now: datetime, responses: int | None, stats: SurveyStats | None = None,
+                trend: list[int | None] | None = None) -> Text:
     """The survey's identity and schedule (the questions and settings follow in their own widgets)."""
     text = Text(end="")
     status = survey.status_at(now)
@@ -234,6 +232,10 @@ def survey_text(survey: Survey, now: datetime, responses: int | None, stats: Sur
     _field(text, "responses", "—" if responses is None else f"{responses:,}")
     if stats is not None:
         _field(text, "stats", stats_line(stats))
+        _field(text, "rates", rates_text(stats))
+    weekly = trend_text(trend) if trend is not None else None
+    if weekly is not None:
+        _field(text, "responses per week", weekly)
     _field(text, "created", _when(survey.created_at, now))
     _field(text, "created by", f"{survey.created_by.display_name} <{survey.created_by.email or '—'}>"
            if survey.created_by else None)
@@ -329,7 +331,7 @@ class SurveyDetail(VerticalScroll):
         yield Static("", id="survey-detail-settings")
 
     def show(self, survey: Survey | None, now: datetime, responses: int | None,
-             stats: SurveyStats | None = None) -> None:
+             stats: SurveyStats | None = None, trend: list[int | None] | None = None) -> None:
         fields = self.query_one("#survey-detail-fields", Static)
         tree = self.query_one("#survey-detail-questions", Tree)
         settings = self.query_one("#survey-detail-settings", Static)
@@ -339,7 +341,7 @@ class SurveyDetail(VerticalScroll):
             tree.clear()
             tree.display = False
             return
-        fields.update(survey_text(survey, now, responses, stats))
+        fields.update(survey_text(survey, now, responses, stats, trend))
         fill_question_tree(tree, survey)
         tree.display = True
         settings.update(survey_settings_text(survey))

@@ -183,10 +183,24 @@ class SurveyStats(ReadModel):
         value = self.stats.get(event, {}).get("total_count")
         return value if isinstance(value, int) and not isinstance(value, bool) else None
 
+    def rate(self, key: str) -> float | None:
+        """A percentage of ``rates`` (``response_rate``, ``dismissal_rate``...), None where the server sent none."""
+        value = self.rates.get(key)
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
     @property
     def response_rate(self) -> float | None:
-        value = self.rates.get("response_rate")
-        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+        return self.rate("response_rate")
+
+    @property
+    def dismissal_rate(self) -> float | None:
+        return self.rate("dismissal_rate")
+
+    @property
+    def unique_respondents(self) -> int | None:
+        """People who sent a response (``survey sent``'s ``unique_persons``)."""
+        value = self.stats.get("survey sent", {}).get("unique_persons")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 class ResponseSummary(ReadModel):

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import AsyncIterator, Mapping
+from datetime import datetime
 from typing import Any
 
 from tui.api.client_core import ClientCore
 from tui.api.models.common import Page
 from tui.api.models.surveys import ActivityEntry, ResponseSummary, Survey, SurveyStats
 from tui.api.survey_rules import SEARCH_MAX
-from tui.api.writes import check_survey_write
+from tui.api.writes import check_survey_write, iso
 
 
 class SurveysApi:
@@ -81,10 +82,14 @@ class SurveysApi:
             return ResponseSummary(content=None if data is None else str(data))
         return self._c._one(data, ResponseSummary, "POST", path)
 
-    async def stats(self, survey_id: str) -> SurveyStats:
-        """Shown, dismissed and sent counts and rates (not every server has this endpoint: 404 there)."""
+    async def stats(self, survey_id: str, *, date_from: datetime | None = None,
+                    date_to: datetime | None = None) -> SurveyStats:
+        """Shown, dismissed and sent counts and rates, within ``date_from``/``date_to`` where given (not every
+        server has this endpoint: 404 there)."""
         path = f"{self.base}{survey_id}/stats/"
-        return self._c._one(await self._c.request("GET", path), SurveyStats, "GET", path)
+        params = {key: iso(value) for key, value in (("date_from", date_from), ("date_to", date_to))
+                  if value is not None}
+        return self._c._one(await self._c.request("GET", path, params=params or None), SurveyStats, "GET", path)
 
     async def responses_count(self) -> dict[str, int]:
         """Survey id -> count; a survey absent from the map has none."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import uuid
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from starlette.requests import Request
@@ -444,11 +444,13 @@ def _event_stats(total: int, unique: int, first: str | None, last: str | None) -
 
 
 def _stats_body(surveys: list[tuple[Any, dict[str, Any]]], ctx: Ctx) -> dict[str, Any]:
-    """Shown, dismissed and sent counts (sent = the response count), and the rates derived from them."""
+    """Shown, dismissed and sent counts in the ``date_from``/``date_to`` window (sent = the responses received in
+    it, so the windows add up to the response count), and the rates derived from them."""
+    since, until = _stat_dates(ctx)
     shown = dismissed = sent = 0
     starts: list[str] = []
     for row, doc in surveys:
-        n = shapes.responses_count(row, doc, ctx.now, ctx.state.seeded_at)
+        n = shapes.responses_between(row, doc, since, until, ctx.now, ctx.state.seeded_at)
         sent += n
         shown += n * 3 + (n and 7)
         dismissed += n // 2
@@ -470,6 +472,16 @@ def _stats_body(surveys: list[tuple[Any, dict[str, Any]]], ctx: Ctx) -> dict[str
                  "unique_users_dismissal_rate": round(
                      stats["survey dismissed"]["unique_persons"] / u_shown * 100, 2)}
     return {"stats": stats, "rates": rates}
+
+
+def _stat_dates(ctx: Ctx) -> tuple[datetime | None, datetime | None]:
+    """The window asked for (checked before by :func:`_check_stat_dates`); a date without a zone is UTC."""
+    q = ctx.request.query_params
+    out: list[datetime | None] = []
+    for key in ("date_from", "date_to"):
+        value = datetime.fromisoformat(q[key]) if q.get(key) else None
+        out.append(value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value)
+    return out[0], out[1]
 
 
 def _check_stat_dates(ctx: Ctx) -> None:
