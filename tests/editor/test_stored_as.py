@@ -74,3 +74,11 @@ def test_an_empty_url_condition_stays_in_the_survey() -> None:
     draft = SurveyDraft(survey)
     assert draft.payload()["conditions"] == {"url": "", "selector": "#feedback-button"}
     assert draft.form["conditions.url"] == ""
+
+
+def test_one_line_per_field_reads_as_a_note_only_when_every_message_is_one() -> None:
+    from tui.widgets.editor.common import as_note, joined
+
+    assert joined([as_note("a"), as_note("b")]) == "note: a; b"
+    assert joined([as_note("a"), "must be text"]) == "must be text; a"
+    assert joined([]) is None

@@ -37,6 +37,16 @@ def with_notes(problems: dict[str, str], notes: dict[str, str]) -> dict[str, str
     return {**{path: as_note(message) for path, message in notes.items()}, **problems}
 
 
+def joined(messages: list[str]) -> str | None:
+    """Messages for one field as one line: the problems first; marked a note only when every one is a note."""
+    if not messages:
+        return None
+    problems = [m for m in messages if not m.startswith(NOTE_PREFIX)]
+    notes = [m.removeprefix(NOTE_PREFIX) for m in messages if m.startswith(NOTE_PREFIX)]
+    text = "; ".join(problems + notes)
+    return text if problems else NOTE_PREFIX + text
+
+
 class FieldError(Static):
     """The message shown right under a field (a problem, or a note: see :data:`NOTE_PREFIX`); hidden while there
     is none."""

@@ -23,7 +23,7 @@ from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.editor.branching import BranchingForm
 from tui.widgets.editor.check_field import CheckField
 from tui.widgets.editor.choices import ChoicesEditor
-from tui.widgets.editor.common import DraftEdited, FieldError
+from tui.widgets.editor.common import NOTE_PREFIX, DraftEdited, FieldError, joined
 
 CHOICE_KINDS = (QuestionType.SINGLE_CHOICE, QuestionType.MULTIPLE_CHOICE)
 
@@ -180,6 +180,7 @@ class QuestionForm(Vertical):
         for choices in self.query(ChoicesEditor):
             choices.show_problems(problems)
         self.query_one(BranchingForm).show_problems(problems)
-        rest = [f"{path}: {msg}" for path, msg in problems.items()
+        rest = [(NOTE_PREFIX if msg.startswith(NOTE_PREFIX) else "") + f"{path}: {msg.removeprefix(NOTE_PREFIX)}"
+                for path, msg in problems.items()
                 if path and path not in shown and not path.startswith(("choices", "branching"))]
-        self.query_one("#qe-other", FieldError).show("; ".join(rest) if rest else None)
+        self.query_one("#qe-other", FieldError).show(joined(rest))

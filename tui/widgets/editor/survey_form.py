@@ -27,7 +27,7 @@ from tui.look.palette import Tone
 from tui.look.render import plain
 from tui.state.survey_draft import SURVEY_TYPES, SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
-from tui.widgets.editor.common import NOTE_PREFIX, DraftEdited, FieldError
+from tui.widgets.editor.common import NOTE_PREFIX, DraftEdited, FieldError, joined
 
 LABELS: dict[str, str] = {
     "name": "Name",
@@ -206,18 +206,10 @@ class SurveyFieldsForm(Vertical):
                 text = message.removeprefix(NOTE_PREFIX)
                 shown.setdefault(path.partition(".")[0], []).append((NOTE_PREFIX if note else "") + f"{key}: {text}")
             else:
-                rest.append(f"{path}: {message}")
+                note = message.startswith(NOTE_PREFIX)
+                rest.append((NOTE_PREFIX if note else "") + f"{path}: {message.removeprefix(NOTE_PREFIX)}")
         for name, error in errors.items():
             if name != "other":
-                error.show(_joined(shown.get(name, [])))
-        self.query_one("#fe-other", FieldError).show("; ".join(rest) if rest else None)
+                error.show(joined(shown.get(name, [])))
+        self.query_one("#fe-other", FieldError).show(joined(rest))
 
-
-def _joined(messages: list[str]) -> str | None:
-    """Messages for one field as one line: a problem first; marked a note only when every one is a note."""
-    if not messages:
-        return None
-    problems = [m for m in messages if not m.startswith(NOTE_PREFIX)]
-    notes = [m.removeprefix(NOTE_PREFIX) for m in messages if m.startswith(NOTE_PREFIX)]
-    text = "; ".join(problems + notes)
-    return text if problems else NOTE_PREFIX + text
