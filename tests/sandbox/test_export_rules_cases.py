@@ -14,6 +14,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.sandbox.conftest import make_options
 from tui.sandbox.runner import start_sandbox
@@ -197,3 +199,15 @@ def test_the_arithmetic_printer_is_bounded() -> None:
     printed = "(" * MAX_ARITHMETIC_DEPTH + "plus(1, 1)" + ")" * MAX_ARITHMETIC_DEPTH
     assert normalise(f"select {within} from events") == f"SELECT {printed} FROM events"
     assert normalise("select ((1+2 from events") == "SELECT ((1 + 2 FROM events"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["select", "from", "events", "(", ")", "+", "-", "*", "/", "%", ",", "1", "x",
+                                 "toInt", "toFloat", "'s'", ".", "where", ">", "as", "n"]), max_size=40))
+def test_the_arithmetic_printer_never_fails_and_keeps_the_words(tokens: list[str]) -> None:
+    """Whatever the tokens, the printer answers, and every name and constant typed is still in what it prints."""
+    from tui.sandbox.hogql import normalise
+
+    printed = normalise(" ".join(tokens))
+    for word in ("events", "x", "'s'", "toInt"):
+        assert printed.count(word) >= " ".join(tokens).count(word)
