@@ -7,9 +7,11 @@ may read: ``app.workers``, and the current screen's footer and bindings.
 from __future__ import annotations
 
 import contextlib
+import unicodedata
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from textual import events
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -17,7 +19,7 @@ from textual.worker import WorkerCancelled
 
 from tui.widgets.footer import FooterEntry, KeyFooter
 
-__all__ = ["footer_entries", "footer_shows_current_keys", "footer_words", "settle", "until", "workers_done"]
+__all__ = ["burst", "footer_entries", "footer_shows_current_keys", "footer_words", "settle", "until", "workers_done"]
 
 SETTLE_ROUNDS = 100
 """How many rounds ``settle`` waits before it gives up: far more than any screen here needs."""
@@ -105,3 +107,27 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = 
             return
         await pilot.pause(step)
         await settle(pilot)
+
+
+_CHARACTERS = {"enter": "\r", "tab": "\t", "escape": "\x1b", "space": " ", "backspace": "\x7f"}
+
+
+def _key_event(key: str) -> events.Key:
+    """The event a terminal's driver posts for one key (a Textual key name), with the character it types."""
+    character: str | None = _CHARACTERS.get(key, key if len(key) == 1 else None)
+    if character is None and "+" not in key:
+        with contextlib.suppress(KeyError):  # ``question_mark`` types "?"; ``down`` types nothing
+            character = unicodedata.lookup(key.replace("_", " "))
+    return events.Key(key, character)
+
+
+async def burst(pilot: Pilot[Any], *keys: str) -> None:
+    """Send ``keys`` as one write from the terminal: every key is queued before the app handles the first.
+
+    ``Pilot.press`` lets the app go idle between two keys, so each key finds the work of the one before it done;
+    a terminal delivers keys typed quickly (or queued during a stall) together, and the app handles each with only
+    what the keys before it did at once, its messages still waiting. Then waits as ``settle`` does.
+    """
+    for key in keys:
+        pilot.app.post_message(_key_event(key))
+    await settle(pilot)

@@ -14,24 +14,18 @@ from textual import events
 from textual.widgets import Input
 
 from tests.monitor.conftest import make_app, open_logs
-from tests.pilot import settle
+from tests.pilot import burst, settle
 from tests.surveys.conftest import make_app as make_survey_app
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.monitor import MonitorScreen
 from tui.screens.surveys import SurveyBrowserScreen
 
 
-async def _typed_at_once(pilot: Any, *keys: str) -> None:
-    for key in keys:
-        pilot.app.simulate_key(key)
-    await settle(pilot)
-
-
 async def test_keys_typed_after_slash_in_the_monitor_run_none_of_its_actions(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        await _typed_at_once(pilot, "slash", "p")
+        await burst(pilot, "slash", "p")
         assert isinstance(app.screen, MonitorScreen)  # no pause asked for
         assert app.screen.focused is app.screen.query_one("#monitor-filter", Input)
 
@@ -41,7 +35,7 @@ async def test_keys_typed_after_slash_in_the_logs_run_none_of_their_actions(sand
     async with app.run_test(size=(160, 48)) as pilot:
         logs = await open_logs(pilot)
         following = logs.follow
-        await _typed_at_once(pilot, "slash", "f")
+        await burst(pilot, "slash", "f")
         assert app.screen is logs and logs.follow is following  # "f" did not toggle following
         assert logs.focused is logs.query_one("#logs-search", Input)
 
@@ -52,7 +46,7 @@ async def test_keys_typed_after_slash_in_the_survey_list_run_none_of_its_actions
         await settle(pilot)
         browser = app.screen
         assert isinstance(browser, SurveyBrowserScreen)
-        await _typed_at_once(pilot, "slash", "e", "f")
+        await burst(pilot, "slash", "e", "f")
         assert app.screen is browser  # no editor opened
         assert browser.status_filter is None  # nor the status filter cycled
         assert browser.focused is browser.query_one("#survey-filter", Input)

@@ -184,9 +184,13 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
         return True
 
     @on(DataTable.RowSelected, "#alerts-open")
-    def _chosen(self) -> None:
-        """Enter on a row (the table keeps enter for itself)."""
-        self.action_jump()
+    def _chosen(self, event: DataTable.RowSelected) -> None:
+        """Enter on a row (the table keeps enter for itself): the row it was pressed on, whatever keys came after
+        it before this message."""
+        key = event.row_key.value
+        alert = self.desk.book.get(int(key)) if key is not None and key.isdigit() else None
+        if alert is not None and alert.is_open:
+            self.dismiss(JumpTo(alert.key))
 
     def action_jump(self) -> None:
         alert = self._highlighted()

@@ -190,8 +190,11 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
         self._show_detail()
 
     @on(DataTable.RowSelected, "#groups-table")
-    def _chosen(self) -> None:
-        self.action_filter()
+    def _chosen(self, event: DataTable.RowSelected) -> None:
+        """Enter on a group: the group it was pressed on, whatever keys came after it before this message."""
+        group = next((g for g in self._groups if g.signature == event.row_key.value), None)
+        if group is not None:
+            self.dismiss(FilterTo(tuple(group.export_keys), group.signature))
 
     def _show_detail(self) -> None:
         detail = self.query_one("#groups-detail", Static)

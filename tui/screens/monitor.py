@@ -401,19 +401,38 @@ class MonitorScreen(WatchdeckScreen[None]):
 
     # ------------------------------------------------------------------ selection and runs
 
-    @on(VirtualTable.RowHighlighted, "#exports")
-    def _export_highlighted(self, event: VirtualTable.RowHighlighted) -> None:
-        key = event.row_key
-        if key == self.board.selected_key:
+    def follow_cursors(self) -> None:
+        """Make the selection what the tables' cursors are on now: the export under the exports table's cursor
+        (its runs drawn below) and the run under the runs table's cursor.
+
+        A key acts on the row its table's cursor is on when the key is handled. The cursor moves at once, its
+        ``RowHighlighted`` arrives later: keys that come together (``Down p`` in one write, keys queued during a
+        stall) are handled before it. So every action and ``check_action`` follow the cursors first; the
+        highlight handlers do the same, and find nothing left to do when a key already did it.
+        """
+        table = self._exports_table()
+        if table is None:
             return
-        self.board.selected_key = key
-        self._render_selected(self.now())
-        self._schedule_runs_load()
-        self.refresh_bindings()
+        key = table.cursor_key
+        if key is not None and key != self.board.selected_key:
+            self.board.selected_key = key
+            self._render_selected(self.now())  # the runs pane shows the export's runs before a run key reads it
+            self._schedule_runs_load()
+            self.refresh_bindings()
+        if self.detail_shown and self._runs_table_owner == self.board.selected_key:
+            self.board.selected_run_id = self.query_one("#runs", VirtualTable).cursor_key
+
+    def _exports_table(self) -> VirtualTable | None:
+        found = self.query("#exports").results(VirtualTable)
+        return next(iter(found), None)
+
+    @on(VirtualTable.RowHighlighted, "#exports")
+    def _export_highlighted(self) -> None:
+        self.follow_cursors()
 
     @on(VirtualTable.RowHighlighted, "#runs")
     def _run_highlighted(self, event: VirtualTable.RowHighlighted) -> None:
-        self.board.selected_run_id = event.row_key
+        self.follow_cursors()
         # Past the last run: the next page of older runs, where the server pages them.
         table = self.query_one("#runs", VirtualTable)
         watched = self.board.selected()
@@ -519,18 +538,19 @@ class MonitorScreen(WatchdeckScreen[None]):
         old_keys = runs_table.keys()
         if keys != old_keys:
             # New runs arrived or another export was selected: rebuild (at most 100 rows), keep the cursor's run.
-            current = self.board.selected_run() if old_keys and watched.key == self._runs_table_owner else None
+            current = runs_table.cursor_key if old_keys and watched.key == self._runs_table_owner else None
             runs_table.clear()
             runs_table.apply(rows)
             self._run_cells = dict(rows)
-            if current is not None and current.id in keys:
-                runs_table.move_cursor(keys.index(current.id))
+            if current is not None and current in keys:
+                runs_table.move_cursor(keys.index(current))
         else:
             changed = {key: [c for c, v in cells.items() if self._run_cells.get(key, {}).get(c) != v]
                        for key, cells in rows}
             runs_table.apply(rows, {k: v for k, v in changed.items() if v})
             self._run_cells = dict(rows)
         self._runs_table_owner = watched.key
+        self.board.selected_run_id = runs_table.cursor_key
         oldest_first = list(reversed(runs))
         # Assign only what changed: each assignment repaints, and the details' update lays out the screen.
         for spark_id, series in (("#records-spark", records_series(oldest_first) or [0.0]),
@@ -646,7 +666,7 @@ class MonitorScreen(WatchdeckScreen[None]):
             return False
         if action in INCIDENT_ACTIONS:
             return self.incident_keys.check(action, self.wd.settings.read_only)
-        watched = self.board.selected()
+        watched = self.selected()
         if action in ("pause", "unpause"):
             if watched is None:
                 return None
@@ -667,15 +687,23 @@ class MonitorScreen(WatchdeckScreen[None]):
             self.query_one("#runs", VirtualTable).focus()
 
     @on(VirtualTable.RowSelected, "#runs")
-    def _run_chosen(self) -> None:
-        self.action_run_error()
+    def _run_chosen(self, event: VirtualTable.RowSelected) -> None:
+        """Enter on a run: the run it was pressed on, whatever keys came after it before this message."""
+        runs = self.board.runs_for(self._runs_table_owner)
+        self._show_run_error(next((run for run in runs if run.id == event.row_key), None))
 
     # ------------------------------------------------------------------ action keys (sent by ExportActions)
 
     def selected(self) -> WatchedExport | None:
+        """The export under the exports table's cursor now."""
+        self.follow_cursors()
         return self.board.selected()
 
     def selected_run(self) -> BatchExportRun | None:
+        """The run under the runs table's cursor now (of the export under the exports table's cursor)."""
+        self.follow_cursors()
+        if self.detail_shown and self.board.selected_run_id is None:
+            return None  # the runs table shows no run (its filter keeps none)
         return self.board.selected_run()
 
     def _say(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
@@ -816,9 +844,11 @@ class MonitorScreen(WatchdeckScreen[None]):
             self.app.push_screen(LogsScreen(watched, None))
 
     def action_run_error(self) -> None:
+        self._show_run_error(self.selected_run())
+
+    def _show_run_error(self, run: BatchExportRun | None) -> None:
         from tui.screens.export_modals import RunErrorScreen
 
-        run = self.selected_run()
         if run is None:
             return
         if run.latest_error:
@@ -915,7 +945,7 @@ class MonitorScreen(WatchdeckScreen[None]):
         self.refresh_status()
 
     def action_acknowledge(self) -> None:
-        watched = self.board.selected()
+        watched = self.selected()
         if watched is None:
             return
         if self.incident.desk.book.acknowledge_export(watched.key, self.now()):

@@ -100,11 +100,7 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
 
     def _cursor_place(self) -> tuple[str, float] | None:
         """The export and the time (the middle of its cell, epoch seconds) the cursor is on."""
-        view = self.query_one(TimelineView)
-        row, axis = self.model.row_at(view.cursor_row), self.model.axis
-        if row is None or axis is None:
-            return None
-        return row.key, axis.origin + axis.bucket * (view.cursor_col + 0.5)
+        return self.query_one(TimelineView).cursor_place()
 
     def _put_cursor(self, key: str, moment: float) -> None:
         """Back on that export and time after the axis moved or the rows changed order (each where it still is)."""
@@ -178,21 +174,25 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         return words
 
     @on(TimelineView.CellChosen)
-    def _chosen(self) -> None:
-        """The run the cursor names now (the cell box lists it first), over the timeline: Escape comes back.
+    def _chosen(self, event: TimelineView.CellChosen) -> None:
+        """The run named at the export and time Enter was pressed on, over the timeline: Escape comes back.
 
-        Read from the cursor when the key is handled, not from when it was pressed: a poll in between keeps the
-        cursor on its export and time, while the row and column it was pressed at may name another run by then.
+        The place, not the row and column: keys handled in between (a poll that moves the axis and reorders
+        the rows, a key typed after Enter that moves the cursor) leave that export's cell at that time naming
+        the same run, while the row and column may name another by then.
         """
         from tui.screens.export_modals import RunErrorScreen
 
-        view = self.query_one(TimelineView)
-        row = self.model.row_at(view.cursor_row)
-        runs = self.model.runs_at(view.cursor_row, view.cursor_col)
-        if row is None or not runs:
+        axis = self.model.axis
+        runs: tuple[BatchExportRun, ...] = ()
+        if axis is not None and event.key in self.model.order:
+            column = int((event.moment - axis.origin) // axis.bucket)
+            if 0 <= column < axis.count:
+                runs = self.model.runs_at(self.model.order.index(event.key), column)
+        if not runs:
             self.notify("No run covers this cell.", markup=False, timeout=3)
             return
-        self.opened = OpenRun(row.key, runs[0].id)
+        self.opened = OpenRun(event.key, runs[0].id)
         self.app.push_screen(RunErrorScreen(runs[0]))
 
     def action_zoom(self, step: int) -> None:

@@ -107,10 +107,16 @@ class TimelineView(ScrollView, can_focus=True):
         """The name column changed width (a resize): whatever is drawn over the cells must follow."""
 
     class CellChosen(Message):
-        def __init__(self, row: int, column: int) -> None:
+        """Enter on a cell: the export and the time (the middle of the cell, epoch seconds) the cursor was on.
+
+        A place, not a row and column: keys handled before this message (a poll moving the axis, a key
+        moving the cursor) may have put another export's row or another time at that row and column.
+        """
+
+        def __init__(self, key: str, moment: float) -> None:
             super().__init__()
-            self.row = row
-            self.column = column
+            self.key = key
+            self.moment = moment
 
     def __init__(self, model: TimelineModel, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -267,5 +273,14 @@ class TimelineView(ScrollView, can_focus=True):
         self.cursor_col = 0 if direction < 0 else max(0, buckets - 1)
         self.post_message(self.CursorMoved(self.cursor_row, self.cursor_col))
 
+    def cursor_place(self) -> tuple[str, float] | None:
+        """The export and the time (the middle of its cell, epoch seconds) the cursor is on."""
+        row, axis = self.model.row_at(self.cursor_row), self.model.axis
+        if row is None or axis is None:
+            return None
+        return row.key, axis.origin + axis.bucket * (self.cursor_col + 0.5)
+
     def action_choose(self) -> None:
-        self.post_message(self.CellChosen(self.cursor_row, self.cursor_col))
+        place = self.cursor_place()
+        if place is not None:
+            self.post_message(self.CellChosen(*place))

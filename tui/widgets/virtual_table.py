@@ -20,6 +20,11 @@ the cursor changes, horizontal scrolling when the columns are wider than the wid
 :meth:`VirtualTable.sort` by a key function whose values are computed once per row, and
 :meth:`VirtualTable.apply`, which shows a list of keyed rows, taking anew only the rows said to have changed.
 
+The cursor moves at once; its ``RowHighlighted`` is handled later, after any keys that arrived with the move
+(``Down p`` in one write). A key acts on the row under the cursor when it is handled: an owner reads
+:attr:`VirtualTable.cursor_key` then, never a row remembered from the last ``RowHighlighted``, and answers
+``RowSelected`` with the row the message names.
+
 Safety: cells become ``Segment`` text, never markup, so ``[@click=app.quit]`` from a server shows
 as those characters; cell text with a control character is cleaned again at render time
 (:func:`tui.text.clean.clean`, a ``Text`` then drawn in its base style only) in case a caller forgot,
