@@ -11,7 +11,7 @@ from tui.screens.help import screen_keys
 from tui.widgets.editor.check_field import CheckField
 
 from .conftest import make_app
-from .helpers import add_question, open_editor, settle
+from .helpers import add_question, open_editor, select_item, set_input, settle
 
 SIZE = (80, 24)
 """Small: the layout is not what these tests check, and each refresh of a smaller screen costs less."""
@@ -87,3 +87,29 @@ async def test_a_new_survey_without_a_mouse(sandbox: Any) -> None:
         await pilot.press("space")
         await settle(pilot)
         assert box.value is True and "▐x▌" in str(box.render())
+
+
+async def test_question_keys_sent_with_a_move_act_on_the_question_under_the_list_cursor(sandbox: Any) -> None:
+    """``Down F8`` in one write asks to delete the question the list's cursor moved to, not the one whose form was
+    still shown (the form follows the cursor once it rests); ``Down alt+up`` moves that question (issue 42, item 1)."""
+    from tests.pilot import burst
+    from tui.screens.confirm import ConfirmScreen
+
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _ = await open_editor(pilot, None)
+        await settle(pilot)
+        for text in ("First", "Second", "Third"):
+            await add_question(pilot, "open")
+            await set_input(pilot, "#q-question", text)
+        await select_item(pilot, 1)
+        keys = [q.key for q in screen.draft.questions]
+        await burst(pilot, "down", "f8")
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        question = str(dialog.query_one("#confirm-question").render())
+        assert "Delete question 2: Second" in question, question
+        await burst(pilot, "escape")
+        await settle(pilot)
+        await burst(pilot, "down", "alt+up")
+        assert [q.key for q in screen.draft.questions] == [keys[0], keys[2], keys[1]]

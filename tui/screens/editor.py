@@ -333,10 +333,11 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         if action == "save" and self.saving:
             return None
         if action in ("duplicate", "delete", "move"):
-            if self.current is None:
+            target = self._target()
+            if target is None:
                 return None
             if action == "move":
-                index = self.draft.index_of(self.current)
+                index = self.draft.index_of(target)
                 delta = parameters[0] if parameters else 0
                 if (delta == -1 and index == 0) or (delta == 1 and index == len(self.draft.questions) - 1):
                     return None
@@ -351,7 +352,30 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         if action:
             await self.run_action(action)
 
-    def action_add(self) -> None:
+    def _target(self) -> str | None:
+        """The question the question keys act on now: under the list's cursor while the list has the focus, else
+        the one whose form is shown (None: the survey's settings)."""
+        items = next(iter(self.query("#editor-items").results(OptionList)), None)
+        index = items.highlighted if items is not None else None
+        if items is None or index is None or not items.has_focus:
+            return self.current
+        option = items.get_option_at_index(index).id
+        return option if option in {q.key for q in self.draft.questions} else None
+
+    async def _follow_list(self) -> None:
+        """Show the form of the item the list's cursor is on now, if another is shown: the question keys act on it.
+
+        The form follows the cursor once it rests (and its ``OptionHighlighted`` is handled later still): a key
+        that arrives with the move (``Down F8`` in one write) acts on the item the cursor is on, not on the form
+        left behind.
+        """
+        key = self._target()
+        if key != self.current:
+            self._select(key)
+            await self._show(key)
+
+    async def action_add(self) -> None:
+        await self._follow_list()
         self.app.push_screen(KindPickerScreen(), self._add_kind)
 
     async def _add_kind(self, kind: str | None) -> None:
@@ -363,6 +387,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         await self._show(q.key, focus="q-question")
 
     async def action_duplicate(self) -> None:
+        await self._follow_list()
         if self.current is None:
             return
         q = self.draft.duplicate_question(self.current)
@@ -370,7 +395,8 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         self._after_edit()
         await self._show(q.key, focus="q-question")
 
-    def action_delete(self) -> None:
+    async def action_delete(self) -> None:
+        await self._follow_list()
         if self.current is None:
             return
         key = self.current
@@ -392,6 +418,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         self.app.push_screen(ConfirmScreen("Delete question", question, yes_label="Delete", danger=True), answer)
 
     async def action_move(self, delta: int) -> None:
+        await self._follow_list()
         if self.current is None or not self.draft.move_question(self.current, delta):
             return
         focused = self.focused.id if self.focused is not None else None
