@@ -265,6 +265,19 @@ class WatchdeckApp(SafeApp[int]):
         remember_project(self.settings.profile, project_id)
         self.notify(f"Project {clean(project_id, limit=40)}", markup=False, timeout=4)
 
+    # ------------------------------------------------------------------ q and ctrl+c
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``q`` quits from the monitor or the survey list (a mode's own screen) only: the views and dialogs over
+        them bind it to what their Escape does, and one that did not would still not quit."""
+        if action == "quit":
+            return len(self.screen_stack) <= 1
+        return True
+
+    def action_interrupt(self) -> None:
+        """ctrl+c: close watchdeck from any screen (an open editor keeps its edits as a draft as it unmounts)."""
+        self.exit()
+
     def action_switch_to(self, mode: str) -> None:
         self.switch_mode(mode)
 

@@ -228,3 +228,35 @@ async def test_repair_preview_follows_the_server_and_lists_each_interval_on_e() 
         await pilot.pause()
         assert "8 failed intervals in 2 exports" in text_of(app, "#repair-preview")
         assert "Retry 8 (y)" in str(app.screen.query_one("#repair-go", Button).label)
+
+
+async def test_repair_typed_count_has_the_focus_enter_there_sends_and_a_finished_repair_offers_no_confirm() -> None:
+    """Issue 42, item 3: past twenty intervals the focus starts in the count field, where typing goes; Enter there
+    sends once the count is right (a wrong count sends nothing); once done, the footer no longer offers y Confirm."""
+    from tests.pilot import burst, footer_words, settle
+
+    from .runs import export, run
+
+    desk = IncidentDesk()
+    failing = export("big", [run(f"r{i}", i, "Failed", error="boom") for i in range(1, 26)])
+    from tui.state.exports import WatchedExport
+
+    watched = WatchedExport("1", failing)
+    desk.observe([watched], {}, NOW)
+    client = RecordingClient()
+    client.batch_exports.delay = 0.001
+    ctx = context(desk, client_for=lambda _pid: client)
+    app = Host(lambda _app: RepairScreen.for_export(ctx, watched.key))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        typed = screen.query_one("#repair-typed", Input)
+        assert not typed.has_class("hidden") and typed.has_focus
+        await burst(pilot, "2", "4", "enter")
+        assert client.batch_exports.retried == [] and "type 25 to confirm" in text_of(app, "#repair-typed-error")
+        # (Backspace is one of the field's bindings, handled after the digits behind it in the same write.)
+        await burst(pilot, "backspace")
+        await burst(pilot, "5", "enter")
+        assert "Done" in text_of(app, "#repair-status")
+        assert len(client.batch_exports.retried) == 25
+        assert "Confirm" not in footer_words(screen)

@@ -33,7 +33,7 @@ ACTIONS: dict[str, tuple[SurveyStatus, str, bool]] = {
     "delete": (SurveyStatus.DRAFT, "d", True),
     "launch": (SurveyStatus.DRAFT, "s", True),
     "stop": (SurveyStatus.RUNNING, "s", True),
-    "archive": (SurveyStatus.COMPLETE, "a", False),
+    "archive": (SurveyStatus.COMPLETE, "a", True),
     "resume": (SurveyStatus.COMPLETE, "s", True),
 }
 

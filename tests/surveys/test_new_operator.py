@@ -63,7 +63,11 @@ async def test_survey_actions_read_as_a_person_would_and_are_journaled(sandbox: 
         # -- the launch and an archive are journaled with name, project and real time
         await pilot.press("y")
         await settle(pilot)
-        await pilot.press("a")  # archive it too
+        await pilot.press("a")  # archive it too: it asks first (issue 42, item 3), names the survey, y archives
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert f"Archive {row.name}?" in str(app.screen.query_one("#confirm-question", Static).render())
+        await pilot.press("y")
         await settle(pilot)
         entries = _journal(tmp_path)
         assert [e["action"] for e in entries] == ["survey launch", "survey archive"]

@@ -72,8 +72,8 @@ async def _leave_dialog_y_enter_escape_and_its_own_footer(pilot: Any) -> None:
     assert dialog.focused is not None and dialog.focused.id == "leave-keep"
     assert label(dialog, "#leave-keep") == "Keep draft (y)"
     assert footer_words(dialog) == {"Confirm", "Cancel", "Discard"}
-    await answer_in_turn(pilot, "escape", "y", "enter", "d")
-    assert app.answers == ["cancel", "keep", "keep", "discard"]
+    await answer_in_turn(pilot, "escape", "y", "enter", "d", "q")
+    assert app.answers == ["cancel", "keep", "keep", "discard", "cancel"], "q cancels as Escape does (issue 42)"
 
 
 async def _kind_picker_names_the_kind_y_adds_it_escape_cancels(pilot: Any) -> None:
@@ -98,12 +98,16 @@ async def _key_storage_confirms_the_keyring_or_this_session_never_the_file_by_y(
     dialog = await opened(pilot)
     assert dialog.focused is not None and dialog.focused.id == "keystore-keyring"
     assert label(dialog, "#keystore-keyring") == "Keep in keyring (y/k)"
-    assert footer_words(dialog) == {"Confirm", "Cancel"}
+    assert footer_words(dialog) == {"Confirm", "Cancel", "Keyring", "File", "Session only"}, "its keys, f too"
     await answer_in_turn(pilot, "y", "enter", "escape", "f")
     app.make = lambda: KeyStorageScreen("kept", None, keyring=False)
     dialog = await opened(pilot)
     assert dialog.focused is not None and dialog.focused.id == "keystore-nowhere"
     assert label(dialog, "#keystore-nowhere") == "This session only (y/s)"
+    assert footer_words(dialog) == {"Confirm", "Cancel", "File", "Session only"}, "no keyring: no k"
+    await pilot.press("k")  # no keyring that works: k does nothing
+    await pilot.pause()
+    assert app.screen is dialog
     await pilot.press("y")
     await pilot.pause()
     assert app.answers == ["keyring", "keyring", None, "file", "nowhere"]

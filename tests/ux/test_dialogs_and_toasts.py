@@ -121,9 +121,9 @@ async def test_backfill_button_names_the_count_y_in_a_field_is_a_letter_and_a_fa
         await settle(pilot)
         dialog = app.screen
         assert isinstance(dialog, BackfillScreen)
-        assert str(dialog.query_one("#backfill-go", Button).label) == "Backfill 24 runs"
+        assert str(dialog.query_one("#backfill-go", Button).label) == "Backfill 24 runs (y)"
         # Its own keys; y is a letter in the focused field, so the footer leaves it out there.
-        assert footer_words(dialog) == {"Cancel", "Start backfill"}
+        assert footer_words(dialog) == {"Cancel"}
         start, end = (dialog.query_one(f"#backfill-{name}", Input) for name in ("start", "end"))
         assert start.has_focus
         await pilot.press("y")  # focus is in the start field: a letter, not a confirmation
@@ -248,3 +248,29 @@ async def test_toasts_on_screen_when_a_dialog_opens_wait_and_come_back_after(san
         await pilot.press("escape")
         await wait_for(pilot, lambda: len(toast_regions(app)) == 1)
         assert toasts_on_screen(app) == ["Snowflake: failing"]
+
+
+async def test_backfill_confirms_with_y_on_its_button_as_every_dialog_does(sandbox: SandboxHandle) -> None:
+    """Issue 42, item 3: from a field, Tab to the button and `y` sends the backfill (the footer offers y there); Enter
+    in the last field sends it too."""
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        select_export(app, FAILING)
+        for keys in (("shift+tab", "y"), ("tab", "enter")):
+            await pilot.press("b")
+            await settle(pilot)
+            dialog = app.screen
+            assert isinstance(dialog, BackfillScreen)
+            before = len(requests(sandbox, "POST", "/backfills/"))
+            await pilot.press(keys[0])  # shift+tab: round to the Backfill button; tab: to the end field
+            await settle(pilot)
+            if keys[1] == "y":
+                assert dialog.focused is dialog.query_one("#backfill-go", Button)
+                assert "Confirm" in footer_words(dialog)
+            else:
+                assert dialog.focused is dialog.query_one("#backfill-end", Input)
+            await pilot.press(keys[1])
+            await settle(pilot)
+            assert app.screen is not dialog
+            assert len(requests(sandbox, "POST", "/backfills/")) == before + 1, keys

@@ -20,11 +20,13 @@ class ConfirmScreen(Dialog[bool]):
     CONFIRM = "confirm-yes"
     BINDINGS = [Binding("n", "answer(False)", "No", id="confirm.no")]
 
-    def __init__(self, title: str, question: Text | str, *, yes_label: str = "Yes", danger: bool = False) -> None:
+    def __init__(self, title: str, question: Text | str, *, yes_label: str = "Yes", no_label: str = "No",
+                 danger: bool = False) -> None:
         super().__init__(classes="confirm-modal")
         self._title = title
         self._question = question if isinstance(question, Text) else Text(question)
         self._yes_label = yes_label
+        self._no_label = no_label
         self._danger = danger
 
     def compose(self) -> ComposeResult:
@@ -32,7 +34,7 @@ class ConfirmScreen(Dialog[bool]):
             yield Static(Text(self._title, style="bold"), classes="dialog-title")
             yield Static(self._question, id="confirm-question")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("No (n)", id="confirm-no")
+                yield Button(f"{self._no_label} (n)", id="confirm-no")
                 yield Button(f"{self._yes_label} (y)", id="confirm-yes", variant="error" if self._danger else "primary")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -1,7 +1,8 @@
 """The one way every dialog confirms and cancels, and shows its own keys.
 
 ``y`` confirms (outside a text field, where it is a letter), as does Enter on the confirming button,
-which names the action and, where there is one, the count ("Backfill 24 runs"). Escape cancels.
+which names the action and, where there is one, the count ("Backfill 24 runs"). Escape cancels, and so does
+``q`` outside a text field.
 The focus starts on the confirming button unless the dialog starts in a field it needs filled. The
 dialog's footer shows its own keys, not those of the screen underneath.
 """
@@ -27,7 +28,7 @@ class Dialog(WatchdeckModal[ResultT]):
     AUTO_FOCUS = ""  # not the first focusable widget (a No or Cancel button): see on_mount
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "confirm", "Confirm", id="dialog.confirm"),
-        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+        Binding("escape,q", "cancel", "Cancel", id="dialog.cancel"),  # q is a letter in a text field
         *bindings("form"),  # Tab moves on when typed, before the keys typed behind it
     ]
 

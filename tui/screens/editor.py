@@ -572,23 +572,6 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
 
     # ------------------------------------------------------------------ leaving
 
-    def action_quit(self) -> None:
-        """q: quit at once when nothing is unsaved; else say where the draft goes and ask."""
-        if not self.draft.dirty:
-            self.app.exit()
-            return
-        where = self.store.path_for(self.draft.draft_id)
-        question = Text.assemble("Your unsaved edits are kept as a draft in ", (str(where), "bold"),
-                                 " and offered back when you open this survey again. Quit watchdeck?")
-
-        def answer(yes: bool | None) -> None:
-            if yes:
-                self._write_draft_now()
-                self._finished = True
-                self.app.exit()
-
-        self.app.push_screen(ConfirmScreen("Quit with a draft", question, yes_label="Quit"), answer)
-
     def action_leave(self) -> None:
         if not self.draft.dirty:
             self._finished = True

@@ -79,7 +79,7 @@ class TemplatePickerScreen(WatchdeckModal[str | None]):
 
     CSS_PATH = stylesheets("editor.tcss")
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="surveys.template_cancel")]
+    BINDINGS = [Binding("escape,q", "cancel", "Cancel", id="surveys.template_cancel")]
 
     def compose(self) -> ComposeResult:
         from tui.state.survey_templates import TEMPLATE_LABELS

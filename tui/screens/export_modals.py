@@ -34,6 +34,7 @@ from tui.text.clean import clean, editable
 from tui.text.redaction import is_secret_key
 from tui.text.words import counted
 from tui.widgets.cleaned_note import CleanedNote
+from tui.widgets.footer import KeyFooter
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"
 DAY_FORMAT = "%Y-%m-%d"
@@ -90,7 +91,9 @@ class BackfillScreen(Dialog[BackfillRequest | None]):
     """
 
     CONFIRM = "backfill-go"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+s", "submit", "Start backfill")]
+    # As every dialog: y on a button, Enter on the confirming button or in the last field. ctrl+s too, from any
+    # field, as in the export's edit form (not in the footer: the one rule is what it shows).
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+s", "submit", "Start backfill", show=False)]
 
     def __init__(self, export: BatchExport, now: datetime, project_created_at: datetime | None = None) -> None:
         super().__init__(classes="backfill-modal")
@@ -178,7 +181,7 @@ class BackfillScreen(Dialog[BackfillRequest | None]):
             what = ""
         go = self.query_one("#backfill-go", Button)
         go.disabled = request is None
-        go.label = f"Backfill {what}" if what and not what.startswith("an ") else "Backfill"
+        go.label = (f"Backfill {what}" if what and not what.startswith("an ") else "Backfill") + " (y)"
         return request
 
     def action_submit(self) -> None:
@@ -331,7 +334,8 @@ class RunErrorScreen(WatchdeckModal[None]):
                 yield Static(plain(self.run.latest_error or "(no error)", Tone.ERROR_TEXT.style, oneline=False,
                                    limit=50000))
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Close", id="run-error-close", variant="primary")
+                yield Button("Close (esc)", id="run-error-close", variant="primary")
+        yield KeyFooter()  # its own keys, not those of the screen underneath
 
     @on(Button.Pressed, "#run-error-close")
     def action_close(self) -> None:

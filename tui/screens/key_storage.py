@@ -47,9 +47,9 @@ class KeyStorageScreen(Dialog[str | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("k", "choose('keyring')", "Keyring", show=False, id="keystore.keyring"),
-        Binding("f", "choose('file')", "File", show=False, id="keystore.file"),
-        Binding("s", "choose('nowhere')", "This session only", show=False, id="keystore.nowhere"),
+        Binding("k", "choose('keyring')", "Keyring", id="keystore.keyring"),
+        Binding("f", "choose('file')", "File", id="keystore.file"),
+        Binding("s", "choose('nowhere')", "Session only", id="keystore.nowhere"),
     ]
 
     def __init__(self, profile: str, path: Path | None, *, keyring: bool, keyring_failed: bool = False) -> None:
@@ -91,6 +91,11 @@ class KeyStorageScreen(Dialog[str | None]):
         if choice == STORE_KEYRING and not self._keyring:
             return
         self.dismiss(choice)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "choose" and parameters == ("keyring",) and not self._keyring:
+            return False  # no keyring that works: its key is neither shown nor taken
+        return super().check_action(action, parameters)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -6,7 +6,10 @@ monitor holds; these are the questions (every one confirms the same way, :class:
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from tui.api.models.batch_exports import BatchExportRun
@@ -49,7 +52,16 @@ def retry_completed_question() -> ConfirmScreen:
     return ConfirmScreen("Retry a completed run", again, yes_label="Retry", danger=True)
 
 
+class CancelRunScreen(ConfirmScreen):
+    """Cancelling a run: both answers say what they do, "Keep running" and "Cancel run", and so does Escape
+    (a footer's "Cancel" beside "Cancel run" would read as two ways to cancel the run)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,n", "answer(False)", "Keep running", id="cancel_run.keep"),
+    ]
+
+
 def cancel_run_question(watched: WatchedExport, run: BatchExportRun) -> ConfirmScreen:
     question = Text.assemble("Cancel the ", (run.status, "bold"), " run of ", plain(watched.export.name, "bold"),
                              "? Its interval stays unexported until retried.")
-    return ConfirmScreen("Cancel run", question, yes_label="Cancel run", danger=True)
+    return CancelRunScreen("Cancel run", question, yes_label="Cancel run", no_label="Keep running", danger=True)

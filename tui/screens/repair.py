@@ -141,9 +141,14 @@ class RepairScreen(Dialog[RepairProgress | None]):
         self.context.desk.history.hold(HOLDER, None)
 
     def _focus_go(self) -> None:
-        """The confirming button has the focus whenever it can send (enter presses it); else Cancel."""
+        """The typed count's field has the focus while it asks for one (Enter there sends once it is right); else
+        the confirming button whenever it can send (Enter presses it); else Cancel."""
+        typed = self.query_one("#repair-typed", Input)
         go = self.query_one("#repair-go", Button)
-        (go if not go.disabled else self.query_one("#repair-cancel", Button)).focus()
+        if self.plan.needs_typed_count and not typed.has_class("hidden") and not typed.disabled:
+            typed.focus()
+        else:
+            (go if not go.disabled else self.query_one("#repair-cancel", Button)).focus()
 
     def _desk_changed(self) -> None:
         """A poll or a read changed the runs: the preview follows the server while nothing is being sent."""
@@ -247,6 +252,18 @@ class RepairScreen(Dialog[RepairProgress | None]):
     @on(Checkbox.Changed, "#repair-gaps")
     def _confirm_changed(self) -> None:
         self._update_go()
+
+    @on(Input.Submitted, "#repair-typed")
+    def _typed_entered(self, event: Input.Submitted) -> None:
+        """Enter in the typed count sends, once the count is right (the button says what is sent)."""
+        event.stop()
+        self._update_go()
+        self.action_go()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "confirm" and self.runner is not None:
+            return False  # sending or sent: nothing left to confirm
+        return super().check_action(action, parameters)
 
     def _replan(self, since: datetime | None = None) -> None:
         self.plan = self.planner(since)

@@ -72,7 +72,7 @@ class SurveyDiffScreen(WatchdeckModal[bool]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "answer(True)", "Apply", id="survey_diff.apply"),
-        Binding("escape,n", "answer(False)", "Cancel", id="survey_diff.cancel"),
+        Binding("escape,n,q", "answer(False)", "Cancel", id="survey_diff.cancel"),
     ]
 
     def __init__(self, name: str, diff: list[str], fields: list[str], notes: list[str] | None = None) -> None:

@@ -112,7 +112,7 @@ class SurveyPreviewScreen(WatchdeckScreen[None]):
     CSS_PATH = stylesheets("editor.tcss")  # loaded when first shown: not part of the monitor's start
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close", id="preview.close"),
+        Binding("escape,q", "close", "Close", id="preview.close"),
         Binding("b,backspace,ctrl+b", "back", "Back", id="preview.back"),  # ctrl+b also while typing an answer
         Binding("r", "restart", "Restart", id="preview.restart"),
     ]

@@ -758,9 +758,14 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._maybe_load_more()
 
     def action_archive(self) -> None:
+        """Asks first, as every action that takes a survey out of sight does (``a`` brings it back)."""
         row = self.selected
-        if row is not None:
-            self._patch(row.id, {"archived": True}, "Archived")
+        if row is None:
+            return
+        question = Text.assemble("Archive ", plain(row.name, "bold", limit=200),
+                                 "?\nIt leaves the usual lists; a on it in the archived list brings it back.")
+        self._confirm_patch(ConfirmScreen("Archive survey", question, yes_label="Archive"), row.id,
+                            {"archived": True}, "Archived")
 
     def action_unarchive(self) -> None:
         row = self.selected
