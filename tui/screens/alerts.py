@@ -27,6 +27,7 @@ from tui.screens.incident_base import WHEN_WIDTH, IncidentContext, IncidentScree
 from tui.state.alert_book import Alert, AlertKind
 from tui.text.clean import clean
 from tui.widgets.footer import KeyFooter
+from tui.widgets.lists import RowTable
 
 # The tone of each kind; the style comes from the palette, so "failing" looks like a failed run in both modes
 # (bold red, or reversed under NO_COLOR where red would turn a faint grey).
@@ -74,10 +75,10 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="alerts-title", classes="incident-title")
-        table: DataTable[Text] = DataTable(id="alerts-open", cursor_type="row", zebra_stripes=False)
+        table: DataTable[Text] = RowTable(id="alerts-open", cursor_type="row", zebra_stripes=False)
         yield table
         yield Static(id="alerts-history-title", classes="incident-subtitle")
-        history: DataTable[Text] = DataTable(id="alerts-history", cursor_type="none", zebra_stripes=False)
+        history: DataTable[Text] = RowTable(id="alerts-history", cursor_type="none", zebra_stripes=False)
         yield history
         yield KeyFooter()
 

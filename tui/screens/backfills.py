@@ -30,6 +30,7 @@ from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.state.repair import ExportRef
 from tui.text.words import ago
 from tui.widgets.footer import KeyFooter
+from tui.widgets.lists import RowTable
 
 NO_BACKFILLS_LIST = "This server has no backfills list (backfills/): nothing was sent."
 
@@ -61,7 +62,7 @@ class BackfillsScreen(WatchdeckScreen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="backfills-title", classes="incident-title")
-        table: DataTable[Text] = DataTable(id="backfills-table", cursor_type="row", zebra_stripes=False)
+        table: DataTable[Text] = RowTable(id="backfills-table", cursor_type="row", zebra_stripes=False)
         yield table
         yield Static(id="backfills-status", classes="incident-detail")
         yield KeyFooter()

@@ -46,6 +46,7 @@ from tui.widgets.editor.common import DraftEdited, FieldError, with_notes
 from tui.widgets.editor.question_form import QuestionForm
 from tui.widgets.editor.survey_form import LABELS, SurveyFieldsForm
 from tui.widgets.footer import KeyFooter
+from tui.widgets.lists import ItemList
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
@@ -136,7 +137,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         yield Static(id="editor-title")
         with Horizontal(id="editor-body"):
             with Vertical(id="editor-side"):
-                yield OptionList(id="editor-items")
+                yield ItemList(id="editor-items")
                 yield FieldError(id="editor-items-error")
                 # For the mouse: each has a key, and none takes the focus, so Tab goes from the list straight
                 # into the form and an Enter meant for a field can never add or delete a question.

@@ -18,6 +18,7 @@ from tui.look.palette import Tone
 from tui.screens.base import WatchdeckModal
 from tui.screens.dialog import Dialog
 from tui.state.survey_draft import QUESTION_KINDS
+from tui.widgets.lists import ItemList
 
 
 def add_label(kind: str | None) -> str:
@@ -38,7 +39,7 @@ class KindPickerScreen(Dialog[str | None]):
         first = next(iter(QUESTION_KINDS))
         with Vertical(id="kind-dialog", classes="dialog"):
             yield Static(Text("Add a question", style="bold"), classes="dialog-title")
-            yield OptionList(*[Option(Text(label), id=kind) for kind, label in QUESTION_KINDS.items()], id="kind-list")
+            yield ItemList(*[Option(Text(label), id=kind) for kind, label in QUESTION_KINDS.items()], id="kind-list")
             yield Static(Text("enter or y: add · escape: cancel", style=Tone.MUTED.style))
             with Horizontal(classes="dialog-buttons"):
                 yield Button(add_label(first), id="kind-add", variant="primary")
@@ -86,7 +87,7 @@ class TemplatePickerScreen(WatchdeckModal[str | None]):
 
         with Vertical(id="kind-dialog", classes="dialog"):
             yield Static(Text("New survey from a template", style="bold"), classes="dialog-title")
-            yield OptionList(*[Option(Text(label), id=key) for key, label in TEMPLATE_LABELS.items()],
+            yield ItemList(*[Option(Text(label), id=key) for key, label in TEMPLATE_LABELS.items()],
                              id="template-list")
             yield Static(Text("enter: open it in the editor · escape: cancel", style=Tone.MUTED.style))
 

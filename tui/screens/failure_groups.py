@@ -32,6 +32,7 @@ from tui.state.failure_groups import FailureGroup, clock_time, failing_since
 from tui.state.io.record_reads import read_span, window_start
 from tui.text.words import counted
 from tui.widgets.footer import KeyFooter
+from tui.widgets.lists import RowTable
 
 GROUPS_SPAN = timedelta(hours=24)  # what the groups are built over, read where it was not
 SINCE_CHOICES = ("incident", "24h", "all")  # what `s` cycles through; the current incident first
@@ -58,7 +59,7 @@ class FailureGroupsScreen(IncidentScreen[FilterTo | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="groups-title", classes="incident-title")
-        table: DataTable[Text] = DataTable(id="groups-table", cursor_type="row", zebra_stripes=False)
+        table: DataTable[Text] = RowTable(id="groups-table", cursor_type="row", zebra_stripes=False)
         yield table
         with VerticalScroll(id="groups-detail-box"):
             yield Static(id="groups-detail")

@@ -672,6 +672,8 @@ class MonitorScreen(WatchdeckScreen[None]):
                 return None
             if (action == "pause") == watched.export.paused:
                 return False
+        if action == "details":
+            return True if self.detail_shown else None
         if action in MUTATING_ACTIONS | {"run_logs", "export_logs", "acknowledge", "run_error"} and watched is None:
             return None
         if watched is not None and self.board.is_pending(action, watched.key):
@@ -910,10 +912,17 @@ class MonitorScreen(WatchdeckScreen[None]):
         box.remove_class("hidden")
         self.set_focus(box)  # at once: keys typed straight after must not reach the screen's actions (focus() waits)
 
+    def action_details(self) -> None:
+        """The lower pane shows the export's details, or its runs again (its tabs, from the keyboard)."""
+        if not self.detail_shown:
+            return
+        tabs = self.query_one(TabbedContent)
+        tabs.active = "tab-runs" if tabs.active == "tab-details" else "tab-details"
+
     def action_clear_filter(self) -> None:
-        """Escape: from the runs pane back to the exports; else clear the filter."""
-        runs = self.query("#runs").results(VirtualTable)
-        if (table := next(iter(runs), None)) is not None and table.has_focus:
+        """Escape: from the runs pane or the lower pane's tabs (a click puts the focus there) back to the exports;
+        else clear the filter."""
+        if self._detail is not None and self._detail.has_focus_within:
             self.query_one("#exports", VirtualTable).focus()
             return
         if self.board.key_filter is not None:

@@ -23,6 +23,7 @@ from tui.look.palette import Tone
 from tui.look.render import plain
 from tui.screens.dialog import Dialog
 from tui.text.clean import clean
+from tui.widgets.lists import ItemList
 
 
 def project_prompt(project: Project, current: str | None) -> Text:
@@ -68,7 +69,7 @@ class ProjectPickerScreen(Dialog[str | None]):
         with Vertical(id="picker-dialog", classes="dialog"):
             yield Static(Text("Switch project", style="bold"), classes="dialog-title")
             yield Input(placeholder="filter by name or id", id="picker-filter")
-            yield OptionList(id="picker-list", markup=False)
+            yield ItemList(id="picker-list", markup=False)
             yield Static("", id="picker-message")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(switch_label(None), id="picker-choose", variant="primary", disabled=True, compact=True)

@@ -32,6 +32,7 @@ from tui.screens.base import app_handle
 from tui.screens.dialog import Dialog
 from tui.text.clean import clean
 from tui.text.words import ago, date_text
+from tui.widgets.lists import RowTable
 from tui.widgets.survey_detail import pretty_json
 
 
@@ -147,7 +148,7 @@ class ActivityScreen(Dialog[None]):
         with Vertical(id="activity-dialog", classes="dialog"):
             yield Static(plain(self._title, "bold"), classes="dialog-title")
             yield LoadingIndicator(id="activity-loading")
-            table: DataTable[Any] = DataTable(id="activity-table", cursor_type="row")
+            table: DataTable[Any] = RowTable(id="activity-table", cursor_type="row")
             # The dialog takes the screen's width; a wide screen gives the names room, the changes the rest.
             wide = self.app.size.width >= 140
             table.add_column(Text("When"), key="when", width=16)

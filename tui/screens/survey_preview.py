@@ -26,6 +26,7 @@ from tui.screens.base import WatchdeckScreen
 from tui.state.survey_draft import END, QUESTION_KINDS, rating_range_key, rating_values
 from tui.text.clean import clean
 from tui.widgets.footer import KeyFooter
+from tui.widgets.lists import ItemList
 
 Target = int | str  # a question index or "end"
 
@@ -135,7 +136,7 @@ class SurveyPreviewScreen(WatchdeckScreen[None]):
             yield Static(id="preview-question")
             yield Static(id="preview-description")
             yield Static(id="preview-hint")
-            yield OptionList(id="preview-answers")
+            yield ItemList(id="preview-answers")
             yield Input(placeholder="Your answer", id="preview-text")
             yield SelectionList[int](id="preview-multi")
             yield Static(id="preview-error", classes="field-error")

@@ -57,6 +57,7 @@ from tui.text.clean import clean
 from tui.text.redaction import mask_url_password
 from tui.text.words import counted
 from tui.widgets.footer import KeyFooter
+from tui.widgets.lists import ItemList
 
 DEMO = "demo"
 NEW_PROFILE = "new-profile"
@@ -122,7 +123,7 @@ class WelcomeScreen(WatchdeckScreen[Settings | str | None]):
             options.append(Option(Text.assemble(("Set up a new profile", "bold"),
                                                 " — server, project and API key, tested before saving"),
                                   id=NEW_PROFILE))
-            yield OptionList(*options, id="welcome-ways", markup=False)
+            yield ItemList(*options, id="welcome-ways", markup=False)
             hint = (f"Profiles live in {self._path}" if self._path else "")
             yield Static(plain(hint), id="welcome-hint")
             yield Static("", id="welcome-error", classes="field-error")

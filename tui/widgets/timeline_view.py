@@ -83,8 +83,8 @@ class TimelineView(ScrollView, can_focus=True):
     """Rows of cells over the model's axis; arrows move the cell cursor, enter chooses the cell."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "move(0, -1)", "Up", show=False),
-        Binding("down", "move(0, 1)", "Down", show=False),
+        Binding("up,k", "move(0, -1)", "Up", show=False),
+        Binding("down,j", "move(0, 1)", "Down", show=False),
         Binding("left", "move(-1, 0)", "Earlier", show=False),
         Binding("right", "move(1, 0)", "Later", show=False),
         Binding("pageup", "move(0, -10)", show=False),

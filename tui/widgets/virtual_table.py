@@ -14,7 +14,7 @@ never changed in place: a new tuple is a changed row, and only its line is drawn
 What it does: fixed column widths (appending rows never re-measures anything), columns shown or hidden
 whole to fit the width (:meth:`VirtualTable.show_columns`), a header row that
 stays put and posts :class:`VirtualTable.HeaderSelected` on click, a row cursor (up/down,
-pageup/pagedown, home/end, mouse click; a click on the cursor row or ``enter`` posts
+``j``/``k``, pageup/pagedown, home/end, mouse click; a click on the cursor row or ``enter`` posts
 :class:`VirtualTable.RowSelected`), :class:`VirtualTable.RowHighlighted` whenever the row under
 the cursor changes, horizontal scrolling when the columns are wider than the widget, a stable
 :meth:`VirtualTable.sort` by a key function whose values are computed once per row, and
@@ -54,6 +54,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui.key_registry import bindings
 from tui.text.clean import clean
 
 Justify = Literal["left", "right"]
@@ -223,6 +224,7 @@ class VirtualTable(ScrollView, can_focus=True):
         Binding("enter", "select_cursor", "Select", show=False, id="table.select"),
         Binding("up", "cursor_up", "Cursor up", show=False, id="table.up"),
         Binding("down", "cursor_down", "Cursor down", show=False, id="table.down"),
+        *bindings("list"),  # j and k
         Binding("pageup", "page_up", "Page up", show=False, id="table.page_up"),
         Binding("pagedown", "page_down", "Page down", show=False, id="table.page_down"),
         Binding("home,ctrl+home", "first", "First", show=False, id="table.first"),
