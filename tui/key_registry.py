@@ -254,9 +254,9 @@ KEYS: tuple[KeyEntry, ...] = (
        "Remove the choice being edited.", EDIT_SURVEY, show=False),
     # Every table and list (the exports, runs, surveys, alerts, groups, backfills, activity, the editor's questions,
     # the pickers) binds these, beside the arrows; a text field keeps the letters.
-    _k("list.down", "j", "cursor_down", "Down", "Cursor down",
+    _k("list.down", "j", "cursor_down", "Down", "Row down",
        "Move the cursor down a row in a table or list, as the down arrow does.", NAVIGATE, show=False, shared=True),
-    _k("list.up", "k", "cursor_up", "Up", "Cursor up",
+    _k("list.up", "k", "cursor_up", "Up", "Row up",
        "Move the cursor up a row in a table or list, as the up arrow does.", NAVIGATE, show=False, shared=True),
     # Every form (the editor, the dialogs, the profile form) binds these: Tab moves on when it is typed, not after
     # the keys typed behind it (a key a field does not take is otherwise handled once it has gone up to the app,
