@@ -260,7 +260,7 @@ async def test_actions_send_exactly_their_write_and_update_the_row(sandbox: Any,
     """One session, each action's writes counted from a mark taken before it:
 
     - delete asks first: ``n`` sends nothing, ``y`` sends one DELETE and the row goes;
-    - ``a`` on a running survey PATCHes only ``archived: true``, and again only ``archived: false``;
+    - ``a`` on a running survey asks, then PATCHes only ``archived: true``; again, only ``archived: false``;
     - the survey's activity (``h``) shows that change; all activity (``H``) asks once with limit 100 and adds
       the survey's name column;
     - stop (asked first) PATCHes ``end_date`` to now: the survey is complete, neither launch nor stop offered;
@@ -295,6 +295,9 @@ async def test_actions_send_exactly_their_write_and_update_the_row(sandbox: Any,
         index = await select_status(pilot, SurveyStatus.RUNNING)
         survey_id = screen.selected_id
         await pilot.press("a")
+        await settle(pilot)
+        assert survey_writes(sandbox)[mark:] == [], "archive asks first"
+        await pilot.press("y")
         await settle(pilot)
         assert [(w["method"], w["path"], w["body"]) for w in survey_writes(sandbox)[mark:]] == [
             ("PATCH", f"{surveys}{survey_id}/", {"archived": True})]

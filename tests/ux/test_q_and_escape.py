@@ -56,6 +56,7 @@ async def test_q_closes_each_view_and_dialog_of_the_monitor_as_escape_does(sandb
         await burst(pilot, "q")
         assert app.is_running and app.screen is monitor
         assert requests(sandbox, "POST") == [], "closing a dialog sends nothing"
+        assert footer_says(monitor, "q") == "Quit", "back on the monitor, q quits again"
         await burst(pilot, "q")
     assert app.return_code == 0 and not app.is_running
 
