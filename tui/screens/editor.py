@@ -110,6 +110,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         self.saving = False
         self._draft_timer: Timer | None = None
         self._show_timer: Timer | None = None
+        self._items: ItemList | None = None  # the question list, once composed
         self._pending: str | None = None
         self._list_signature: tuple[tuple[str | None, str], ...] = ()
         self._write_lock = threading.Lock()
@@ -137,7 +138,8 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         yield Static(id="editor-title")
         with Horizontal(id="editor-body"):
             with Vertical(id="editor-side"):
-                yield ItemList(id="editor-items")
+                self._items = ItemList(id="editor-items")  # kept: check_action reads its cursor for every key
+                yield self._items
                 yield FieldError(id="editor-items-error")
                 # For the mouse: each has a key, and none takes the focus, so Tab goes from the list straight
                 # into the form and an Enter meant for a field can never add or delete a question.
@@ -356,7 +358,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
     def _target(self) -> str | None:
         """The question the question keys act on now: under the list's cursor while the list has the focus, else
         the one whose form is shown (None: the survey's settings)."""
-        items = next(iter(self.query("#editor-items").results(OptionList)), None)
+        items = self._items
         index = items.highlighted if items is not None else None
         if items is None or index is None or not items.has_focus:
             return self.current

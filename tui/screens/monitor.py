@@ -139,6 +139,9 @@ class MonitorScreen(WatchdeckScreen[None]):
         self._runs_table_owner: str | None = None
         self._freshness_checked = False
         self._detail: ExportDetailPane | None = None
+        # The two tables, kept: every check_action reads their cursors (a query each time costs a walk of the screen).
+        self._exports: VirtualTable | None = None
+        self._runs: VirtualTable | None = None
         self._reading_records = False
 
     @property
@@ -151,7 +154,9 @@ class MonitorScreen(WatchdeckScreen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="monitor-status")
         yield Input(placeholder="filter by name or status (esc clears)", id="monitor-filter", classes="hidden")
-        yield VirtualTable([Column(key, label, width or 0) for key, label, width in EXPORT_COLUMNS], id="exports")
+        self._exports = VirtualTable([Column(key, label, width or 0) for key, label, width in EXPORT_COLUMNS],
+                                     id="exports")
+        yield self._exports
         yield Static(id="exports-empty", classes="hidden")
         yield Vertical(id="export-detail")  # the detail pane's slot: filled after the first frame
         yield KeyFooter()
@@ -176,6 +181,7 @@ class MonitorScreen(WatchdeckScreen[None]):
             return
         self._detail = ExportDetailPane()
         await self.query_one("#export-detail", Vertical).mount(self._detail)
+        self._runs = self._detail.query_one("#runs", VirtualTable)
         self._build_columns()
         self._render_selected(self.now())
 
@@ -410,7 +416,7 @@ class MonitorScreen(WatchdeckScreen[None]):
         stall) are handled before it. So every action and ``check_action`` follow the cursors first; the
         highlight handlers do the same, and find nothing left to do when a key already did it.
         """
-        table = self._exports_table()
+        table = self._exports
         if table is None:
             return
         key = table.cursor_key
@@ -419,12 +425,8 @@ class MonitorScreen(WatchdeckScreen[None]):
             self._render_selected(self.now())  # the runs pane shows the export's runs before a run key reads it
             self._schedule_runs_load()
             self.refresh_bindings()
-        if self.detail_shown and self._runs_table_owner == self.board.selected_key:
-            self.board.selected_run_id = self.query_one("#runs", VirtualTable).cursor_key
-
-    def _exports_table(self) -> VirtualTable | None:
-        found = self.query("#exports").results(VirtualTable)
-        return next(iter(found), None)
+        if self._runs is not None and self.detail_shown and self._runs_table_owner == self.board.selected_key:
+            self.board.selected_run_id = self._runs.cursor_key
 
     @on(VirtualTable.RowHighlighted, "#exports")
     def _export_highlighted(self) -> None:
