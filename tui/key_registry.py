@@ -323,7 +323,7 @@ _README_KEY_NAMES = {
 
 #: The README's tables: name -> the areas they list, and entries left out as repeats of the monitor's.
 README_TABLES: dict[str, tuple[str, ...]] = {
-    "monitor": ("monitor", "app"),
+    "monitor": ("monitor", "app", "list"),
     "incident": ("alerts", "groups", "timeline", "backfills"),
     "logs": ("logs",),
     "surveys": ("surveys",),
