@@ -41,7 +41,7 @@ FORBIDDEN = {chr(c) for c in range(0x20) if chr(c) not in "\n"} | {chr(c) for c 
 SHOWN = re.compile(r"nul(?:&#160;)+evil(?:&#160;)+iso")
 """The hostile text as the cleaning leaves it, from NUL to the bidi isolates (the 8-bit OSC is next, then its end):
 a view showing it shows every sequence where it was, and its check is not passed by a column cut too short."""
-SKIPPED_ACTIONS = {"quit", "suspend_process", "app.quit", "app.suspend_process"}
+SKIPPED_ACTIONS = {"quit", "interrupt", "suspend_process", "app.quit", "app.interrupt", "app.suspend_process"}
 """Keys that end or suspend the app: nothing is shown to check."""
 ENDING_KEYS = frozenset(key for entry in KEYS if entry.priority and entry.action in SKIPPED_ACTIONS
                         for key in entry.keys.split(","))
