@@ -1,6 +1,6 @@
 """``watchdeck metrics``: the monitor's verdicts for Prometheus, on ``/metrics``, without a UI.
 
-It polls as the monitor does: the same :class:`~tui.state.exports.ExportsSource`
+It polls as the monitor does: the same :class:`~tui.state.io.export_source.ExportsSource`
 and :class:`~tui.state.io.poller.Poller` (backoff, ``Retry-After``), the same
 rate-limit budget, the shared answer cache with the other viewers of the key,
 and the one health model through :mod:`tui.state.export_feed`. Like the

@@ -5,7 +5,7 @@ Each is plain standard library and each is measured by ``make bench``
 one undone); a trick that stops paying for itself there goes.
 
 - The first poll is sent before Textual is imported, on a thread
-  (:func:`start_first_poll`, :class:`~tui.state.exports.FirstPoll`): the server
+  (:func:`start_first_poll`, :class:`~tui.state.io.export_source.FirstPoll`): the server
   answers while Textual loads, and the monitor's first poll takes the answer over.
 - The collector is off while the dashboard loads (:func:`quiet_collector`) and
   back on a second after start, with what loading made frozen out of its way

@@ -111,7 +111,7 @@ def field_name(widget: str) -> str:
 
 class JsonArea(TextArea):
     """A JSON field whose keys behave as in every other field: Escape leaves, F6 switches panes (and Tab moves on,
-    as the editor's form keys have it everywhere: tui.screens.form_keys)."""
+    as the editor's keys in tui.key_registry have it everywhere)."""
 
     KEY_IDS = ("editor.json_leave", "editor.json_switch_pane")
     BINDINGS: ClassVar[list[BindingType]] = list(bindings(*KEY_IDS))
