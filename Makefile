@@ -11,7 +11,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 # worker made them late enough to miss.
 TEST_WORKERS ?= 4
 
-.PHONY: demo test bench lint screenshots clean
+.PHONY: demo test bench lint screenshots mutate clean
 
 # `make demo` installs what the dashboard and its sandbox need; `make test` (and lint, bench, screenshots) adds the
 # dev tools to the same venv. An editable install is not byte-compiled (pip compiles what it copies): start-up would
@@ -45,8 +45,15 @@ test: lint
 bench: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q -s tests/benchmarks -p no:cacheprovider --override-ini addopts=
 
+# The mutation audit: mutmut over the modules and fast tests pyproject.toml names ([tool.mutmut]); prints the score.
+mutate: $(DEV_STAMP)
+	rm -rf mutants
+	TEXTUAL_ANIMATIONS=none $(BIN)/mutmut run
+	$(BIN)/mutmut export-cicd-stats
+	$(BIN)/python -m tui.tools.mutation_score mutants/mutmut-cicd-stats.json
+
 screenshots: $(DEV_STAMP)
 	$(BIN)/python -m tui.tools.screenshots screenshots
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache mutants

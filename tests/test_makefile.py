@@ -33,3 +33,14 @@ def test_make_test_after_make_demo_installs_the_dev_tools(tmp_path: Path) -> Non
     lines = dry_run("test", tmp_path / "venv", ".installed")
     assert f"{tmp_path / 'venv'}/bin/python -m pip install --quiet -e '.[dev]'" in lines
     assert not any(line.endswith("-e .") for line in lines), "the package itself is installed already"
+
+
+def test_the_mutation_score_counts_what_the_tests_ran_and_meets_its_goal_or_fails() -> None:
+    from tui.tools.mutation_score import score_line
+
+    line, met = score_line({"killed": 85, "timeout": 5, "survived": 9, "suspicious": 1, "no_tests": 12}, 0.9)
+    assert line == "mutation score: 90.0% (90 killed of 100; goal 90%); 12 on lines no selected test reaches"
+    assert met
+    line, met = score_line({"killed": 89, "survived": 11}, 0.9)
+    assert line == "mutation score: 89.0% (89 killed of 100; goal 90%)" and not met
+    assert score_line({}, 0.9) == ("mutation score: 0.0% (0 killed of 0; goal 90%)", False)
