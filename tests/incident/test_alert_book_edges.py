@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from tui.state.alert_book import AlertBook, AlertKind, Observation
+from tui.state.alert_book import HISTORY_KEEP, AlertBook, AlertKind, Observation
+from tui.state.journal_entry import JournalEntry
 
 from .runs import NOW
 
@@ -68,3 +69,63 @@ def test_a_kind_change_is_an_update_and_an_export_no_longer_watched_resolves() -
     gone = book.observe([seen("b", "ok", "Completed")], NOW + timedelta(minutes=3))
     assert [(a.key, a.resolution) for a in gone.resolved] == [("a", "no longer watched")]
     assert [event for event, _ in gone.announced()] == ["resolved"]
+
+
+class Written:
+    """A journal writer that keeps its entries (the book is given a writer, never a file)."""
+
+    def __init__(self) -> None:
+        self.entries: list[JournalEntry] = []
+
+    def append(self, entry: JournalEntry) -> None:
+        self.entries.append(entry)
+
+
+def test_the_journal_names_the_export_the_state_and_the_episode_and_a_resolution_only_when_there_is_one() -> None:
+    written = Written()
+    book = AlertBook(written, profile="prod")
+    book.observe([seen("a", "ok", "Completed")], NOW)
+    [alert] = book.observe([seen("a", "failing", "Failed", streak=3)], NOW + timedelta(minutes=1)).opened
+    book.acknowledge(alert.id, NOW + timedelta(minutes=2))
+    book.observe([seen("a", "ok", "Completed", end_hours=0)], NOW + timedelta(minutes=3))
+    acknowledged, resolved = written.entries
+    assert (acknowledged.action, acknowledged.result, acknowledged.export, acknowledged.project,
+            acknowledged.name, acknowledged.profile) == ("alert acknowledged", "acknowledged", "a", "1", "export a",
+                                                         "prod")
+    assert acknowledged.detail == {"kind": "failing", "detail": "3 failed runs in a row",
+                                   "since": alert.since.isoformat(), "episode_id": alert.episode_id}
+    assert (resolved.action, resolved.result) == ("alert resolved", "resolved")
+    assert resolved.detail is not None and resolved.detail["resolution"] == "a run completed"
+    assert resolved.server_time == NOW + timedelta(minutes=3)
+
+
+def test_the_history_is_newest_first_counts_each_episode_once_and_keeps_its_bound() -> None:
+    book = AlertBook()
+    book.observe([seen(k, "ok", "Completed") for k in "abc"], NOW)
+    opened = book.observe([seen(k, "failing", "Failed") for k in "abc"], NOW + timedelta(minutes=1)).opened
+    first, second, third = sorted(opened, key=lambda a: a.key)
+    book.acknowledge(first.id, NOW + timedelta(minutes=2))
+    book.acknowledge(second.id, NOW + timedelta(minutes=3))
+    assert book.history == [second, first] and book.history_total == 2
+    book.observe([seen("a", "ok", "Completed", end_hours=0), seen("b", "failing", "Failed"),
+                  seen("c", "failing", "Failed")], NOW + timedelta(minutes=4))
+    assert book.history == [first, second], "resolved after it was acknowledged: moved up, not counted again"
+    assert book.history_total == 2
+    assert book.acknowledge_export("c", NOW + timedelta(minutes=5)) == 1 and book.history[0] is third
+    assert book.history_total == 3 and book.open_for("c") == [] and book.acknowledge_export("c", NOW) == 0
+    many = AlertBook()
+    many.observe([seen(f"e{i}", "ok", "Completed") for i in range(HISTORY_KEEP + 5)], NOW)
+    for alert in many.observe([seen(f"e{i}", "failing", "Failed") for i in range(HISTORY_KEEP + 5)],
+                              NOW + timedelta(minutes=1)).opened:
+        many.acknowledge(alert.id, NOW + timedelta(minutes=2))
+    assert len(many.history) == HISTORY_KEEP and many.history_total == HISTORY_KEEP + 5
+
+
+def test_toasts_are_one_per_export_per_interval_of_the_operators_time() -> None:
+    book = AlertBook(toast_every=60.0)
+    book.observe([seen("a", "ok", "Completed"), seen("b", "ok", "Completed")], NOW)
+    opened = book.observe([seen("a", "failing", "Failed"), seen("b", "failing", "Failed")],
+                          NOW + timedelta(minutes=1)).opened
+    assert [a.key for a in book.toasts(opened, 100.0)] == ["a", "b"]
+    assert book.toasts(opened, 159.9) == [], "within the minute: no second toast for the same exports"
+    assert [a.key for a in book.toasts(opened, 160.0)] == ["a", "b"]

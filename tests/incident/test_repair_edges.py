@@ -12,9 +12,11 @@ from tui.state.repair import (
     ExportRef,
     RepairRunner,
     RetryPlan,
+    RetryTarget,
     gap_ranges,
     merge_plans,
     plan_export,
+    recheck,
     streak_start,
 )
 
@@ -89,3 +91,50 @@ async def test_a_stop_while_waiting_for_the_budget_sends_nothing_more() -> None:
     assert sent == [0]
     assert progress.stopped and progress.finished
     assert progress.summary() == "1 retried, stopped: 2 not sent"
+
+
+async def test_the_runner_tells_each_outcome_and_its_progress_and_counts_what_was_in_flight() -> None:
+    budget = ActionBudget(lambda: 0.0, per_minute=100, per_hour=100)
+    outcomes: list[tuple[int, str]] = []
+    seen_progress: list[tuple[int, int]] = []
+
+    async def send(item: int) -> None:
+        if item == 2:
+            raise RuntimeError("HTTP 500")
+
+    runner = RepairRunner([0, 1, 2, 3], send, budget, skip=lambda i: "already running" if i == 1 else None,
+                          on_item=lambda i, outcome: outcomes.append((i, outcome)),
+                          on_progress=lambda p: seen_progress.append((p.sent, p.done)),
+                          describe_error=lambda err: f"said: {err}", in_flight=1)
+    progress = await runner.run()
+    assert outcomes == [(0, "sent"), (1, "already running"), (2, "error: said: HTTP 500"), (3, "sent")]
+    assert progress.errors == ["said: HTTP 500"] and progress.skipped == {"already running": 1}
+    assert seen_progress == [(1, 1), (1, 2), (1, 3), (2, 4), (2, 4)], "after each item, and once more at the end"
+    assert runner.most_in_flight == 1
+    assert progress.summary("backfilled") == "2 backfilled, 1 already running, 1 failed"
+
+
+def test_gaps_line_up_with_the_exports_own_runs_and_name_the_export() -> None:
+    """An export whose intervals end at half past: the gaps start and end at half past too, not on the hour."""
+    half = timedelta(minutes=30)
+    runs = [run("a", 6, "Completed")]
+    shifted = [r.model_copy(update={"data_interval_start": r.data_interval_start + half,
+                                    "data_interval_end": r.data_interval_end + half}) for r in runs]
+    gaps = gap_ranges(REF, shifted, 3600, NOW - 8 * HOUR, NOW + GRACE)
+    assert [(g.start, g.end, g.intervals) for g in gaps] == [
+        (NOW - 8 * HOUR + half, NOW - 7 * HOUR + half, 1), (NOW - 6 * HOUR + half, NOW - HOUR + half, 5)]
+    assert {g.export for g in gaps} == {REF}
+    assert gaps[0].describe() == "backfill export a 11-22 04:30→11-22 05:30 (1 interval)"
+    assert gaps[1].describe() == "backfill export a 11-22 06:30→11-22 11:30 (5 intervals)"
+
+
+def test_recheck_matches_the_interval_exactly_and_reads_the_planned_runs_own_state() -> None:
+    target = RetryTarget(REF, "f", NOW - 2 * HOUR, NOW - HOUR)
+    wider = run("w", 1, "Completed", created_after=2).model_copy(update={"data_interval_start": NOW - 3 * HOUR})
+    assert recheck(target, [wider, run("f", 1, "Failed")]) is None, "same end, other start: another interval"
+    assert recheck(target, [run("x", 3, "Completed"), run("f", 1, "Failed"),
+                            run("g", 1, "Running", created_after=1)]) == "already running"
+    assert recheck(target, [run("f", 1, "Running")]) is None, "the planned run itself: not someone else's attempt"
+    assert recheck(target, [run("f", 1, "Failed"), run("g", 1, "Cancelled", created_after=1)]) is None
+    assert recheck(target, []) is None
+    assert target.describe() == "retry export a 11-22 10:00→11-22 11:00"

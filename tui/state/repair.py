@@ -20,6 +20,7 @@ from typing import Generic, TypeVar
 from tui.api.models.batch_exports import BatchExportRun, RunStatus
 from tui.state.budget import ActionBudget
 from tui.state.intervals import by_interval, is_failed, is_in_progress
+from tui.text.words import counted
 
 TYPED_CONFIRM_ABOVE = 20
 MAX_IN_FLIGHT = 2
@@ -55,7 +56,7 @@ class GapRange:
     intervals: int
 
     def describe(self) -> str:
-        return f"backfill {self.export.name} {_span(self.start, self.end)} ({self.intervals} intervals)"
+        return f"backfill {self.export.name} {_span(self.start, self.end)} ({counted(self.intervals, 'interval')})"
 
 
 def _span(start: datetime | None, end: datetime) -> str:
@@ -188,16 +189,12 @@ def gap_ranges(export: ExportRef, runs: Sequence[BatchExportRun], step_seconds: 
     index = 0
     while t + step <= limit:
         lo, hi = t, t + step
+        # Runs are in order of their start, and the interval's start only grows: those ending by it are passed
+        # for good. The first run left ends after the interval's start; it covers the interval if it starts before
+        # its end, and no later run (starting later still) covers it if that one does not.
         while index < len(spans) and spans[index][1] <= lo:
             index += 1
-        covered = False
-        probe = index
-        while probe < len(spans) and spans[probe][0] < hi:
-            if spans[probe][1] > lo:
-                covered = True
-                break
-            probe += 1
-        if covered:
+        if index < len(spans) and spans[index][0] < hi:
             if open_start is not None:
                 ranges.append(_gap(export, open_start, lo, count))
                 open_start, count = None, 0
@@ -297,7 +294,6 @@ class RepairRunner(Generic[T]):
                 continue
             await self._budget.acquire()
             if self._stop:  # asked to stop while waiting for room: this one was not sent
-                self._next = min(self._next, len(self.items))
                 break
             self._now_in_flight += 1
             self.most_in_flight = max(self.most_in_flight, self._now_in_flight)
