@@ -13,19 +13,35 @@ from typing import Any, TypeVar
 
 from textual import events
 from textual.app import App
+from textual.notifications import Notification
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.worker import WorkerCancelled
 
 from tui.widgets.footer import FooterEntry, KeyFooter
 
-__all__ = ["burst", "footer_entries", "footer_shows_current_keys", "footer_words", "settle", "until", "workers_done"]
+__all__ = ["burst", "footer_entries", "footer_shows_current_keys", "footer_words", "notifications", "settle",
+           "toast_texts", "until", "workers_done"]
 
 SETTLE_ROUNDS = 100
 """How many rounds ``settle`` waits before it gives up: far more than any screen here needs."""
 FOOTER_ROUNDS = 5
 """How many rounds ``settle`` gives a footer to catch up with its screen's keys (it reads them after the next
 refresh): one a screen does not tell of a change stays as it is, and the caller's assertions are about that."""
+
+
+def notifications(app: App[Any]) -> list[Notification]:
+    """The notifications the app holds now (shown, or still to show), oldest first.
+
+    Textual keeps them in a private member and offers no public way to read them: this is the one place a test
+    reads it (``tests/textual_private_uses.py`` lists it).
+    """
+    return list(app._notifications)
+
+
+def toast_texts(app: App[Any]) -> list[str]:
+    """The messages of :func:`notifications`, as text."""
+    return [str(notification.message) for notification in notifications(app)]
 
 
 def workers_done(app: App[Any]) -> bool:

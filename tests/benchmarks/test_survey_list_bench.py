@@ -32,7 +32,7 @@ class LagMonitor:
         self.tick = tick
         self.worst = 0.0
         self.samples: list[float] = []
-        self._task: asyncio.Task[None] | None = None
+        self.task: asyncio.Task[None] | None = None
 
     async def _run(self) -> None:
         while True:
@@ -43,11 +43,11 @@ class LagMonitor:
             self.worst = max(self.worst, late)
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run())
+        self.task = asyncio.get_running_loop().create_task(self._run())
 
     def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
+        if self.task is not None:
+            self.task.cancel()
 
     def p99(self) -> float:
         ordered = sorted(self.samples)

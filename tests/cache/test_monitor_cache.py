@@ -9,7 +9,7 @@ from typing import Any
 from textual.widgets import Static
 
 from tests.cache.conftest import sent
-from tests.pilot import settle
+from tests.pilot import notifications, settle
 from tui.api.cache import open_shared_cache
 from tui.api.cache_context import CACHE_FILE_NAME
 from tui.app import WatchdeckApp
@@ -100,7 +100,7 @@ async def test_redis_without_its_package_is_one_clear_line_and_the_server_answer
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         assert app.shared_cache is None
-        said = [n.message for n in app._notifications if "redis" in n.message]
+        said = [n.message for n in notifications(app) if "redis" in n.message]
         assert said == ["Shared cache off, asking the server: the redis package is not installed: "
                         "pip install 'watchdeck[redis]'"]
         assert "LIVE" in status_line(app) and list_requests(sandbox) == 1

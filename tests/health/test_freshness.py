@@ -15,7 +15,7 @@ import pytest
 from textual.widgets import Static
 
 from tests.monitor.conftest import make_app, select_export
-from tests.pilot import settle
+from tests.pilot import notifications, settle
 from tui.api.models.batch_exports import BatchExport
 from tui.clock import FrozenClock
 from tui.config import ConfigError
@@ -117,7 +117,7 @@ async def test_the_monitor_judges_by_the_target_and_the_details_pane_names_the_r
         assert [str(a.kind) for a in opened] == ["overdue"]
         details = str(app.screen.query_one("#export-details", Static).render())
         assert "Overdue rule    freshness target 1m" in details
-        warnings = [str(n.message) for n in app._notifications if "freshness" in str(n.message)]
+        warnings = [str(n.message) for n in notifications(app) if "freshness" in str(n.message)]
         assert warnings == ["freshness target for 'No such export' names no watched export (by id or name): "
                             "check the profile's [freshness] table"]
 

@@ -11,7 +11,7 @@ import pytest
 from textual.widgets import DataTable, Input, Static
 
 from tests.monitor.conftest import FROZEN_AT, back_to, make_app, requests, sandbox_call, select_export
-from tests.pilot import settle
+from tests.pilot import settle, toast_texts
 from tui.clock import FrozenClock
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.screens.alerts import AlertsScreen
@@ -196,7 +196,7 @@ async def put_cursor_on_a_running_run(pilot: Any, screen: MonitorScreen, name: s
 
 
 def notes(app: Any) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    return toast_texts(app)
 
 
 def add_fault(handle: SandboxHandle, **fault: Any) -> None:

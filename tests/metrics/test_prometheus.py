@@ -68,11 +68,11 @@ class Prometheus:
         (folder / "prometheus.yml").write_text(config.replace('"127.0.0.1:9185"', f'"{target}"'))
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self._log = (folder / "prometheus.log").open("w")
+        self.log_file = (folder / "prometheus.log").open("w")
         self.process = subprocess.Popen(
             [PROMETHEUS, f"--config.file={folder / 'prometheus.yml'}", f"--storage.tsdb.path={folder / 'data'}",
              f"--web.listen-address=127.0.0.1:{self.port}"],
-            stdout=self._log, stderr=subprocess.STDOUT)
+            stdout=self.log_file, stderr=subprocess.STDOUT)
         self.http = httpx.Client(base_url=self.url, timeout=10)
         wait_for(self.ready, "Prometheus to be ready")
 
@@ -97,7 +97,7 @@ class Prometheus:
         finally:
             if self.process.poll() is None:
                 self.process.kill()
-            self._log.close()
+            self.log_file.close()
 
 
 @pytest.fixture

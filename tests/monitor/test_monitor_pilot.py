@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Log, OptionList, Static, TextArea
 
 from tests.monitor.conftest import back_to, make_app, press_on, requests, select_export
-from tests.pilot import footer_shows_current_keys, settle
+from tests.pilot import footer_shows_current_keys, notifications, settle
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen, DeleteExportScreen, EditExportScreen
@@ -457,13 +457,13 @@ async def retry_new_run_is_announced_and_highlighted(pilot: Pilot[Any], sandbox:
     runs_table.move_to_key(failed.id)
     await pilot.press("r", "y")
     await settle(pilot)
-    assert any("appears in a moment" in str(n.message) for n in app._notifications)
+    assert any("appears in a moment" in str(n.message) for n in notifications(app))
     clock: Any = sandbox.clock
     clock.advance(120)  # the sandbox starts the retry's run a little later, as the real service does
     sandbox.state.simulator.tick()
     await pilot.press("ctrl+r")
     await settle(pilot)
-    assert any("new run has started" in str(n.message) for n in app._notifications)
+    assert any("new run has started" in str(n.message) for n in notifications(app))
     highlighted = screen.selected_run()
     assert highlighted is not None and highlighted.id != failed.id
     assert highlighted.data_interval_start == failed.data_interval_start

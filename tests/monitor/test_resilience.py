@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.monitor.conftest import make_app, select_export
-from tests.pilot import settle, until
+from tests.pilot import notifications, settle, until
 from tui.sandbox.runner import SandboxHandle
 from tui.state.export_board import ExportBoard
 from tui.widgets.virtual_table import VirtualTable
@@ -32,7 +32,7 @@ async def test_a_bug_in_a_worker_is_logged_and_toasted_and_the_app_keeps_running
         assert app.is_running
         log = (user_dirs / "state" / "errors.log").read_text()
         assert "a bug in rendering" in log and sandbox.api_key not in log
-        assert any("went wrong" in str(n.message) for n in app._notifications)
+        assert any("went wrong" in str(n.message) for n in notifications(app))
         monkeypatch.undo()
         screen: Any = app.screen
         assert screen.next_poll_armed, "the next poll is still armed after the crash"

@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from tests.monitor.conftest import FROZEN_AT, back_to, make_app, requests, sandbox_call, select_export
-from tests.pilot import settle
+from tests.pilot import notifications, settle, toast_texts
 from tui.api.client import ApiClient
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
@@ -114,12 +114,12 @@ async def a_pause_answered_with_an_unreadable_body_is_said_journaled_and_reread(
     await app.workers.wait_for_complete()
     await settle(pilot)
     assert len(requests(sandbox, "POST", "/pause/")) == 1
-    toasts = [str(n.message) for n in app._notifications]
+    toasts = toast_texts(app)
     assert any("answered 200 with a body this version does not understand" in t for t in toasts), toasts
-    titles = [n.title for n in app._notifications]
+    titles = [n.title for n in notifications(app)]
     assert "Pause: answer not understood" in titles and "Pause failed" not in titles, "the pause may have happened"
     assert not any("Internal error" in (n.title or "") or "ValidationError" in str(n.message)
-                   for n in app._notifications)
+                   for n in notifications(app))
     entry = json.loads((user_dirs / "data" / "journal.jsonl").read_text().splitlines()[-1])
     assert entry["action"] == "pause" and entry["result"].startswith("unclear: The server answered 200")
     assert len(list_requests(sandbox)) > polls_before, "the export is read again to learn its state"

@@ -19,7 +19,7 @@ from textual.worker import WorkerFailed
 import tui.screens
 import tui.widgets
 from tests.monitor.conftest import make_app
-from tests.pilot import settle
+from tests.pilot import notifications, settle
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.base import WatchdeckModal, WatchdeckScreen
 from tui.screens.help import HelpScreen
@@ -48,7 +48,7 @@ async def test_a_failed_worker_is_logged_and_shown_and_the_app_keeps_running(
         assert [toast.title for toast in app.toasts.held] == ["Internal error"]
         await pilot.press("escape")
         for _ in range(100):
-            toasts = [n for n in app._notifications if n.title == "Internal error"]
+            toasts = [n for n in notifications(app) if n.title == "Internal error"]
             if toasts:
                 break
             await pilot.pause(0.05)

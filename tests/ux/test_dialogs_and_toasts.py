@@ -10,7 +10,7 @@ from textual.widgets import Button, Input
 
 from tests.incident.test_monitor_keys import monitor, notes, put_cursor_on_a_running_run, running_export
 from tests.monitor.conftest import make_app, requests, select_export
-from tests.pilot import footer_words, settle
+from tests.pilot import footer_words, settle, toast_texts
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen
@@ -23,7 +23,7 @@ FAILING = "Snowflake warehouse (hourly)"
 
 def toasts_on_screen(app: Any) -> list[str]:
     """The notifications the app shows now (what its toast rack draws; the tests' notes() read the same)."""
-    return [str(notification.message) for notification in app._notifications]
+    return toast_texts(app)
 
 
 async def wait_for(pilot: Any, condition: Any, rounds: int = 100) -> None:

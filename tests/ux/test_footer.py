@@ -111,17 +111,24 @@ async def test_the_pointer_over_a_key_shows_its_tooltip() -> None:
 class Pane(Static, can_focus=True):
     """A focusable pane with keys of its own that the footer does not show (as a table's cursor keys)."""
 
-    def __init__(self, key: str, id: str) -> None:
+    def __init__(self, id: str) -> None:
         super().__init__(id, id=id)
-        self._bindings.bind(key, "app.bell", show=False)
+
+
+class LeftPane(Pane):
+    BINDINGS = [Binding("j", "app.bell", show=False)]
+
+
+class RightPane(Pane):
+    BINDINGS = [Binding("k", "app.bell", show=False)]
 
 
 class TwoPanes(App[None]):
     BINDINGS = [Binding("r", "retry", "Retry")]
 
     def compose(self) -> ComposeResult:
-        yield Pane("j", "left")
-        yield Pane("k", "right")
+        yield LeftPane("left")
+        yield RightPane("right")
         yield KeyFooter()
 
     def action_retry(self) -> None:
