@@ -13,7 +13,7 @@ from typing import Any
 from textual.widgets import Static
 
 from tests.monitor.conftest import make_app, requests
-from tests.pilot import burst, settle
+from tests.pilot import burst, settle, toast_texts
 from tui.app import WatchdeckApp
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.backfills import BackfillsScreen
@@ -182,7 +182,7 @@ async def test_down_c_in_the_runs_pane_answers_for_the_run_under_the_cursor(sand
         assert statuses == ["Running", "Completed", "Terminated"]
         await burst(pilot, "down", "down", "c")
         assert runs(app).cursor_row == 2
-        said = [str(n.message) for n in app._notifications]
+        said = toast_texts(app)
         assert said and said[-1].startswith("This run is Terminated"), said
         await burst(pilot, "home", "c")
         assert isinstance(app.screen, ConfirmScreen)
