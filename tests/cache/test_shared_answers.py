@@ -148,8 +148,7 @@ async def test_the_shared_count_adds_every_viewers_requests(sandbox: SandboxHand
     assert views[1].sharing_viewers() == 1
 
 
-async def test_a_cached_answer_dates_the_server_clock_as_of_now(sandbox: SandboxHandle, viewer: Viewer,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_cached_answer_dates_the_server_clock_as_of_now(sandbox: SandboxHandle, viewer: Viewer) -> None:
     """A cached answer's Date is when another viewer fetched it: read as "now" it makes the server look behind.
 
     Moved on by the answer's age it dates the clock right, so the viewer served from the cache keeps the same
@@ -159,13 +158,14 @@ async def test_a_cached_answer_dates_the_server_clock_as_of_now(sandbox: Sandbox
     assert isinstance(server_clock, FrozenClock)
     local = FrozenClock(server_clock.now())  # this machine and the server agree: there is no skew to see
     first, second = viewer(sandbox), viewer(sandbox)
+    wall = [time.time()]
+    cache_of(first).wall = cache_of(second).wall = lambda: wall[0]
     first_estimate, second_estimate = ServerClock(local), ServerClock(local)
     first.on_server_date, second.on_server_date = first_estimate.record, second_estimate.record
     await first.batch_exports.list()
     server_clock.advance(50)  # both clocks move on, the stored answer stays as it was
     local.advance(50)
-    real_time = time.time
-    monkeypatch.setattr("tui.api.cache.time.time", lambda: real_time() + 50)  # and so does this host's wall clock
+    wall[0] += 50  # and so does this host's wall clock
     try:
         await second.batch_exports.list()
         assert len(sent(sandbox, contains="/batch_exports/")) == 1  # the second viewer read the cache
@@ -190,3 +190,20 @@ def test_the_names_in_the_store_are_keyed_with_the_api_key() -> None:
     bare = hashlib.sha256("\x1f".join(("key", base, key)).encode()).hexdigest()[:32]
     keyed = hmac.new(key.encode(), "\x1f".join(("key", base)).encode(), hashlib.sha256).hexdigest()[:32]
     assert key_id(base, key) == keyed != bare
+
+
+async def test_an_answer_is_shared_for_its_time_to_live_on_the_injected_wall_clock(sandbox: SandboxHandle,
+                                                                                  viewer: Viewer) -> None:
+    """The cache's wall clock is injected: an answer stored at 1000 s serves another viewer until 1000 s + ttl
+    and not a moment after, whatever this machine's clock says."""
+    first, second, third = viewer(sandbox), viewer(sandbox), viewer(sandbox)
+    wall = [1000.0]
+    for client in (first, second, third):
+        cache_of(client).wall = lambda: wall[0]
+    await first.batch_exports.list()
+    wall[0] = 1060.0  # exactly the time to live (60 s) later: still young enough
+    await second.batch_exports.list()
+    assert len(sent(sandbox, contains="/batch_exports/")) == 1
+    wall[0] = 1060.5
+    await third.batch_exports.list()
+    assert len(sent(sandbox, contains="/batch_exports/")) == 2, "older than its time to live: asked again"

@@ -144,9 +144,9 @@ class GuardedStorage(AsyncBaseStorage):
 
     async def create_entry(self, request: Request, response: Response, key: str, *,
                            ttl: float | None = None, tti: float | None = None) -> Entry:
-        public = Headers({k: v for k, v in request.headers._headers.items() if k not in PRIVATE_REQUEST_HEADERS})
-        stamped = Headers({k: v for k, v in response.headers._headers.items() if k != MAC_HEADER})
-        stamped[RECEIVED_AT_HEADER] = f"{time.time():.3f}"
+        public = Headers({k: v for k, v in header_lists(request.headers).items() if k not in PRIVATE_REQUEST_HEADERS})
+        stamped = Headers({k: v for k, v in header_lists(response.headers).items() if k != MAC_HEADER})
+        stamped[RECEIVED_AT_HEADER] = f"{self._cache.wall():.3f}"
         response = replace(response, headers=stamped)
         secret = self._cache.secret_for(key)
         if not self._cache.usable or secret is None:
@@ -213,7 +213,7 @@ class GuardedStorage(AsyncBaseStorage):
         Only entries whose HMAC checks: one written by someone without the API key is not there.
         """
         entries = await asyncio.wait_for(self._authentic(key), STORE_TIMEOUT_SECONDS)
-        oldest = time.time() - self._cache.ttl
+        oldest = self._cache.wall() - self._cache.ttl
         dated = [(received_at(e.response.headers.get(RECEIVED_AT_HEADER)) or 0.0, e) for e in entries]
         return [e for when, e in sorted(dated, key=lambda d: d[0], reverse=True) if when >= oldest]
 
@@ -228,7 +228,7 @@ class GuardedStorage(AsyncBaseStorage):
             try:
                 body, rest = await _read_at_most(response.stream, MAX_ENTRY_BYTES)
                 mac = response.headers.get(MAC_HEADER)
-                headers = Headers({k: v for k, v in response.headers._headers.items() if k != MAC_HEADER})
+                headers = Headers({k: v for k, v in header_lists(response.headers).items() if k != MAC_HEADER})
                 valid = (rest is None and isinstance(mac, str)
                          and hmac.compare_digest(mac, entry_mac(secret, key, response.status_code, headers, body)))
             except (TypeError, ValueError, AttributeError, UnicodeError):
@@ -258,10 +258,15 @@ def generation_slot(scope: str) -> str:
     return f"gen:{scope}"
 
 
+def header_lists(headers: Headers) -> dict[str, list[str]]:
+    """Every header with all its values, in order (hishel's public reading of what it keeps per name)."""
+    return {name: headers.get_list(name) or [] for name in headers}
+
+
 def entry_mac(secret: bytes, key: str, status: int, headers: Headers, body: bytes) -> str:
     """The HMAC of one stored answer: its cache key, status, every header (in order) and body."""
     mac = hmac.new(secret, digestmod=hashlib.sha256)
-    for part in (key, str(status), *(f"{k}\x1e{v}" for k, v in headers._headers.items())):
+    for part in (key, str(status), *(f"{k}\x1e{v}" for k, v in header_lists(headers).items())):
         mac.update(part.encode("utf-8", "surrogateescape") + b"\x1f")
     mac.update(body)
     return mac.hexdigest()
@@ -303,7 +308,7 @@ class SharedCache:
     """One store shared by the processes of this host (SQLite) or of several hosts (Redis)."""
 
     def __init__(self, storage: AsyncBaseStorage, store: StateStore, kind: str, where: str, *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time) -> None:
         self.kind = kind  # "sqlite" or "redis"
         self.where = where  # the file, or the Redis host:port (never its password)
         self.store = store  # the shared state's entries (generations, leases, counts, viewers)
@@ -315,6 +320,7 @@ class SharedCache:
         self._states: OrderedDict[str, tuple[bytes, SharedState]] = OrderedDict()
         self._secrets: OrderedDict[str, tuple[bytes, SharedState]] = OrderedDict()
         self._clock = clock
+        self.wall = wall  # this host's wall clock, in seconds: when an answer arrived, how old a stored one is
         self._broken_until = 0.0
         self._unsent = 0
         self._failure_log = _StoreFailureLog(self)
@@ -404,7 +410,7 @@ class SharedCache:
         if not from_cache:
             self._unsent += 1
         stamp = received_at(response.headers.get(RECEIVED_AT_HEADER)) if response is not None else None
-        note_answer_time(stamp if from_cache and stamp is not None else time.time())
+        note_answer_time(stamp if from_cache and stamp is not None else self.wall())
         if request_key is not None and request_key in self.leases:
             self.leases.discard(request_key)
             state = self.state_of(request_key)
@@ -420,8 +426,7 @@ class SharedCache:
         """Answers stored from now on serve others (and are accepted from others) for most of this interval."""
         self.ttl = seconds * ANSWER_SHARE_OF_INTERVAL
 
-    @staticmethod
-    def date_as_of_now(response: httpx.Response) -> str | None:
+    def date_as_of_now(self, response: httpx.Response) -> str | None:
         """The server's Date for this moment: a cached answer's Date moved on by the answer's age.
 
         A cached answer carries the Date of when another viewer fetched it; read as "now" it made the
@@ -440,7 +445,7 @@ class SharedCache:
             return None
         if stamp is None or when.tzinfo is None:
             return None
-        return email.utils.format_datetime(when + timedelta(seconds=max(0.0, time.time() - stamp)), usegmt=True)
+        return email.utils.format_datetime(when + timedelta(seconds=max(0.0, self.wall() - stamp)), usegmt=True)
 
     def sent_elsewhere(self, requests: int) -> None:
         """Requests this process sent for its first poll before the store was open (tui.cli.startup): counted too."""
