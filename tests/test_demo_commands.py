@@ -48,3 +48,28 @@ def _failing_export_in(stdout: str) -> None:
     assert answer["exit_code"] == 1
     assert any(export["state"] == "failing" or (export["state"] == "overdue" and export["failure_streak"] > 0)
                for export in answer["exports"]), answer
+
+
+def test_the_demo_prints_a_status_command_that_works_as_pasted(tmp_path: Path) -> None:
+    """The hint's command, run as a shell would run it pasted (its key in the environment), against a demo sandbox:
+    it reads the demo's exports (exit 0 or 1), where the hint of before (no project, no key) exited 2."""
+    import shlex
+
+    from tui.cli.demo import open_demo_server
+    from tui.cli.main import demo_hint
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env.pop("WATCHDECK_API_KEY", None)
+    with open_demo_server() as server:
+        server.wait_until_serving()
+        hint = demo_hint(server.base_url, server.api_key, [server.project_id], "watchdeck")
+        assert "60 times faster" in hint
+        words = shlex.split(hint.split("From another terminal: ", 1)[1])
+        assignment, program, *arguments = words
+        name, _, value = assignment.partition("=")
+        assert (name, program) == ("WATCHDECK_API_KEY", "watchdeck")
+        done = subprocess.run([sys.executable, "-m", "tui", *arguments, "--json"], capture_output=True, text=True,
+                              env={**env, name: value}, timeout=120, cwd=tmp_path)
+    assert done.returncode in (0, 1), done.stderr
+    assert json.loads(done.stdout)["project_ids"] == [server.project_id]

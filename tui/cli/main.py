@@ -397,6 +397,19 @@ def _demo_settings(server: DemoServer, args: argparse.Namespace) -> Settings:
     )
 
 
+def demo_hint(base_url: str, api_key: str, project_ids: Sequence[str], program: str) -> str:
+    """The line ``--demo`` prints first: where its sandbox serves, a ``status`` command that works as pasted in
+    another terminal while the demo runs (the sandbox's own key, which is no secret), and its clock's speed."""
+    from shlex import quote
+
+    from tui.cli.demo import DEMO_SPEED
+
+    projects = " ".join(f"--project {quote(p)}" for p in project_ids)
+    return (f"watchdeck: demo sandbox on {base_url}, its clock {DEMO_SPEED:g} times faster than yours (a minute here"
+            f" is an hour there). From another terminal: WATCHDECK_API_KEY={quote(api_key)} {quote(program)} status"
+            f" --base-url {quote(base_url)} {projects}")
+
+
 def _run_demo(args: argparse.Namespace) -> int:
     from tui.cli.demo import open_demo_server
 
@@ -408,8 +421,8 @@ def _run_demo(args: argparse.Namespace) -> int:
             return _fail(f"cannot start the sandbox: {err}")
     with server:
         settings = _demo_settings(server, args)
-        print(f"watchdeck: demo sandbox on {server.base_url} (watchdeck status --base-url {server.base_url}, "
-              f"key {server.api_key})", file=sys.stderr, flush=True)
+        print(demo_hint(server.base_url, server.api_key, settings.project_ids, sys.argv[0]), file=sys.stderr,
+              flush=True)
         # Sent as soon as the sandbox serves, while Textual loads.
         first_poll = startup.start_first_poll(settings, server.clock, before=server.wait_until_serving)
         startup.quiet_collector()
