@@ -13,23 +13,21 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
 from pydantic import SecretStr
 from textual.widgets import Static
 
-from tests.incident.sandbox_admin import SandboxAdmin, sandbox_admin
-from tests.monitor.conftest import FROZEN_AT, select_export
+from tests.incident.sandbox_admin import SandboxAdmin
+from tests.monitor.conftest import select_export
 from tests.pilot import settle
 from tui.app import WatchdeckApp
 from tui.cli.status import EXIT_OK, EXIT_PROBLEM, collect, to_json
 from tui.clock import FrozenClock
 from tui.config import Settings
-from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
+from tui.sandbox.runner import SandboxHandle
 from tui.sandbox.timeutil import parse_iso
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.monitor import MonitorScreen
@@ -42,23 +40,6 @@ with open(sys.argv[1], "a", encoding="utf-8") as out:
 """
 STEP_SECONDS = 10  # how far the shared clock moves between looks at the sandbox while an attempt is under way
 FAILING = "Snowflake warehouse (hourly)"  # the seed's export whose latest run failed
-
-
-@pytest.fixture
-def clock() -> FrozenClock:
-    return FrozenClock(FROZEN_AT)
-
-
-@pytest.fixture
-def sandbox(clock: FrozenClock) -> Iterator[SandboxHandle]:
-    with start_sandbox(SandboxOptions(seed=7, simulate=False, clock=clock)) as handle:
-        yield handle
-
-
-@pytest.fixture
-def admin(sandbox: SandboxHandle) -> Iterator[SandboxAdmin]:
-    with sandbox_admin(sandbox) as calls:
-        yield calls
 
 
 def export_by(handle: SandboxHandle, *, destination: str | None = None, interval: str | None = None,

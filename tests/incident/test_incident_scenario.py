@@ -11,20 +11,18 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.widgets import DataTable
 
-from tests.incident.sandbox_admin import SandboxAdmin, sandbox_admin
-from tests.monitor.conftest import FROZEN_AT, requests
+from tests.incident.sandbox_admin import SandboxAdmin
+from tests.monitor.conftest import requests
 from tests.pilot import settle
 from tui.app import WatchdeckApp
 from tui.clock import FrozenClock
 from tui.config import Settings
-from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
+from tui.sandbox.runner import SandboxHandle
 from tui.screens.alerts import AlertsScreen
 from tui.screens.failure_groups import FailureGroupsScreen
 from tui.screens.monitor import MonitorScreen
@@ -39,23 +37,6 @@ import sys
 with open(sys.argv[1], "a", encoding="utf-8") as out:
     out.write(sys.stdin.read().strip() + "\\n")
 """
-
-
-@pytest.fixture
-def clock() -> FrozenClock:
-    return FrozenClock(FROZEN_AT)
-
-
-@pytest.fixture
-def sandbox(clock: FrozenClock) -> Iterator[SandboxHandle]:
-    with start_sandbox(SandboxOptions(seed=7, simulate=False, clock=clock)) as handle:
-        yield handle
-
-
-@pytest.fixture
-def admin(sandbox: SandboxHandle) -> Iterator[SandboxAdmin]:
-    with sandbox_admin(sandbox) as calls:
-        yield calls
 
 
 def pass_time(admin: SandboxAdmin, minutes: int) -> None:
