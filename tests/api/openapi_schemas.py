@@ -25,6 +25,7 @@ _DROP = {"description", "example", "readOnly", "title", "deprecated", "externalD
 # flag is set (the published schema is ambiguous there); generate both.
 _SCALAR = {"type": ["string", "integer", "boolean", "null"]}
 _REALLY_NULLABLE = {"linked_flag", "targeting_flag", "internal_targeting_flag"}
+_UUID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 
 
 @cache
@@ -50,8 +51,11 @@ def _convert(node: Any, components: dict[str, Any], seen: tuple[str, ...]) -> An
     for key, value in node.items():
         if key in _DROP or key == "nullable":
             continue
+        if key == "format" and value == "uuid":  # not a format jsonschema checks: as a pattern, as the service sends
+            out["pattern"] = _UUID_PATTERN
+            continue
         if key == "format" and value not in ("date-time", "date", "email", "uri"):
-            continue  # uuid, int64, ...: not formats jsonschema checks; any string/integer will do
+            continue  # int64, ...: not formats jsonschema checks; any string/integer will do
         if key == "properties":
             out[key] = {
                 name: _convert(sub, components, seen)

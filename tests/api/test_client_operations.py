@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.api.helpers import NOW, Sandbox, Wire, received
+from tests.ids import uid
 from tui.api.client import ApiClient
 from tui.api.errors import NotFound, WriteValidationError
 from tui.api.models.batch_exports import BatchExport, BatchExportRun
@@ -227,7 +228,7 @@ async def test_batch_export_update(api: ApiClient, fresh: Sandbox, wire: Wire) -
 
 async def test_batch_export_update_refused_before_sending(api: ApiClient, sandbox: Sandbox) -> None:
     with pytest.raises(WriteValidationError) as caught:
-        await api.batch_exports.update("any", {"interval": "fortnightly"})
+        await api.batch_exports.update(uid("any"), {"interval": "fortnightly"})
     assert caught.value.first_path == "interval"
     assert sandbox.requests() == []
 

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from tests.api.helpers import NOW, READ_ONLY_KEY, Sandbox, Sleeps, Wire
+from tests.ids import uid
 from tui.api.client import ApiClient
 from tui.api.errors import (
     ApiError,
@@ -164,7 +165,7 @@ async def test_connect_refused_is_retried_for_every_method(method: str, sleeps: 
             if method == "GET":
                 await api.surveys.list()
             else:
-                await api.batch_exports.pause("e")
+                await api.batch_exports.pause(uid("export"))
     assert not caught.value.sent and caught.value.kind in ("refused", "network")
     assert len(sleeps.waits) == 2 and api.requests_sent == 3
     assert "127.0.0.1" in str(caught.value)
@@ -332,7 +333,7 @@ async def test_plain_http_clients_trust_no_certificate_and_https_ones_the_bundle
 async def test_an_answer_nested_past_reason_is_a_bad_response_not_a_recursion_error(depth: int) -> None:
     """A hostile server nests its answer: the status line says "bad response", never RecursionError."""
     nested = "[" * depth + "]" * depth
-    body = ('{"count": 1, "next": null, "previous": null, "results": [{"id": "e1", "name": "n", '
+    body = ('{"count": 1, "next": null, "previous": null, "results": [{"id": "' + uid("e1") + '", "name": "n", '
             '"interval": "hour", "paused": false, "created_at": "2026-11-22T12:00:00Z", '
             '"destination": {"type": "S3", "config": {"deep": ' + nested + '}}}]}')
 

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from tests.ids import uid
 from tui.api.models.batch_exports import BatchExport, BatchExportRun
 from tui.api.models.common import parse_items
 from tui.api.models.questions import (
@@ -36,6 +37,8 @@ from tui.api.models.questions import (
     UnknownQuestion,
 )
 from tui.api.models.surveys import Survey
+
+S = uid("survey")
 
 QUICK = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -193,13 +196,13 @@ def test_every_question_kind_round_trips(kind: str, data: st.DataObject) -> None
     assert type(model) is QUESTION_MODELS[kind]
     assert model.model_dump(exclude_unset=True, by_alias=True) == raw
     # and inside a survey, through JSON, as the client sends it back
-    survey = Survey.model_validate({"id": "s", "questions": [raw]})
-    assert survey.model_dump(mode="json", exclude_unset=True, by_alias=True) == {"id": "s", "questions": [raw]}
+    survey = Survey.model_validate({"id": S, "questions": [raw]})
+    assert survey.model_dump(mode="json", exclude_unset=True, by_alias=True) == {"id": S, "questions": [raw]}
 
 
 def test_malformed_question_round_trips_verbatim() -> None:
     raw = {"type": "rating", "question": "How?", "scale": "ten", "branching": {"type": "end"}, "new": [1]}
-    survey = Survey.model_validate({"id": "s", "questions": [raw, {"type": "open", "question": "Why?"}]})
+    survey = Survey.model_validate({"id": S, "questions": [raw, {"type": "open", "question": "Why?"}]})
     assert survey.questions is not None
     bad, good = survey.questions
     assert isinstance(bad, InvalidQuestion) and isinstance(bad, UnknownQuestion) and bad.problem
@@ -210,8 +213,9 @@ def test_malformed_question_round_trips_verbatim() -> None:
 def test_a_malformed_survey_fails_alone_in_its_page() -> None:
     from tui.api.models.common import parse_page
 
-    page = parse_page({"count": 3, "next": None, "results": [{"id": "a"}, {"name": "no id"}, {"id": "c"}]}, Survey)
-    assert [s.id for s in page.results] == ["a", "c"]
+    page = parse_page({"count": 3, "next": None, "results": [{"id": uid("a")}, {"name": "no id"}, {"id": uid("c")}]},
+                      Survey)
+    assert [s.id for s in page.results] == [uid("a"), uid("c")]
     assert len(page.errors) == 1 and page.errors[0].index == 1 and "id" in page.errors[0].message
 
 
@@ -219,5 +223,5 @@ def test_a_malformed_survey_fails_alone_in_its_page() -> None:
                                              ({"x": 1}, None)])
 def test_base_language_is_read_tolerantly(sent: Any, read: str | None) -> None:
     """Newest servers send base_language ("en" by default); older ones leave it out: no value hides a survey."""
-    assert Survey.model_validate({"id": "s1", "name": "n", "base_language": sent}).base_language == read
-    assert Survey.model_validate({"id": "s1", "name": "n"}).base_language is None
+    assert Survey.model_validate({"id": S, "name": "n", "base_language": sent}).base_language == read
+    assert Survey.model_validate({"id": S, "name": "n"}).base_language is None

@@ -14,10 +14,13 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 from tests.api.openapi_schemas import EXPORTS_FILE, SURVEYS_FILE, component
+from tests.ids import uid
 from tui.api.models.batch_exports import BatchExport, BatchExportRun
 from tui.api.models.common import parse_page
 from tui.api.models.questions import InvalidQuestion
 from tui.api.models.surveys import Survey
+
+E = uid("export")
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 FEW = settings(max_examples=12, deadline=None, suppress_health_check=_QUIET)
@@ -111,20 +114,21 @@ def test_real_run_page_parses(raw: dict[str, Any]) -> None:
 
 def test_real_field_names_are_read() -> None:
     """The shapes the real service answers with where the spec is silent, one by one."""
-    older = BatchExport.model_validate({"id": "e", "schema": {"fields": [], "hogql_query": "SELECT 1 FROM events"}})
+    older = BatchExport.model_validate({"id": E, "schema": {"fields": [], "hogql_query": "SELECT 1 FROM events"}})
     assert older.query == "SELECT 1 FROM events"
-    newest = BatchExport.model_validate({"id": "e", "hogql_query": "SELECT 2 FROM events", "schema": None})
+    newest = BatchExport.model_validate({"id": E, "hogql_query": "SELECT 2 FROM events", "schema": None})
     assert newest.query == "SELECT 2 FROM events"
-    spec = BatchExport.model_validate({"id": "e", "native_query": "SELECT 3", "hogql_query": "SELECT 2"})
+    spec = BatchExport.model_validate({"id": E, "native_query": "SELECT 3", "hogql_query": "SELECT 2"})
     assert spec.query == "SELECT 3"
-    run = BatchExportRun.model_validate({"id": "r", "status": "FailedBilling", "data_interval_start": None,
+    run = BatchExportRun.model_validate({"id": uid("run"), "status": "FailedBilling", "data_interval_start": None,
                                          "records_failed": 2, "bytes_exported": 10})
     assert run.status == "FailedBilling" and run.extra_fields == {"records_failed": 2, "bytes_exported": 10}
-    odd = BatchExport.model_validate({"id": "e", "interval": "every 10 minutes", "model": "hogql",
+    odd = BatchExport.model_validate({"id": E, "interval": "every 10 minutes", "model": "hogql",
                                       "destination": {"type": "Databricks", "config": "??", "integration": 4}})
     assert odd.interval == "every 10 minutes" and odd.interval_seconds == 600
     assert odd.model == "hogql" and odd.destination.type == "Databricks" and odd.destination.config is None
-    survey = Survey.model_validate({"id": "s", "type": "full_screen", "linked_flag": None, "later_field": "kept",
+    survey = Survey.model_validate({"id": uid("survey"), "type": "full_screen", "linked_flag": None,
+                                    "later_field": "kept",
                                     "questions": [{"type": "ranking", "question": "Rank"},
                                                   {"type": "rating", "question": "How?", "scale": "ten"}]})
     assert survey.type == "full_screen" and survey.extra_fields == {"later_field": "kept"}

@@ -12,6 +12,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
+from tests.ids import uid
 from tui.api.models.batch_exports import BatchExport
 from tui.cli.status import EXIT_OK, EXIT_PROBLEM, collect, format_table, to_json
 from tui.clock import FrozenClock
@@ -29,13 +30,13 @@ HOUR = timedelta(hours=1)
 
 
 def run(i: int, status: str, end: datetime) -> dict[str, Any]:
-    return {"id": f"r{i}", "status": status, "data_interval_start": (end - HOUR).isoformat(),
+    return {"id": uid(f"r{i}"), "status": status, "data_interval_start": (end - HOUR).isoformat(),
             "data_interval_end": end.isoformat(), "created_at": (end + timedelta(seconds=30)).isoformat()}
 
 
-def export(export_id: str, runs: list[dict[str, Any]], **extra: Any) -> BatchExport:
+def export(word: str, runs: list[dict[str, Any]], *, export_id: str | None = None, **extra: Any) -> BatchExport:
     return BatchExport.model_validate({
-        "id": export_id, "name": f"export {export_id}", "interval": "hour", "paused": False,
+        "id": export_id or uid(word), "name": f"export {word}", "interval": "hour", "paused": False,
         "destination": {"type": "S3", "config": {}}, "created_at": (NOW - timedelta(days=9)).isoformat(),
         "latest_runs": runs, **extra,
     })
@@ -109,7 +110,7 @@ def test_every_surface_gives_the_same_verdict(server: SandboxHandle, state: Heal
     assert data["table"].splitlines()[1].rstrip().endswith(state.value.upper())
 
     board, desk = ExportBoard(), IncidentDesk(AlertBook())
-    quiet = snapshot([export(e.id, [run(9, "Completed", NOW - timedelta(minutes=50))])])
+    quiet = snapshot([export(e.name.removeprefix("export "), [run(9, "Completed", NOW - timedelta(minutes=50))])])
     # primes the book (history does not ring); judged apart, as its run is none of the case's (a server's runs
     # never vanish, and the board's run history keeps every run it saw)
     desk.observe(quiet.exports, ExportBoard().apply_snapshot(quiet, NOW), NOW)

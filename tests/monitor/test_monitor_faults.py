@@ -13,6 +13,7 @@ import httpx
 from textual.pilot import Pilot
 from textual.widgets import Log, Static
 
+from tests.ids import uid
 from tests.monitor.conftest import FROZEN_AT, make_app, requests, sandbox_call
 from tests.pilot import settle
 from tui.api.client import ApiClient
@@ -22,6 +23,8 @@ from tui.config import Settings
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.logs import MAX_LINES, LogsScreen
 from tui.widgets.virtual_table import VirtualTable
+
+E, RUN = uid("e-1"), uid("run-1")
 
 HOSTILE = (
     "[bold]x[/bold] [@click=app.quit]q[/] [link=https://evil.example]l[/link] "
@@ -177,13 +180,13 @@ def fake_server(export: dict[str, Any], logs: list[dict[str, Any]]) -> httpx.Moc
 
 def hostile_export(status: str = "Running") -> dict[str, Any]:
     run = {
-        "id": "run-1", "status": status, "records_completed": 5, "records_total_count": 10,
+        "id": RUN, "status": status, "records_completed": 5, "records_total_count": 10,
         "latest_error": HOSTILE, "cursor": HOSTILE, "data_interval_start": "2026-11-22T10:00:00Z",
         "data_interval_end": "2026-11-22T11:00:00Z", "created_at": "2026-11-22T11:00:10Z",
-        "batch_export": "e-1",
+        "batch_export": E,
     }
     return {
-        "id": "e-1", "team_id": 1, "name": HOSTILE, "model": HOSTILE, "interval": HOSTILE,
+        "id": E, "team_id": 1, "name": HOSTILE, "model": HOSTILE, "interval": HOSTILE,
         "destination": {"type": HOSTILE, "config": {"bucket_name": HOSTILE, "aws_secret_access_key": "s3cr3t"}},
         "paused": False, "latest_runs": [run], "hogql_query": HOSTILE, "schema": {"x": HOSTILE},
     }
@@ -205,11 +208,11 @@ async def test_hostile_text_in_every_export_field_is_shown_literally() -> None:
         await settle(pilot)
         table = exports_table(app)
         assert table.row_count == 1
-        name = table.cell(table.index_of("1:e-1"), "name")
+        name = table.cell(table.index_of(f"1:{E}"), "name")
         assert "[bold]x[/bold]" in name and "[@click=app.quit]" in name
         assert "\x1b" not in name and "\x00" not in name and "\u202e" not in name
         for column in ("dest", "model", "interval"):
-            cell = table.cell(table.index_of("1:e-1"), column)
+            cell = table.cell(table.index_of(f"1:{E}"), column)
             assert "\x1b" not in cell
         await pilot.click("#exports", offset=(10, 1))
         await pilot.pause()
@@ -219,7 +222,7 @@ async def test_hostile_text_in_every_export_field_is_shown_literally() -> None:
         assert "[link=https://evil.example]" in text and "\x1b" not in text
         assert "s3cr3t" not in text, "destination secrets are masked"
         runs = app.screen.query_one("#runs", VirtualTable)
-        error = runs.cell(runs.index_of("run-1"), "error")
+        error = runs.cell(runs.index_of(RUN), "error")
         assert "[@click=app.quit]" in error and "\x1b" not in error
         assert "s3cr3t" not in screen_text(app) and "fake-key" not in screen_text(app)
 
@@ -228,14 +231,14 @@ async def test_unknown_run_status_stays_visible_raw() -> None:
     app = mock_app(fake_server(hostile_export(status="QuantumEntangled"), []))
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
-        latest = exports_table(app).cell(exports_table(app).index_of("1:e-1"), "latest")
+        latest = exports_table(app).cell(exports_table(app).index_of(f"1:{E}"), "latest")
         assert "quantumentangled" in latest.lower() and latest.startswith("?")
 
 
 async def test_huge_log_answer_is_bounded_and_plain() -> None:
     """One answer of four times the lines the view keeps: the view holds at most ``MAX_LINES``, all plain."""
     entry = {"timestamp": "2026-11-22T11:00:00Z", "level": "ERROR", "message": HOSTILE + " " + "x" * 60,
-             "log_source_id": "e-1", "instance_id": "i"}
+             "log_source_id": E, "instance_id": "i"}
     logs = [dict(entry, timestamp=f"2026-11-22T11:{i // 6000 % 60:02d}:{i // 100 % 60:02d}.{i % 100:02d}0000Z")
             for i in range(4 * MAX_LINES)]
     transport = fake_server(hostile_export(), logs)

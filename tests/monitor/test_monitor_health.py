@@ -10,6 +10,7 @@ import httpx
 import pytest
 from textual.pilot import Pilot
 
+from tests.ids import uid
 from tests.monitor.conftest import FROZEN_AT, make_app, requests, sandbox_call
 from tests.monitor.test_monitor_faults import (
     add_fault,
@@ -29,6 +30,8 @@ from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
 from tui.state.exports import LIST_RECHECK_SECONDS
 from tui.state.health import HealthState
 from tui.widgets.virtual_table import VirtualTable
+
+E1 = uid("e1")
 
 
 def list_requests(handle: SandboxHandle) -> list[dict[str, Any]]:
@@ -156,9 +159,9 @@ def _incomplete_server(export: dict[str, Any], bare: list[bool]) -> httpx.MockTr
 
 
 async def test_an_incomplete_answer_keeps_the_last_good_data_and_says_so() -> None:
-    run = {"id": "r1", "status": "Completed", "data_interval_start": "2026-11-22T10:00:00Z",
+    run = {"id": uid("r1"), "status": "Completed", "data_interval_start": "2026-11-22T10:00:00Z",
            "data_interval_end": "2026-11-22T11:00:00Z", "created_at": "2026-11-22T11:00:30Z"}
-    export = {"id": "e1", "name": "Events to S3", "interval": "hour", "paused": False,
+    export = {"id": E1, "name": "Events to S3", "interval": "hour", "paused": False,
               "destination": {"type": "S3"}, "latest_runs": [run]}
     bare = [False]
     client = ApiClient("http://watchdeck.test", "k", "1", transport=_incomplete_server(export, bare))
@@ -167,13 +170,13 @@ async def test_an_incomplete_answer_keeps_the_last_good_data_and_says_so() -> No
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         screen: Any = app.screen
-        assert str(screen.cells()["1:e1"]["name"]) == "Events to S3"
+        assert str(screen.cells()[f"1:{E1}"]["name"]) == "Events to S3"
         bare[0] = True
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert "1 export answer incomplete" in status_line(app)
         assert "LIVE" in status_line(app)
-        cells = screen.cells()["1:e1"]
+        cells = screen.cells()[f"1:{E1}"]
         assert str(cells["name"]) == "Events to S3" and str(cells["state"]) == "✔ ok", "the last good data stays"
 
 
@@ -227,9 +230,9 @@ async def test_no_runs_list_is_looked_at_again_on_ctrl_r_and_every_ten_minutes(s
 
 async def test_runs_answers_without_status_or_id_are_left_out(sandbox: SandboxHandle) -> None:
     """As `watchdeck status` does: a run without a status is not a run of unknown status."""
-    good = {"id": "complete-run", "status": "Completed", "data_interval_start": "2026-11-22T10:00:00Z",
+    good = {"id": uid("complete-run"), "status": "Completed", "data_interval_start": "2026-11-22T10:00:00Z",
             "data_interval_end": "2026-11-22T11:00:00Z", "created_at": "2026-11-22T11:00:30Z"}
-    bare = {"id": "bare-run", "data_interval_start": "2026-11-22T11:00:00Z",
+    bare = {"id": uid("bare-run"), "data_interval_start": "2026-11-22T11:00:00Z",
             "data_interval_end": "2026-11-22T12:00:00Z", "created_at": "2026-11-22T12:00:30Z"}
     nameless = {"id": "", "status": "Failed", "created_at": "2026-11-22T11:30:30Z"}
     body = json.dumps({"next": None, "previous": None, "results": [bare, nameless, good]})
@@ -243,7 +246,7 @@ async def test_runs_answers_without_status_or_id_are_left_out(sandbox: SandboxHa
         assert key is not None
         from_list = {run.id for run in screen.board.watched(key).export.latest_runs}
         page_ids = {run.id for run in screen.board.runs_for(key)} - from_list
-        assert page_ids == {"complete-run"}
+        assert page_ids == {uid("complete-run")}
 
 
 async def the_runs_pane_reads_a_run_as_the_export_row_does(pilot: Pilot[Any], sandbox: SandboxHandle) -> None:

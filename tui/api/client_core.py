@@ -41,9 +41,9 @@ from tui.api.errors import (
     Unauthorized,
     unreadable_answer,
 )
-from tui.api.models.common import Page, describe_validation_error, parse_page
+from tui.api.models.common import Page, describe_validation_error, parse_page, read_answer
 from tui.api.route_memory import SHARED_ROUTES, RouteMemory
-from tui.api.urls import Params, follow_next
+from tui.api.urls import Params, next_query
 
 if TYPE_CHECKING:
     from tui.api.cache import SharedCache
@@ -271,12 +271,9 @@ class ClientCore:
     def _api_key(self) -> str:
         return self._headers.get("Authorization", "").removeprefix("Bearer ")
 
-    def _follow(self, next_url: str) -> tuple[str, list[tuple[str, str]]]:
-        return follow_next(self.base_url, next_url)
-
     def _one(self, data: Any, model: type[M], method: str, path: str) -> M:
         try:
-            return model.model_validate(data)
+            return read_answer(model, data)
         except ValidationError as err:
             if method != "GET":
                 raise unreadable_answer(_last_status.get(), method, path, describe_validation_error(err)) from None
@@ -295,14 +292,13 @@ class ClientCore:
 
     async def iterate(self, path: str, model: type[M], params: Params = None,
                       max_pages: int | None = None) -> AsyncIterator[Page[M]]:
-        """Follow ``next`` links page by page."""
+        """Page after page of one list, by the query of each page's ``next`` link (its path is ``path``)."""
         pages = 0
-        current_path, current_params = path, params
+        current_params = params
         while True:
-            page = await self.get_page(current_path, model, current_params)
+            page = await self.get_page(path, model, current_params)
             yield page
             pages += 1
             if not page.next or (max_pages is not None and pages >= max_pages):
                 return
-            current_path, query = self._follow(page.next)
-            current_params = query
+            current_params = next_query(page.next)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from tui.api.ids import shown_id
+
 
 class ApiError(Exception):
     """Any failure of a request to the server."""
@@ -189,6 +191,23 @@ def unreadable_answer(status: int | None, method: str, path: str, problem: str) 
         "the change may have been made.",
         status=status, method=method, path=path,
     )
+
+
+class UnexpectedId(ApiError):
+    """An id of a shape the service never uses (a survey id that is not a UUID): refused, nothing was sent.
+
+    Such an id came from a hostile or broken server (or a file or command line): sent, it could choose
+    another object's path (``../batch_exports/<id>``). ``kind`` names what it should have named.
+    """
+
+    def __init__(self, kind: str, value: object, problem: str, **kwargs: Any) -> None:
+        super().__init__(f"Refused an id of an unexpected shape: {problem}, not '{shown_id(value)}'. "
+                         "Nothing was sent.", **kwargs)
+        self.kind = kind
+
+    @property
+    def short(self) -> str:
+        return "unexpected id"
 
 
 class NetworkError(ApiError):

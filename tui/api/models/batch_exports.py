@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, model_validator
 
-from tui.api.models.common import JsonObject, ReadModel, Timestamp
+from tui.api.models.common import BackfillId, ExportId, JsonObject, ReadModel, RunId, Timestamp
 
 
 class RunStatus(StrEnum):
@@ -74,7 +74,7 @@ class Destination(ReadModel):
 
 
 class BatchExportRun(ReadModel):
-    id: str
+    id: RunId
     status: str = ""
     records_completed: int | None = None
     latest_error: str | None = None
@@ -94,7 +94,7 @@ class BatchExportRun(ReadModel):
 
 
 class BatchExport(ReadModel):
-    id: str
+    id: ExportId
     team_id: int | None = None
     name: str = ""
     model: str | None = None
@@ -155,7 +155,7 @@ def _backfill_progress(value: Any) -> Any:
 
 
 class BatchExportBackfill(ReadModel):
-    id: str
+    id: BackfillId
     batch_export: str | None = None
     status: str = ""
     start_at: Timestamp = None

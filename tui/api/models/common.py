@@ -1,16 +1,22 @@
 """What every model read from the server shares: the base model, times, and pages with their bad items.
 
 Reading is tolerant (see :mod:`tui.api.models`): a malformed item in a list fails that item only
-(:func:`parse_items`).
+(:func:`parse_items`). An id that names an object in a path is typed by its kind (:data:`SurveyId` and the
+like): in an answer (read with :data:`ANSWER`, as :func:`parse_items` and the client read every answer), one
+of another shape makes its item a bad item (:mod:`tui.api.ids`). Models made here (a local draft, a test's
+fixture) keep the ids they are given: no id reaches a path without :mod:`tui.api.urls` checking it again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
+from functools import partial
 from typing import Annotated, Any, Generic, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo
+
+from tui.api.ids import IdKind, id_problem
 
 
 def _to_aware(value: Any) -> Any:
@@ -55,6 +61,29 @@ def _object_or_none(value: Any) -> Any:
 JsonObject = Annotated[dict[str, Any] | None, BeforeValidator(_object_or_none)]
 
 
+ANSWER: dict[str, Any] = {"answer": True}
+"""The validation context of what a server answered: its ids are checked for the service's shape."""
+
+
+def _shaped(kind: IdKind) -> Callable[[Any, ValidationInfo], Any]:
+    def check(value: Any, info: ValidationInfo) -> Any:
+        if not (isinstance(info.context, Mapping) and info.context.get("answer")):
+            return value
+        problem = id_problem(kind, str(value) if isinstance(value, int) else value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
+    return check
+
+
+SurveyId = Annotated[str, AfterValidator(_shaped("survey"))]
+ExportId = Annotated[str, AfterValidator(_shaped("export"))]
+RunId = Annotated[str, AfterValidator(_shaped("run"))]
+BackfillId = Annotated[str, AfterValidator(_shaped("backfill"))]
+ProjectId = Annotated[int | str, AfterValidator(_shaped("project"))]
+
+
 class ReadModel(BaseModel):
     """Base of every model read from the server: keeps unknown fields."""
 
@@ -97,10 +126,16 @@ def describe_validation_error(err: ValidationError) -> str:
     return f"{loc or 'object'}: {first.get('msg', 'invalid')}"
 
 
+def read_answer(model: type[T], data: Any) -> T:
+    """``model`` from what a server answered (ids checked: :data:`ANSWER`)."""
+    return model.model_validate(data, context=ANSWER)
+
+
 def parse_items(items: Iterable[Any], model: type[T] | Callable[[Any], T]) -> tuple[list[T], list[ItemError]]:
-    """Validate each item on its own, so one malformed item fails alone."""
+    """Validate each item of an answer on its own, so one malformed item (an id of another shape too) fails alone."""
     validate: Callable[[Any], T] = (
-        model.model_validate if isinstance(model, type) and issubclass(model, BaseModel) else model  # type: ignore[assignment]
+        partial(model.model_validate, context=ANSWER)  # type: ignore[assignment]
+        if isinstance(model, type) and issubclass(model, BaseModel) else model
     )
     good: list[T] = []
     bad: list[ItemError] = []

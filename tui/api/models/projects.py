@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from tui.api.models.common import ReadModel, Timestamp
+from tui.api.models.common import ProjectId, ReadModel, Timestamp
 
 
 class User(ReadModel):
@@ -28,7 +28,7 @@ class User(ReadModel):
 class Project(ReadModel):
     """A project; ``created_at`` comes with the full project (``projects/:id/``), not with the basic list."""
 
-    id: int | str
+    id: ProjectId
     uuid: str | None = None
     organization: str | None = None
     name: str = ""

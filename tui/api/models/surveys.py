@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import Field, ValidationError, ValidatorFunctionWrapHandler, field_validator
 
-from tui.api.models.common import ReadModel, Timestamp
+from tui.api.models.common import ReadModel, SurveyId, Timestamp
 from tui.api.models.projects import User
 from tui.api.models.questions import Question, read_question
 
@@ -72,7 +72,7 @@ def survey_notes(start_date: datetime | None, end_date: datetime | None, respons
 
 
 class Survey(ReadModel):
-    id: str
+    id: SurveyId
     name: str = ""
     description: str | None = None
     type: str | None = None

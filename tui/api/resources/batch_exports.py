@@ -24,7 +24,7 @@ from tui.api.models.batch_exports import (
     PauseResult,
 )
 from tui.api.models.common import Page, parse_items
-from tui.api.urls import EXPORT_LIST_PAGE_SIZE, batch_exports_path
+from tui.api.urls import EXPORT_LIST_PAGE_SIZE, Id, batch_exports_path, next_query
 from tui.api.writes import check_export_write, iso
 
 
@@ -53,6 +53,10 @@ class BatchExportsApi:
     def base(self) -> str:
         return batch_exports_path(self._c.project_id)
 
+    def _path(self, export_id: str, *rest: str | Id) -> str:
+        """A path under one export: ``.../batch_exports/<export>/<rest>/``."""
+        return batch_exports_path(self._c.project_id, Id("export", export_id), *rest)
+
     async def list(self, page_size: int = EXPORT_LIST_PAGE_SIZE, max_pages: int = 50) -> Page[BatchExport]:
         """Every export of the project (the real service's list endpoint; the spec has none)."""
         merged = Page[BatchExport]()
@@ -63,16 +67,16 @@ class BatchExportsApi:
         return merged
 
     async def get(self, export_id: str) -> BatchExport:
-        path = f"{self.base}{export_id}/"
+        path = self._path(export_id)
         return self._c._one(await self._c.request("GET", path), BatchExport, "GET", path)
 
     async def update(self, export_id: str, changes: Mapping[str, Any]) -> BatchExport:
         body = check_export_write(changes)
-        path = f"{self.base}{export_id}/"
+        path = self._path(export_id)
         return self._c._one(await self._c.request("PATCH", path, json_body=body), BatchExport, "PATCH", path)
 
     async def delete(self, export_id: str) -> None:
-        await self._c.request("DELETE", f"{self.base}{export_id}/")
+        await self._c.request("DELETE", self._path(export_id))
 
     async def runs(self, export_id: str, *, after: datetime | str | None = None,
                    before: datetime | str | None = None, ordering: str | None = None,
@@ -80,11 +84,11 @@ class BatchExportsApi:
         """One page of runs (cursor pagination); pass ``next_url`` from a page to get the following one.
 
         ``status`` (repeatable) is the newest service's filter; a server without it answers every status,
-        so callers keep only the statuses they asked for.
+        so callers keep only the statuses they asked for. A ``next_url`` gives the page's query only.
         """
+        path = self._path(export_id, "runs")
         if next_url:
-            path, query = self._c._follow(next_url)
-            return await self._c.get_page(path, BatchExportRun, query)
+            return await self._c.get_page(path, BatchExportRun, next_query(next_url))
         params: list[tuple[str, Any]] = []
         for key, value in (("after", after), ("before", before)):
             if value is not None:
@@ -92,7 +96,7 @@ class BatchExportsApi:
         if ordering:
             params.append(("ordering", ordering))
         params.extend(("status", value) for value in status)
-        return await self._c.get_page(f"{self.base}{export_id}/runs/", BatchExportRun, params or None)
+        return await self._c.get_page(path, BatchExportRun, params or None)
 
     async def backfill(self, export_id: str, start_at: datetime | date, end_at: datetime | date) -> BackfillResult:
         """Spec's ``backfill/`` first; on 404/405 the real ``backfills/``; the form that worked is kept for the server.
@@ -107,10 +111,11 @@ class BatchExportsApi:
         known = route.path
         forms = [known, *(f for f in BACKFILL_FORMS if f != known)] if known else list(BACKFILL_FORMS)
         errors: builtins.list[ApiError] = []
+        paths = {form: self._path(export_id, form.rstrip("/")) for form in forms}
         for form in forms:
             as_dates = form == "backfills/" and route.dates
             try:
-                data = await self._post_bounds(f"{self.base}{export_id}/{form}", start_at, end_at, as_dates)
+                data = await self._post_bounds(paths[form], start_at, end_at, as_dates)
             except (NotFound, MethodNotAllowed) as err:
                 errors.append(err)
                 continue
@@ -118,9 +123,9 @@ class BatchExportsApi:
                 if not (as_dates and _is_date_input(start_at) and "naive" in (err.detail or "")):
                     raise
                 route.dates = False  # an older server: its backfills/ wants datetimes too
-                data = await self._post_bounds(f"{self.base}{export_id}/{form}", start_at, end_at, False)
+                data = await self._post_bounds(paths[form], start_at, end_at, False)
             route.path = form
-            return self._backfill_result(data, f"{self.base}{export_id}/{form}")
+            return self._backfill_result(data, paths[form])
         raise errors[0] if known else errors[-1]
 
     async def _post_bounds(self, path: str, start_at: datetime | date, end_at: datetime | date,
@@ -137,33 +142,33 @@ class BatchExportsApi:
         return BackfillResult()
 
     async def pause(self, export_id: str) -> PauseResult:
-        path = f"{self.base}{export_id}/pause/"
+        path = self._path(export_id, "pause")
         data = await self._c.request("POST", path, json_body={})
         return self._c._one(data, PauseResult, "POST", path) if data is not None else PauseResult(paused=True)
 
     async def unpause(self, export_id: str) -> PauseResult:
-        path = f"{self.base}{export_id}/unpause/"
+        path = self._path(export_id, "unpause")
         data = await self._c.request("POST", path, json_body={})
         return self._c._one(data, PauseResult, "POST", path) if data is not None else PauseResult(paused=False)
 
     async def retry_run(self, export_id: str, run_id: str) -> BackfillResult:
-        path = f"{self.base}{export_id}/runs/{run_id}/retry/"
+        path = self._path(export_id, "runs", Id("run", run_id), "retry")
         return self._backfill_result(await self._c.request("POST", path, json_body={}), path)
 
     async def backfills(self, export_id: str, *, next_url: str | None = None) -> Page[BatchExportBackfill]:
         """One page of the export's backfills, newest first (the real service's list; the spec has none)."""
-        if next_url:
-            path, query = self._c._follow(next_url)
-            return await self._c.get_page(path, BatchExportBackfill, query)
-        return await self._c.get_page(f"{self.base}{export_id}/backfills/", BatchExportBackfill)
+        path = self._path(export_id, "backfills")
+        return await self._c.get_page(path, BatchExportBackfill, next_query(next_url) if next_url else None)
 
     async def cancel_backfill(self, export_id: str, backfill_id: str) -> CancelResult:
-        data = await self._c.request("POST", f"{self.base}{export_id}/backfills/{backfill_id}/cancel/", json_body={})
+        path = self._path(export_id, "backfills", Id("backfill", backfill_id), "cancel")
+        data = await self._c.request("POST", path, json_body={})
         return CancelResult.model_validate(data) if isinstance(data, Mapping) else CancelResult(cancelled=True)
 
     async def cancel_run(self, export_id: str, run_id: str) -> CancelResult:
         """Cancel a Running or Starting run (the real service answers 400 for any other status)."""
-        data = await self._c.request("POST", f"{self.base}{export_id}/runs/{run_id}/cancel/", json_body={})
+        path = self._path(export_id, "runs", Id("run", run_id), "cancel")
+        data = await self._c.request("POST", path, json_body={})
         return CancelResult.model_validate(data) if isinstance(data, Mapping) else CancelResult(cancelled=True)
 
     @staticmethod
@@ -202,10 +207,10 @@ class BatchExportsApi:
                    after: datetime | str | None = None, before: datetime | str | None = None,
                    limit: int | None = None) -> builtins.list[LogEntry]:
         """The export's log entries, newest first. Raises LogsUnavailable where keys may not read logs."""
-        return await self._logs(f"{self.base}{export_id}/logs/", self._log_params(level, search, after, before, limit))
+        return await self._logs(self._path(export_id, "logs"), self._log_params(level, search, after, before, limit))
 
     async def run_logs(self, export_id: str, run_id: str, level: str | Iterable[str] | None = None,
                        search: str | None = None, after: datetime | str | None = None,
                        before: datetime | str | None = None, limit: int | None = None) -> builtins.list[LogEntry]:
-        path = f"{self.base}{export_id}/runs/{run_id}/logs/"
+        path = self._path(export_id, "runs", Id("run", run_id), "logs")
         return await self._logs(path, self._log_params(level, search, after, before, limit))

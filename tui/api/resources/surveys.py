@@ -11,6 +11,7 @@ from tui.api.client_core import ClientCore
 from tui.api.models.common import Page
 from tui.api.models.surveys import ActivityEntry, ResponseSummary, Survey, SurveyStats
 from tui.api.survey_rules import SEARCH_MAX
+from tui.api.urls import Id, project_path
 from tui.api.writes import check_survey_write, iso
 
 
@@ -20,7 +21,13 @@ class SurveysApi:
 
     @property
     def base(self) -> str:
-        return f"/api/projects/{self._c.project_id}/surveys/"
+        return project_path(self._c.project_id, "surveys")
+
+    def _path(self, *rest: str | Id) -> str:
+        return project_path(self._c.project_id, "surveys", *rest)
+
+    def _survey(self, survey_id: str, *rest: str) -> str:
+        return self._path(Id("survey", survey_id), *rest)
 
     async def list(self, limit: int | None = None, offset: int | None = None,
                    search: str | None = None, archived: bool | None = None) -> Page[Survey]:
@@ -44,7 +51,7 @@ class SurveysApi:
             yield page
 
     async def get(self, survey_id: str) -> Survey:
-        path = f"{self.base}{survey_id}/"
+        path = self._survey(survey_id)
         return self._c._one(await self._c.request("GET", path), Survey, "GET", path)
 
     async def create(self, fields: Mapping[str, Any]) -> Survey:
@@ -56,16 +63,16 @@ class SurveysApi:
                      existing: Mapping[str, Any] | None = None) -> Survey:
         """PATCH exactly the given fields; ``existing`` (the survey as stored) lets every rule be checked first."""
         body = check_survey_write(changes, existing=existing)
-        path = f"{self.base}{survey_id}/"
+        path = self._survey(survey_id)
         return self._c._one(await self._c.request("PATCH", path, json_body=body), Survey, "PATCH", path)
 
     async def delete(self, survey_id: str) -> None:
-        await self._c.request("DELETE", f"{self.base}{survey_id}/")
+        await self._c.request("DELETE", self._survey(survey_id))
 
     async def activity(self, survey_id: str | None = None, *, limit: int | None = None,
                        max_items: int = 500) -> builtins.list[ActivityEntry]:
-        """Activity of one survey or of all, newest first, following ``next`` up to ``max_items``."""
-        path = f"{self.base}{survey_id}/activity/" if survey_id else f"{self.base}activity/"
+        """Activity of one survey (or of all, for None), newest first, following ``next`` up to ``max_items``."""
+        path = self._path("activity") if survey_id is None else self._survey(survey_id, "activity")
         params = {"limit": limit} if limit else None
         entries: builtins.list[ActivityEntry] = []
         async for page in self._c.iterate(path, ActivityEntry, params):
@@ -75,7 +82,7 @@ class SurveysApi:
         return entries
 
     async def summarize_responses(self, survey_id: str, question_index: int | None = None) -> ResponseSummary:
-        path = f"{self.base}{survey_id}/summarize_responses/"
+        path = self._survey(survey_id, "summarize_responses")
         params = {"question_index": question_index} if question_index is not None else None
         data = await self._c.request("POST", path, params=params, json_body={})
         if data is None or not isinstance(data, Mapping):
@@ -86,14 +93,14 @@ class SurveysApi:
                     date_to: datetime | None = None) -> SurveyStats:
         """Shown, dismissed and sent counts and rates, within ``date_from``/``date_to`` where given (not every
         server has this endpoint: 404 there)."""
-        path = f"{self.base}{survey_id}/stats/"
+        path = self._survey(survey_id, "stats")
         params = {key: iso(value) for key, value in (("date_from", date_from), ("date_to", date_to))
                   if value is not None}
         return self._c._one(await self._c.request("GET", path, params=params or None), SurveyStats, "GET", path)
 
     async def responses_count(self) -> dict[str, int]:
         """Survey id -> count; a survey absent from the map has none."""
-        data = await self._c.request("GET", f"{self.base}responses_count/")
+        data = await self._c.request("GET", self._path("responses_count"))
         if not isinstance(data, Mapping):
             return {}
         return {str(k): int(v) for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool)}

@@ -18,8 +18,16 @@ from typing import TYPE_CHECKING
 
 from tui.api.cache_context import bypass_cache, collect_answer_times
 from tui.api.client import ApiClient
-from tui.api.errors import ApiError, MethodNotAllowed, NotFound, ProjectNotFound, names_missing_project
+from tui.api.errors import (
+    ApiError,
+    MethodNotAllowed,
+    NotFound,
+    ProjectNotFound,
+    UnexpectedId,
+    names_missing_project,
+)
 from tui.api.models.batch_exports import BatchExport
+from tui.api.urls import project_path
 from tui.state.exports import ExportsSnapshot, Learned, MissingRoutes, WatchedExport
 from tui.state.health import incomplete_reason
 from tui.state.io.poller import describe_failure
@@ -247,6 +255,8 @@ class ExportsSource:
                     if names_missing_project(result):
                         raise ProjectNotFound(pid, status=result.status, path=result.path) from None
                     snapshot.notes.append(f"export {export_id} not found")
+                elif isinstance(result, UnexpectedId):  # a watched id that is no export id: never asked for
+                    snapshot.notes.append(f"watched export not asked for: {result}")
                 elif isinstance(result, BaseException):
                     raise result
         for error in snapshot.item_errors:
@@ -290,4 +300,4 @@ async def confirm_project(client: ApiClient) -> None:
     except ApiError:
         return
     if projects and pid not in {str(p.id) for p in projects}:
-        raise ProjectNotFound(pid, status=404, path=f"/api/projects/{pid}/")
+        raise ProjectNotFound(pid, status=404, path=project_path(pid))

@@ -13,6 +13,7 @@ from typing import Any
 
 from tui.api.client import ApiClient
 from tui.api.errors import ApiError
+from tui.api.urls import api_path, project_path
 
 
 def project_label(project: str | None, organization: str | None, fallback: str) -> str:
@@ -32,10 +33,10 @@ async def fetch_project_label(client: ApiClient, organization: str | None = None
     """(label, organization name) for the client's project; pass the organization once known to skip asking."""
     project: str | None = None
     with contextlib.suppress(ApiError):
-        project = _name(await client.request("GET", f"/api/projects/{client.project_id}/"), "name")
+        project = _name(await client.request("GET", project_path(client.project_id)), "name")
     if organization is None:
         try:
-            organization = _name(await client.request("GET", "/api/users/@me/"), "organization", "name")
+            organization = _name(await client.request("GET", api_path("users", "@me")), "organization", "name")
         except ApiError:
             organization = None
     return project_label(project, organization, client.project_id), organization
