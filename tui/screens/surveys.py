@@ -92,6 +92,11 @@ FULL_WIDTH = sum(column.width + 2 for column in COLUMNS) + 1
 NARROW_HIDDEN = ("type", "creator")
 NAME_WIDTH = next(column.width for column in COLUMNS if column.key == "name")  # the least the Name column gets
 
+
+def _named(name: str | None) -> str:
+    """A survey's name for a toast: cleaned as every server string is (never a Python repr's escapes), quoted."""
+    return f"'{clean(name, limit=200)}'"
+
 def _status_cell(row: Row) -> tuple[str, str]:
     index = next(i for i, column in enumerate(COLUMNS) if column.key == "status")
     return cell_text(row[1][index]), row[2][index]
@@ -658,10 +663,10 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         if creating:
             self.pager.insert_first(saved)
             self._rebuild(keep=saved.id)
-            self._notify(f"Created survey {saved.name!r}.")
+            self._notify(f"Created survey {_named(saved.name)}.")
         else:
             self._apply_updated(saved)
-            self._notify(f"Saved survey {saved.name!r}.")
+            self._notify(f"Saved survey {_named(saved.name)}.")
 
     def action_new(self) -> None:
         self._open_editor(None)
@@ -754,7 +759,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._show_detail()
         self._render_status()
         self._update_bindings()
-        self._notify(f"Deleted survey {name!r}.")
+        self._notify(f"Deleted survey {_named(name)}.")
         self._maybe_load_more()
 
     def action_archive(self) -> None:
@@ -824,7 +829,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             return
         self._journal(action, survey_id, saved.name, "ok", changes)
         self._apply_updated(saved)
-        self._notify(f"{done} survey {saved.name!r}.")
+        self._notify(f"{done} survey {_named(saved.name)}.")
 
     def _apply_updated(self, survey: Survey) -> None:
         row = self.pager.replace(survey)
