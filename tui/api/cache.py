@@ -464,16 +464,29 @@ class SharedCache:
             await self.store.close()
 
 
-def _private_file(path: Path) -> None:
-    """The store holds answers only this user may read: its folders 0700, the file 0600, made so before use.
+HISHEL_GITIGNORE = ".gitignore"
+"""hishel's SQLite storage writes this into the store's folder when it is missing, with the umask's mode (0644)."""
+HISHEL_GITIGNORE_TEXT = "# Automatically created by Hishel\n*"
 
-    Every folder made on the way is 0700 (``mkdir(parents=True)`` gives the parents the umask's 0755).
+
+def _private_file(path: Path) -> None:
+    """The store holds answers only this user may read: its folders 0700, its files 0600, made so before use.
+
+    Every folder made on the way is 0700 (``mkdir(parents=True)`` gives the parents the umask's 0755). The
+    ``.gitignore`` hishel keeps next to the store is made here, 0600, with hishel's text: hishel leaves a file
+    that is there alone.
     """
     private_dir(path.parent)
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
-    os.close(fd)
-    with contextlib.suppress(OSError):
-        os.chmod(path, 0o600)
+    for name, text in ((path.name, None), (HISHEL_GITIGNORE, HISHEL_GITIGNORE_TEXT)):
+        file = path.parent / name
+        fd = os.open(file, os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            if text is not None and os.fstat(fd).st_size == 0:
+                os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+        with contextlib.suppress(OSError):
+            os.chmod(file, 0o600)
 
 
 def _prepare_sqlite(path: Path, patience: float = 10.0) -> None:

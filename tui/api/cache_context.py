@@ -62,12 +62,16 @@ def digest(*parts: str) -> str:
 
 
 def keyed_digest(secret: str, *parts: str) -> str:
-    """An HMAC-SHA256 of ``parts`` keyed with ``secret``: whoever reads the store cannot test guesses of the key."""
+    """An HMAC-SHA256 of ``parts`` keyed with ``secret``: the store's names say nothing of the key they came from.
+
+    It is one fast hash: whoever reads the store can test a guessed key with one HMAC (the parts are no secret).
+    That is enough for personal API keys, long random strings no one can guess; it would not be for a password.
+    """
     return hmac.new(secret.encode(), "\x1f".join(parts).encode(), hashlib.sha256).hexdigest()
 
 
 def key_id(base_url: str, api_key: str) -> str:
-    """Names one (server, key) pair in the store; the key cannot be recovered from it, nor a guess checked."""
+    """Names one (server, key) pair in the store; the key cannot be recovered from it (a guess costs one HMAC)."""
     return keyed_digest(api_key, "key", base_url.rstrip("/"))[:32]
 
 
