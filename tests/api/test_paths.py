@@ -174,3 +174,19 @@ def test_an_item_with_an_id_of_another_shape_is_a_bad_item_of_its_page() -> None
     assert [(error.index, error.message.split(":")[0]) for error in page.errors] == [
         (1, "id"), (2, "latest_runs.0.id"), (3, "paused"), (4, "id")]
     assert "export ids are UUIDs" in page.errors[0].message
+
+
+async def test_an_older_server_answers_a_workflow_id_but_names_the_backfill_by_its_uuid(older: Sandbox) -> None:
+    """posthog/batch_exports/models.py: BatchExportBackfill is a UUIDModel; only the older create's answer is its
+    Temporal workflow id. The list names it by its UUID, which the client can cancel it by."""
+    async with ApiClient(older.base_url, older.api_key, older.project_id) as api:
+        export = next(e for e in (await api.batch_exports.list()).results if e.interval == "hour" and not e.paused
+                      and e.end_at is None)
+        end = datetime(2026, 3, 2, 10, tzinfo=UTC)
+        result = await api.batch_exports.backfill(export.id, end - timedelta(hours=3), end)
+        assert result.backfill_id == f"{export.id}-Backfill-{(end - timedelta(hours=3)).isoformat()}-{end.isoformat()}"
+        page = await api.batch_exports.backfills(export.id)
+        assert page.errors == [] and page.results
+        newest = page.results[0]
+        assert newest.start_at == end - timedelta(hours=3) and len(newest.id) == 36
+        assert (await api.batch_exports.cancel_backfill(export.id, newest.id)).cancelled is not False

@@ -1,9 +1,10 @@
 """Backfills: create (older ``backfill/`` and ``backfills/``), list, get with progress, cancel.
 
 Which generation of the real service the sandbox answers as (``SandboxOptions.generation``) decides
-the create rules (see ``backfill_rules``), the status code (200 older, 201 newest), the id (the older
-Temporal workflow id ``<export>-Backfill-<start>-<end>``, or a UUID) and whether ``backfill/``
-exists at all (removed in the newest).
+the create rules (see ``backfill_rules``), the status code (200 older, 201 newest), the id a create answers
+with (the older Temporal workflow id ``<export>-Backfill-<start>-<end>``, or the backfill's UUID) and whether
+``backfill/`` exists at all (removed in the newest). The backfill itself is named by a UUID in every generation
+(the real ``BatchExportBackfill`` is a ``UUIDModel``): in the list, in its runs' ``backfill``, in its paths.
 """
 
 from __future__ import annotations
@@ -49,16 +50,16 @@ def workflow_id(export_id: str, start: datetime, end: datetime) -> str:
 
 def create_backfill(ctx: Ctx, c: Any, row: Any, start: datetime, end: datetime,
                     intervals: list[tuple[str | None, str]] | None = None) -> str:
+    """Make the backfill and queue its runs; returns the ``backfill_id`` the create answers with."""
     now = ctx.now
     if intervals is None:
         intervals = list(_backfill_intervals(row["interval"], start, end, now))
     backfill_id = str(uuid.uuid4())
-    if ctx.state.options.generation == "older":
-        backfill_id = workflow_id(row["id"], start, end)
-        c.execute("DELETE FROM backfills WHERE id = ?", (backfill_id,))  # the same bounds again reuse the id
     c.execute("INSERT INTO backfills(id, export_id, start_at, end_at, created_at, total_runs) VALUES(?,?,?,?,?,?)",
               (backfill_id, row["id"], iso(start), iso(end), iso(now), len(intervals)))
     ctx.state.simulator.queue_backfill(c, export_doc(row), intervals, now, backfill_id, profile=row["profile"])
+    if ctx.state.options.generation == "older":
+        return workflow_id(row["id"], start, end)
     return backfill_id
 
 
