@@ -3,6 +3,7 @@ request or a network failure, with one actionable sentence, and the outcome the 
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import socket
@@ -49,12 +50,16 @@ def _retry_after_seconds(response: httpx.Response) -> float | None:
         return None
 
 
-def error_from_response(response: httpx.Response, method: str, path: str) -> ApiError:
-    """Turn a non-2xx response into the matching error, with one actionable sentence."""
+def error_from_response(response: httpx.Response, method: str, path: str, content: bytes | None = None) -> ApiError:
+    """Turn a non-2xx response into the matching error, with one actionable sentence.
+
+    ``content``: the body as the client read it (a streamed response holds none); else the response's own.
+    """
     status = response.status_code
+    raw = response.content if content is None else content
     body: Any = None
     try:
-        body = response.json() if response.content else None
+        body = json.loads(raw) if raw else None
     except (ValueError, UnicodeDecodeError, RecursionError):
         body = None
     detail = code = attr = None

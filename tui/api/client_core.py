@@ -13,6 +13,11 @@ requests at once, and these retry rules:
 
 Reads go through the shared answer cache when one is given (:mod:`tui.api.cache`); an answer that is not a
 success becomes an error by :mod:`tui.api.answers`.
+
+An answer's body is read as it arrives and refused past :data:`MAX_ANSWER_BYTES` (32 MB, counted after any
+content encoding is undone): the connection is closed, nothing is parsed, and the request fails with
+:class:`~tui.api.errors.AnswerTooLarge` ("answer too large"); a write so answered may have been done
+(:class:`~tui.api.errors.UnreadableAnswer`). An error status keeps its meaning, without the body's detail.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from tui import __version__
 from tui.api.answers import answer_outcome, error_from_response, network_error
 from tui.api.deadline import attempt_timeout, may_retry
 from tui.api.errors import (
+    AnswerTooLarge,
     ApiError,
     BadResponse,
     NetworkError,
@@ -52,6 +58,8 @@ if TYPE_CHECKING:
 M = TypeVar("M", bound=BaseModel)
 
 RETRYABLE_STATUSES = frozenset({429, 502, 503, 504})
+MAX_ANSWER_BYTES = 32 * 1024 * 1024
+"""The largest answer body read; a larger one is refused unparsed (a page of the real service is far smaller)."""
 # The status of the last answer this task received: per task, so concurrent requests never mix them up.
 _last_status: contextvars.ContextVar[int | None] = contextvars.ContextVar("watchdeck_last_status", default=None)
 
@@ -79,6 +87,29 @@ def _tls_for(base_url: str) -> ssl.SSLContext | bool:
     context with no trusted roots fails closed.
     """
     return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT) if urlsplit(base_url).scheme == "http" else True
+
+
+async def read_at_most(response: httpx.Response, limit: int) -> bytes | None:
+    """The body of a streamed response, or None as soon as it is known to be larger than ``limit`` bytes (a
+    ``Content-Length`` that says so is believed before anything is read)."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > limit:
+            return None
+    return bytes(body)
+
+
+def answer_too_large(status: int, method: str, path: str) -> BadResponse:
+    """The error for a 2xx answer past :data:`MAX_ANSWER_BYTES`: a write so answered may have been done."""
+    limit = f"over {MAX_ANSWER_BYTES // (1024 * 1024)} MB"
+    if method != "GET":
+        return unreadable_answer(status, method, path, f"answer too large, {limit}")
+    return AnswerTooLarge(f"The server's answer to {method} {path} is too large ({limit}); it was not read.",
+                          status=status, method=method, path=path)
 
 
 class ClientCore:
@@ -219,10 +250,15 @@ class ClientCore:
             self.requests_sent += 1
             response: httpx.Response | None = None
             try:
-                response = await self._http.request(
+                request = self._http.build_request(
                     method, path, params=params, json=json_body if json_body is not None else None,
                     extensions=cached, timeout=httpx.Timeout(timeout),
                 )
+                response = await self._http.send(request, stream=True)
+                try:
+                    content = await read_at_most(response, MAX_ANSWER_BYTES)
+                finally:
+                    await response.aclose()  # a body refused part-way closes its connection
             except httpx.HTTPError as exc:
                 self._answered("network_error")
                 raise network_error(exc, self._host, method, path, timeout) from None
@@ -238,7 +274,7 @@ class ClientCore:
         _last_status.set(response.status_code)
         self._answered(answer_outcome(response))
         if response.status_code >= 400:
-            raise error_from_response(response, method, path)
+            raise error_from_response(response, method, path, content or b"")
         if 300 <= response.status_code < 400:
             # Not followed: a redirect may point at another host, and the bearer key must only ever
             # go to the host the operator chose (e.g. the legacy app.posthog.com -> us.posthog.com).
@@ -248,10 +284,12 @@ class ClientCore:
                 "set the base URL to where it points.",
                 status=response.status_code, method=method, path=path,
             )
-        if not response.content or response.status_code == 204:
+        if content is None:
+            raise answer_too_large(response.status_code, method, path)
+        if not content or response.status_code == 204:
             return None
         try:
-            return json.loads(response.content)
+            return json.loads(content)
         except (ValueError, UnicodeDecodeError, RecursionError):  # nested past the parser's depth: not an answer
             raise BadResponse(
                 f"{self._host} sent a malformed or truncated answer to {method} {path}.",

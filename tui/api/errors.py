@@ -171,6 +171,15 @@ class BadResponse(ApiError):
         return "bad response"
 
 
+class AnswerTooLarge(BadResponse):
+    """The answer's body was larger than the client reads (``tui.api.client_core.MAX_ANSWER_BYTES``): it was refused
+    after that many bytes, never parsed."""
+
+    @property
+    def short(self) -> str:
+        return "answer too large"
+
+
 class UnreadableAnswer(BadResponse):
     """A write was answered 2xx with a body this version cannot read: it may well have been done.
 
