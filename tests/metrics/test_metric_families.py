@@ -1,4 +1,4 @@
-"""The families themselves: names as the server sends them, escaped by the library; absent values stay absent."""
+"""The families themselves: names cleaned and cut, escaped by the library; absent values stay absent."""
 
 from __future__ import annotations
 
@@ -12,20 +12,21 @@ from tui.api.models.batch_exports import BatchExport
 from tui.state.export_feed import AlertFeed
 from tui.state.exports import WatchedExport
 from tui.state.health import judge
-from tui.state.metric_families import STATES, ExportReading, PollMetrics, Reading
+from tui.state.metric_families import MAX_LABEL_CHARS, STATES, ExportReading, PollMetrics, Reading
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
-HOSTILE = 'Events "to" S3\nwith a \\ and \x1b[31mcolour'
+HOSTILE = 'Events "to" S3\nwith a \\ and \x1b[31mcolour\x9d52;c;aGk=\x07 \u202eevil'
+CLEANED = 'Events "to" S3 with a \\ and colour  evil'  # the OSC goes whole; the override is a space
 
 
-def test_a_hostile_name_is_a_label_value_as_sent_and_unknown_values_are_absent() -> None:
+def test_a_hostile_name_is_a_label_value_cleaned_and_unknown_values_are_absent() -> None:
     export = BatchExport.model_validate({"id": "e1", "name": HOSTILE, "interval": "hour", "paused": False,
                                          "created_at": "2025-06-01T11:00:00Z", "latest_runs": []})
     verdict = judge(export, NOW)
     metrics = PollMetrics()
     metrics.show(Reading(exports=[ExportReading("1", "e1", HOSTILE, verdict)], alerts_open={"failing": 0}))
     samples = parse_samples(generate_latest(metrics.registry).decode())
-    labels = {"project": "1", "export_id": "e1", "export": HOSTILE}
+    labels = {"project": "1", "export_id": "e1", "export": CLEANED}
     assert verdict.state.value == "no runs"
     assert value(samples, "watchdeck_export_state", **labels, state="no_runs") == 1.0
     assert sum(value(samples, "watchdeck_export_state", **labels, state=s) or 0 for s in STATES) == 1.0
@@ -36,6 +37,22 @@ def test_a_hostile_name_is_a_label_value_as_sent_and_unknown_values_are_absent()
     assert value(samples, "watchdeck_last_successful_poll_timestamp_seconds") is None
     assert value(samples, "watchdeck_server_clock_skew_seconds") is None
     assert STATES == ("ok", "running", "failing", "overdue", "paused", "ended", "no_runs", "unknown_status")
+
+
+def test_label_values_are_cut_so_long_names_cannot_blow_up_a_scrape() -> None:
+    """A thousand exports with 10 KB names: each name is served as its first 199 characters and an ellipsis."""
+    export = BatchExport.model_validate({"id": "e", "name": "n", "interval": "hour", "paused": False,
+                                         "created_at": "2025-06-01T11:00:00Z", "latest_runs": []})
+    verdict = judge(export, NOW)
+    names = [f"{i:04d}" + "x" * 10_000 for i in range(1000)]
+    metrics = PollMetrics()
+    metrics.show(Reading(exports=[ExportReading("1", f"e{i}", name, verdict) for i, name in enumerate(names)]))
+    page = generate_latest(metrics.registry).decode()
+    served = {labels["export"] for (metric, frozen) in parse_samples(page) for labels in [dict(frozen)]
+              if metric == "watchdeck_export_healthy"}
+    assert served == {name[:MAX_LABEL_CHARS - 1] + "…" for name in names}
+    assert MAX_LABEL_CHARS == 200
+    assert len(page) < 4_000_000  # about 3 KB an export; 121 MB with the names whole
 
 
 def test_the_readme_names_every_family_the_exporter_serves() -> None:

@@ -164,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "and the polls' own figures on /metrics for Prometheus. Stops on SIGTERM or ctrl+c.")
     metrics.add_argument("--listen", metavar="HOST:PORT", type=_listen, default=None,
                          help="address to serve (default 127.0.0.1:9185: loopback only; anything else warns)")
+    metrics.add_argument("--allow-host", metavar="NAME[:PORT]", action="append", dest="allow_hosts", default=[],
+                         help="a name a scraper reaches this server by, besides loopback and the listen address "
+                              "(the Host header of any other is refused); repeatable")
     _add_connection_flags(metrics, in_subcommand=True, dashboard=False)
     metrics.add_argument("--poll", metavar="SECONDS", type=_poll_seconds, default=argparse.SUPPRESS,
                          help=f"poll interval (default {DEFAULT_POLL_SECONDS:g} s, at least {MIN_POLL_SECONDS:g} s)")
@@ -349,7 +352,7 @@ def _run_metrics(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         return _fail(str(err))
     _warn(settings)
     listen = args.listen or metrics_cmd.parse_listen(metrics_cmd.DEFAULT_LISTEN)
-    return metrics_cmd.run(settings, listen)
+    return metrics_cmd.run(settings, listen, allow_hosts=args.allow_hosts)
 
 
 def _run_surveys(args: argparse.Namespace, env: Mapping[str, str]) -> int:

@@ -25,6 +25,7 @@ import ipaddress
 import signal
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
@@ -244,14 +245,17 @@ async def _serve(settings: Settings, metrics: PollMetrics, err: TextIO) -> None:
             loop.remove_signal_handler(signum)
 
 
-def run(settings: Settings, listen: Listen, *, stderr: TextIO | None = None) -> int:
-    """Serve ``/metrics`` on ``listen`` and poll until SIGTERM or SIGINT."""
-    from prometheus_client import start_http_server
+def run(settings: Settings, listen: Listen, *, stderr: TextIO | None = None, allow_hosts: Sequence[str] = ()) -> int:
+    """Serve ``/metrics`` on ``listen`` and poll until SIGTERM or SIGINT.
+
+    ``allow_hosts``: names besides loopback and the listen address that a request's ``Host`` may give
+    (:mod:`tui.cli.metrics_http`)."""
+    from tui.cli.metrics_http import start_metrics_server
 
     err = stderr or sys.stderr
     metrics = PollMetrics()
     try:
-        httpd, thread = start_http_server(listen.port, listen.host, registry=metrics.registry)
+        httpd, thread = start_metrics_server(listen.host, listen.port, metrics.registry, allow_hosts)
     except OSError as error:
         err.write(f"watchdeck: cannot listen on {listen.host}:{listen.port}: {error.strerror or error}\n")
         return EXIT_ERROR

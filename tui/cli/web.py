@@ -107,8 +107,11 @@ def _own_names() -> set[str]:
     return {n for n in names if n}
 
 
-def allowed_netlocs(bind_host: str, port: int) -> frozenset[str]:
-    """Every ``host:port`` a browser may name in ``Host`` (and in ``Origin``) to reach this server."""
+def allowed_netlocs(bind_host: str, port: int, also: Iterable[str] = ()) -> frozenset[str]:
+    """Every ``host:port`` a browser may name in ``Host`` (and in ``Origin``) to reach this server.
+
+    ``also``: more names the operator allows (on this port, or ``name:port`` as given).
+    """
     hosts: set[str] = set()
     if bind_host in WILDCARD_HOSTS:
         hosts.update(LOOPBACK_NAMES)
@@ -118,10 +121,24 @@ def allowed_netlocs(bind_host: str, port: int) -> frozenset[str]:
         hosts.add(bind_host)
     else:
         hosts.add(bind_host)
-    netlocs = {_netloc(h, port) for h in hosts}
+    netlocs = {_netloc(h, port) for h in hosts} | {_extra_netloc(name, port) for name in also}
     if port == 80:
         netlocs.update(n.rsplit(":", 1)[0] for n in list(netlocs))
     return frozenset(netlocs)
+
+
+def _extra_netloc(name: str, port: int) -> str:
+    """``name`` on ``port``, unless it names its own port (``name:9090``, ``[::1]:9090``)."""
+    host, sep, tail = name.strip().rpartition(":")
+    if sep and tail.isdigit() and (":" not in host or host.startswith("[")):
+        return name.strip().lower()
+    return _netloc(name.strip(), port)
+
+
+def host_allowed(host: str | None, netlocs: frozenset[str]) -> bool:
+    """Whether a request's ``Host`` is one this server is reached by: a page of a hostile DNS name that resolves
+    to this machine (DNS rebinding) names its own host, and is refused."""
+    return (host or "").lower() in netlocs
 
 
 def display_url(bind_host: str, port: int, token: str) -> str:
@@ -160,7 +177,7 @@ class WebGuard:
 
     def refusal(self, request: web.Request) -> str | None:
         """Why this request is refused (for the 403 body), or None when it may go on."""
-        if (request.host or "").lower() not in self.netlocs:
+        if not host_allowed(request.host, self.netlocs):
             return "unknown Host"
         origin = request.headers.get("Origin")
         if origin is not None:

@@ -22,8 +22,11 @@ text. The names are part of the interface (the README lists them):
   ``watchdeck_last_successful_poll_timestamp_seconds``, ``watchdeck_server_clock_skew_seconds``.
 
 No label or value holds the API key: labels are the project id, the export's
-id and name as the server sends them (the library escapes them), a state, an
-alert kind and a request outcome.
+id and name, a state, an alert kind and a request outcome. A label value from
+the server goes through the one cleaning door (no control or bidi character
+reaches a terminal that shows the page, a newline is a space; the library
+escapes quotes and backslashes) and is cut at :data:`MAX_LABEL_CHARS`: an export costs a scrape about
+3 KB whatever the length of its name.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from prometheus_client.registry import Collector
 
 from tui.api.answers import OUTCOMES
 from tui.state.health import HealthState, Verdict
+from tui.text.clean import clean
 
 PREFIX = "watchdeck"
 EXPORT_LABELS = ("project", "export_id", "export")
@@ -45,6 +49,8 @@ STATES: tuple[str, ...] = tuple(state.value.replace(" ", "_") for state in Healt
 #: The outcome counted for a poll that failed inside watchdeck (not an answer: the poll loop goes on).
 POLL_FAILED = "internal_error"
 POLL_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+MAX_LABEL_CHARS = 200
+"""The longest label value served: a longer name is cut, ending in an ellipsis."""
 
 
 def state_label(state: HealthState) -> str:
@@ -60,7 +66,12 @@ class ExportReading:
 
     @property
     def labels(self) -> list[str]:
-        return [self.project_id, self.export_id, self.name]
+        return [label_value(self.project_id), label_value(self.export_id), label_value(self.name)]
+
+
+def label_value(text: str) -> str:
+    """Server text as a label value: cleaned, on one line, at most :data:`MAX_LABEL_CHARS` characters."""
+    return clean(text, limit=MAX_LABEL_CHARS)
 
 
 @dataclass(frozen=True)
