@@ -21,6 +21,7 @@ from tui.cli.web import DEFAULT_WEB_PORT
 from tui.config import DEFAULT_POLL_SECONDS, MIN_POLL_SECONDS, ConfigError, Settings, check_cache_url, env_default
 from tui.config.paths import state_dir
 from tui.config.resolve import NeedsSetup, Overrides, resolve_settings
+from tui.text.clean import clean
 from tui.text.redaction import redact
 
 if TYPE_CHECKING:
@@ -208,7 +209,7 @@ def overrides_from(args: argparse.Namespace) -> Overrides:
 
 
 def _fail(message: str) -> int:
-    print(f"watchdeck: {redact(message, _secrets)}", file=sys.stderr)
+    print(f"watchdeck: {clean(redact(message, _secrets), limit=1000)}", file=sys.stderr)
     return EXIT_USAGE
 
 

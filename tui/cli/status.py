@@ -329,7 +329,8 @@ def format_table(report: Report, *, colour: bool) -> str:
         if colour:
             state = f"\x1b[{_COLOURS.get(status.state, '0')}m{state}\x1b[0m"
         lines.append("  ".join([*cells, state]))
-    problems = [f"{clean(s.export.name or s.export.id, limit=40)}: {s.problem}" for s in report.exports if s.problem]
+    problems = [clean(f"{clean(s.export.name or s.export.id, limit=40)}: {s.problem}", limit=400)
+                for s in report.exports if s.problem]  # a reason can name a run's status as the server sent it
     text = "\n".join(lines) + "\n"
     if problems:
         text += "\n" + "\n".join(problems) + "\n"
@@ -465,7 +466,7 @@ def run(settings: Settings, *, as_json: bool = False, export_ids: Sequence[str] 
     unmatched = unmatched_targets_warning(settings.freshness, (s.export for s in report.exports))
     if unmatched and not report.errors:
         err.write(f"watchdeck: warning: {unmatched}\n")
-    for message in report.errors:
-        err.write(f"watchdeck: {mask_url_password(message)}\n")
+    for message in report.errors:  # an error can quote the server's detail
+        err.write(f"watchdeck: {clean(mask_url_password(message), limit=1000)}\n")
     out.flush()
     return report.exit_code

@@ -106,7 +106,7 @@ def apply(settings: Settings, path: Path, *, dry_run: bool = False, out: TextIO 
     try:
         doc = loads(path.read_text(encoding="utf-8"), fmt)
     except OSError as error:
-        err.write(f"watchdeck: cannot read {path}: {error.strerror or error}\n")
+        err.write(f"watchdeck: cannot read {clean(str(path), limit=300)}: {error.strerror or error}\n")
         return EXIT_ERROR
     except SurveyFileError as error:
         return _invalid(path, error, err)
@@ -164,7 +164,7 @@ def apply(settings: Settings, path: Path, *, dry_run: bool = False, out: TextIO 
     except WriteValidationError as error:
         return _invalid(path, SurveyFileError(error.problems), err)
     except ValidationFailed as error:  # the server was asked, and refused the file's content
-        err.write(f"watchdeck: {path}: {clean(str(error), limit=300)}\n")
+        err.write(f"watchdeck: {clean(str(path), limit=300)}: {clean(str(error), limit=300)}\n")
         return EXIT_INVALID
     except ApiError as error:
         err.write(f"watchdeck: {clean(str(error), limit=300)}\n")
@@ -205,7 +205,7 @@ def _journal(settings: Settings, action: str, survey_id: str | None, name: str |
 
 
 def _invalid(path: Path, error: SurveyFileError, err: TextIO) -> int:
-    err.write(f"watchdeck: {path} breaks the survey rules; nothing was sent:\n")
-    for field_path, message in error.problems.items():
-        err.write(f"  {field_path}: {clean(message, limit=300)}\n")
+    err.write(f"watchdeck: {clean(str(path), limit=300)} breaks the survey rules; nothing was sent:\n")
+    for field_path, message in error.problems.items():  # a path names a key of the file: the file's own text
+        err.write(f"  {clean(field_path, limit=200)}: {clean(message, limit=300)}\n")
     return EXIT_INVALID

@@ -134,7 +134,7 @@ class Alert:
             "state": self.state,
             "project": self.project_id,
             "export_id": self.export_id,
-            "export": self.export_name,
+            "export": clean(self.export_name, limit=SUMMARY_LIMIT),  # as the summary shows it: `jq -r` prints it
             "detail": self.detail,
             "since": self.since.isoformat(),
             "opened_at": self.opened_at.isoformat(),

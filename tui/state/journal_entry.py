@@ -57,7 +57,8 @@ class JournalEntry:
             record["server_time"] = self.server_time.isoformat()
         if self.detail:
             record["detail"] = mask_secrets(dict(self.detail))
-        return json.dumps(record, default=str, ensure_ascii=False)
+        # ASCII: a C1 control or a bidi override in a name is written as \\uXXXX, never raw (``tail -f`` shows it).
+        return json.dumps(record, default=str)
 
 
 def wall_clock() -> datetime:
