@@ -1,12 +1,15 @@
-"""Server text in the editor's editable widgets: cleaned through one door, marked, and saved cleaned.
+"""Server text in the editor's editable widgets: cleaned through one door, marked, kept until edited.
 
 Textual's Input and TextArea draw their value as it is, so an OSC 52 in a question would write the
 operator's clipboard and ``ESC[2J`` clear the screen. The sandbox stores such text as any server
-would; the editor must show it cleaned, say so next to the field, and send the cleaned value.
+would; the editor must show it cleaned and say so next to the field. Cleaning for display never
+changes what is saved: a field the operator did not touch sends the server's own text (or nothing),
+and a field the operator edits saves what it shows.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -36,7 +39,7 @@ def _no_escape(pilot: Any) -> None:
     assert "\x1b" not in shot and "\u202e" not in shot and "\x07" not in shot
 
 
-async def test_hostile_text_is_cleaned_marked_and_saved_clean(sandbox: Any) -> None:
+async def test_hostile_text_is_shown_cleaned_marked_and_kept_until_edited(sandbox: Any) -> None:
     created = await create_survey(sandbox, {
         "name": f"Pulse{OSC52} check", "description": f"About{TITLE} it", "type": "popover",
         "questions": [
@@ -69,16 +72,22 @@ async def test_hostile_text_is_cleaned_marked_and_saved_clean(sandbox: Any) -> N
         assert screen.query("#choices-cleaned")
         _no_escape(pilot)
 
+        assert screen.draft.changes() == {}  # nothing touched: nothing to send
+
+        await select_item(pilot, 1)
+        screen.query_one("#q-question", Input).value = "How was it, really?"
+        await settle(pilot)
         mark = len(sandbox.requests())
         writes = await save(pilot, sandbox, mark)
         assert [w["method"] for w in writes] == ["PATCH"]
         body = body_of(writes[0])
-        assert body["name"] == "Pulse check" and body["description"] == "About it"
+        assert set(body) == {"questions"}  # the name and description were not touched
         questions = body["questions"]
-        assert questions[0]["question"] == "How was it?"
-        assert questions[0]["description"] == "line one\nline two"
-        assert questions[1]["link"] == "https://example.com/x"
-        assert questions[2]["choices"] == ["Yes", "No", "Maybe"]
+        assert questions[0]["question"] == "How was it, really?"  # edited: what the field shows
+        # Sent for the edit beside them, untouched: the server's own text, byte for byte.
+        assert questions[0]["description"] == f"line one\nline{BIDI} two"
+        assert questions[1]["link"] == f"https://example.com/{CLEAR}x"
+        assert questions[2]["choices"] == [f"Yes{OSC52}", "No\x00", "Maybe"]
 
 
 def _many_choices(count: int) -> Survey:
@@ -101,8 +110,7 @@ async def _clean_text_gets_no_mark_and_is_not_sent(pilot: Pilot[Any]) -> None:
                                                             "questions": [{"type": "open", "question": "Fine",
                                                                            "description": "two\nlines"}]}))
     assert not screen.query(".cleaned-note"), "clean text"
-    assert screen.draft.changes() == {"name": "Plain name"}, "clean text: only the tab, which a one-line field " \
-                                                             "cannot hold"
+    assert screen.draft.changes() == {}, "clean text: the tab a one-line field shows as a space is kept untouched"
 
 
 async def _a_short_choice_list_keeps_one_row_per_choice(pilot: Pilot[Any]) -> None:
@@ -167,9 +175,48 @@ def test_json_fields_are_cleaned_as_values_and_keep_the_rest() -> None:
         "conditions": {"url": "example.com", "selector": "#a\x9b5m", "events": {"values": [{"name": "e"}]}}})
     draft = SurveyDraft(survey)
     clean_survey_draft(draft)
-    # the typed keys (thank-you header, colour, URL) have fields of their own; the payload joins them again
-    appearance = draft.payload()["appearance"]
-    assert appearance == {"thankYouMessageHeader": "Thanks", "backgroundColor": "#fff", "submitButtonText": "Go now "}
-    conditions = draft.payload()["conditions"]
-    assert conditions == {"url": "example.com", "selector": "#a", "events": {"values": [{"name": "e"}]}}
+    # the typed keys (thank-you header, colour, URL) have fields of their own
+    assert draft.form["appearance.thankYouMessageHeader"] == "Thanks0;x"  # an unterminated OSC: its introducer only
+    assert json.loads(draft.form["appearance"]) == {"submitButtonText": "Go now "}
+    assert json.loads(draft.form["conditions"]) == {"selector": "#a", "events": {"values": [{"name": "e"}]}}
     assert {"appearance", "conditions", "appearance.thankYouMessageHeader"} <= draft.cleaned
+    # untouched, the payload is the server's own (the payload joins the typed keys again), and nothing is sent
+    assert draft.payload()["appearance"] == survey.model_dump(mode="json", by_alias=True)["appearance"]
+    assert draft.payload()["conditions"]["selector"] == "#a\x9b5m"
+    assert draft.changes() == {}
+    # edited, a field saves what it shows
+    draft.form["conditions"] = draft.form["conditions"].replace("#a", "#b")
+    assert draft.changes()["conditions"] == {"url": "example.com", "selector": "#b",
+                                             "events": {"values": [{"name": "e"}]}}
+
+
+async def test_an_unterminated_sequence_takes_nothing_after_it_and_an_edit_saves_what_was_shown(sandbox: Any) -> None:
+    """The three values that lost their ends: an 8-bit OSC with no terminator showed ``before``,
+    ``https://example.com/`` and ``#a``, and a save sent them so. Shown now without the introducer alone; untouched,
+    they stay as the server has them; the edited link saves what its field showed, edit included."""
+    created = await create_survey(sandbox, {
+        "name": "Ends", "type": "popover",
+        "appearance": {"placeholder": "before\x9d AFTER-TEXT-KEPT"},
+        "conditions": {"selector": "#a\x9d.b-rest"},
+        "questions": [{"type": "link", "question": "Read", "link": "https://example.com/\x9dTAIL"}],
+    })
+    survey = Survey.model_validate(await fetch_raw(sandbox, created.id))
+    app = make_app(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _results = await open_editor(pilot, survey)
+        await settle(pilot)
+        assert json.loads(screen.query_one("#f-appearance", TextArea).text) == {"placeholder": "before AFTER-TEXT-KEPT"}
+        assert json.loads(screen.query_one("#f-conditions", TextArea).text) == {"selector": "#a.b-rest"}
+        await select_item(pilot, 1)
+        link = screen.query_one("#q-link", Input)
+        assert link.value == "https://example.com/TAIL"
+        link.value += "/more"
+        await settle(pilot)
+        mark = len(sandbox.requests())
+        writes = await save(pilot, sandbox, mark)
+    assert [w["method"] for w in writes] == ["PATCH"]
+    body = body_of(writes[0])
+    assert set(body) == {"questions"} and body["questions"][0]["link"] == "https://example.com/TAIL/more"
+    stored = await fetch_raw(sandbox, created.id)
+    assert stored["appearance"]["placeholder"] == "before\x9d AFTER-TEXT-KEPT"
+    assert stored["conditions"]["selector"] == "#a\x9d.b-rest"

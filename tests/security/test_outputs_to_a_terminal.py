@@ -151,6 +151,7 @@ def test_every_command_writes_no_control_byte_to_the_terminal(hostile: SandboxHa
     assert "nul" in runs["status"][1] and "evil" in runs["status"][1] and "a status this version does not know" in (
         runs["status"][1])
     assert "colour" in runs["surveys apply --dry-run (unknown key)"][1]
+    assert "unterminated AFTER" in runs["surveys apply --dry-run"][1]  # an unterminated OSC takes nothing after it
     assert "denied" in runs["status (500)"][1] and "refused" in runs["surveys apply (refused)"][1]
     # JSON keeps every value, escaped: the names as the server sent them.
     report = json.loads(runs["status --json"][1].replace("\r\n", "\n"))

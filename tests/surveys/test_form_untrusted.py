@@ -28,8 +28,8 @@ async def test_server_text_goes_through_one_door_and_failures_are_journaled(
 
     - a survey action that fails and then works is journaled twice, failed then ok, both naming the survey;
     - the editor opened from the browser on a survey whose name carries control and bidi characters and whose
-      type this version does not know shows the name cleaned and the type literally, and saves only the cleaned
-      name;
+      type this version does not know shows the name cleaned and the type literally; untouched, nothing is sent,
+      and once the name is edited it saves what the field shows;
     - the editor journals a save the server refused (a 500), as the browser journals one that worked, and stays
       open.
     """
@@ -56,7 +56,7 @@ async def test_server_text_goes_through_one_door_and_failures_are_journaled(
             (True, "failed"), (True, "ok")]
         assert all(survey_id in json.dumps(e) for e in entries)
 
-        # -- the editor from the browser cleans marks and saves clean
+        # -- the editor from the browser cleans, marks, sends nothing untouched, and saves an edit as shown
         screen.table.move_to_key(created.id)
         await pilot.pause()
         assert screen.selected_id == created.id
@@ -72,10 +72,15 @@ async def test_server_text_goes_through_one_door_and_failures_are_journaled(
         mark = len(survey_writes(sandbox))
         await pilot.press("ctrl+s")
         await settle(pilot)
+        assert survey_writes(sandbox)[mark:] == [] and app.screen is form  # "Nothing to save."
+        form.query_one("#f-name", Input).value += "!"
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
         writes = survey_writes(sandbox)[mark:]
         assert len(writes) == 1
         body = writes[0]["body"] if isinstance(writes[0]["body"], dict) else json.loads(writes[0]["body"])
-        assert body == {"name": "Launch [/ plan"}
+        assert body == {"name": "Launch [/ plan!"}
         assert app.screen is screen
 
         # -- a failed save is journaled

@@ -14,6 +14,11 @@ Why a separate model rather than reading the widgets at save time:
   same code; :meth:`SurveyDraft.changes` is the set of top-level keys whose value differs.
 * **Drafts.** The whole editable state serialises to JSON (:meth:`SurveyDraft.to_json`), so unsaved
   edits survive a crash or a quit (:class:`tui.state.io.draft_files.DraftStore`).
+* **What is shown cleaned is kept as it is.** A server text the editor shows without its control characters
+  (:func:`tui.widgets.cleaned_note.clean_survey_draft`) is recorded as :class:`Shown`; while the field still
+  shows that text, the payload (and a stored draft) carries the server's own value, so an untouched field is
+  never sent and a questions array sent for another edit carries it byte for byte. A field the operator edits
+  saves what it shows.
 """
 
 from __future__ import annotations
@@ -168,6 +173,19 @@ def json_error(text: str) -> tuple[Any, str | None]:
         return None, f"invalid JSON at {err.lineno}:{err.colno}: {err.msg}"
 
 
+@dataclass(frozen=True)
+class Shown:
+    """A server value that a field shows cleaned: ``shown`` in the field, ``original`` kept for the server."""
+
+    original: Any
+    shown: Any
+
+
+def as_saved(value: Any, kept: Shown | None) -> Any:
+    """What a field saves: the server's own value while the field shows it as it was cleaned, else the field's."""
+    return kept.original if kept is not None and value == kept.shown else value
+
+
 # --------------------------------------------------------------------------- branching
 
 
@@ -203,6 +221,14 @@ class QuestionDraft:
     data: dict[str, Any]
     branch: BranchDraft | None = None
     base_keys: frozenset[str] = frozenset()  # keys the question had when the editor got it
+    kept: dict[str, Shown] = field(default_factory=dict)  # keys whose server text is shown cleaned
+
+    def saved(self, name: str) -> Any:
+        """The key's value as it is sent (:func:`as_saved`)."""
+        return as_saved(self.data.get(name), self.kept.get(name))
+
+    def saved_data(self) -> dict[str, Any]:
+        return {name: as_saved(value, self.kept.get(name)) for name, value in self.data.items()}
 
     @property
     def kind(self) -> str:
@@ -256,7 +282,7 @@ class QuestionDraft:
         self.branch.responses = {k: v for k, v in self.branch.responses.items() if k in valid}
 
     def to_json(self) -> dict[str, Any]:
-        return {"key": self.key, "data": self.data, "base_keys": sorted(self.base_keys),
+        return {"key": self.key, "data": self.saved_data(), "base_keys": sorted(self.base_keys),
                 "branch": self.branch.to_json() if self.branch else None}
 
     @classmethod
@@ -293,6 +319,7 @@ class SurveyDraft:
         self.questions: list[QuestionDraft] = []
         # paths (``name``, ``q3.choices``) whose server text the editor cleaned of control characters
         self.cleaned: set[str] = set()
+        self.kept: dict[str, Shown] = {}  # form fields whose server text is shown cleaned
         self._load(survey)
         self.baseline: dict[str, Any] = self.payload() if survey is not None else {}
         # The survey as stored, for the real service's rules that depend on it (saved translation keys).
@@ -429,7 +456,7 @@ class SurveyDraft:
         data = copy.deepcopy(source.data)
         data.pop("id", None)
         copy_ = QuestionDraft(key=self._next_key(), data=data, base_keys=source.base_keys - {"id"},
-                              branch=copy.deepcopy(source.branch))
+                              branch=copy.deepcopy(source.branch), kept=dict(source.kept))
         self.questions.insert(self.index_of(key) + 1, copy_)
         return copy_
 
@@ -531,7 +558,7 @@ class SurveyDraft:
         return out
 
     def question_payload(self, q: QuestionDraft, positions: dict[str, int]) -> dict[str, Any]:
-        out = dict(q.data)
+        out = q.saved_data()
         if q.branch is None:
             out.pop("branching", None)
         else:
@@ -546,25 +573,29 @@ class SurveyDraft:
         """Problems check_survey_write cannot see: unparseable text in the survey fields."""
         problems: dict[str, str] = {}
         for name in INT_FIELDS:
-            text = str(self.form.get(name) or "").strip()
+            text = str(self.form_value(name) or "").strip()
             if text and not (text.isdigit() or (text.startswith("-") and text[1:].isdigit())):
                 problems[name] = "must be a whole number"
             elif text and int(text) > INT32_MAX:
                 problems[name] = f"must be at most {INT32_MAX}"
         for name in DATE_FIELDS:
-            text = str(self.form.get(name) or "").strip()
+            text = str(self.form_value(name) or "").strip()
             if text and parse_datetime(text) is None:
                 problems[name] = "must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z"
         for name in JSON_FIELDS:
-            value, error = json_error(str(self.form.get(name) or ""))
+            value, error = json_error(str(self.form_value(name) or ""))
             if error:
                 problems[name] = error
             elif name in OBJECT_JSON_FIELDS and value is not None and not isinstance(value, dict):
                 problems[name] = "must be a JSON object"
         return problems
 
+    def form_value(self, name: str) -> Any:
+        """A form field's value as it is sent (:func:`as_saved`): the form holds what the field shows."""
+        return as_saved(self.form.get(name), self.kept.get(name))
+
     def _value(self, name: str) -> Any:
-        raw = self.form.get(name)
+        raw = self.form_value(name)
         if name in INT_FIELDS:
             text = str(raw or "").strip()
             try:
@@ -591,7 +622,7 @@ class SurveyDraft:
         typed: dict[str, Any] = {}
         for path, kind in TYPED_SETTINGS.items():
             head, _, key = path.partition(".")
-            text = self.form.get(path)
+            text = self.form_value(path)
             if head != parent or not isinstance(text, str) or not text.strip():
                 continue
             typed[key] = _typed_value(text, kind)
@@ -663,7 +694,7 @@ class SurveyDraft:
         problems.update(self.field_problems())
         for i, q in enumerate(self.questions):
             path = f"questions[{i}]"
-            link = q.data.get("link")
+            link = q.saved("link")
             if q.kind == QuestionType.LINK and valid_link(link) and str(link).strip().startswith("http:"):
                 problems[f"{path}.link"] = "must be https:// or mailto: (the real service refuses http)"
             b = q.branch
@@ -749,7 +780,7 @@ class SurveyDraft:
         changed = []
         for i, q in enumerate(self.questions):
             old = before.get(q.data.get("id"))
-            if old is not None and any(old.get(k) != q.data.get(k) for k in ("question", "choices")):
+            if old is not None and any(old.get(k) != q.saved(k) for k in ("question", "choices")):
                 changed.append(i + 1)
         return changed
 
@@ -769,7 +800,7 @@ class SurveyDraft:
             "draft_id": self.draft_id,
             "survey_id": self.survey.id if self.survey is not None else None,
             "saved_at": iso(saved_at),
-            "form": self.form,
+            "form": {name: self.form_value(name) for name in self.form},
             "counter": self._counter,
             "questions": [q.to_json() for q in self.questions],
         }

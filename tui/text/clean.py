@@ -16,13 +16,18 @@ from typing import Any
 
 # ESC-introduced sequences (CSI, OSC, DCS, ...) first, so their parameters go too,
 # then any remaining C0/C1 control character except tab and newline.
+# A string sequence (OSC, DCS, SOS, PM, APC) goes whole only up to its terminator (BEL or ST), across text without
+# control characters; one that is not terminated there loses only its introducer (the two-character escape below,
+# or the 8-bit control itself), never the text after it.
+_STRING_BODY = r"[^\x00-\x07\x0e-\x1f\x7f-\x9f]*+"
+_STRING_END = r"(?:\x07|\x1b\\|\x9c)"
 _ESCAPE_SEQUENCE = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC ... BEL or ST
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC
-    r"|\x1b[@-Z\\-_]"  # other two-character escapes
+    rf"|\x1b\]{_STRING_BODY}{_STRING_END}"  # OSC ... BEL or ST
+    rf"|\x1b[PX^_]{_STRING_BODY}{_STRING_END}"  # DCS, SOS, PM, APC ... ST
+    r"|\x1b[@-Z\\-_]"  # other two-character escapes, and the introducer of an unterminated string
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
-    r"|\x9d[^\x07\x9c]*(?:\x07|\x9c)?"  # 8-bit OSC
+    rf"|[\x90\x98\x9d\x9e\x9f]{_STRING_BODY}{_STRING_END}"  # 8-bit OSC, DCS, SOS, PM, APC
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
 _CONTROL_ONELINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
@@ -57,7 +62,7 @@ class Editable:
     cleaned: bool
 
 
-CLEANED_NOTE = "contained control characters; saving removes them"
+CLEANED_NOTE = "control characters hidden; kept unless you edit it"
 
 
 def editable(value: Any, *, multiline: bool = False) -> Editable:
@@ -67,8 +72,8 @@ def editable(value: Any, *, multiline: bool = False) -> Editable:
     value), and a multi-line field keeps its newlines and tabs. Escape sequences
     go whole (an OSC 52 would otherwise still write the clipboard), then C0/C1
     controls and bidi overrides/isolates; in a one-line field a newline or tab
-    becomes a space. ``cleaned`` says the field must be marked, and saved, as
-    cleaned.
+    becomes a space. ``cleaned`` says the field must be marked: what it shows is
+    not what the server holds, which is kept until the operator edits the field.
     """
     if value is None:
         return Editable("", False)

@@ -1,8 +1,9 @@
 """The mark next to an editable field whose server text held control characters or escape sequences.
 
 The field shows the cleaned text (:func:`tui.text.clean.editable`); this note says so, so that the
-operator knows why the value looks different from what the server holds and that saving sends
-the cleaned value.
+operator knows why the value looks different from what the server holds. The server's value is kept
+(:class:`tui.state.survey_draft.Shown`) and saved as it is until the operator edits the field; an edited
+field saves what it shows.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 
 class CleanedNote(Static):
-    """``contained control characters; saving removes them``, under the field it is about."""
+    """``control characters hidden; kept unless you edit it``, under the field it is about."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(Text(CLEANED_NOTE, style=Tone.WARNING.style), id=id, classes="cleaned-note", markup=False)
@@ -31,21 +32,26 @@ ONE_LINE_QUESTION_FIELDS = ("question", "buttonText", "link", "lowerBoundLabel",
 
 
 def clean_survey_draft(draft: SurveyDraft) -> None:
-    """Pass every text the editor shows in an editable widget through :func:`editable`, in the draft itself.
+    """Put in the draft what each editable widget shows of a server text: :func:`editable`'s text.
 
-    Cleaning the draft (not only the widgets) is what makes a save send the cleaned value, also for
-    questions whose form was never opened. The paths cleaned are added to ``draft.cleaned``
-    (``name``, ``q3.question``, ``q3.choices``) so each form marks its field.
+    The draft holds what the fields show (the forms write their values into it as they are), and keeps
+    each server value shown cleaned as a :class:`~tui.state.survey_draft.Shown`: while the field shows it
+    unchanged, the draft sends (and stores) the server's value, also for questions whose form was never
+    opened. The paths cleaned are ``draft.cleaned`` (``name``, ``q3.question``, ``q3.choices``), so each
+    form marks its field. Called again after a stored draft is restored: what it held is looked at afresh.
     """
     # Imported here: the monitor's dialogs use CleanedNote without loading the survey editor's model.
-    from tui.state.survey_draft import JSON_FIELDS, ONE_LINE_SETTINGS
+    from tui.state.survey_draft import JSON_FIELDS, ONE_LINE_SETTINGS, Shown
 
+    draft.cleaned.clear()
+    draft.kept.clear()
     for name in ONE_LINE_SETTINGS:
         value = draft.form.get(name)
         if isinstance(value, str):
             safe = editable(value)
             if safe.cleaned:
                 draft.form[name] = safe.text
+                draft.kept[name] = Shown(value, safe.text)
                 draft.cleaned.add(name)
     for name in JSON_FIELDS:
         value = draft.form.get(name)
@@ -53,21 +59,25 @@ def clean_survey_draft(draft: SurveyDraft) -> None:
             text = _clean_json_text(value)
             if text != value:
                 draft.form[name] = text
+                draft.kept[name] = Shown(value, text)
                 draft.cleaned.add(name)
     for q in draft.questions:
+        q.kept.clear()
         for name in (*ONE_LINE_QUESTION_FIELDS, "description"):
             value = q.data.get(name)
             if isinstance(value, str):
                 safe = editable(value, multiline=name == "description")
                 if safe.cleaned:
                     q.data[name] = safe.text
+                    q.kept[name] = Shown(value, safe.text)
                     draft.cleaned.add(f"{q.key}.{name}")
         choices = q.data.get("choices")
         if isinstance(choices, list):
             cleaned = [editable(c) if isinstance(c, str) else None for c in choices]
             if any(c is not None and c.cleaned for c in cleaned):
-                q.data["choices"] = [c.text if c is not None else original for c, original in zip(cleaned, choices,
-                                                                                                   strict=True)]
+                shown = [c.text if c is not None else original for c, original in zip(cleaned, choices, strict=True)]
+                q.data["choices"] = shown
+                q.kept["choices"] = Shown(list(choices), list(shown))
                 draft.cleaned.add(f"{q.key}.choices")
 
 
