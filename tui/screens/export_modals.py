@@ -30,7 +30,7 @@ from tui.screens.dialog import Dialog
 from tui.state.exports import WatchedExport
 from tui.state.io.journal import ActionJournal
 from tui.state.journal_entry import JournalEntry, wall_clock
-from tui.text.clean import clean, editable
+from tui.text.clean import Shown, clean, editable
 from tui.text.redaction import is_secret_key
 from tui.text.words import counted
 from tui.widgets.cleaned_note import CleanedNote
@@ -417,7 +417,8 @@ class EditExportScreen(Dialog[BatchExport | None]):
         export = self.export
         problems: dict[str, str] = {}
         changes: dict[str, Any] = {}
-        name = self.query_one("#edit-name", Input).value
+        # A name or query shown cleaned and not edited is the server's own: not a change.
+        name = Shown.of(export.name).saved(self.query_one("#edit-name", Input).value)
         if name != export.name:
             changes["name"] = name
         interval = self.query_one("#edit-interval", Select).value
@@ -448,7 +449,7 @@ class EditExportScreen(Dialog[BatchExport | None]):
                 problems["destination"] = "must be a JSON object"
             elif config != self._config:
                 changes["destination"] = {"type": export.destination.type, "config": config}
-        query = self.query_one("#edit-native_query", TextArea).text
+        query = Shown.of(export.query or "", multiline=True).saved(self.query_one("#edit-native_query", TextArea).text)
         if query != (export.query or ""):
             changes["native_query"] = query
         if not problems:

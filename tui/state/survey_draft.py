@@ -37,6 +37,7 @@ from tui.api.models.questions import QuestionType
 from tui.api.models.surveys import Survey, SurveyStatus
 from tui.api.survey_rules import with_companions
 from tui.api.writes import INT32_MAX, check_survey_write, iso, parse_datetime, survey_notes, valid_link
+from tui.text.clean import Shown
 
 DRAFT_VERSION = 1
 END = "end"
@@ -173,17 +174,9 @@ def json_error(text: str) -> tuple[Any, str | None]:
         return None, f"invalid JSON at {err.lineno}:{err.colno}: {err.msg}"
 
 
-@dataclass(frozen=True)
-class Shown:
-    """A server value that a field shows cleaned: ``shown`` in the field, ``original`` kept for the server."""
-
-    original: Any
-    shown: Any
-
-
 def as_saved(value: Any, kept: Shown | None) -> Any:
-    """What a field saves: the server's own value while the field shows it as it was cleaned, else the field's."""
-    return kept.original if kept is not None and value == kept.shown else value
+    """What a field saves (:meth:`Shown.saved`); a field whose server text was clean saves what it holds."""
+    return kept.saved(value) if kept is not None else value
 
 
 # --------------------------------------------------------------------------- branching

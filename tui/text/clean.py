@@ -62,6 +62,23 @@ class Editable:
     cleaned: bool
 
 
+@dataclass(frozen=True)
+class Shown:
+    """A server value a field shows cleaned: ``shown`` in the field, ``original`` kept for the server."""
+
+    original: Any
+    shown: Any
+
+    @classmethod
+    def of(cls, original: str, *, multiline: bool = False) -> Shown:
+        return cls(original, editable(original, multiline=multiline).text)
+
+    def saved(self, value: Any) -> Any:
+        """What the field saves holding ``value``: the server's own value while the field still shows it as it was
+        cleaned (the operator did not touch it), else what the field holds."""
+        return self.original if value == self.shown else value
+
+
 CLEANED_NOTE = "control characters hidden; kept unless you edit it"
 
 

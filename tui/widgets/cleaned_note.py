@@ -2,7 +2,7 @@
 
 The field shows the cleaned text (:func:`tui.text.clean.editable`); this note says so, so that the
 operator knows why the value looks different from what the server holds. The server's value is kept
-(:class:`tui.state.survey_draft.Shown`) and saved as it is until the operator edits the field; an edited
+(:class:`tui.text.clean.Shown`) and saved as it is until the operator edits the field; an edited
 field saves what it shows.
 """
 
@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.look.palette import Tone
-from tui.text.clean import CLEANED_NOTE, editable
+from tui.text.clean import CLEANED_NOTE, Shown, editable
 
 if TYPE_CHECKING:
     from tui.state.survey_draft import SurveyDraft
@@ -35,13 +35,13 @@ def clean_survey_draft(draft: SurveyDraft) -> None:
     """Put in the draft what each editable widget shows of a server text: :func:`editable`'s text.
 
     The draft holds what the fields show (the forms write their values into it as they are), and keeps
-    each server value shown cleaned as a :class:`~tui.state.survey_draft.Shown`: while the field shows it
+    each server value shown cleaned as a :class:`~tui.text.clean.Shown`: while the field shows it
     unchanged, the draft sends (and stores) the server's value, also for questions whose form was never
     opened. The paths cleaned are ``draft.cleaned`` (``name``, ``q3.question``, ``q3.choices``), so each
     form marks its field. Called again after a stored draft is restored: what it held is looked at afresh.
     """
     # Imported here: the monitor's dialogs use CleanedNote without loading the survey editor's model.
-    from tui.state.survey_draft import JSON_FIELDS, ONE_LINE_SETTINGS, Shown
+    from tui.state.survey_draft import JSON_FIELDS, ONE_LINE_SETTINGS
 
     draft.cleaned.clear()
     draft.kept.clear()
