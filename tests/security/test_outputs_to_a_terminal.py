@@ -23,6 +23,7 @@ from typing import Any
 
 import httpx
 import pytest
+from yaml import safe_load
 
 from tests.security.test_hostile_sweep import FROZEN_AT, HOSTILE, SEQUENCES, _plant
 from tui.clock import FrozenClock
@@ -107,10 +108,13 @@ def test_every_command_writes_no_control_byte_to_the_terminal(hostile: SandboxHa
     changed = tmp_path / "survey.json"
     code, text = in_a_terminal(["surveys", "get", survey_id], environ)
     assert code == 0, text
-    # The file as a pipe gets it: the server's text exactly, the hostile name and all.
-    document = json.loads(subprocess.run([sys.executable, "-m", "tui", "surveys", "get", survey_id], cwd=ROOT,
-                                         env=environ, capture_output=True, text=True, check=True).stdout)
-    assert document["name"] == HOSTILE + survey_id
+    # The file as a pipe gets it: the server's text exactly, the hostile name and all, escaped.
+    for yaml in (False, True):
+        command = [sys.executable, "-m", "tui", "surveys", "get", survey_id, *(["--yaml"] if yaml else [])]
+        piped = subprocess.run(command, cwd=ROOT, env=environ, capture_output=True, text=True, check=True).stdout
+        assert forbidden(piped) == []
+        document = safe_load(piped) if yaml else json.loads(piped)
+        assert document["name"] == HOSTILE + survey_id
     unknown = tmp_path / "unknown.json"
     unknown.write_text(json.dumps({**document, f"colour\x1b]52;c;aGk=\x07{SEQUENCES}": 1}), encoding="utf-8")
     changed.write_text(json.dumps({**document, "name": f"renamed {SEQUENCES}",

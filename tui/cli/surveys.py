@@ -73,24 +73,29 @@ def get(settings: Settings, survey_id: str, *, yaml: bool = False, out: TextIO |
 
     async def fetch() -> str:
         async with _client(settings) as client:
-            return dumps(document(await client.surveys.get(survey_id)), "yaml" if yaml else "json")
+            return file_text(document(await client.surveys.get(survey_id)), "yaml" if yaml else "json")
 
     try:
         text = asyncio.run(fetch())
     except ApiError as error:
         err.write(f"watchdeck: {clean(str(error), limit=300)}\n")
         return EXIT_ERROR
-    out.write(for_terminal(text) if out.isatty() else text)
+    out.write(text)
     return EXIT_OK
 
 
-def for_terminal(text: str) -> str:
-    """The file as a terminal may show it: control and bidi characters written as escapes, never raw.
+def file_text(doc: dict[str, Any], fmt: str) -> str:
+    """The survey's file: every value exactly as the server holds it (``apply`` of it changes nothing), and no control
+    or bidi character raw, on a terminal or in a file a terminal shows later: JSON writes them as ``\\uXXXX``; YAML,
+    where a plain scalar cannot hold an escape, is written in ASCII (escapes in quoted scalars) when it has one."""
+    text = dumps(doc, fmt)
+    if not _TERMINAL_UNSAFE.search(text):
+        return text
+    if fmt == "json":  # outside its strings JSON text has none of these characters: each is in a string
+        return _TERMINAL_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    import yaml as pyyaml
 
-    Only for a terminal: redirected to a file the text is exactly what the server holds, so that
-    ``apply`` of it changes nothing.
-    """
-    return _TERMINAL_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return str(pyyaml.safe_dump(dict(doc), sort_keys=False, allow_unicode=False))
 
 
 _TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
