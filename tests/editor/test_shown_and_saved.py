@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -85,3 +86,17 @@ def test_any_text_untouched_round_trips_and_is_shown_without_control_characters(
     # An edited field saves what it showed, the edit included.
     draft.form["name"] = editable(text).text + "!"
     assert draft.changes()["name"] == editable(text).text + "!"
+
+
+def test_a_stored_draft_holds_the_server_text_in_ascii(tmp_path: Path) -> None:
+    """The draft file keeps the untouched server text as it is, written as JSON escapes: ``cat`` of a draft never
+    replays a control sequence, and the draft read back is the same."""
+    from tui.state.io.draft_files import DraftStore
+
+    hostile = "Pulse \x1b]52;c;aGk=\x07 \x9b5m \u202eevil é"
+    draft = _opened(_survey(hostile))
+    store = DraftStore(tmp_path)
+    path = store.write(draft.draft_id, draft.to_json(datetime(2026, 1, 1, tzinfo=UTC)))
+    assert path.read_bytes().isascii()
+    stored = store.read(draft.draft_id)
+    assert stored is not None and stored.data["form"]["name"] == hostile

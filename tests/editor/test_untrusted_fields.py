@@ -10,12 +10,14 @@ and a field the operator edits saves what it shows.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, TextArea
 
+from tests.pilot import until
 from tui.api.models.surveys import Survey
 from tui.screens.editor import SurveyEditorScreen
 from tui.text.clean import CLEANED_NOTE
@@ -190,10 +192,12 @@ def test_json_fields_are_cleaned_as_values_and_keep_the_rest() -> None:
                                              "events": {"values": [{"name": "e"}]}}
 
 
-async def test_an_unterminated_sequence_takes_nothing_after_it_and_an_edit_saves_what_was_shown(sandbox: Any) -> None:
+async def test_an_unterminated_sequence_takes_nothing_after_it_and_an_edit_saves_what_was_shown(
+        sandbox: Any, data_dir: Path) -> None:
     """The three values that lost their ends: an 8-bit OSC with no terminator showed ``before``,
     ``https://example.com/`` and ``#a``, and a save sent them so. Shown now without the introducer alone; untouched,
-    they stay as the server has them; the edited link saves what its field showed, edit included."""
+    they stay as the server has them (in the unsaved draft's file too, escaped); the edited link saves what its field
+    showed, edit included."""
     created = await create_survey(sandbox, {
         "name": "Ends", "type": "popover",
         "appearance": {"placeholder": "before\x9d AFTER-TEXT-KEPT"},
@@ -211,7 +215,12 @@ async def test_an_unterminated_sequence_takes_nothing_after_it_and_an_edit_saves
         link = screen.query_one("#q-link", Input)
         assert link.value == "https://example.com/TAIL"
         link.value += "/more"
-        await settle(pilot)
+        drafts = data_dir / "drafts"
+        await until(pilot, lambda: any(drafts.glob("*.json")))
+        stored = next(drafts.glob("*.json")).read_bytes()
+        assert stored.isascii()
+        form = json.loads(stored)["form"]
+        assert json.loads(form["appearance"]) == {"placeholder": "before\x9d AFTER-TEXT-KEPT"}
         mark = len(sandbox.requests())
         writes = await save(pilot, sandbox, mark)
     assert [w["method"] for w in writes] == ["PATCH"]

@@ -520,7 +520,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         self._draft_timer = self.set_timer(DRAFT_DELAY, self._draft_due)
 
     def _draft_snapshot(self) -> str:
-        return json.dumps(self.draft.to_json(self.clock.now()), ensure_ascii=False, indent=1)
+        return json.dumps(self.draft.to_json(self.clock.now()), indent=1)  # ASCII: it holds server text as it is
 
     def _draft_due(self) -> None:
         self._draft_timer = None

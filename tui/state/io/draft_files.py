@@ -54,7 +54,7 @@ class DraftStore:
         leave only the disk write to a thread.
         """
         path = self.path_for(draft_id)
-        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, indent=1)
+        text = data if isinstance(data, str) else json.dumps(data, indent=1)
         write_private(path, text)
         return path
 
