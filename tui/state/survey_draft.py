@@ -630,13 +630,13 @@ class SurveyDraft:
         wins, said at the JSON field before saving."""
         out: dict[str, str] = {}
         for parent in TYPED_PARENTS:
-            value, error = json_error(str(self.form.get(parent) or ""))
+            value, error = json_error(str(self.form_value(parent) or ""))
             if error or not isinstance(value, dict):
                 continue
             said = []
             for path in TYPED_SETTINGS:
                 head, _, key = path.partition(".")
-                text = self.form.get(path)
+                text = self.form_value(path)
                 if head == parent and key in value and isinstance(text, str) and text.strip():
                     said.append(f"{json.dumps(key)} is also set by the {path} field, whose "
                                 f"{json.dumps(text.strip())} is saved (this key's {json.dumps(value[key])} is not)")
