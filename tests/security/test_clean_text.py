@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tui.text.clean import clean, editable
+from tui.text.clean import Editable, clean, editable
 
 
 @pytest.mark.parametrize(("raw", "shown"), [
@@ -61,3 +61,16 @@ def test_the_length_limit_cuts_exactly_past_it() -> None:
     assert clean("\x1b[31m" + "x" * 10, limit=10) == "x" * 10  # counted after cleaning
     assert editable("x" * 100_000).text == "x" * 100_000  # an editable value is never cut
 
+
+
+def test_nothing_and_other_values_are_text_too() -> None:
+    assert clean(None) == "" and clean(42) == "42" and clean(1.5, limit=None) == "1.5"
+    assert editable(None) == Editable("", False) and editable(42) == Editable("42", False)
+
+
+def test_an_editable_field_keeps_its_lines_and_says_when_it_had_to_clean() -> None:
+    assert editable("a\r\nb\rc\nd\te", multiline=True) == Editable("a\nb\nc\nd\te", True)
+    assert editable("a\nb\tc", multiline=True) == Editable("a\nb\tc", False)
+    assert editable("a\r\nb\tc") == Editable("a b c", True), "one line: a newline or a tab becomes one space"
+    assert editable("bell\x07 and\x1b[31m red", multiline=True) == Editable("bell and red", True)
+    assert editable("plain") == Editable("plain", False)
