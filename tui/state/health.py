@@ -350,6 +350,50 @@ def _status_words(run: BatchExportRun) -> str:
 # --------------------------------------------------------------------------- the judge
 
 
+@dataclass(frozen=True)
+class RecordView:
+    """What the runs known of an export let a verdict know, before any state is chosen: the newest run, the
+    newest Completed interval, the failure streak and whether these figures are the record's or only bounds."""
+
+    runs: list[BatchExportRun]  # newest first, one per id
+    latest: BatchExportRun | None
+    done_end: datetime | None  # the end of the newest Completed interval known
+    whole: bool  # the runs known are every run the export has
+    streak: StreakRecord
+    lag: float | None  # seconds behind: since ``done_end``, or at least since the streak record's ``behind_since``
+    short: bool  # the runs list should be read further back for the figures to be the record's (``needs_record``)
+
+    @property
+    def lag_is_lower_bound(self) -> bool:
+        return self.streak.behind_since is not None
+
+    @property
+    def bounded(self) -> bool:
+        """Some figure is a bound: the streak is longer than the runs known show, or the lag older."""
+        return self.streak.count_is_lower_bound or self.lag_is_lower_bound
+
+
+def read_record(export: BatchExport, now: datetime, runs: Iterable[BatchExportRun] | None,
+                read_since: datetime | None) -> RecordView:
+    """:class:`RecordView` of ``export``'s ``latest_runs`` and ``runs``; ``read_since`` as :func:`judge` takes it.
+
+    The record reaches far enough when it is whole, or the runs list was read back almost the whole window the
+    service keeps; short of that, it settles the verdict only where it holds the run that ended the streak and
+    reaches back to the newest Completed interval (:func:`_lag_settled`).
+    """
+    all_runs = runs_newest_first([*export.latest_runs, *(runs or ())])
+    done_end = last_completed_end(all_runs)
+    whole = whole_record(export, read_since, bool(runs))
+    far_enough = whole or (read_since is not None and now - read_since >= RECORD_WINDOW - timedelta(hours=1))
+    record = streak_record(all_runs, whole_record=whole, read_since=read_since)
+    behind_since = record.behind_since
+    lag = age_seconds(done_end, now) if done_end is not None else (
+        age_seconds(behind_since, now) if behind_since is not None else None)
+    short = not far_enough and (
+        done_end is None or not record.whole or not _lag_settled(done_end, export, read_since, export.interval_seconds))
+    return RecordView(all_runs, all_runs[0] if all_runs else None, done_end, whole, record, lag, short)
+
+
 def judge(
     export: BatchExport,
     now: datetime,
@@ -361,7 +405,8 @@ def judge(
     read_since: datetime | None = None,
     runs_list: bool = True,
 ) -> Verdict:
-    """The health of ``export`` at ``now`` (server time).
+    """The health of ``export`` at ``now`` (server time): what the record lets us know (:func:`read_record`),
+    then which state that makes (:func:`_state`).
 
     ``runs`` adds runs from elsewhere (the runs list, the run history) to the
     export's own ``latest_runs``; duplicates by id are merged. ``target_seconds`` (the
@@ -371,39 +416,30 @@ def judge(
     runs list (it answered 404/405), so what ``latest_runs`` cannot settle stays a
     bound (the streak "10+", the lag "at least"), and the reason says why.
     """
-    all_runs = runs_newest_first([*export.latest_runs, *(runs or ())])
-    latest = all_runs[0] if all_runs else None
-    done_end = last_completed_end(all_runs)
+    view = read_record(export, now, runs, read_since)
     step = export.interval_seconds
     if target_seconds is not None:
         allowed: float | None = target_seconds
     else:
         allowed = lag_intervals * step + grace_seconds if step else None
     limit = f"target {target_words(target_seconds)}" if target_seconds is not None else f"allowed {span(allowed or 0)}"
-    ended = export.end_at is not None and export.end_at <= now
-    not_started = export.start_at is not None and export.start_at > now
-    next_due = due_at(due_anchor(all_runs, step), step, export.paused, export.end_at, now)
-    whole = whole_record(export, read_since, bool(runs))
-    far_enough = whole or (read_since is not None and now - read_since >= RECORD_WINDOW - timedelta(hours=1))
-    record = streak_record(all_runs, whole_record=whole, read_since=read_since)
-    streak, streak_whole = record.count, record.whole
-    behind_since = record.behind_since
-    lag = age_seconds(done_end, now) if done_end is not None else (
-        age_seconds(behind_since, now) if behind_since is not None else None)
-    short = not far_enough and (
-        done_end is None or not streak_whole or not _lag_settled(done_end, export, read_since, step))
-    bounded = record.count_is_lower_bound or behind_since is not None
-    unreadable = "; the server offers no runs list to read further" if bounded and not runs_list else ""
+    state, reason = _state(export, now, view, allowed, limit, read_since, runs_list)
+    unreadable = "; the server offers no runs list to read further" if view.bounded and not runs_list else ""
+    return Verdict(state=state, reason=reason + unreadable, judged_at=now, latest_run=view.latest,
+                   failure_streak=view.streak.count, lag_seconds=view.lag, allowed_lag_seconds=allowed,
+                   last_completed_end=view.done_end,
+                   next_due=due_at(due_anchor(view.runs, step), step, export.paused, export.end_at, now),
+                   rule=_rule_words(target_seconds, lag_intervals, grace_seconds, step),
+                   record_short=view.short, failure_streak_is_lower_bound=view.streak.count_is_lower_bound,
+                   lag_is_lower_bound=view.lag_is_lower_bound, streak_start=view.streak.start)
 
-    def verdict(state: HealthState, reason: str) -> Verdict:
-        return Verdict(state=state, reason=reason + unreadable, judged_at=now, latest_run=latest,
-                       failure_streak=streak, lag_seconds=lag, allowed_lag_seconds=allowed,
-                       last_completed_end=done_end, next_due=next_due,
-                       rule=_rule_words(target_seconds, lag_intervals, grace_seconds, step),
-                       record_short=short, failure_streak_is_lower_bound=record.count_is_lower_bound,
-                       lag_is_lower_bound=behind_since is not None, streak_start=record.start)
 
-    in_a_row = f", {streak}{'' if streak_whole else '+'} failed runs in a row" if streak > 1 else ""
+def _state(export: BatchExport, now: datetime, view: RecordView, allowed: float | None, limit: str,
+           read_since: datetime | None, runs_list: bool) -> tuple[HealthState, str]:
+    """The state the record makes, and why, in order of precedence: paused, failing, ended, overdue, no runs,
+    running, a status this version does not know, then OK."""
+    latest, streak = view.latest, view.streak
+    in_a_row = f", {streak.count}{'' if streak.whole else '+'} failed runs in a row" if streak.count > 1 else ""
     if export.paused:
         since = f" for {span(age_seconds(export.last_paused_at, now))}" if export.last_paused_at else ""
         failed = ""
@@ -411,41 +447,51 @@ def judge(
             when = run_activity_time(latest)
             ago = f" {span(age_seconds(when, now))} ago" if when is not None else ""
             failed = f"; the last run failed{ago} ({latest.status}{in_a_row})"
-        return verdict(HealthState.PAUSED, f"paused{since}: no runs are scheduled{failed}")
+        return HealthState.PAUSED, f"paused{since}: no runs are scheduled{failed}"
     if latest is not None and latest.status in FAILED_GROUP:
-        return verdict(HealthState.FAILING, f"{_status_words(latest)}{in_a_row}")
-    if ended:
-        assert export.end_at is not None
-        return verdict(HealthState.ENDED, f"ended {span(age_seconds(export.end_at, now))} ago: no runs are scheduled")
+        return HealthState.FAILING, f"{_status_words(latest)}{in_a_row}"
+    if export.end_at is not None and export.end_at <= now:
+        return HealthState.ENDED, f"ended {span(age_seconds(export.end_at, now))} ago: no runs are scheduled"
+    not_started = export.start_at is not None and export.start_at > now
     if allowed is not None and not not_started:
-        reference = done_end or behind_since or export.start_at or export.created_at
-        if reference is not None and age_seconds(reference, now) > allowed:
-            behind = span(age_seconds(reference, now))
-            if done_end is not None:
-                reason = f"no completed data for {behind}, {limit}"
-            elif not whole and read_since is not None and runs_list:
-                reason = f"no completed run in the {span(age_seconds(read_since, now))} of runs read, {limit}"
-            elif not whole:
-                reason = f"no completed run among the {len(all_runs)} latest runs: {behind} at least, {limit}"
-            else:
-                reason = f"no completed run {behind} after it started, {limit}"
-            if latest is not None and latest.status in RUNNING_GROUP:
-                reason += " (a run is in progress)"
-            return verdict(HealthState.OVERDUE, reason)
+        overdue = _overdue_reason(export, now, view, allowed, limit, read_since, runs_list)
+        if overdue is not None:
+            return HealthState.OVERDUE, overdue
     if latest is None:
         if not_started:
             assert export.start_at is not None
-            return verdict(HealthState.NO_RUNS, f"no runs yet: starts in {span(age_seconds(now, export.start_at))}")
-        return verdict(HealthState.NO_RUNS, "no runs yet")
+            return HealthState.NO_RUNS, f"no runs yet: starts in {span(age_seconds(now, export.start_at))}"
+        return HealthState.NO_RUNS, "no runs yet"
     if latest.status in RUNNING_GROUP:
-        return verdict(HealthState.RUNNING, f"{_status_words(latest)}")
+        return HealthState.RUNNING, f"{_status_words(latest)}"
     if latest.status not in KNOWN_STATUSES:
-        return verdict(HealthState.UNKNOWN_STATUS,
-                       f"{_status_words(latest)}, a status this version does not know")
+        return HealthState.UNKNOWN_STATUS, f"{_status_words(latest)}, a status this version does not know"
+    lag = view.lag
     if latest.status in CANCELLED_GROUP:
-        return verdict(HealthState.OK, f"{_status_words(latest)} (counted as cancelled, as the service does)"
-                       + (f"; data {span(lag)} behind" if lag is not None else ""))
-    return verdict(HealthState.OK, f"data {span(lag)} behind" if lag is not None else "latest run completed")
+        return HealthState.OK, (f"{_status_words(latest)} (counted as cancelled, as the service does)"
+                                + (f"; data {span(lag)} behind" if lag is not None else ""))
+    return HealthState.OK, f"data {span(lag)} behind" if lag is not None else "latest run completed"
+
+
+def _overdue_reason(export: BatchExport, now: datetime, view: RecordView, allowed: float, limit: str,
+                    read_since: datetime | None, runs_list: bool) -> str | None:
+    """Why the data is older than allowed (from the newest Completed interval, else from where the record shows it
+    at least is, else from the export's start), in words that say how far the runs known reach; None when not."""
+    reference = view.done_end or view.streak.behind_since or export.start_at or export.created_at
+    if reference is None or age_seconds(reference, now) <= allowed:
+        return None
+    behind = span(age_seconds(reference, now))
+    if view.done_end is not None:
+        reason = f"no completed data for {behind}, {limit}"
+    elif not view.whole and read_since is not None and runs_list:
+        reason = f"no completed run in the {span(age_seconds(read_since, now))} of runs read, {limit}"
+    elif not view.whole:
+        reason = f"no completed run among the {len(view.runs)} latest runs: {behind} at least, {limit}"
+    else:
+        reason = f"no completed run {behind} after it started, {limit}"
+    if view.latest is not None and view.latest.status in RUNNING_GROUP:
+        reason += " (a run is in progress)"
+    return reason
 
 
 def _lag_settled(done_end: datetime, export: BatchExport, read_since: datetime | None, step: int | None) -> bool:
