@@ -96,7 +96,8 @@ def static_cells(row: RowFacts) -> dict[str, Text]:
     else:
         progress = Text("")
     return {
-        "mark": Text("!", style=Tone.FAILURE.style + " reverse") if marked else Text(" "),
+        "mark": (Text("s", style=Tone.MUTED.style + " reverse") if row.silenced  # silenced: its verdict stays
+                 else Text("!", style=Tone.FAILURE.style + " reverse") if marked else Text(" ")),
         "name": plain(export.name or export.id, "bold" if marked else "", limit=60),
         "project": plain(watched.project_id, Tone.MUTED.style),
         "model": plain(export.model or "—"),

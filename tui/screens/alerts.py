@@ -1,14 +1,18 @@
 """The alerts pane (``!``): open alerts, what they are about in numbers, and the session's history.
 
-``enter`` jumps to the export in the monitor, ``a`` acknowledges; acknowledged
-and resolved alerts move to the history below (and the journal).
+``enter`` jumps to the export in the monitor, ``a`` acknowledges, ``s`` silences
+the alert's export and ``S`` its project (a silenced alert stays listed, marked
+silenced); acknowledged and resolved alerts move to the history below (and the
+journal), which outlives a restart (the last 1,000 episodes, 7 days).
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -25,6 +29,7 @@ from tui.look.palette import Tone
 from tui.look.render import plain
 from tui.screens.incident_base import WHEN_WIDTH, IncidentContext, IncidentScreen, set_columns, when
 from tui.state.alert_book import Alert, AlertKind
+from tui.state.alert_marks import Silence
 from tui.text.clean import clean
 from tui.widgets.footer import KeyFooter
 from tui.widgets.lists import RowTable
@@ -58,6 +63,15 @@ def name_cell(name: str) -> Text:
     return text
 
 
+class Silencer(Protocol):
+    """What silences an alert's export (the monitor's incident keys)."""
+
+    def ask_silence(self, project_id: str, export_id: str, name: str, after: Callable[[], None] | None = None,
+                    ) -> None: ...
+
+    def silence_of(self, project_id: str, export_id: str) -> Silence | None: ...
+
+
 @dataclass(frozen=True)
 class JumpTo:
     """The operator chose an alert: show its export in the monitor."""
@@ -69,8 +83,9 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
     CSS_PATH = stylesheets("incident.tcss")  # loaded when first shown: not part of the monitor\'s start
     BINDINGS: ClassVar[list[BindingType]] = list(bindings("alerts"))
 
-    def __init__(self, context: IncidentContext) -> None:
+    def __init__(self, context: IncidentContext, silencer: Silencer | None = None) -> None:
         super().__init__(context, id="alerts-screen", classes="incident-screen")
+        self.silencer = silencer
         self._columns_for: tuple[int, int, bool] | None = None  # (screen width, name width, a project column)
 
     def compose(self) -> ComposeResult:
@@ -147,7 +162,7 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
         history = self.query_one("#alerts-history", DataTable)
         history.clear()
         self.query_one("#alerts-history-title", Static).update(
-            Text.assemble(("History", "bold"), f" · {book.history_total} this session",
+            Text.assemble(("History", "bold"), f" · {len(book.history)} kept, {book.history_total} this session",
                           ("  (journaled)", Tone.MUTED.style)))
         for alert in book.history:
             moment = alert.resolved_at or alert.acknowledged_at
@@ -155,13 +170,17 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
                                  style=Tone.DONE.style if alert.resolved_at else Tone.MUTED.style),
                             Text(str(alert.kind), style=kind_style(alert.kind)),
                             name_cell(alert.export_name), when(moment, now),
-                            plain(alert.detail, limit=200))
+                            plain(f"{alert.detail} · {alert.silence}" if alert.silence else alert.detail, limit=300))
         self.refresh_bindings()
 
-    @staticmethod
-    def _open_cells(alert: Alert, now: datetime) -> list[Text]:
+    def _open_cells(self, alert: Alert, now: datetime) -> list[Text]:
+        silence = self.silencer.silence_of(alert.project_id, alert.export_id) if self.silencer is not None else None
+        detail = plain(alert.detail, limit=200)
+        if silence is not None:
+            detail.append(" · ")
+            detail.append_text(plain(silence.words(time.time()), Tone.MUTED.style, limit=300))
         return [Text(str(alert.kind), style=kind_style(alert.kind)), name_cell(alert.export_name),
-                plain(alert.project_id, Tone.MUTED.style), when(alert.since, now), plain(alert.detail, limit=200)]
+                plain(alert.project_id, Tone.MUTED.style), when(alert.since, now), detail]
 
     def _highlighted(self) -> Alert | None:
         try:
@@ -179,8 +198,10 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
         return self.desk.book.get(int(row_key.value))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("jump", "acknowledge"):
+        if action in ("jump", "acknowledge", "silence", "silence_project"):
             alert = self._highlighted()
+            if action.startswith("silence") and self.silencer is None:
+                return False
             return True if alert is not None and alert.is_open else None
         return True
 
@@ -205,6 +226,16 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
         self.desk.book.acknowledge(alert.id, self.context.clock.now())
         self.notify(clean(f"Acknowledged: {alert.export_name}, {alert.kind}.", limit=200), markup=False, timeout=3)
         self.redraw()
+
+    def action_silence(self) -> None:
+        alert = self._highlighted()
+        if alert is not None and self.silencer is not None:
+            self.silencer.ask_silence(alert.project_id, alert.export_id, alert.export_name, self.redraw)
+
+    def action_silence_project(self) -> None:
+        alert = self._highlighted()
+        if alert is not None and self.silencer is not None:
+            self.silencer.ask_silence(alert.project_id, "", "", self.redraw)
 
     def action_close(self) -> None:
         self.dismiss(None)

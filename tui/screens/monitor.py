@@ -253,6 +253,7 @@ class MonitorScreen(WatchdeckScreen[None]):
             outcome = await self.poller.run_once()
             await self.wd.shared.sync(self.poller.interval)
             if outcome.value is not None:
+                await self.incident_keys.sync_marks(outcome.value.exports)
                 self._apply_budget()
                 self.apply_snapshot(outcome.value)
                 self._schedule_runs_load()
@@ -335,7 +336,8 @@ class MonitorScreen(WatchdeckScreen[None]):
         if self.board.snapshot is None:
             return
         table = self.query_one("#exports", VirtualTable)
-        diff = self.board.rows(now, self.incident_keys.marked_keys())
+        diff = self.board.rows(now, self.incident_keys.marked_keys(),
+                               self.incident_keys.silenced_keys(self.board.snapshot.exports))
         rows: list[tuple[str, dict[str, Text]]] = []
         changed: dict[str, list[str]] = {}
         fresh: dict[str, dict[str, Text]] = {}
@@ -676,7 +678,8 @@ class MonitorScreen(WatchdeckScreen[None]):
                 return False
         if action == "details":
             return True if self.detail_shown else None
-        if action in MUTATING_ACTIONS | {"run_logs", "export_logs", "acknowledge", "run_error"} and watched is None:
+        if action in MUTATING_ACTIONS | {"run_logs", "export_logs", "acknowledge", "run_error", "silence",
+                                         "silence_project"} and watched is None:
             return None
         if watched is not None and self.board.is_pending(action, watched.key):
             return None
@@ -964,6 +967,16 @@ class MonitorScreen(WatchdeckScreen[None]):
             self._render_exports(self.now())
             self._update_title()
             self.refresh_bindings()
+
+    def action_silence(self) -> None:
+        watched = self.selected()
+        if watched is not None:
+            self.incident_keys.ask_silence(watched.project_id, watched.export.id, watched.export.name)
+
+    def action_silence_project(self) -> None:
+        watched = self.selected()
+        if watched is not None:
+            self.incident_keys.ask_silence(watched.project_id, "", "")
 
     # ------------------------------------------------------------------ incident keys (tui.screens.monitor_incident)
 

@@ -8,19 +8,25 @@ calls :meth:`IncidentKeysController.poll`: the desk takes the exports in the
 table's order with their health verdicts, the one alert book opens, updates
 and resolves episodes, and the controller rings, toasts and sends to the
 ``on_alert`` hook what :func:`tui.state.alert_outlets.announce` says (never a
-toast over a dialog or the editor).
+toast over a dialog or the editor). Acknowledgements and silences made here or
+on another screen of the same server and key, and the alerts pane's history,
+are kept by a :class:`~tui.state.io.alert_marks_store.MarksKeeper` (the state
+folder, the shared store); a silenced export's announcements wait.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+import getpass
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.screen import ModalScreen
 
 from tui.api.models.batch_exports import BatchExportRun
+from tui.config.paths import state_dir
 from tui.key_registry import writing_actions
 from tui.look.monitor_status import alert_words
 from tui.look.run_rows import RunsView
@@ -28,12 +34,15 @@ from tui.screens.base import WatchdeckScreen
 from tui.screens.incident_base import IncidentContext
 from tui.screens.monitor_actions import BoardChanged
 from tui.state.alert_book import Alert, AlertBook
+from tui.state.alert_marks import HeldEvents, Scope, Silence
 from tui.state.alert_outlets import announce
 from tui.state.budget import ActionBudget
 from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk, VerdictLike
 from tui.state.io.alert_hooks import AlertHook
+from tui.state.io.alert_marks_store import MarksKeeper, marks_path
 from tui.state.io.journal import ActionJournal
+from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.state.run_list import next_filter
 from tui.text.clean import clean
 
@@ -112,6 +121,86 @@ class IncidentKeysController:
                                         profile=profile, read_only=read_only)
         self.hook = AlertHook(on_alert, secret) if on_alert else None
         self._timeline_model: TimelineModel | None = None
+        settings = host.wd.settings
+        self.marks = MarksKeeper(marks_path(state_dir(), settings.base_url, secret), host.wd.shared.cache,
+                                 settings.base_url, secret)
+        self.marks.load(iter(book.new_id, 0))
+        book.restore(self.marks.history)
+        book.acknowledged.append(self._acknowledged_here)
+        self.held = HeldEvents()
+        self.by = profile or _user()
+
+    # ------------------------------------------------------------------ marks
+
+    async def sync_marks(self, exports: Sequence[WatchedExport]) -> None:
+        """Before a poll's answer is judged: this screen's marks out, the other screens' in (the shared store)."""
+        self.marks.cache = self._host.wd.shared.cache  # opened after the first frame when deferred
+        await self.marks.sync([(w.project_id, w.export.id) for w in exports])
+
+    def _acknowledged_here(self, alert: Alert) -> None:
+        self.marks.marks.acknowledge(alert, alert.acknowledged_at or alert.opened_at, self.by, time.time())
+        self.marks.save(self.incident.desk.book.history)
+        self._publish()
+
+    def _publish(self) -> None:
+        self.marks.cache = self._host.wd.shared.cache
+        if self.marks.cache is not None:
+            self._host.run_worker(self.marks.publish(), name="alert marks", group="alert-marks",
+                                  exit_on_error=False)
+
+    def silence(self, scope: Scope, seconds: float, reason: str) -> Silence:
+        """Silence an export (or, with export id "", every export of a project) for ``seconds`` of wall time."""
+        made = self.marks.marks.silence(scope, seconds, reason, self.by, time.time())
+        for alert in self.incident.desk.book.in_course:
+            if self.silence_of(alert.project_id, alert.export_id) is not None:
+                alert.silence = made.words()
+        self.marks.save(self.incident.desk.book.history)
+        self._publish()
+        self.incident.journal.append(JournalEntry(
+            wall_clock(), "silence", made.words(), profile=self.incident.profile, project=scope[0],
+            export=scope[1] or None, detail={"until": datetime.fromtimestamp(made.until, UTC).isoformat()}))
+        return made
+
+    def ask_silence(self, project_id: str, export_id: str, name: str, after: Callable[[], None] | None = None) -> None:
+        """The silence dialog for one export (or, with export id "", its project); the silence once confirmed."""
+        from tui.screens.silence import SilenceRequest, SilenceScreen
+
+        what = (name or export_id) if export_id else f"every export of project {project_id}"
+        running = self.silence_of(project_id, export_id)
+        note = f"Already {running.words(time.time())}." if running is not None else ""
+
+        def chosen(request: SilenceRequest | None) -> None:
+            if request is None:
+                return
+            made = self.silence((project_id, export_id), request.seconds, request.reason)
+            self._host.notify(clean(f"{what}: {made.words()}.", limit=300), markup=False, timeout=5)
+            self._host.post_message(BoardChanged())
+            if after is not None:
+                after()
+
+        self._host.app.push_screen(SilenceScreen(what, note), chosen)
+
+    def silence_of(self, project_id: str, export_id: str) -> Silence | None:
+        return self.marks.marks.silence_for(project_id, export_id, time.time())
+
+    def silenced_keys(self, exports: Sequence[WatchedExport]) -> set[str]:
+        wall = time.time()
+        return {w.key for w in exports if self.marks.marks.silence_for(w.project_id, w.export.id, wall) is not None}
+
+    def _apply_marks(self) -> bool:
+        """Acknowledgements made elsewhere hold here; silenced episodes say so. Whether the history changed."""
+        book = self.incident.desk.book
+        wall = time.time()
+        changed = False
+        for alert in book.in_course:
+            silence = self.marks.marks.silence_for(alert.project_id, alert.export_id, wall)
+            if silence is not None:
+                alert.silence = silence.words()
+            ack = self.marks.marks.ack_for(alert) if alert.is_open else None
+            if ack is not None:
+                book.acknowledge(alert.id, datetime.fromtimestamp(ack.at, UTC), here=False)
+                changed = True
+        return changed
 
     # ------------------------------------------------------------------ each poll
 
@@ -120,8 +209,12 @@ class IncidentKeysController:
         """Let the desk judge this poll, then carry out what the changes announce (:mod:`tui.state.alert_outlets`)."""
         host = self._host
         changes = self.incident.desk.observe(exports, verdicts, now, shown=shown)
+        acked = self._apply_marks()
+        if acked or changes.resolved:
+            self.marks.save(self.incident.desk.book.history)
         said = announce(changes, self.incident.desk.book, self._monotonic(), bell=host.wd.settings.bell,
-                        may_toast=self._may_toast(), hook=self.hook is not None)
+                        may_toast=self._may_toast(), hook=self.hook is not None,
+                        silenced=self.marks.marks.silenced(time.time()), held=self.held)
         if said.bell:
             host.app.bell()
         for line in said.toasts:
@@ -190,7 +283,7 @@ class IncidentKeysController:
             if result is not None:
                 self._table.show_export(result.key)
 
-        self._host.app.push_screen(AlertsScreen(self.incident), chosen)
+        self._host.app.push_screen(AlertsScreen(self.incident, self), chosen)
 
     def groups(self) -> None:
         from tui.screens.failure_groups import FailureGroupsScreen
@@ -237,3 +330,11 @@ class IncidentKeysController:
         ref = self.incident.desk.exports[watched.key].ref if watched.key in self.incident.desk.exports else None
         if ref is not None:
             self._host.app.push_screen(BackfillsScreen(self.incident, ref))
+
+
+def _user() -> str:
+    """Who acknowledges and silences on this screen, when no profile names it: the account's name."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "someone"

@@ -14,8 +14,9 @@ or page. The episode ends only when it is over on the server's record:
 
 An acknowledgement holds for the whole episode, whatever its kind becomes.
 The book does not judge exports: the verdicts are :mod:`tui.state.health`'s.
-Acknowledged and resolved alerts move to a history kept for the session and
-written to the journal.
+Acknowledged and resolved alerts move to a history, written to the journal;
+the history and the acknowledgements outlive the screen through
+:mod:`tui.state.alert_marks` (its rules) and the state folder.
 
 What is already broken at the first look is listed as open but is not *new*:
 no toast, bell or hook for it, so restarting the dashboard does not page anyone.
@@ -34,7 +35,7 @@ from tui.state.journal_entry import JournalEntry, JournalWriter, wall_clock
 from tui.text.clean import clean
 
 TOAST_EVERY_SECONDS = 60.0
-HISTORY_KEEP = 200  # acknowledged and resolved alerts kept: what the pane lists (the journal has them all)
+HISTORY_KEEP = 1000  # acknowledged and resolved episodes kept: what the pane lists (the journal has them all)
 SUMMARY_LIMIT = 1024  # PagerDuty Events v2 cuts a summary at 1024 characters
 
 
@@ -94,6 +95,8 @@ class Alert:
     resolved_at: datetime | None = None
     resolution: str = ""  # why the episode ended: "a run completed", "paused by the operator"…
     completed_end: datetime | None = None  # the newest completed interval's end when the episode opened
+    silence: str = ""  # "silenced 2h by ops: warehouse maintenance" while (or when last) its export was silenced
+    noted: float = 0.0  # when it went to the history, Unix seconds on the wall clock (its age bound)
 
     @property
     def episode_id(self) -> str:
@@ -197,6 +200,8 @@ class AlertBook:
         self.profile = profile
         self.toast_every = toast_every
         self._ids = itertools.count(1)
+        #: Told of each acknowledgement made on this screen (not of one another screen made, applied here).
+        self.acknowledged: list[Callable[[Alert], None]] = []
         self._current: dict[str, Alert] = {}  # row key -> its episode in course (open or acknowledged)
         self.history: list[Alert] = []  # acknowledged or resolved, newest first, at most HISTORY_KEEP
         self.history_total = 0  # how many alerts went to the history this session (the list keeps the newest)
@@ -315,15 +320,28 @@ class AlertBook:
         if alert is not None and not alert.new and since < alert.since:
             alert.since = since
 
-    def acknowledge(self, alert_id: int, now: datetime) -> Alert | None:
-        """Acknowledge an open alert: it moves to the history, and stays quiet until its episode ends."""
+    def acknowledge(self, alert_id: int, now: datetime, *, here: bool = True) -> Alert | None:
+        """Acknowledge an open alert: it moves to the history, and stays quiet until its episode ends.
+
+        ``here`` is False for an acknowledgement made on another screen (or before a restart), applied here."""
         for alert in self._current.values():
             if alert.id == alert_id and alert.is_open:
                 alert.acknowledged_at = now
                 self._to_history(alert)
-                self._journal(alert, "alert acknowledged", now)
+                self._journal(alert, "alert acknowledged" if here else "alert acknowledged elsewhere", now)
+                if here:
+                    for listener in list(self.acknowledged):
+                        listener(alert)
                 return alert
         return None
+
+    def new_id(self) -> int:
+        return next(self._ids)
+
+    def restore(self, history: Iterable[Alert]) -> None:
+        """The history kept from before (newest first), behind this session's."""
+        self.history.extend(history)
+        del self.history[HISTORY_KEEP:]
 
     def acknowledge_export(self, key: str, now: datetime) -> int:
         return sum(1 for alert in self.open_for(key) if self.acknowledge(alert.id, now) is not None)
@@ -347,6 +365,7 @@ class AlertBook:
             self.history.remove(alert)
         elif alert.acknowledged_at is None or alert.resolved_at is None:
             self.history_total += 1  # its first move (one acknowledged, then resolved, was counted when acknowledged)
+        alert.noted = wall_clock().timestamp()
         self.history.insert(0, alert)
         del self.history[HISTORY_KEEP:]
 

@@ -6,13 +6,18 @@ toast (one per export per minute of the operator's time, at most :data:`TOASTS_P
 in one line), and goes to the hook as "opened", and as "resolved" when it ends; a kind changing inside an episode
 does none of these. While toasts may not show (a dialog or the editor is on top), the new alerts are counted as
 toasted, so closing the dialog does not bring a burst.
+
+A silenced export (:mod:`tui.state.alert_marks`) keeps its alert, but none of this: no bell, no toast, and its
+hook events are held until the silence ends (:class:`~tui.state.alert_marks.HeldEvents`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tui.state.alert_book import Alert, AlertBook, AlertChanges
+from tui.state.alert_marks import HeldEvents
 from tui.text.clean import clean
 
 TOASTS_PER_POLL = 5
@@ -32,12 +37,26 @@ class Announcements:
         return f"{self.more} more new alerts: ! lists them" if self.more else ""
 
 
+def _never(alert: Alert) -> bool:
+    return False
+
+
 def announce(changes: AlertChanges, book: AlertBook, elapsed: float, *, bell: bool, may_toast: bool,
-             hook: bool) -> Announcements:
-    """The announcements of ``changes``; ``elapsed`` is the operator's monotonic clock (the toasts' pace)."""
-    ring = bell and any(alert.new for alert in changes.opened)
-    chosen = book.toasts(changes.opened, elapsed) if changes.opened else []
+             hook: bool, silenced: Callable[[Alert], bool] = _never, held: HeldEvents | None = None,
+             ) -> Announcements:
+    """The announcements of ``changes``; ``elapsed`` is the operator's monotonic clock (the toasts' pace).
+
+    ``silenced`` says which alerts' exports are silenced now; ``held`` keeps their hook events (and gives back
+    those whose silence ended), else they are dropped."""
+    loud = [alert for alert in changes.opened if not silenced(alert)]
+    ring = bell and any(alert.new for alert in loud)
+    chosen = book.toasts(loud, elapsed) if loud else []
     lines = [clean(f"{alert.export_name}: {alert.kind}, {alert.detail}", limit=300)
              for alert in chosen[:TOASTS_PER_POLL]] if may_toast else []
     more = max(0, len(chosen) - TOASTS_PER_POLL) if may_toast else 0
-    return Announcements(bell=ring, toasts=lines, more=more, hook_events=changes.announced() if hook else [])
+    events = changes.announced() if hook else []
+    if held is not None and hook:
+        events = held.route(events, silenced)
+    else:
+        events = [(event, alert) for event, alert in events if not silenced(alert)]
+    return Announcements(bell=ring, toasts=lines, more=more, hook_events=events)

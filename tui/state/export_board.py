@@ -42,6 +42,7 @@ class RowFacts:
     fingerprint: tuple[Any, ...]
     verdict: Verdict
     minute: int
+    silenced: bool = False  # the export is silenced: its alert and verdict stay, its announcements wait
 
     @property
     def key(self) -> str:
@@ -255,9 +256,10 @@ class ExportBoard:
                 shown.append(watched)
         return shown
 
-    def rows(self, now: datetime, marked: Collection[str] = frozenset()) -> RowsDiff:
+    def rows(self, now: datetime, marked: Collection[str] = frozenset(),
+             silenced: Collection[str] = frozenset()) -> RowsDiff:
         """The visible rows' facts at ``now``, and which changed since the last call; ``marked`` are the rows
-        with an open alert (the alert book's).
+        with an open alert (the alert book's), ``silenced`` those of silenced exports.
 
         A row whose data did not change keeps its facts within a minute (time
         cells have minute resolution), so a quiet poll of 200 exports judges
@@ -273,13 +275,14 @@ class ExportBoard:
             watched = self.with_optimistic(raw)
             key = watched.key
             mark = key in marked
-            fingerprint = self._fingerprint(watched, mark)
+            quiet = key in silenced
+            fingerprint = (*self._fingerprint(watched, mark), quiet)
             old = self._facts.get(key)
             if old is None or old.fingerprint != fingerprint:
-                fresh[key] = RowFacts(watched, mark, fingerprint, self._verdict(watched, now), minute)
+                fresh[key] = RowFacts(watched, mark, fingerprint, self._verdict(watched, now), minute, quiet)
                 diff.rebuilt.add(key)
             elif old.minute != minute:
-                fresh[key] = RowFacts(watched, mark, fingerprint, self._verdict(watched, now), minute)
+                fresh[key] = RowFacts(watched, mark, fingerprint, self._verdict(watched, now), minute, quiet)
                 diff.retimed.add(key)
             else:
                 fresh[key] = old
