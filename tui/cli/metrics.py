@@ -32,11 +32,13 @@ from typing import TYPE_CHECKING, TextIO
 from tui.api.client import ApiClient
 from tui.clock import Clock, SystemClock
 from tui.config import Settings
+from tui.config.paths import state_dir
 from tui.state.budget import ActionBudget, effective_poll_seconds
 from tui.state.export_board import ExportBoard
 from tui.state.export_feed import AlertFeed
 from tui.state.exports import ExportsSnapshot
 from tui.state.health import unmatched_targets_warning
+from tui.state.io.alert_marks_store import MarksKeeper, marks_path
 from tui.state.io.board_records import read_board_records
 from tui.state.io.export_source import ExportsSource
 from tui.state.io.poller import Poller
@@ -119,6 +121,8 @@ class Exporter:
         self.board = ExportBoard(lag_intervals=settings.lag_alert_intervals, freshness=settings.freshness)
         self.budget = ActionBudget(time.monotonic)  # the operator's share: the runs list reads take from it
         self.alerts = AlertFeed(self.board.history)
+        # The silences of every dashboard of this server and key: the state folder's, and the shared store's.
+        self.marks = MarksKeeper(marks_path(state_dir(), settings.base_url, key), cache, settings.base_url, key)
         self.last_success: float | None = None  # wall-clock seconds
         self._failures_said: set[str] = set()
         self._said_ignoring = False
@@ -131,6 +135,8 @@ class Exporter:
         outcome = await self.poller.run_once()
         self.metrics.poll_duration.observe(time.monotonic() - started)
         await self.shared.sync(self.poller.interval)
+        snapshot = outcome.value if outcome.ok and outcome.value is not None else self.board.snapshot
+        await self.marks.sync([(w.project_id, w.export.id) for w in snapshot.exports] if snapshot else [])
         if self.shared.ignoring and not self._said_ignoring:
             self._said_ignoring = True
             self._say(f"warning: {IGNORED_NOTE} (someone without the API key writes to the store)")
@@ -192,6 +198,8 @@ class Exporter:
             alerts_open=self.alerts.open_by_kind(),
             last_success_timestamp=self.last_success,
             clock_skew_seconds=self.server_clock.offset_seconds if self.server_clock.samples else None,
+            silenced=frozenset((w.project_id, w.export.id) for w in exports
+                               if self.marks.marks.silence_for(w.project_id, w.export.id, time.time()) is not None),
         )
 
     async def run(self, stop: asyncio.Event) -> None:
