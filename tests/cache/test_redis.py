@@ -24,6 +24,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from tests.cache.forged import BILLION, HUGE, delete, forge, forged_entries
+from tests.cache.marks import FAILING, QUIET, dashboard, forged_silence, monitor, watched
 from tests.cache.test_shared_answers import Viewer, cache_of, viewer  # noqa: F401 (the fixture)
 from tests.cache.wall import check_counts
 from tests.metrics.conftest import Exporter, value, wait_for, watchdeck_env
@@ -260,3 +261,83 @@ async def test_the_exporter_keeps_polling_through_forged_counts_and_after_they_g
         assert err.count(IGNORED_NOTE) == 1 and "Traceback" not in err and "unexpected" not in err, err
     finally:
         assert exporter.stop() == 0
+
+
+# ------------------------------------------------------------- acknowledgements and silences (tests/cache/marks.py)
+
+async def test_an_acknowledgement_and_a_silence_made_on_one_dashboard_show_on_another_and_outlive_a_restart(
+        sandbox: SandboxHandle, redis_server: RedisServer, user_dirs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two dashboards with state folders of their own (two hosts) share marks through Redis within one poll; a new
+    dashboard on the first one's folder, without any cache, starts with them."""
+    first, second = user_dirs / "state-first", user_dirs / "state-second"
+    monkeypatch.setenv("WATCHDECK_STATE_DIR", str(first))
+    one = dashboard(sandbox, redis_server.url)
+    async with one.run_test(size=(160, 48)) as pilot_one:
+        await settle(pilot_one)
+        monkeypatch.setenv("WATCHDECK_STATE_DIR", str(second))
+        other = dashboard(sandbox, redis_server.url)
+        async with other.run_test(size=(160, 48)) as pilot_other:
+            await settle(pilot_other)
+            here, there = monitor(one), monitor(other)
+            failing, quiet = watched(here, FAILING), watched(here, QUIET)
+            assert here.incident.desk.book.is_marked(failing.key) and there.incident.desk.book.is_marked(failing.key)
+
+            here.show_export(failing.key)
+            await pilot_one.press("a")
+            here.show_export(quiet.key)
+            await pilot_one.press("s")
+            await pilot_one.pause()
+            await pilot_one.press(*"warehouse maintenance", "enter")
+            await settle(pilot_one)
+            assert here.board.facts(quiet.key).silenced  # type: ignore[union-attr]
+            assert there.incident.desk.book.is_marked(failing.key)  # not yet: that dashboard has not polled since
+
+            assert there.poll_now() is not None  # one poll of the other dashboard
+            await settle(pilot_other)
+            episode = there.incident.desk.book.episode(failing.key)
+            assert episode is not None and episode.acknowledged_at is not None
+            assert not there.incident.desk.book.is_marked(failing.key)
+            silence = there.incident_keys.silence_of(quiet.project_id, quiet.export.id)
+            assert silence is not None and silence.reason == "warehouse maintenance"
+            assert silence.words().startswith("silenced 2h by ") and silence.words().endswith(": warehouse maintenance")
+            facts = there.board.facts(quiet.key)
+            assert facts is not None and facts.silenced and facts.verdict.state.value == "ok"  # its verdict stays
+            assert there.incident_keys.silence_of(failing.project_id, failing.export.id) is None
+
+    saved = first / "alerts"
+    [path] = saved.iterdir()
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    monkeypatch.setenv("WATCHDECK_STATE_DIR", str(first))
+    again = dashboard(sandbox, None)  # no shared store: the state folder alone
+    async with again.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = monitor(again)
+        book = screen.incident.desk.book
+        assert not book.is_marked(failing.key) and book.open_count == 0
+        assert [(a.export_name, a.state) for a in book.history][-1:] == [(FAILING, "acknowledged")]
+        assert screen.incident_keys.silence_of(quiet.project_id, quiet.export.id) is not None
+        assert screen.board.facts(quiet.key).silenced  # type: ignore[union-attr]
+
+
+async def test_a_silence_written_to_redis_without_the_key_is_ignored(
+        sandbox: SandboxHandle, redis_server: RedisServer) -> None:
+    from redis.asyncio import Redis
+
+    app = dashboard(sandbox, redis_server.url)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = monitor(app)
+        failing = watched(screen, FAILING)
+        key, entries = forged_silence(sandbox, failing, time.time())
+        client: Redis = Redis.from_url(redis_server.url)
+        try:
+            await client.hset(key, mapping=entries)  # type: ignore[arg-type]
+        finally:
+            await client.aclose()
+        assert screen.poll_now() is not None
+        await settle(pilot)
+        assert screen.incident_keys.silence_of(failing.project_id, failing.export.id) is None
+        assert screen.incident.desk.book.is_marked(failing.key)
+        facts = screen.board.facts(failing.key)
+        assert facts is not None and not facts.silenced
+        assert IGNORED_NOTE in _status(app)

@@ -134,9 +134,9 @@ class Exporter:
         started = time.monotonic()
         outcome = await self.poller.run_once()
         self.metrics.poll_duration.observe(time.monotonic() - started)
-        await self.shared.sync(self.poller.interval)
         snapshot = outcome.value if outcome.ok and outcome.value is not None else self.board.snapshot
         await self.marks.sync([(w.project_id, w.export.id) for w in snapshot.exports] if snapshot else [])
+        await self.shared.sync(self.poller.interval)
         if self.shared.ignoring and not self._said_ignoring:
             self._said_ignoring = True
             self._say(f"warning: {IGNORED_NOTE} (someone without the API key writes to the store)")

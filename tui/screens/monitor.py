@@ -251,9 +251,10 @@ class MonitorScreen(WatchdeckScreen[None]):
     async def _poll(self) -> None:
         try:
             outcome = await self.poller.run_once()
+            if outcome.value is not None:  # first: the shared figures' sync then counts forged marks too
+                await self.incident_keys.sync_marks(outcome.value.exports)
             await self.wd.shared.sync(self.poller.interval)
             if outcome.value is not None:
-                await self.incident_keys.sync_marks(outcome.value.exports)
                 self._apply_budget()
                 self.apply_snapshot(outcome.value)
                 self._schedule_runs_load()
