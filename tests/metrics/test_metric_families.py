@@ -63,7 +63,7 @@ def test_the_readme_names_every_family_the_exporter_serves() -> None:
     metrics.show(Reading(exports=[ExportReading("1", "e1", "x", judge(BatchExport.model_validate(
         {"id": "e1", "name": "x", "interval": "hour", "paused": False, "created_at": "2025-06-01T11:00:00Z",
          "latest_runs": [{"id": "r", "status": "Completed", "data_interval_end": "2025-06-01T11:00:00Z"}]}), NOW))],
-        alerts_open={"failing": 0}, last_success_timestamp=1.0, clock_skew_seconds=0.0))
+        alerts_open={"failing": 0}, last_success_timestamp=1.0, clock_skew_seconds=0.0, silenced=frozenset()))
     served = {family.name for family in metrics.registry.collect()}
     assert len(served) == 12
     for name in served:

@@ -212,6 +212,8 @@ class IncidentKeysController:
         acked = self._apply_marks()
         if acked or changes.resolved:
             self.marks.save(self.incident.desk.book.history)
+        if acked:
+            self.incident.desk.marks_changed()
         said = announce(changes, self.incident.desk.book, self._monotonic(), bell=host.wd.settings.bell,
                         may_toast=self._may_toast(), hook=self.hook is not None,
                         silenced=self.marks.marks.silenced(time.time()), held=self.held)

@@ -18,8 +18,8 @@ range is dropped, never believed.
 
 An acknowledgement holds for the export's episode in course when it names that
 episode, or was made while it was open (at or after its start), or, for an
-episode already open at the first look (whose start this screen may only know
-as the moment it looked), when the acknowledged episode began no later.
+episode already open at the first look whose start this screen only knows as
+the moment it looked, when the acknowledged episode began no later.
 
 A silenced export keeps its verdict and its alert; what it holds back are the
 announcements: :class:`HeldEvents` keeps its hook events until the silence ends
@@ -88,7 +88,9 @@ class Ack:
         if self.episode_id == alert.episode_id:
             return True
         since = alert.since.timestamp()
-        return self.at >= since or (not alert.new and self.since <= since)
+        # An episode open at the first look whose start was not known then began, to this screen, when it looked.
+        unknown_start = not alert.new and alert.since == alert.opened_at
+        return self.at >= since or (unknown_start and self.since <= since)
 
 
 @dataclass(frozen=True)

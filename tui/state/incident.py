@@ -95,6 +95,10 @@ class IncidentDesk:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
+    def marks_changed(self) -> None:
+        """Acknowledgements or silences changed after the poll's observation (another screen's): views redraw."""
+        self._changed()
+
     def _changed(self) -> None:
         self.version += 1
         self._groups = None

@@ -17,7 +17,8 @@ text. The names are part of the interface (the README lists them):
   ``lag_seconds`` or ``failure_streak`` (the ``figure``) is only a lower bound (the runs known stop inside the
   outage, e.g. a server without a runs list), else 0; a family of its own, so the figures' series keep their labels;
 * ``watchdeck_export_silenced{project,export_id,export}``: 1 while the export (or its project) is silenced
-  from a dashboard (its alert stays; shipped rules leave it out with ``unless``), else 0;
+  from a dashboard (its alert stays; shipped rules leave it out with ``unless``), else 0; served by the
+  exporter, which reads the silences at each poll;
 * ``watchdeck_alerts_open{kind}``;
 * ``watchdeck_poll_duration_seconds`` (histogram), ``watchdeck_requests_total{outcome}`` (the
   requests' outcomes, and ``internal_error``: a poll that failed inside watchdeck),
@@ -84,7 +85,8 @@ class Reading:
     alerts_open: Mapping[str, int] = field(default_factory=dict)  # every kind, 0 where none is open
     last_success_timestamp: float | None = None  # wall-clock seconds of the last successful poll's answer
     clock_skew_seconds: float | None = None  # server minus this machine; None before any answer
-    silenced: frozenset[tuple[str, str]] = frozenset()  # (project, export id) of the exports silenced now
+    # (project, export id) of the exports silenced now; None where the silences are not read (no family then)
+    silenced: frozenset[tuple[str, str]] | None = None
 
 
 def export_families(exports: Iterable[ExportReading]) -> list[Metric]:
@@ -131,7 +133,8 @@ def silenced_family(exports: Iterable[ExportReading], silenced: frozenset[tuple[
 
 def reading_families(reading: Reading) -> list[Metric]:
     families = export_families(reading.exports)
-    families.append(silenced_family(reading.exports, reading.silenced))
+    if reading.silenced is not None:
+        families.append(silenced_family(reading.exports, reading.silenced))
     alerts = GaugeMetricFamily(f"{PREFIX}_alerts_open", "Open alerts by kind (the dashboard's alert model)",
                                labels=("kind",))
     for kind, count in sorted(reading.alerts_open.items()):
