@@ -122,8 +122,8 @@ class IncidentKeysController:
         self.hook = AlertHook(on_alert, secret) if on_alert else None
         self._timeline_model: TimelineModel | None = None
         settings = host.wd.settings
-        self.marks = MarksKeeper(marks_path(state_dir(), settings.base_url, secret), host.wd.shared.cache,
-                                 settings.base_url, secret)
+        self.marks = MarksKeeper(marks_path(state_dir(), settings.base_url, secret, demo=settings.demo),
+                                 host.wd.shared.cache, settings.base_url, secret)
         self.marks.load(iter(book.new_id, 0))
         book.restore(self.marks.history)
         book.acknowledged.append(self._acknowledged_here)

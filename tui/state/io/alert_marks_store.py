@@ -48,8 +48,9 @@ FORMAT = 1
 KEEP_SLACK_SECONDS = 3600.0
 
 
-def marks_path(state_dir: Path, base_url: str, api_key: str) -> Path:
-    return state_dir / "alerts" / f"{key_id(base_url, api_key)}.json"
+def marks_path(state_dir: Path, base_url: str, api_key: str, *, demo: bool = False) -> Path:
+    """The file of one (server, key) pair; the demo's own (its sandbox listens on a new port each time)."""
+    return state_dir / "alerts" / ("demo.json" if demo else f"{key_id(base_url, api_key)}.json")
 
 
 class MarksKeeper:
