@@ -7,16 +7,7 @@ from pathlib import Path
 from textual.widgets import DataTable, Input, Static
 
 from tests.incident.sandbox_admin import SandboxAdmin
-from tests.incident.test_alert_episodes import (  # noqa: F401 (the fixtures)
-    admin,
-    app_with_hook,
-    clock,
-    export_by,
-    heard,
-    monitor,
-    sandbox,
-    watch_attempts,
-)
+from tests.incident.test_alert_episodes import app_with_hook, export_by, heard, monitor, watch_attempts
 from tests.monitor.conftest import select_export
 from tests.pilot import settle
 from tui.clock import FrozenClock
@@ -25,7 +16,7 @@ from tui.screens.silence import SilenceScreen
 
 
 async def test_a_silenced_export_keeps_its_alert_but_its_hook_is_not_called(
-        sandbox: SandboxHandle, admin: SandboxAdmin, clock: FrozenClock, tmp_path: Path) -> None:  # noqa: F811
+        sandbox: SandboxHandle, admin: SandboxAdmin, clock: FrozenClock, tmp_path: Path) -> None:
     export_id, name = export_by(sandbox, destination="Postgres", interval="every 5 minutes")
     app, out = app_with_hook(sandbox, clock, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:

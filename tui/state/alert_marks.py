@@ -62,6 +62,8 @@ SERVER_TIME_LIMIT = 253402300799.0
 #: Hook events held for one silenced export (an episode's opened and resolved cancel each other).
 HELD_PER_EXPORT = 4
 HELD_EXPORTS = 10_000
+#: Marks read from the state folder at most (one per export and project watched, and a few more).
+MARKS_KEPT = 10_000
 
 Scope = tuple[str, str]  # (project id, export id); export id "" for every export of the project
 
@@ -259,7 +261,7 @@ class AlertMarks:
         """Marks from the state folder; malformed ones are dropped."""
         if not isinstance(items, list):
             return
-        for item in items[:HELD_EXPORTS]:
+        for item in items[:MARKS_KEPT]:
             if not isinstance(item, dict):
                 continue
             project, export = _text(item.get("project"), ID_LIMIT), _text(item.get("export"), ID_LIMIT)
