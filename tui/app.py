@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from tui.api.cache import SharedCache
     from tui.state.io.export_source import FirstPoll
 
+TOAST_RACK_ID = "textual-toastrack"  # the id Textual gives each screen's rack of toasts
 TOAST_CHECK_SECONDS = 0.5  # how often waiting toasts are looked at (a dialog closed, a toast left)
 
 
@@ -195,12 +196,24 @@ class WatchdeckApp(SafeApp[int]):
             return
         if self._toasts_blocked() and self.toasts.on_screen():
             self.toasts.withdraw()
-            self.clear_notifications()
+            self._take_toasts_down()
         for toast in self.toasts.release(blocked=self._toasts_blocked(), fits=self._toasts_fit):
             self._place_toasts()
             super().notify(toast.message, title=toast.title, severity=cast(SeverityLevel, toast.severity),
                            timeout=toast.timeout, markup=toast.markup)
         self._place_toasts()
+
+    def _take_toasts_down(self) -> None:
+        """Every toast off every screen of the stack, each with the holder around it.
+
+        ``clear_notifications`` alone takes the toasts off the screen on top and leaves their holders in its
+        toast rack; a screen beneath keeps its toasts until it comes back, and then loses them without their
+        holders: each dialog opened over toasts would leave a few empty holders on the monitor for good.
+        """
+        for screen in self.screen_stack:
+            for rack in screen.query_children(f"#{TOAST_RACK_ID}"):
+                rack.remove_children()
+        self.clear_notifications()
 
     def _toast_side(self, stack: Sequence[Toast]) -> str | None:
         """The corner for this stack beside the focused widget's line (tui.toasts.toast_side)."""

@@ -7,6 +7,12 @@ wait their turn. Information leaves within :data:`INFO_SECONDS`, whatever the ca
 and errors stay a little longer. Toasts stack in the bottom right corner, or in the top right one
 when there they would cover less of where the operator reads in the focused widget (its cursor's
 line, or the widget itself): :func:`toast_side`.
+
+Textual takes a toast down with a timer of its own, set when the toast is drawn, a moment after its
+notification ends. A toast shown in that moment (or anything else that redraws the toasts) takes the ended
+toast off but leaves the holder around it in the screen's toast rack, for good: a wall screen with alerts
+arriving all day would pile them up. So a toast that has ended counts as leaving for :data:`LEAVING_SECONDS`,
+and nothing new shows while one is leaving: it waits for the next look (a fraction of a second).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ MAX_SHOWN = 3
 HELD_MAX = 20
 HELD_SECONDS = 60.0
 INFO_SECONDS = 4.0
+LEAVING_SECONDS = 1.0  # after its end, until Textual's own timer has taken a toast and its holder down
 LONGEST = {"information": INFO_SECONDS, "warning": 8.0, "error": 10.0}
 TOAST_WIDTH = 60  # cells, as styles/app.tcss sets it; the text inside is 57 wide (padding and the coloured edge)
 TOAST_TEXT_WIDTH = TOAST_WIDTH - 3
@@ -60,8 +67,14 @@ class ToastQueue:
 
     def _shown(self) -> int:
         now = self._monotonic()
-        self._until = [(until, toast) for until, toast in self._until if until > now]
-        return len(self._until)
+        self._until = [(until, toast) for until, toast in self._until if until + LEAVING_SECONDS > now]
+        return sum(1 for until, _ in self._until if until > now)
+
+    def _leaving(self) -> bool:
+        """A toast has ended and Textual may not have taken it down yet: showing another now would leave its
+        holder behind."""
+        now = self._monotonic()
+        return any(until <= now < until + LEAVING_SECONDS for until, _ in self._until)
 
     def withdraw(self) -> list[Toast]:
         """The toasts on screen go back to wait, first in line (a dialog opened over them); returns them."""
@@ -73,12 +86,14 @@ class ToastQueue:
     def on_screen(self) -> list[Toast]:
         """The toasts showing now."""
         self._shown()
-        return [toast for _, toast in self._until]
+        now = self._monotonic()
+        return [toast for until, toast in self._until if until > now]
 
     def offer(self, toast: Toast, *, blocked: bool, fits: Fits = _always) -> bool:
-        """True: show it now. False: it waits (a dialog is open, enough toasts are on screen, or the stack with
-        it would not fit beside the focused line: ``fits`` says, given the stack)."""
-        if blocked or self.held or self._shown() >= MAX_SHOWN or not fits([*self.on_screen(), toast]):
+        """True: show it now. False: it waits (a dialog is open, enough toasts are on screen, one is leaving, or
+        the stack with it would not fit beside the focused line: ``fits`` says, given the stack)."""
+        if (blocked or self.held or self._shown() >= MAX_SHOWN or self._leaving()
+                or not fits([*self.on_screen(), toast])):
             self.held.append(toast)
             return False
         self._until.append((self._monotonic() + toast.timeout, toast))
@@ -92,6 +107,8 @@ class ToastQueue:
         while self.held and now - self.held[0].asked_at > HELD_SECONDS:
             self.held.popleft()
         ready: list[Toast] = []
+        if self._leaving():
+            return ready
         while self.held and self._shown() < MAX_SHOWN and fits([*self.on_screen(), self.held[0]]):
             toast = self.held.popleft()
             self._until.append((now + toast.timeout, toast))

@@ -14,7 +14,17 @@ from tests.pilot import footer_words, settle, toast_texts
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen
-from tui.toasts import HELD_SECONDS, INFO_SECONDS, MAX_SHOWN, Toast, ToastQueue, toast_height, toast_seconds, toast_side
+from tui.toasts import (
+    HELD_SECONDS,
+    INFO_SECONDS,
+    LEAVING_SECONDS,
+    MAX_SHOWN,
+    Toast,
+    ToastQueue,
+    toast_height,
+    toast_seconds,
+    toast_side,
+)
 from tui.widgets.timeline_view import TimelineView
 from tui.widgets.virtual_table import VirtualTable
 
@@ -54,7 +64,7 @@ def test_toasts_wait_for_a_dialog_show_a_few_at_a_time_and_old_news_is_dropped()
     assert len(queue.release(blocked=False)) == 1
     assert [queue.offer(toast(ticks), blocked=False) for _ in range(MAX_SHOWN + 2)] == [True] * (MAX_SHOWN - 1) + [
         False] * 3, "one shows already: at most MAX_SHOWN at once"
-    ticks.now += 10.1  # the errors on screen have left
+    ticks.now += 10.1 + LEAVING_SECONDS  # the errors on screen have left, and Textual has taken them down
     assert len(queue.release(blocked=False)) == MAX_SHOWN
     queue.offer(toast(ticks), blocked=True)
     ticks.now += HELD_SECONDS + 1
@@ -198,7 +208,7 @@ def test_a_toast_waits_while_the_stack_with_it_would_cover_the_focused_line() ->
 
     assert [queue.offer(toast(ticks), blocked=False, fits=fits) for _ in range(3)] == [True, True, False]
     assert queue.release(blocked=False, fits=fits) == [] and len(queue.held) == 1
-    ticks.now += 10.1  # both left: the third shows
+    ticks.now += 10.1 + LEAVING_SECONDS  # both left: the third shows
     assert len(queue.release(blocked=False, fits=fits)) == 1
 
 

@@ -1,0 +1,91 @@
+"""Issue 45: a wall screen with alerts arriving all day keeps a few toast holders, not one more per toast; and
+issue 42: alert toasts that arrive while a dialog is open show when it closes, at most three.
+
+Textual takes a toast down with a timer of its own, set when the toast is drawn; a toast shown after the previous
+one's notification ended but before that timer fired took the ended toast off and left its holder in the screen's
+toast rack for good. A busy event loop (a long frame, a big poll) is what makes the timer late: the tests block the
+loop for longer than a toast lasts, as such a frame does.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from tests.monitor.conftest import make_app, select_export
+from tests.pilot import settle
+from tui.app import TOAST_RACK_ID
+from tui.sandbox.runner import SandboxHandle
+from tui.screens.confirm import ConfirmScreen
+from tui.toasts import LEAVING_SECONDS, MAX_SHOWN, Toast, ToastQueue
+
+FAILING = "Snowflake warehouse (hourly)"
+
+
+def rack_holders(screen: Any) -> tuple[int, int]:
+    """(holders in the screen's toast rack, toasts in them)."""
+    rack = screen.query_one(f"#{TOAST_RACK_ID}")
+    return len(rack.children), sum(len(holder.children) for holder in rack.children)
+
+
+async def wait_for(pilot: Any, condition: Any, rounds: int = 200) -> None:
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition never held")
+
+
+async def test_many_queued_toasts_leave_no_empty_holders_behind(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:  # toasts drawn, as in the terminal
+        await settle(pilot)
+        screen = app.screen
+        asked = 4
+        for n in range(asked):
+            app.notify(f"Export {n}: failing", title="Alert", severity="error", timeout=1)
+            await pilot.pause()
+            time.sleep(1.05)  # a long frame: the toasts on screen end before Textual's timers can take them down
+        await wait_for(pilot, lambda: not app.toasts.held and not app.toasts.on_screen())
+        await wait_for(pilot, lambda: rack_holders(screen)[1] == 0)
+        await pilot.pause(0.3)
+        assert rack_holders(screen) == (0, 0), "every holder left with its toast"
+
+
+async def test_a_dialog_over_toasts_takes_them_down_with_their_holders(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        monitor = app.screen
+        select_export(app, FAILING)
+        for round_ in range(2):
+            for n in range(MAX_SHOWN):
+                app.notify(f"alert {round_}.{n}", title="Alert", severity="error")
+            await wait_for(pilot, lambda: rack_holders(monitor) == (MAX_SHOWN, MAX_SHOWN))
+            await pilot.press("p")
+            await settle(pilot)
+            assert isinstance(app.screen, ConfirmScreen)
+            await wait_for(pilot, lambda: not app.toasts.on_screen())
+            await pilot.press("escape")
+            await settle(pilot)
+            await wait_for(pilot, lambda: len(app.toasts.on_screen()) == MAX_SHOWN)
+            await wait_for(pilot, lambda: rack_holders(monitor) == (MAX_SHOWN, MAX_SHOWN))
+            app.toasts.held.clear()
+        await pilot.pause(0.3)
+        assert rack_holders(monitor) == (MAX_SHOWN, MAX_SHOWN), "the toasts back after the dialog, and no more"
+
+
+def test_nothing_shows_while_an_ended_toast_may_still_be_up() -> None:
+    now = [1000.0]
+    queue = ToastQueue(lambda: now[0])
+
+    def toast(message: str) -> Toast:
+        return Toast(message, "", "error", 2.0, False, now[0])
+
+    assert queue.offer(toast("a"), blocked=False) is True
+    now[0] += 2.0  # "a" ended: Textual's own timer takes it down in a moment
+    assert queue.on_screen() == []
+    assert queue.offer(toast("b"), blocked=False) is False, "shown now, it would leave the holder of a behind"
+    assert queue.release(blocked=False) == []
+    now[0] += LEAVING_SECONDS
+    assert [t.message for t in queue.release(blocked=False)] == ["b"]
