@@ -12,12 +12,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tests.incident.long_outage import fail_newest
 from tests.monitor.conftest import make_app, select_export
 from tests.pilot import settle
 from tui.app import TOAST_RACK_ID
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
-from tui.toasts import LEAVING_SECONDS, MAX_SHOWN, Toast, ToastQueue
+from tui.screens.monitor import MonitorScreen
+from tui.toasts import HELD_SECONDS, LEAVING_SECONDS, MAX_SHOWN, Toast, ToastQueue
 
 FAILING = "Snowflake warehouse (hourly)"
 
@@ -73,6 +75,70 @@ async def test_a_dialog_over_toasts_takes_them_down_with_their_holders(sandbox: 
             app.toasts.held.clear()
         await pilot.pause(0.3)
         assert rack_holders(monitor) == (MAX_SHOWN, MAX_SHOWN), "the toasts back after the dialog, and no more"
+
+
+def healthy_exports(screen: MonitorScreen, count: int) -> list[tuple[str, str]]:
+    """(export id, name) of ``count`` exports without an open alert, not paused."""
+    book = screen.incident.desk.book
+    found = [(w.export.id, w.export.name) for w in screen.board.snapshot.exports
+             if not book.open_for(w.key) and not w.export.paused and w.export.name != FAILING]
+    assert len(found) >= count, "the seed changed: need more healthy exports"
+    return found[:count]
+
+
+def alert_toasts(app: Any) -> list[str]:
+    return [str(n.message) for n in app._notifications if n.title == "Alert" or "more new alerts" in n.message]
+
+
+async def test_alerts_that_open_under_a_dialog_are_toasted_when_it_closes_three_at_most(
+        sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox, poll_seconds=2.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MonitorScreen)
+        select_export(app, FAILING)
+        await pilot.press("p")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        book = screen.incident.desk.book
+        before = book.open_count
+        going_bad = healthy_exports(screen, 5)
+        for export_id, _ in going_bad:
+            fail_newest(sandbox, export_id, 2)
+        await wait_for(pilot, lambda: book.open_count >= before + len(going_bad))
+        await pilot.pause(0.6)  # two looks of the app at its waiting toasts
+        assert alert_toasts(app) == [] and not app.toasts.held, "nothing covers the dialog, nothing waits in line yet"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: len(alert_toasts(app)) == MAX_SHOWN)
+        await pilot.pause(0.6)
+        shown = alert_toasts(app)
+        assert len(shown) == MAX_SHOWN and shown[-1] == "3 more new alerts: ! lists them", shown
+        names = {name for _, name in going_bad}
+        assert all(text.split(":")[0] in names for text in shown[:-1]), shown
+
+
+async def test_alerts_that_waited_too_long_for_a_dialog_are_old_news(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox, poll_seconds=2.0)
+    now = [1000.0]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MonitorScreen)
+        screen.incident_keys._monotonic = lambda: now[0]
+        select_export(app, FAILING)
+        await pilot.press("p")
+        await settle(pilot)
+        book = screen.incident.desk.book
+        before = book.open_count
+        going_bad = healthy_exports(screen, 1)
+        fail_newest(sandbox, going_bad[0][0], 2)
+        await wait_for(pilot, lambda: book.open_count == before + 1)
+        now[0] += HELD_SECONDS + 1
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.pause(0.6)
+        assert alert_toasts(app) == [], "a toast that waited over a minute is old news"
 
 
 def test_nothing_shows_while_an_ended_toast_may_still_be_up() -> None:

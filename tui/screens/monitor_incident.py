@@ -7,8 +7,13 @@ kept apart so the monitor's module stays about showing exports; the monitor's
 calls :meth:`IncidentKeysController.poll`: the desk takes the exports in the
 table's order with their health verdicts, the one alert book opens, updates
 and resolves episodes, and the controller rings, toasts and sends to the
-``on_alert`` hook what :func:`tui.state.alert_outlets.announce` says (never a
-toast over a dialog or the editor). Acknowledgements and silences made here or
+``on_alert`` hook what :func:`tui.state.alert_outlets.announce` says. A toast
+never covers a dialog or the editor: the alerts that open while a dialog is
+open wait and are toasted when it closes (at most
+:data:`~tui.toasts.MAX_SHOWN` toasts, the last one counting the rest, and
+only those that waited less than :data:`~tui.toasts.HELD_SECONDS`); those
+that open under the editor are not toasted (the header's count, the row
+markers and the alerts pane show them). Acknowledgements and silences made here or
 on another screen of the same server and key, and the alerts pane's history,
 are kept by a :class:`~tui.state.io.alert_marks_store.MarksKeeper` (the state
 folder, the shared store); a silenced export's announcements wait.
@@ -35,7 +40,7 @@ from tui.screens.incident_base import IncidentContext
 from tui.screens.monitor_actions import BoardChanged
 from tui.state.alert_book import Alert, AlertBook
 from tui.state.alert_marks import HeldEvents, Scope, Silence
-from tui.state.alert_outlets import announce
+from tui.state.alert_outlets import announce, more_line, toast_lines
 from tui.state.budget import ActionBudget
 from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk, VerdictLike
@@ -45,6 +50,7 @@ from tui.state.io.journal import ActionJournal
 from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.state.run_list import next_filter
 from tui.text.clean import clean
+from tui.toasts import HELD_SECONDS, MAX_SHOWN
 
 if TYPE_CHECKING:
     from tui.screens.alerts import JumpTo
@@ -129,6 +135,9 @@ class IncidentKeysController:
         book.acknowledged.append(self._acknowledged_here)
         self.held = HeldEvents()
         self.by = profile or _user()
+        # Alerts opened while a dialog was open, with when (monotonic): the first MAX_SHOWN, and how many more.
+        self._after_dialog: list[tuple[Alert, float]] = []
+        self._after_dialog_more = 0
 
     # ------------------------------------------------------------------ marks
 
@@ -223,9 +232,38 @@ class IncidentKeysController:
             host.notify(line, title="Alert", severity="error", markup=False, timeout=10)
         if said.more:
             host.notify(said.more_line, severity="error", markup=False)
+        if said.waiting and isinstance(host.app.screen, ModalScreen):
+            self._wait_for_dialog(said.waiting)
         if self.hook is not None and said.hook_events:
             host.run_worker(self._send_hooks(self.hook, said.hook_events), name="alert hook", group="alert-hook",
                             exit_on_error=False)
+
+    def _wait_for_dialog(self, alerts: Sequence[Alert]) -> None:
+        """Keep these alerts' toasts until the dialog closes (the first few of them; the rest are counted)."""
+        if not self._after_dialog and not self._after_dialog_more:
+            self._host.app.screen_change_signal.subscribe(self._host, self._screen_changed)
+        now = self._monotonic()
+        room = MAX_SHOWN - len(self._after_dialog)
+        self._after_dialog += [(alert, now) for alert in alerts[:room]]
+        self._after_dialog_more += max(0, len(alerts) - room)
+
+    def _screen_changed(self, _: object) -> None:
+        """A dialog closed (or another opened): toast what waited for it, once a screen that takes toasts is on
+        top; what waited longer than ``HELD_SECONDS`` is old news."""
+        if isinstance(self._host.app.screen, ModalScreen):
+            return
+        self._host.app.screen_change_signal.unsubscribe(self._host)
+        waited, more = self._after_dialog, self._after_dialog_more
+        self._after_dialog, self._after_dialog_more = [], 0
+        if not self._may_toast():
+            return
+        now = self._monotonic()
+        fresh = [alert for alert, at in waited if now - at <= HELD_SECONDS]
+        lines, rest = toast_lines(fresh, MAX_SHOWN, more if fresh else 0)
+        for line in lines:
+            self._host.notify(line, title="Alert", severity="error", markup=False, timeout=10)
+        if rest:
+            self._host.notify(more_line(rest), severity="error", markup=False)
 
     def _may_toast(self) -> bool:
         """Not over an open dialog or the editor: only when the monitor or one of its incident views is on top."""
