@@ -420,6 +420,8 @@ class VirtualTable(ScrollView, can_focus=True):
                 wanted.append(self._view[position])
             else:
                 wanted.append((key, tuple(cells.get(column, "") for column in order), ()))
+        if len(wanted) == len(self._rows) and all(new is old for new, old in zip(wanted, self._rows, strict=True)):
+            return  # the same rows in the same order: nothing to draw again (a quiet poll)
         cursor_key = self.cursor_key
         self.set_rows(wanted, keep=cursor_key)
 
