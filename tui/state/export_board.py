@@ -29,7 +29,8 @@ from tui.state.health import (
 )
 from tui.state.run_history import RunHistory
 
-RUNS_KEPT = 100
+RUNS_KEPT = 100  # runs of one export's runs page kept for its runs pane (about 190 KB)
+RUNS_EXPORTS_KEPT = 4  # exports whose runs page is kept: the selected one and the last few before it
 
 
 @dataclass(frozen=True)
@@ -351,7 +352,11 @@ class ExportBoard:
         self._missing_runs_lists.look_again()
 
     def store_runs(self, key: str, runs: list[BatchExportRun]) -> None:
+        """The runs page read for an export's runs pane; kept for the last ``RUNS_EXPORTS_KEPT`` exports read."""
+        self._runs.pop(key, None)
         self._runs[key] = runs_newest_first(runs)[:RUNS_KEPT]  # health's one ordering, as the verdicts use
+        for old in list(self._runs)[:-RUNS_EXPORTS_KEPT]:
+            del self._runs[old]
 
     def known_run_ids(self, key: str) -> frozenset[str]:
         watched = self.watched(key)

@@ -65,6 +65,9 @@ def by_interval_newest_first(runs: Sequence[BatchExportRun], status_filter: Stat
     return [row for row in rows if status_filter.keeps(row.latest.status)]
 
 
+OLDER_RUNS_KEPT = 1000  # older runs one export's runs pane pages back to, past its window (about 1.9 MB)
+
+
 @dataclass
 class RunPages:
     """Older runs of one export, page after page as the operator scrolls past the last one."""
@@ -80,12 +83,13 @@ class RunPages:
         self.exhausted = next_url is None
 
     def add_page(self, runs: Sequence[BatchExportRun], next_url: str | None) -> int:
-        """Append an older page; returns how many runs were new (a page may overlap what is known)."""
+        """Append an older page; returns how many runs were new (a page may overlap what is known). Past
+        ``OLDER_RUNS_KEPT`` runs no further page is read (the timeline and the logs reach further back)."""
         known = {run.id for run in self.runs}
-        fresh = [run for run in runs if run.id not in known]
+        fresh = [run for run in runs if run.id not in known][:max(0, OLDER_RUNS_KEPT - len(self.runs))]
         self.runs.extend(fresh)
         self.next_url = next_url
-        self.exhausted = next_url is None
+        self.exhausted = next_url is None or len(self.runs) >= OLDER_RUNS_KEPT
         return len(fresh)
 
     @property

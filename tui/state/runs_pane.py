@@ -11,6 +11,7 @@ from tui.api.models.batch_exports import BatchExportRun
 from tui.state.run_list import RunPages
 
 RUNS_WINDOW = timedelta(days=7)
+PAGES_EXPORTS_KEPT = 4  # exports whose older pages (at most run_list.OLDER_RUNS_KEPT runs each) are kept
 
 
 def runs_window_start(now: datetime) -> datetime:
@@ -30,8 +31,12 @@ class RunsPane:
         return self._pages.get(key)
 
     def pages_after_window(self, key: str, next_url: str | None) -> RunPages:
-        """The export's pages; the first time, where the window's page said the older runs go on."""
-        pages = self._pages.setdefault(key, RunPages())
+        """The export's pages; the first time, where the window's page said the older runs go on. The pages of
+        the last ``PAGES_EXPORTS_KEPT`` exports read are kept."""
+        pages = self._pages.pop(key, None) or RunPages()
+        self._pages[key] = pages
+        for old in list(self._pages)[:-PAGES_EXPORTS_KEPT]:
+            del self._pages[old]
         if not pages.runs:
             pages.first_page([], next_url)
         return pages

@@ -263,6 +263,11 @@ class ExportsSource:
             kept = self._last_complete.get(f"{pid}:{error.id}") if error.id else None
             if kept is not None and kept.id not in exports:
                 exports[kept.id] = kept
+        if listed:  # the list names every export of the project: forget the complete answers of those gone
+            named = {f"{pid}:{export_id}" for export_id in exports} | {
+                f"{pid}:{error.id}" for error in snapshot.item_errors if error.id}
+            for key in [k for k in self._last_complete if k.startswith(f"{pid}:") and k not in named]:
+                del self._last_complete[key]
         shown: list[WatchedExport] = []
         for export in exports.values():
             watched = WatchedExport(pid, export)
