@@ -3,7 +3,9 @@ panes' pages, the runs pages kept per export, the read ranges, the last complete
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
+from pathlib import Path
 
 from tests.incident.runs import NOW, run
 from tests.monitor.conftest import sandbox_call
@@ -12,6 +14,7 @@ from tui.api.models.batch_exports import BatchExportRun
 from tui.sandbox.runner import SandboxHandle
 from tui.state.export_board import RUNS_EXPORTS_KEPT, RUNS_KEPT, ExportBoard
 from tui.state.io.export_source import ExportsSource
+from tui.state.io.journal import ActionJournal
 from tui.state.run_history import SPANS_KEPT, RunHistory
 from tui.state.run_list import OLDER_RUNS_KEPT, RunPages
 from tui.state.runs_pane import PAGES_EXPORTS_KEPT, RunsPane
@@ -65,3 +68,13 @@ async def test_the_last_complete_answer_of_a_deleted_export_is_forgotten(sandbox
     assert gone not in {w.export.id for w in second.exports}
     kept = source.learned().last_complete
     assert f"1:{gone}" not in kept and len(kept) == len(second.exports)
+
+
+def test_the_journal_is_read_from_its_end(tmp_path: Path) -> None:
+    journal = ActionJournal(tmp_path / "journal.jsonl")
+    assert journal.tail() == []
+    journal.path.write_text("".join(json.dumps({"n": n, "pad": "x" * 300}) + "\n" for n in range(20_000)))
+    assert [entry["n"] for entry in journal.tail(5)] == [19_995, 19_996, 19_997, 19_998, 19_999]
+    assert [entry["n"] for entry in journal.tail()] == list(range(19_800, 20_000))
+    journal.path.write_text('{"n": 1}\n{"n": 2}\n')
+    assert [entry["n"] for entry in journal.tail()] == [1, 2], "a short journal: every entry, the first too"

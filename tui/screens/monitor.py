@@ -129,7 +129,7 @@ class MonitorScreen(WatchdeckScreen[None]):
                                      unsupported=self.incident.unsupported)
         self.runs_pane = RunsPane()
         self.project_labels = ProjectLabels()
-        self._cells: dict[str, dict[str, Text]] = {}
+        self._cells: dict[str, dict[str, Text]] = {}  # one row per export shown (about 6 KB)
         self._timer: Timer | None = None
         self._last_title = ""
         self._run_cells: dict[str, dict[str, Text]] = {}

@@ -7,6 +7,10 @@ verdict among them) with the diff against the last drawing. The screen
 renders a board and turns keys into board calls; the verdicts come from
 :mod:`tui.state.health` (so the cells, the alerts and ``watchdeck status``
 agree) and the row marks from the one alert model (:mod:`tui.state.alert_book`).
+
+Bounded: one verdict and one row's facts per export of the last poll (about 8 KB each, replaced at every poll),
+the run history's own bounds (:mod:`tui.state.run_history`), and the runs page of the last ``RUNS_EXPORTS_KEPT``
+exports read for the runs pane (``RUNS_KEPT`` runs, about 210 KB each).
 """
 
 from __future__ import annotations

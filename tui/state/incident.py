@@ -7,6 +7,10 @@ poll on their own. Their runs are the run history's
 ``latest_runs`` of every poll, the runs pane's pages, the reads made for the
 verdicts, the timeline and repair, with the spans of the server's runs list
 read, so every view sees the same runs and knows what it has not read.
+
+Bounded by the exports of the last poll: per export its row (the watched export, verdict and runs of the run
+history, shared with the board) and its failure-group signatures, one per failed interval among its runs held,
+rebuilt only when its runs change; the run history's own bounds hold for the runs.
 """
 
 from __future__ import annotations

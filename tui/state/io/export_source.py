@@ -132,6 +132,8 @@ class ExportsSource:
         self._list_answered: set[str] = set()
         self._missing_lists = MissingRoutes(monotonic)
         self._last_good: dict[str, ExportsSnapshot] = {}
+        # Per listed export its last complete answer (about 27 KB, shared with the rows); forgotten once the list
+        # no longer names it.
         self._last_complete: dict[str, BatchExport] = {}
         self.bypass_next = False  # the next poll asks the server, not the shared cache (ctrl+r)
 

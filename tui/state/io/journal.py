@@ -15,6 +15,8 @@ from tui.config.paths import data_dir
 from tui.secrets.private_files import append_private
 from tui.state.journal_entry import JournalEntry
 
+TAIL_LINE_BYTES = 16 * 1024
+
 
 class ActionJournal:
     def __init__(self, path: Path | None = None) -> None:
@@ -31,14 +33,23 @@ class ActionJournal:
             append_private(self.path, entry.to_json() + "\n")
 
     def tail(self, limit: int = 200) -> list[dict[str, Any]]:
+        """The last ``limit`` entries, read from the end of the file: a journal kept for months is never read whole
+        (at most ``TAIL_LINE_BYTES`` per entry asked; a longer line is not an entry of ours)."""
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()[-limit:]
+            with self.path.open("rb") as fh:
+                end = fh.seek(0, 2)
+                start = max(0, end - limit * TAIL_LINE_BYTES)
+                fh.seek(start)
+                data = fh.read(end - start)
         except OSError:
             return []
+        lines = data.split(b"\n")
+        if start > 0:
+            lines = lines[1:]  # the first may be cut
         entries = []
-        for line in lines:
+        for line in lines[-limit - 1:]:
             try:
                 entries.append(json.loads(line))
             except ValueError:
                 continue
-        return entries
+        return entries[-limit:]
