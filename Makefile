@@ -42,6 +42,11 @@ lint: $(DEV_STAMP)
 test: lint
 	TEXTUAL_ANIMATIONS=none PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
+# The soaks' lengths are environment variables, short by default: WATCHDECK_SOAK_MINUTES (the churning soaks of the
+# monitor and the exporter, default 3; their targets are for 30), WATCHDECK_SOAK_DAYS and WATCHDECK_SOAK_SPEED (the
+# simulated week: 7 days at 2880 times the wall's clock, about 4 minutes), WATCHDECK_SOAK_CYCLES (the soaks with
+# faults, in polls) and WATCHDECK_IDLE_SECONDS (the idle CPU window, default 60). For example:
+#   WATCHDECK_SOAK_MINUTES=30 make bench
 bench: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q -s tests/benchmarks -p no:cacheprovider --override-ini addopts=
 

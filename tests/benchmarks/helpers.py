@@ -126,3 +126,19 @@ def run_python(code: str, *args: str, timeout: float = 120.0, env: dict[str, str
     """Run a snippet in a fresh interpreter of this venv (so imports count from zero)."""
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=timeout,
                           cwd=ROOT, env={**os.environ, **(env or {})}, check=False)
+
+
+def growth_over_last_half(samples: Sequence[tuple[float, float]]) -> float:
+    """How much a figure grew over the last half of a run, as a fraction of its value at half-time: the slope of
+    the least-squares line through the samples of the last half, times that half's length. One sample taken just
+    after a collection or a big answer moves it little, where the end against the half would move by as much."""
+    end = samples[-1][0]
+    last = [(t, v) for t, v in samples if t >= end / 2]
+    if len(last) < 2:
+        return 0.0
+    mean_t = sum(t for t, _ in last) / len(last)
+    mean_v = sum(v for _, v in last) / len(last)
+    spread = sum((t - mean_t) ** 2 for t, _ in last)
+    slope = sum((t - mean_t) * (v - mean_v) for t, v in last) / spread if spread else 0.0
+    at_half = mean_v + slope * (end / 2 - mean_t)
+    return slope * (end - end / 2) / at_half

@@ -19,10 +19,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.benchmarks.test_soak import FAULTS, SANDBOX_SCRIPT, soak_cycles
+from tests.benchmarks.test_soak import FAULTS, SANDBOX_SCRIPT, soak_cycles, soak_minutes
 from tui.sandbox.runner import SandboxHandle
 
-from .helpers import EXPORTS, PAGE_SIZE, ROOT, median, report
+from . import soak_worlds
+from .helpers import EXPORTS, PAGE_SIZE, ROOT, growth_over_last_half, median, report
 
 STARTS = 5
 START_TARGET_SECONDS = 2.0
@@ -128,3 +129,93 @@ def test_exporter_soak_with_faults(request: pytest.FixtureRequest, tmp_path: Pat
     assert any(float(count) > 0 for _, count in errors), "no fault fired: the soak tested nothing"
     assert "Traceback" not in log.read_text()
     assert end <= base * (1 + RSS_TOLERANCE), (end, base)
+
+
+# --------------------------------------------------------------------------- 200 exports under status churn
+#
+# ``watchdeck metrics --poll 2`` on 200 exports whose newest runs flip status every 2 s (soak_worlds.RUNS_LIST_CHURN),
+# scraped every 5 s for the soak's minutes (``WATCHDECK_SOAK_MINUTES``, default 3; the target is for 30) after a
+# warm-up: RSS grows less than 1 % over the last half (3 % on a run shorter than 20 minutes, which the warm-up of
+# the caches still moves). CPU per poll is the process's CPU over the soak by its polls (its scrapes included, a
+# few percent of it); CPU per scrape is measured at the end, 100 scrapes back to back, less the polls' share.
+
+CHURN_EXPORTS = 200
+SCRAPE_SECONDS = 5.0
+CHURN_WARMUP_SECONDS = 60.0
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_of(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def polls_of(text: str) -> int:
+    found = re.search(r"^watchdeck_poll_duration_seconds_count (\S+)$", text, re.M)
+    return int(float(found.group(1))) if found else 0
+
+
+def test_exporter_200_exports_under_status_churn(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    minutes = soak_minutes(request.config)
+    limit = 0.01 if minutes >= 20 else 0.03
+    server = subprocess.Popen([sys.executable, "-c", soak_worlds.RUNS_LIST_CHURN, str(CHURN_EXPORTS)],
+                              stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    rows: list[list[object]] = []
+    samples: list[tuple[float, float]] = []
+    try:
+        assert server.stdout is not None
+        base_url, api_key, _ = server.stdout.readline().split()
+        log = tmp_path / "churn.log"
+        process = spawn(base_url, api_key, log, "--poll", "2", "--no-cache")
+        try:
+            deadline = time.monotonic() + 120
+            url = None
+            while url is None or scrape(url).count("watchdeck_export_healthy{") < CHURN_EXPORTS - 10:
+                assert time.monotonic() < deadline and process.poll() is None, log.read_text()
+                time.sleep(0.5)
+                url = metrics_url(log)
+            time.sleep(CHURN_WARMUP_SECONDS)
+            started = time.monotonic()
+            cpu0, polls0, scrapes = cpu_of(process.pid), polls_of(scrape(url)), 1
+            next_sample = 0.0
+            while (elapsed := time.monotonic() - started) < minutes * 60:
+                text = scrape(url)
+                scrapes += 1
+                if elapsed >= next_sample:
+                    rss = rss_of(process.pid)
+                    samples.append((elapsed, rss))
+                    rows.append([f"{elapsed / 60:.1f}", f"{rss:.1f}", f"{100 * (rss / samples[0][1] - 1):+.2f} %",
+                                 polls_of(text) - polls0, text.count('watchdeck_export_healthy{')])
+                    next_sample += 15.0
+                time.sleep(SCRAPE_SECONDS)
+            cpu = cpu_of(process.pid) - cpu0
+            wall = time.monotonic() - started
+            polls = polls_of(scrape(url)) - polls0
+            end = rss_of(process.pid)
+            samples.append((wall, end))
+            burst_cpu0, burst_polls0, burst0 = cpu_of(process.pid), polls_of(scrape(url)), time.monotonic()
+            for _ in range(100):
+                scrape(url)
+            burst_cpu = cpu_of(process.pid) - burst_cpu0
+            burst_polls = polls_of(scrape(url)) - burst_polls0
+            burst_wall = time.monotonic() - burst0
+        finally:
+            assert stop(process) == 0
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    per_poll = cpu / max(polls, 1)
+    per_scrape = max(0.0, burst_cpu - burst_polls * per_poll) / 100
+    report(f"exporter: {CHURN_EXPORTS} exports, newest runs flipping status every 2 s, --poll 2, scraped every "
+           f"{SCRAPE_SECONDS:g} s for {minutes:g} min (after {CHURN_WARMUP_SECONDS:.0f} s warm-up)", rows,
+           ["min", "RSS MB", "growth", "polls", "exports served"])
+    half = min(samples, key=lambda s: abs(s[0] - wall / 2))[1]
+    growth = growth_over_last_half(samples)
+    print(f"  {polls} polls, {scrapes} scrapes; CPU {100 * cpu / wall:.1f} % of a core: {per_poll * 1e3:.0f} ms per "
+          f"poll (its scrapes included), {per_scrape * 1e3:.1f} ms per scrape (100 back to back in "
+          f"{burst_wall:.1f} s, {burst_polls} polls meanwhile); RSS {half:.1f} MB at half-time, {end:.1f} MB at the "
+          f"end; the trend over the last half: {100 * growth:+.2f} % (limit {100 * limit:g} %)")
+    assert "Traceback" not in log.read_text()
+    assert polls >= minutes * 60 / 2 * 0.5, f"only {polls} polls in {minutes:g} min"
+    assert growth < limit, f"RSS grew {100 * growth:+.2f} % over the last half"
