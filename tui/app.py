@@ -170,7 +170,7 @@ class WatchdeckApp(SafeApp[int]):
         self._warn_about_cache()
         self.set_timer(FREEZE_AFTER_SECONDS, self._after_first_frames)
         self.app_resume_signal.subscribe(self, self._repaint_after_resume)
-        self.set_interval(TOAST_CHECK_SECONDS, self._release_toasts)
+        self._toast_timer = self.set_interval(TOAST_CHECK_SECONDS, self._release_toasts, pause=True)
 
     # ------------------------------------------------------------------ toasts (tui.toasts)
 
@@ -185,14 +185,19 @@ class WatchdeckApp(SafeApp[int]):
         if self.toasts.offer(toast, blocked=self._toasts_blocked(), fits=self._toasts_fit):
             self._place_toasts()
             super().notify(message, title=title, severity=severity, timeout=toast.timeout, markup=markup)
+        self._toast_timer.resume()
 
     def _release_toasts(self) -> None:
         """Show the toasts that waited, and keep the stack off the focused line as the cursor moves.
 
         Toasts on screen when a dialog opens over them go back to wait: they show again when it closes.
-        Nothing is done while the app closes and has no screen left.
+        Nothing is done while the app closes and has no screen left. With no toast shown, leaving or waiting, the
+        looks pause until the next toast: an idle wall screen is not woken twice a second for nothing.
         """
         if not self.screen_stack:
+            return
+        if self.toasts.idle():
+            self._toast_timer.pause()
             return
         if self._toasts_blocked() and self.toasts.on_screen():
             self.toasts.withdraw()

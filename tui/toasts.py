@@ -83,6 +83,11 @@ class ToastQueue:
         self.held.extendleft(reversed(shown))
         return shown
 
+    def idle(self) -> bool:
+        """No toast on screen, leaving or waiting: nothing to look at until the next one is offered."""
+        self._shown()
+        return not self._until and not self.held
+
     def on_screen(self) -> list[Toast]:
         """The toasts showing now."""
         self._shown()

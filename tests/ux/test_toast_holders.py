@@ -155,3 +155,18 @@ def test_nothing_shows_while_an_ended_toast_may_still_be_up() -> None:
     assert queue.release(blocked=False) == []
     now[0] += LEAVING_SECONDS
     assert [t.message for t in queue.release(blocked=False)] == ["b"]
+
+
+async def test_with_no_toast_the_app_is_not_woken_for_them(sandbox: SandboxHandle) -> None:
+    app = make_app(sandbox)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: app.toasts.idle())
+        await pilot.pause(0.6)
+        looks = app.toasts.idle
+        calls: list[bool] = []
+        app.toasts.idle = lambda: calls.append(True) or looks()  # type: ignore[method-assign]
+        await pilot.pause(1.2)
+        assert calls == [], "paused: no look at the toasts while there are none"
+        app.notify("one", timeout=1)
+        await wait_for(pilot, lambda: bool(calls) and looks())
