@@ -154,6 +154,7 @@ async def test_soak_with_faults(request: pytest.FixtureRequest, user_dirs: Path)
 # (``memory_census``; cheap enough to keep polling on time); ``WATCHDECK_SOAK_TRACEMALLOC=1`` starts tracemalloc at a
 # quarter, takes a snapshot at half-time and one at the end, and prints the lines whose memory grew between them
 # (polls slower meanwhile, and RSS counts tracemalloc's own: the figures of such a run are not the soak's).
+# ``WATCHDECK_SOAK_TOASTS=0`` draws no toast (Textual's notifications off), to tell the toasts' share of a growth.
 
 GROWTH_LIMIT = 0.01  # over the last half of a run of 20 minutes or more
 SHORT_GROWTH_LIMIT = 0.03  # over the last half of a shorter run
@@ -238,7 +239,8 @@ async def churning_soak(request: pytest.FixtureRequest, user_dirs: Path, script:
         settings = Settings(base_url=base_url, api_key=api_key, project_ids=[project_id], poll_seconds=2.0,
                             bell=False)
         app = WatchdeckApp(settings, clock=ScaledClock(now, 1.0))
-        async with app.run_test(size=SIZE, notifications=True) as pilot:  # toasts drawn, as in a terminal
+        toasts = os.environ.get("WATCHDECK_SOAK_TOASTS", "1") == "1"  # 0: no toast drawn, to tell their share
+        async with app.run_test(size=SIZE, notifications=toasts) as pilot:  # toasts drawn, as in a terminal
             await wait_for(lambda: isinstance(app.screen, MonitorScreen))
             screen: MonitorScreen = app.screen
             table = screen.query_one("#exports", VirtualTable)
