@@ -158,6 +158,8 @@ class WatchdeckApp(SafeApp[int]):
     # ------------------------------------------------------------------ modes
 
     def on_mount(self) -> None:
+        # Made first: the settings' warnings and the cache's are toasts, and a toast resumes it.
+        self._toast_timer = self.set_interval(TOAST_CHECK_SECONDS, self._release_toasts, pause=True)
         self._load_ui_state()
         # Switched to here, not made the DEFAULT_MODE: Textual mounts the app's own widgets into the default
         # mode's screen as the app composes, and would mount a mode screen's children a second time when they
@@ -170,7 +172,6 @@ class WatchdeckApp(SafeApp[int]):
         self._warn_about_cache()
         self.set_timer(FREEZE_AFTER_SECONDS, self._after_first_frames)
         self.app_resume_signal.subscribe(self, self._repaint_after_resume)
-        self._toast_timer = self.set_interval(TOAST_CHECK_SECONDS, self._release_toasts, pause=True)
 
     # ------------------------------------------------------------------ toasts (tui.toasts)
 
