@@ -315,17 +315,19 @@ class WatchdeckApp(SafeApp[int]):
         for command in super().get_system_commands(screen):
             if command.title not in ("Quit", "Keys"):
                 yield command
-        seen: set[str] = set()
+        # Every key of an action is named (the editor's Leave is "esc, q"), as help names them.
+        found: dict[str, tuple[DOMNode, tuple[str, str], list[str]]] = {}
         for active in screen.active_bindings.values():
             binding = active.binding
             words = describe(binding)
-            if words is None or not active.enabled or binding.action in seen:
+            if words is None or not active.enabled:
                 continue
-            seen.add(binding.action)
+            _node, _words, keys = found.setdefault(binding.action, (active.node, words, []))
             key = self.get_key_display(binding)
-            title, sentence = words
-            yield SystemCommand(title, f"{sentence} (key: {key})",
-                                partial(self._run_binding, active.node, binding.action))
+            if key not in keys:
+                keys.append(key)
+        for action, (node, (title, sentence), keys) in found.items():
+            yield SystemCommand(title, f"{sentence} (key: {', '.join(keys)})", partial(self._run_binding, node, action))
 
     async def _run_binding(self, node: DOMNode, action: str) -> None:
         await self.run_action(action, node)

@@ -339,7 +339,7 @@ README_TABLES: dict[str, tuple[str, ...]] = {
     "surveys": ("surveys",),
     "editor": ("editor", "form"),
 }
-_README_SKIPPED = frozenset({"app.interrupt"})
+_README_SKIPPED: frozenset[str] = frozenset()
 
 
 def readme_keys(keys: str) -> str:

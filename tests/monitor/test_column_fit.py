@@ -11,7 +11,7 @@ from rich.text import Text
 
 from tests.monitor.conftest import make_app, select_export
 from tests.pilot import settle, until
-from tui.look.status_line import STATUS_AGE, STATUS_POLL, STATUS_PROJECT, fit_status
+from tui.look.status_line import STATUS_AGE, STATUS_POLL, fit_status, project_badge
 from tui.sandbox.runner import SandboxHandle
 from tui.widgets.virtual_table import CELL_PADDING, VirtualTable, fit_columns
 
@@ -93,12 +93,15 @@ def test_fit_columns_drops_whole_columns_least_needed_first_and_grows_one() -> N
 
 
 def test_the_status_line_drops_whole_parts_before_the_counts() -> None:
-    badges = [(0, " ● LIVE ", "bold"), (STATUS_PROJECT, " Acme · Demo project ", "bold")]
     phrases = [(STATUS_AGE, "updated 0 s ago", ""), (STATUS_POLL, "every 30 s", ""), (0, "12 exports", ""),
                (0, "1 failing", "red")]
-    assert fit_status(badges, phrases, 160).plain == (
-        " ● LIVE  Acme · Demo project   updated 0 s ago · every 30 s · 12 exports · 1 failing")
-    assert fit_status(badges, phrases, 75).plain == (
-        " ● LIVE  Acme · Demo project   updated 0 s ago · 12 exports · 1 failing")
-    assert fit_status(badges, phrases, 50).plain == " ● LIVE   updated 0 s ago · 12 exports · 1 failing"
-    assert fit_status(badges, phrases, 30).plain == " ● LIVE   12 exports · 1 failing"
+
+    def line(width: int) -> str:
+        badges = [(0, " ● LIVE ", "bold"), project_badge("Acme · Demo project", width)]
+        return fit_status(badges, phrases, width).plain
+
+    assert line(160) == " ● LIVE  Acme · Demo project   updated 0 s ago · every 30 s · 12 exports · 1 failing"
+    assert line(75) == " ● LIVE  Acme · Demo project   updated 0 s ago · 12 exports · 1 failing"
+    # The project stays at any width (issue 42: 80x24 lost it): the data's age goes first.
+    assert line(60) == " ● LIVE  Acme · Demo project   12 exports · 1 failing"
+    assert line(50) == " ● LIVE  Acme · Demo pro…   12 exports · 1 failing"

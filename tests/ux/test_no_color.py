@@ -53,6 +53,27 @@ def drawn(app: Any) -> str:
     return capture.get()
 
 
+def attribute_codes(ansi: str) -> set[int]:
+    """The SGR codes in ``ansi`` that are not part of a colour's numbers (bold 1, dim 2, reverse 7, ...)."""
+    found: set[int] = set()
+    for match in SGR.finditer(ansi):
+        params = [int(p) if p else 0 for p in match.group(1).split(";")]
+        index = 0
+        while index < len(params):
+            code = params[index]
+            if code in (38, 48):
+                index += 3 if index + 1 < len(params) and params[index + 1] == 5 else 5
+                continue
+            found.add(code)
+            index += 1
+    return found
+
+
+def test_attribute_codes_reads_sgr() -> None:
+    assert attribute_codes("\x1b[2;39;49mx\x1b[0m\x1b[1;7m") == {0, 1, 2, 7, 39, 49}
+    assert 2 not in attribute_codes("\x1b[38;5;2mx\x1b[48;2;2;2;2my\x1b[22m")
+
+
 def test_colour_codes_reads_sgr() -> None:
     assert colour_codes("\x1b[1;38;5;253;48;2;1;2;3mx\x1b[0;7;39;49m") == {"38;5;253", "48;2;1;2;3"}
     assert colour_codes("\x1b[31mx\x1b[1;2;3;4;7m") == {"31"}
@@ -72,3 +93,22 @@ async def test_no_color_draws_no_colour_at_all(sandbox: SandboxHandle, monkeypat
         await pilot.press("question_mark")  # a dialog over the monitor: its shade must not be a grey either
         await settle(pilot)
         assert colour_codes(drawn(app)) == set()
+
+
+async def test_no_color_dims_nothing(sandbox: SandboxHandle, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README promises no greys under NO_COLOR, and a terminal draws dim (SGR 2) as one: muted text, an inactive
+    tab and a disabled footer key are drawn without it."""
+    from tests.pilot import burst
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(sandbox)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        select_export(app, "Snowflake warehouse (hourly)")
+        await settle(pilot)
+        for keys in ((), ("d",), ("question_mark",), ("escape", "l"), ("escape", "p")):
+            await burst(pilot, *keys)
+            await settle(pilot)
+            screen = drawn(app)
+            assert 2 not in attribute_codes(screen), (keys, screen)
+            assert 1 in attribute_codes(screen), "attributes are still drawn"

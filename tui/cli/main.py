@@ -132,7 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"watchdeck {__version__}")
     parser.add_argument("--demo", action="store_true", help="start the embedded sandbox server and watch it")
-    web = parser.add_argument_group("web mode (needs the 'web' extra: textual-serve)")
+    web = parser.add_argument_group("web mode (needs the 'web' extra, textual-serve: from a clone, "
+                                    ".venv/bin/pip install -e '.[web]')")
     web.add_argument("--web", action="store_true", help="serve the dashboard to a browser instead of this terminal")
     web.add_argument("--port", type=int, default=DEFAULT_WEB_PORT, help=f"web port (default {DEFAULT_WEB_PORT})")
     web.add_argument("--web-host", default="127.0.0.1", metavar="HOST",

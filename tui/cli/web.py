@@ -308,13 +308,17 @@ def _quiet_logging() -> None:
     logging.getLogger("aiohttp.access").disabled = True  # access lines would carry the token
 
 
+#: How to add web mode's extra, as its refusal and the README say it (``make demo`` installs without it).
+WEB_EXTRA_HINT = "from a clone, .venv/bin/pip install -e '.[web]'; from a package, pip install 'watchdeck[web]'"
+
+
 def serve(argv: Sequence[str], host: str = "127.0.0.1", port: int = DEFAULT_WEB_PORT, *,
           actions: bool = False) -> int:
     try:
         import textual_serve  # noqa: F401
         from aiohttp import web  # textual-serve's own server
     except ImportError:
-        print("watchdeck: --web needs textual-serve: pip install 'watchdeck[web]'", file=sys.stderr)
+        print(f"watchdeck: --web needs textual-serve: {WEB_EXTRA_HINT}", file=sys.stderr)
         return 2
     token = secrets.token_urlsafe(TOKEN_BYTES)
     guard = WebGuard(allowed_netlocs(host, port), token)

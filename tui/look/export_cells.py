@@ -43,6 +43,9 @@ EXPORT_COLUMNS: list[tuple[str, str, int | None]] = [
 # The project column exists only when several projects are watched (their section rows name them too).
 EXPORT_PRIORITY = ("mark", "name", "state", "latest", "lag", "strip", "progress", "due", "last", "project", "interval",
                    "dest", "model")
+# The data model (events, persons, sessions) says what a destination receives: drawn only beside the Destination
+# column, never in its place where Destination is too wide to fit.
+EXPORT_REQUIRES = {"model": "dest"}
 # The column that takes the width the shown columns leave, up to this much.
 EXPORT_GROW = ("name", 40)
 

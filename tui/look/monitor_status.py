@@ -19,9 +19,9 @@ from tui.look.status_line import (
     STATUS_FILTER,
     STATUS_NOTE,
     STATUS_POLL,
-    STATUS_PROJECT,
     STATUS_REFRESHING,
     fit_status,
+    project_badge,
 )
 from tui.state.freshness import Freshness
 from tui.state.io.shared import IGNORED_NOTE
@@ -83,7 +83,7 @@ def monitor_status(facts: StatusFacts, width: int) -> Text:
     # (priority, text, style): the lower the number, the longer it stays on a narrow line (fit_status).
     badges: list[tuple[int, str, str]] = [(0, f" {symbol} {facts.freshness.value} ", style)]
     if facts.project:
-        badges.append((STATUS_PROJECT, f" {clean(facts.project, limit=60)} ", "bold"))
+        badges.append(project_badge(facts.project, width))
     if facts.frozen:
         badges.append((0, " FROZEN ", Tone.FROZEN.style))
     if facts.read_only:

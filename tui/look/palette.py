@@ -11,8 +11,8 @@ terminal's own foreground and background only (:class:`tui.safe_app.SafeApp` sta
 ANSI mode, where NO_COLOR removes every colour rather than turning each into a grey). So without
 colour a tone is told apart by attributes only (reverse for failures: the most visible thing, bold
 or underline for what needs attention, italic for continued runs). The app says which set applies
-once, when it starts (:func:`use_no_color`). Dim, an attribute rather than a colour, stays in both
-sets for muted text: secondary, never a meaning.
+once, when it starts (:func:`use_no_color`). Muted text is dim with colour; without colour it is drawn as any
+other text, since a terminal draws dim as a grey: it is secondary, never a meaning.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ NO_COLOUR_STYLES: dict[Tone, str] = {
     Tone.BRANCH: "",
     Tone.ADDED: "",
     Tone.REMOVED: "",
-    Tone.MUTED: "dim",
+    Tone.MUTED: "",  # no dim either: a terminal draws it as a grey
     Tone.STALE: "bold underline",
     Tone.OFFLINE: "bold reverse",
     Tone.FROZEN: "bold",

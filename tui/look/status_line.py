@@ -12,6 +12,7 @@ from rich.text import Text
 
 from tui.look.palette import Tone
 from tui.state.freshness import Freshness
+from tui.text.clean import clean
 
 # The badge of each freshness: a symbol (it reads without colour) and a tone; connecting is bold in both modes.
 FRESHNESS_LOOK: dict[Freshness, tuple[str, Tone | None]] = {
@@ -21,14 +22,22 @@ FRESHNESS_LOOK: dict[Freshness, tuple[str, Tone | None]] = {
     Freshness.OFFLINE: ("✖", Tone.OFFLINE),
 }
 
-# What the status line drops first when it does not fit (fit_status): the counts, failures, alerts and
-# the poll's trouble (0) stay; then the filter, the data's age, notes, the project, the poll interval.
+# What the status line drops first when it does not fit (fit_status): the project, the counts, failures, alerts
+# and the poll's trouble (0) stay; then the filter, the data's age, notes, the poll interval.
 STATUS_FILTER = 1
 STATUS_AGE = 2
 STATUS_NOTE = 3
-STATUS_PROJECT = 4
 STATUS_POLL = 5
 STATUS_REFRESHING = 6
+
+PROJECT_MOST = 60
+"""The most of a project's name the header shows, on a wide screen."""
+
+
+def project_badge(label: str, width: int) -> tuple[int, str, str]:
+    """The project's badge: kept at any width (which project is on screen is never dropped), its name cut to a
+    third of the line so that the counts beside it still fit."""
+    return 0, f" {clean(label, limit=min(PROJECT_MOST, max(16, width // 3)))} ", "bold"
 
 
 def fit_status(badges: Sequence[tuple[int, str, str]], phrases: Sequence[tuple[int, str, str]], width: int) -> Text:

@@ -61,12 +61,21 @@ def screen_keys(screen: Screen[object]) -> list[tuple[str, str, str, str, bool]]
         active[key] = active.get(key, False) or shown.enabled
     rows: list[tuple[str, str, str, str, bool]] = []
     seen: set[str] = set()
+    # Keys a nearer node handles now: a farther binding of only these keys is never reached (the editor's q leaves
+    # it, so the app's q, Quit, is not listed there a second time).
+    handled: set[str] = set()
     for node in key_nodes(screen):
+        handled_here: set[str] = set()
         for binding in declared_bindings(node):
             entry: KeyEntry | None = entry_for(binding)
             ident = binding.id or f"{binding.action}:{binding.key}"
             if ident in seen:
                 continue
+            keys = set((effective_keys(entry, keymap) if entry is not None else binding.key).split(","))
+            if not binding.priority and keys <= handled:
+                continue
+            if active.get(ident, False):
+                handled_here |= keys
             if entry is None:
                 words = describe(binding)
                 if words is None or ident not in active:
@@ -79,6 +88,7 @@ def screen_keys(screen: Screen[object]) -> list[tuple[str, str, str, str, bool]]
             seen.add(ident)
             rows.append((entry.group, _key_label(screen, effective_keys(entry, keymap)), entry.title,
                          entry.sentence, active.get(ident, False)))
+        handled |= handled_here
     # The rest of the screen's areas: keys of a part not focused now (the editor's choice keys from its list).
     areas = {b.id.partition(".")[0] for b in declared_bindings(screen) if b.id and entry_for(b) is not None}
     for entry in entries(*areas):

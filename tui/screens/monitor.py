@@ -36,6 +36,7 @@ from tui.look.export_cells import (
     EXPORT_COLUMNS,
     EXPORT_GROW,
     EXPORT_PRIORITY,
+    EXPORT_REQUIRES,
     RUN_COLUMNS,
     RUN_GROW,
     RUN_PRIORITY,
@@ -636,10 +637,11 @@ class MonitorScreen(WatchdeckScreen[None]):
         self._build_columns()
 
     def _fitted(self, table: VirtualTable, columns: Sequence[tuple[str, str, int | None]], priority: Sequence[str],
-                grow: tuple[str, int]) -> list[tuple[str, str, int | None]]:
+                grow: tuple[str, int], requires: Mapping[str, str] | None = None,
+                ) -> list[tuple[str, str, int | None]]:
         """The columns that fit whole across the screen, room kept for the table's vertical scroll bar."""
         available = self.size.width - table.styles.scrollbar_size_vertical
-        return fit_columns(columns, priority, available, CELL_PADDING, grow)
+        return fit_columns(columns, priority, available, CELL_PADDING, grow, requires)
 
     def _build_columns(self) -> None:
         """Show the columns that fit the width; a table keeps every column's cells, shown or not.
@@ -652,7 +654,7 @@ class MonitorScreen(WatchdeckScreen[None]):
         narrow = self.size.width < NARROW_WIDTH
         columns = [(k, label, NARROW_NAME_WIDTH if narrow and k == "name" else w) for k, label, w in EXPORT_COLUMNS
                    if multi or k != "project"]
-        fitted = self._fitted(exports, columns, EXPORT_PRIORITY, EXPORT_GROW)
+        fitted = self._fitted(exports, columns, EXPORT_PRIORITY, EXPORT_GROW, EXPORT_REQUIRES)
         if fitted != self._export_columns:
             self._export_columns = fitted
             exports.show_columns((key, width or 0) for key, _, width in fitted)

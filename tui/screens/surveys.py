@@ -47,7 +47,7 @@ from tui.config.paths import stylesheets
 from tui.key_registry import bindings, writing_actions
 from tui.look.palette import Tone
 from tui.look.render import plain
-from tui.look.status_line import FRESHNESS_LOOK, STATUS_AGE, STATUS_POLL, fit_status
+from tui.look.status_line import FRESHNESS_LOOK, STATUS_AGE, STATUS_POLL, fit_status, project_badge
 from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
@@ -412,9 +412,10 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         state = (Freshness.CONNECTING if not loaded and not failed else Freshness.OFFLINE if not loaded
                  else Freshness.STALE if failed else Freshness.LIVE)
         symbol, tone = FRESHNESS_LOOK[state]
+        width = max(self.size.width - 2, 20)
         badges: list[tuple[int, str, str]] = [(0, f" {symbol} {state.value} ", tone.style if tone else "bold")]
         if self._project_label:
-            badges.append((0, f" {clean(self._project_label, limit=60)} ", "bold"))
+            badges.append(project_badge(self._project_label, width))
         if self.read_only:
             badges.append((0, " READ-ONLY ", Tone.READ_ONLY.style))
         age = None if self._loaded_at is None else max(0.0, self.wd.monotonic() - self._loaded_at)
@@ -424,7 +425,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         ]
         if self.error:
             phrases.append((0, clean(self.error, limit=120), Tone.ERROR.style))
-        line = fit_status(badges, phrases, max(self.size.width - 2, 20))
+        line = fit_status(badges, phrases, width)
         shown = (line.plain, tuple(line.spans), line.style)
         if shown == self._header_shown:
             return  # the timer redraws it every second: an unchanged line costs nothing

@@ -139,18 +139,23 @@ def fit_styled(console: Console, text: Text, width: int, justify: Justify = "lef
 
 def fit_columns(columns: Sequence[tuple[str, str, int | None]], priority: Sequence[str], available: int,
                 padding: int = CELL_PADDING,
-                grow: tuple[str, int] | None = None) -> list[tuple[str, str, int | None]]:
+                grow: tuple[str, int] | None = None,
+                requires: Mapping[str, str] | None = None) -> list[tuple[str, str, int | None]]:
     """The columns to draw in ``available`` cells: whole ones, the most important first, in their own order.
 
     Columns are taken in ``priority`` order while they fit (a narrower, less important one may still fit
     where a wider one did not; a column not named in ``priority`` is never drawn); the others are dropped
     whole rather than drawn cut off at the screen's edge behind a scroll bar. ``grow`` names a column that
     takes the width left over, up to a most: a long name or error shows more where there is room.
+    ``requires`` maps a column to one it means nothing without: it is drawn only beside that one.
     """
     drawn_width = {key: (width or 0) + 2 * padding for key, _, width in columns}
+    needs = requires or {}
     kept: set[str] = set()
     used = 0
     for key in priority:
+        if key in needs and needs[key] not in kept:
+            continue
         if key in drawn_width and key not in kept and used + drawn_width[key] <= available:
             kept.add(key)
             used += drawn_width[key]
