@@ -84,6 +84,10 @@ def _mouse_button(label: str, button_id: str, tooltip: str, variant: ButtonVaria
     return button
 
 
+#: A new survey's fields it starts without: "a name is required" is not said before the name was typed or a save
+#: was tried.
+UNTOUCHED_QUIET = frozenset({"name"})
+
 class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
     """Edit (or create, when ``survey`` is None) one survey; dismissed with the saved Survey or None."""
 
@@ -117,6 +121,10 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         self._write_seq = 0
         self._written_seq = 0
         self._finished = False  # saved or discarded: no draft to flush on unmount
+        # A new survey's fields the operator has not edited yet, and whether a save was tried: a problem of an
+        # untouched field (the name it has yet to be given) waits until it is edited or the survey is saved.
+        self._touched: set[str] = set()
+        self._save_tried = False
 
     # ------------------------------------------------------------------ app services
 
@@ -185,6 +193,9 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
 
     def _problems(self) -> dict[str, str]:
         problems = self.draft.problems()
+        if self.draft.creating and not self._save_tried:
+            problems = {path: message for path, message in problems.items()
+                        if top_level(path) in self._touched or top_level(path) not in UNTOUCHED_QUIET}
         problems.update(self.server_problems)
         return problems
 
@@ -262,6 +273,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
     def _edited(self, event: DraftEdited) -> None:
         event.stop()
         if event.field:
+            self._touched.add(event.field)
             self.server_problems = {p: m for p, m in self.server_problems.items() if top_level(p) != event.field}
         self._after_edit()
 
@@ -443,6 +455,10 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
             return
         problems = self.draft.blocking_problems()
         if problems:
+            if not self._save_tried:
+                self._save_tried = True
+                self._refresh_list()
+                self._show_problems()
             listed = "; ".join(f"{describe_path(p)}: {m}" for p, m in list(problems.items())[:3])
             more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
             self.refused = f"Not saved, {counted(len(problems), 'problem')}: {listed}{more}"
