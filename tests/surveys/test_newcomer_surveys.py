@@ -36,3 +36,20 @@ async def test_a_new_survey_says_its_name_is_required_once_touched_or_saved(sand
         assert field_error(editor, "name") == "a name is required", "a save says what is missing"
         assert "a name is required" in str(editor.query_one("#editor-summary", Static).render())
         assert survey_writes(sandbox) == []
+
+
+async def test_a_fields_own_keys_act_in_the_order_typed(sandbox: Any, clock: FrozenClock) -> None:
+    """ctrl+u, End, the arrows and backspace in a field act before the letters sent behind them in the same write
+    (``End C-u '#ffffff'`` left the field empty: ctrl+u ran after the letters); ctrl+c still quits from a field."""
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        editor = await editor_of(pilot, "n")
+        name = editor.query_one("#f-name", Input)
+        assert editor.focused is name
+        await burst(pilot, "a", "b", "c", "home", "end", "ctrl+u", "number_sign", *"ffffff")
+        assert name.value == "#ffffff"
+        await burst(pilot, "left", "left", "X", "backspace", "Y", "end", "Z")
+        assert name.value == "#ffffYffZ"
+        await burst(pilot, "ctrl+c")
+    assert not app.is_running

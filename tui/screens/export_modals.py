@@ -35,6 +35,7 @@ from tui.text.redaction import is_secret_key
 from tui.text.words import counted
 from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.footer import KeyFooter
+from tui.widgets.text_field import TextField
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"
 DAY_FORMAT = "%Y-%m-%d"
@@ -118,10 +119,10 @@ class BackfillScreen(Dialog[BackfillRequest | None]):
             yield Static(Text.assemble(("Backfill ", "bold"), plain(self.export.name, "bold")), classes="dialog-title")
             shape = "date, YYYY-MM-DD" if self._dates else "UTC, YYYY-MM-DD HH:MM"
             yield Label(f"Start ({shape})")
-            yield Input(self._start_default.strftime(self._format), id="backfill-start")
+            yield TextField(self._start_default.strftime(self._format), id="backfill-start")
             yield Static("", id="backfill-start-error", classes="field-error")
             yield Label(f"End ({shape})")
-            yield Input(self._end_default.strftime(self._format), id="backfill-end")
+            yield TextField(self._end_default.strftime(self._format), id="backfill-end")
             yield Static("", id="backfill-end-error", classes="field-error")
             yield Static("", id="backfill-summary")
             with Horizontal(classes="dialog-buttons"):
@@ -234,7 +235,7 @@ class TypedCountConfirmScreen(Dialog[bool]):
             yield Static(Text("Confirm a large backfill", style="bold"), classes="dialog-title")
             yield Static(Text(f"This backfill creates {self.runs:,} runs.\n"
                               f"Type {self.runs} to start it."))
-            yield Input(id="backfill-confirm-count", placeholder=str(self.runs))
+            yield TextField(id="backfill-confirm-count", placeholder=str(self.runs))
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel (esc)", id="backfill-confirm-cancel")
                 yield Button(f"Backfill {self.runs:,} runs", id="backfill-confirm-go", variant="warning", disabled=True)
@@ -286,7 +287,7 @@ class DeleteExportScreen(Dialog[bool]):
             yield Static(Text("Delete export", style=Tone.ERROR.style), classes="dialog-title")
             yield Static(Text.assemble("This deletes ", plain(self._expected, "bold"),
                                        " and stops its runs. It cannot be undone.\nType the export's name to confirm."))
-            yield Input(id="delete-name", placeholder=self._expected)
+            yield TextField(id="delete-name", placeholder=self._expected)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel (esc)", id="delete-cancel")
                 yield Button("Delete export", id="delete-go", variant="error", disabled=True)
@@ -376,7 +377,7 @@ class EditExportScreen(Dialog[BatchExport | None]):
             yield Static(Text.assemble(("Edit ", "bold"), plain(export.name, "bold")), classes="dialog-title")
             with VerticalScroll(id="edit-form"):
                 yield Label("Name")
-                yield Input(name.text, id="edit-name", select_on_focus=False)
+                yield TextField(name.text, id="edit-name", select_on_focus=False)
                 if name.cleaned:
                     yield CleanedNote(id="edit-name-cleaned")
                 yield Static("", id="edit-name-error", classes="field-error")
@@ -387,11 +388,11 @@ class EditExportScreen(Dialog[BatchExport | None]):
                     yield Label("Paused ")
                     yield Switch(export.paused, id="edit-paused")
                 yield Label("Start at (UTC, YYYY-MM-DD HH:MM; empty for none)")
-                yield Input(export.start_at.strftime(DATE_FORMAT) if export.start_at else "", id="edit-start_at",
+                yield TextField(export.start_at.strftime(DATE_FORMAT) if export.start_at else "", id="edit-start_at",
                             select_on_focus=False)
                 yield Static("", id="edit-start_at-error", classes="field-error")
                 yield Label("End at (UTC, YYYY-MM-DD HH:MM; empty for none)")
-                yield Input(export.end_at.strftime(DATE_FORMAT) if export.end_at else "", id="edit-end_at",
+                yield TextField(export.end_at.strftime(DATE_FORMAT) if export.end_at else "", id="edit-end_at",
                             select_on_focus=False)
                 yield Static("", id="edit-end_at-error", classes="field-error")
                 yield Label(Text.assemble("Destination config (JSON; secret fields hidden and kept) · ",

@@ -39,6 +39,7 @@ from tui.state.exports import WatchedExport
 from tui.text.clean import clean
 from tui.text.words import counted
 from tui.widgets.footer import KeyFooter
+from tui.widgets.text_field import TextField
 
 MAX_LINES = 5000
 PAGE = 500
@@ -112,7 +113,7 @@ class LogsScreen(WatchdeckScreen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="logs-title")
-        yield Input(placeholder="search as you type (esc clears)", id="logs-search", classes="hidden")
+        yield TextField(placeholder="search as you type (esc clears)", id="logs-search", classes="hidden")
         log = Log(max_lines=MAX_LINES, highlight=True, id="logs", auto_scroll=True)
         log.highlighter = LevelHighlighter()
         yield log

@@ -78,6 +78,7 @@ from tui.state.runs_pane import ProjectLabels, RunsPane, runs_window_start
 from tui.text.clean import clean
 from tui.widgets.export_detail_pane import ExportDetailPane
 from tui.widgets.footer import KeyFooter
+from tui.widgets.text_field import TextField
 from tui.widgets.textual_private import write_terminal_title
 from tui.widgets.virtual_table import CELL_PADDING, Column, VirtualTable, fit_columns
 
@@ -154,7 +155,7 @@ class MonitorScreen(WatchdeckScreen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="monitor-status")
-        yield Input(placeholder="filter by name or status (esc clears)", id="monitor-filter", classes="hidden")
+        yield TextField(placeholder="filter by name or status (esc clears)", id="monitor-filter", classes="hidden")
         self._exports = VirtualTable([Column(key, label, width or 0) for key, label, width in EXPORT_COLUMNS],
                                      id="exports")
         yield self._exports

@@ -24,6 +24,7 @@ from tui.look.render import plain
 from tui.screens.dialog import Dialog
 from tui.text.clean import clean
 from tui.widgets.lists import ItemList
+from tui.widgets.text_field import TextField
 
 
 def project_prompt(project: Project, current: str | None) -> Text:
@@ -68,7 +69,7 @@ class ProjectPickerScreen(Dialog[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-dialog", classes="dialog"):
             yield Static(Text("Switch project", style="bold"), classes="dialog-title")
-            yield Input(placeholder="filter by name or id", id="picker-filter")
+            yield TextField(placeholder="filter by name or id", id="picker-filter")
             yield ItemList(id="picker-list", markup=False)
             yield Static("", id="picker-message")
             with Horizontal(classes="dialog-buttons"):

@@ -41,6 +41,7 @@ from tui.state.repair import (
     recheck,
 )
 from tui.text.words import counted
+from tui.widgets.text_field import TextField
 
 GAPS_SHOWN = 4
 EXPANDED_LIMIT = 500  # intervals listed per export when expanded
@@ -112,13 +113,13 @@ class RepairScreen(Dialog[RepairProgress | None]):
             yield Static(plain(self.title_text, "bold", limit=76), classes="dialog-title")
             with Horizontal(id="repair-since-row"):
                 yield Label("Failed since (UTC) ")
-                yield Input(self._default_text, id="repair-since", compact=True)
+                yield TextField(self._default_text, id="repair-since", compact=True)
             yield Static("", id="repair-since-error", classes="field-error hidden")
             with VerticalScroll(id="repair-preview-box"):
                 yield Static(id="repair-preview")
             yield Checkbox("", id="repair-gaps", compact=True)
             yield Static(id="repair-gaps-list")
-            yield Input(placeholder="type the number of retries to confirm", id="repair-typed", classes="hidden",
+            yield TextField(placeholder="type the number of retries to confirm", id="repair-typed", classes="hidden",
                         compact=True)
             yield Static("", id="repair-typed-error", classes="field-error hidden")
             yield ProgressBar(id="repair-bar", show_eta=False, classes="hidden")

@@ -27,6 +27,7 @@ from tui.state.survey_draft import END, QUESTION_KINDS, rating_range_key, rating
 from tui.text.clean import clean
 from tui.widgets.footer import KeyFooter
 from tui.widgets.lists import ItemList
+from tui.widgets.text_field import TextField
 
 Target = int | str  # a question index or "end"
 
@@ -137,7 +138,7 @@ class SurveyPreviewScreen(WatchdeckScreen[None]):
             yield Static(id="preview-description")
             yield Static(id="preview-hint")
             yield ItemList(id="preview-answers")
-            yield Input(placeholder="Your answer", id="preview-text")
+            yield TextField(placeholder="Your answer", id="preview-text")
             yield SelectionList[int](id="preview-multi")
             yield Static(id="preview-error", classes="field-error")
             with Horizontal(id="preview-buttons"):

@@ -73,6 +73,7 @@ from tui.text.words import counted, when_text
 from tui.widgets.footer import KeyFooter
 from tui.widgets.survey_detail import SurveyDetail
 from tui.widgets.survey_table import COLUMNS, SurveyTable, responses_text, survey_row
+from tui.widgets.text_field import TextField
 from tui.widgets.virtual_table import KEY, Row, VirtualTable, cell_text
 
 MUTATING_ACTIONS = writing_actions("surveys")  # what read-only mode hides
@@ -136,7 +137,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="survey-header")  # the monitor's header: freshness, project, the data's age
-        yield Input(placeholder="Filter by name (server search) · enter applies · escape clears",
+        yield TextField(placeholder="Filter by name (server search) · enter applies · escape clears",
                     id="survey-filter")
         with Vertical(id="survey-list-pane"):
             yield SurveyTable(id="survey-table")

@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Static
 from tui.look.render import plain
 from tui.screens.dialog import Dialog
 from tui.text.clean import clean
+from tui.widgets.text_field import TextField
 
 
 class TypedNameConfirmScreen(Dialog[bool]):
@@ -33,7 +34,7 @@ class TypedNameConfirmScreen(Dialog[bool]):
         with Vertical(classes="dialog", id="typed-confirm-dialog"):
             yield Static(Text(self._title, style="bold"), classes="dialog-title")
             yield Static(Text.assemble(self._lead, "\nType the name to confirm: ", plain(self.expected, "bold")))
-            yield Input(id="typed-confirm-name", placeholder=self.expected, select_on_focus=False)
+            yield TextField(id="typed-confirm-name", placeholder=self.expected, select_on_focus=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel (esc)", id="typed-confirm-cancel")
                 yield Button(self._yes_label, id="typed-confirm-go", variant="error", disabled=True)

@@ -58,6 +58,7 @@ from tui.text.redaction import mask_url_password
 from tui.text.words import counted
 from tui.widgets.footer import KeyFooter
 from tui.widgets.lists import ItemList
+from tui.widgets.text_field import TextField
 
 DEMO = "demo"
 NEW_PROFILE = "new-profile"
@@ -231,21 +232,21 @@ class ProfileFormScreen(WatchdeckScreen[Settings | None]):
         with VerticalScroll(id="profile-form"):
             yield Static(Text("New profile", style="bold"), classes="dialog-title")
             yield Label("Profile name")
-            yield Input(first, placeholder="e.g. us, eu, self-hosted", id="name")
+            yield TextField(first, placeholder="e.g. us, eu, self-hosted", id="name")
             yield Static("", id="name-error", classes="field-error")
             yield Label("Server")
             yield Select([("US Cloud", "us"), ("EU Cloud", "eu"), ("Self-hosted or other", "other")],
                          value="us", allow_blank=False, id="server")
-            yield Input(PRESET_BASE_URLS["us"], placeholder="https://posthog.example.com", id="base-url")
+            yield TextField(PRESET_BASE_URLS["us"], placeholder="https://posthog.example.com", id="base-url")
             yield Static("", id="base-url-error", classes="field-error")
             yield Label("Project id (empty: pick one after the test)")
-            yield Input(placeholder="e.g. 12345", id="project")
+            yield TextField(placeholder="e.g. 12345", id="project")
             yield Static("", id="project-error", classes="field-error")
             yield Label("API key")
             sources = self._sources()
             yield Select(sources, value=sources[0][1], allow_blank=False, id="key-source")
-            yield Input(placeholder="phx_…", password=True, id="key")
-            yield Input(placeholder="e.g. pass show posthog/us", id="key-command")
+            yield TextField(placeholder="phx_…", password=True, id="key")
+            yield TextField(placeholder="e.g. pass show posthog/us", id="key-command")
             yield Static("", id="key-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Back", id="back")

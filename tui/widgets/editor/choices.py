@@ -27,6 +27,7 @@ from tui.look.palette import Tone
 from tui.state.survey_draft import SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.editor.common import DraftEdited, FieldError
+from tui.widgets.text_field import TextField
 
 TEXT_MODE_ABOVE = 30  # more choices than this are edited as text, one per line
 
@@ -67,8 +68,8 @@ class ChoicesEditor(Vertical):
             return
         for i, text in enumerate(q.choices):
             with Horizontal(classes="choice-row"):
-                yield Input(text, placeholder=f"Choice {i + 1}", id=f"choice-{i}", classes="choice-input", compact=True,
-                            select_on_focus=False)
+                yield TextField(text, placeholder=f"Choice {i + 1}", id=f"choice-{i}", classes="choice-input",
+                                compact=True, select_on_focus=False)
                 yield _mouse_button("↑", f"choice-up-{i}", "Move this choice up (ctrl+shift+up)")
                 yield _mouse_button("↓", f"choice-down-{i}", "Move this choice down (ctrl+shift+down)")
                 yield _mouse_button("✕", f"choice-del-{i}", "Remove this choice (alt+delete)", variant="error")

@@ -24,6 +24,7 @@ from tui.widgets.editor.branching import BranchingForm
 from tui.widgets.editor.check_field import CheckField
 from tui.widgets.editor.choices import ChoicesEditor
 from tui.widgets.editor.common import NOTE_PREFIX, DraftEdited, FieldError, joined
+from tui.widgets.text_field import TextField
 
 CHOICE_KINDS = (QuestionType.SINGLE_CHOICE, QuestionType.MULTIPLE_CHOICE)
 
@@ -51,7 +52,7 @@ class QuestionForm(Vertical):
         yield Static(plain(f"Question {index + 1} of {len(self.draft.questions)} · {kind_label}", "bold"),
                      classes="form-title")
         yield Label("Question text", classes="field-label")
-        yield Input(q.text, placeholder="e.g. What do you want to ask?", id="q-question", compact=True,
+        yield TextField(q.text, placeholder="e.g. What do you want to ask?", id="q-question", compact=True,
                     select_on_focus=False)
         yield from self._cleaned_note("question")
         yield FieldError(id="qe-question")
@@ -67,13 +68,13 @@ class QuestionForm(Vertical):
         yield FieldError(id="qe-descriptionContentType")
         yield CheckField("Optional (respondents may skip it)", bool(q.get("optional")), id="q-optional")
         yield Label("Button text", classes="field-label")
-        yield Input(str(q.get("buttonText") or ""), placeholder="e.g. Submit (empty: the default)", id="q-buttonText",
-                    compact=True, select_on_focus=False)
+        yield TextField(str(q.get("buttonText") or ""), placeholder="e.g. Submit (empty: the default)",
+                        id="q-buttonText", compact=True, select_on_focus=False)
         yield from self._cleaned_note("buttonText")
         yield FieldError(id="qe-buttonText")
         if q.kind == QuestionType.LINK:
             yield Label("Link URL", classes="field-label")
-            yield Input(str(q.get("link") or ""), placeholder="https://example.com/ or mailto:", id="q-link",
+            yield TextField(str(q.get("link") or ""), placeholder="https://example.com/ or mailto:", id="q-link",
                         compact=True)
             yield from self._cleaned_note("link")
             yield FieldError(id="qe-link")
@@ -89,12 +90,12 @@ class QuestionForm(Vertical):
                          prompt="Choose", id="q-scale", compact=True)
             yield FieldError(id="qe-scale")
             yield Label("Lower bound label", classes="field-label")
-            yield Input(str(q.get("lowerBoundLabel") or ""), placeholder="e.g. Unlikely (empty: no label)",
+            yield TextField(str(q.get("lowerBoundLabel") or ""), placeholder="e.g. Unlikely (empty: no label)",
                         id="q-lowerBoundLabel", compact=True)
             yield from self._cleaned_note("lowerBoundLabel")
             yield FieldError(id="qe-lowerBoundLabel")
             yield Label("Upper bound label", classes="field-label")
-            yield Input(str(q.get("upperBoundLabel") or ""), placeholder="e.g. Very likely (empty: no label)",
+            yield TextField(str(q.get("upperBoundLabel") or ""), placeholder="e.g. Very likely (empty: no label)",
                         id="q-upperBoundLabel", compact=True)
             yield from self._cleaned_note("upperBoundLabel")
             yield FieldError(id="qe-upperBoundLabel")

@@ -28,6 +28,7 @@ from tui.look.render import plain
 from tui.state.survey_draft import SURVEY_TYPES, SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.editor.common import NOTE_PREFIX, DraftEdited, FieldError, joined
+from tui.widgets.text_field import TextField
 
 LABELS: dict[str, str] = {
     "name": "Name",
@@ -148,7 +149,7 @@ class SurveyFieldsForm(Vertical):
             yield JsonArea(str(form.get(name) or ""), id=f"f-{name}", classes="json-area", soft_wrap=False,
                            show_line_numbers=False, tab_behavior="focus", compact=True)
         else:
-            yield Input(str(form.get(name) or ""), id=f"f-{widget_id(name)}", compact=True, select_on_focus=False)
+            yield TextField(str(form.get(name) or ""), id=f"f-{widget_id(name)}", compact=True, select_on_focus=False)
         yield from self._notes(name)
 
     def compose(self) -> ComposeResult:
