@@ -72,6 +72,15 @@ class Silencer(Protocol):
     def silence_of(self, project_id: str, export_id: str) -> Silence | None: ...
 
 
+def history_detail(alert: Alert) -> Text:
+    """A resolved alert: why it ended (its resolution), then what it was; an acknowledged one: how much. A silence
+    the alert had is said after it."""
+    detail = f"{alert.detail} · {alert.silence}" if alert.silence else alert.detail
+    if alert.resolved_at is not None and alert.resolution:
+        return plain(f"{alert.resolution} (was: {detail})" if detail else alert.resolution, limit=300)
+    return plain(detail, limit=300)
+
+
 @dataclass(frozen=True)
 class JumpTo:
     """The operator chose an alert: show its export in the monitor."""
@@ -127,7 +136,7 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
                      ("since", "Since", WHEN_WIDTH), ("detail", "How much", None)], width)
         set_columns(self.query_one("#alerts-history", DataTable),
                     [("state", "State", 8), ("kind", "Kind", 11), ("export", "Export", name),
-                     ("at", "At", WHEN_WIDTH), ("detail", "How much", None)], width)
+                     ("at", "At", WHEN_WIDTH), ("detail", "Why it ended, or how much", None)], width)
 
     def redraw(self) -> None:
         book = self.desk.book
@@ -169,8 +178,7 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
             history.add_row(Text("resolved" if alert.resolved_at else "acked",
                                  style=Tone.DONE.style if alert.resolved_at else Tone.MUTED.style),
                             Text(str(alert.kind), style=kind_style(alert.kind)),
-                            name_cell(alert.export_name), when(moment, now),
-                            plain(f"{alert.detail} · {alert.silence}" if alert.silence else alert.detail, limit=300))
+                            name_cell(alert.export_name), when(moment, now), history_detail(alert))
         self.refresh_bindings()
 
     def _open_cells(self, alert: Alert, now: datetime) -> list[Text]:
