@@ -53,3 +53,18 @@ async def test_a_fields_own_keys_act_in_the_order_typed(sandbox: Any, clock: Fro
         assert name.value == "#ffffYffZ"
         await burst(pilot, "ctrl+c")
     assert not app.is_running
+
+
+async def test_the_type_column_shows_every_type_whole(sandbox: Any, clock: FrozenClock) -> None:
+    """``external_survey`` was cut to ``external…`` while the Name column had room to spare."""
+    from tests.surveys.test_browser import browser, column_texts
+    from tui.api.models.surveys import SurveyType
+
+    app = make_app(sandbox, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        table = browser(app).table
+        assert SurveyType.EXTERNAL_SURVEY.value in column_texts(browser(app), "type")
+        drawn = "\n".join(table.render_line(y).text for y in range(table.size.height))
+        assert f" {SurveyType.EXTERNAL_SURVEY.value} " in drawn, drawn
+        assert "external…" not in drawn

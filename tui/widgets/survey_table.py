@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from textual.binding import BindingType
 from textual.message import Message
 
-from tui.api.models.surveys import SurveyStatus
+from tui.api.models.surveys import SurveyStatus, SurveyType
 from tui.key_registry import bindings
 from tui.look.palette import Tone
 from tui.state.survey_list import SurveyRow
@@ -32,10 +32,12 @@ from tui.text.clean import clean
 from tui.text.words import ago
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
+#: The Type column holds the longest type the service knows whole (``external_survey``), never ``external…``.
+TYPE_WIDTH = max(len(kind.value) for kind in SurveyType)
 #: Widths are fixed so appending rows never re-measures a column.
 COLUMNS: tuple[Column, ...] = (
     Column("name", "Name", 30),
-    Column("type", "Type", 9),
+    Column("type", "Type", TYPE_WIDTH),
     Column("status", "Status", 13),
     Column("questions", "Qs", 3, "right"),
     Column("responses", "Responses", 9, "right"),
