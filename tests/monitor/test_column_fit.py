@@ -102,6 +102,7 @@ def test_the_status_line_drops_whole_parts_before_the_counts() -> None:
 
     assert line(160) == " ● LIVE  Acme · Demo project   updated 0 s ago · every 30 s · 12 exports · 1 failing"
     assert line(75) == " ● LIVE  Acme · Demo project   updated 0 s ago · 12 exports · 1 failing"
-    # The project stays at any width (issue 42: 80x24 lost it): the data's age goes first.
+    # The project outlasts the data's age (issue 42: 80x24 lost it), cut to a third of a narrow line.
     assert line(60) == " ● LIVE  Acme · Demo project   12 exports · 1 failing"
     assert line(50) == " ● LIVE  Acme · Demo pro…   12 exports · 1 failing"
+    assert line(40) == " ● LIVE   12 exports · 1 failing"

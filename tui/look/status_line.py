@@ -22,11 +22,13 @@ FRESHNESS_LOOK: dict[Freshness, tuple[str, Tone | None]] = {
     Freshness.OFFLINE: ("✖", Tone.OFFLINE),
 }
 
-# What the status line drops first when it does not fit (fit_status): the project, the counts, failures, alerts
-# and the poll's trouble (0) stay; then the filter, the data's age, notes, the poll interval.
+# What the status line drops first when it does not fit (fit_status): the counts, failures, alerts and the poll's
+# trouble (0) stay; then the filter, the notes (why the interval is stretched), the project, the data's age (the
+# freshness badge says whether it is current), the poll interval.
 STATUS_FILTER = 1
-STATUS_AGE = 2
-STATUS_NOTE = 3
+STATUS_NOTE = 2
+STATUS_PROJECT = 3
+STATUS_AGE = 4
 STATUS_POLL = 5
 STATUS_REFRESHING = 6
 
@@ -34,10 +36,10 @@ PROJECT_MOST = 60
 """The most of a project's name the header shows, on a wide screen."""
 
 
-def project_badge(label: str, width: int) -> tuple[int, str, str]:
-    """The project's badge: kept at any width (which project is on screen is never dropped), its name cut to a
-    third of the line so that the counts beside it still fit."""
-    return 0, f" {clean(label, limit=min(PROJECT_MOST, max(16, width // 3)))} ", "bold"
+def project_badge(label: str, width: int, priority: int = STATUS_PROJECT) -> tuple[int, str, str]:
+    """The project's badge, on both screens: it outlasts the data's age (80 columns keep it), its name cut to a
+    third of the line so that the counts beside it still fit. The survey header, with fewer parts, keeps it (0)."""
+    return priority, f" {clean(label, limit=min(PROJECT_MOST, max(16, width // 3)))} ", "bold"
 
 
 def fit_status(badges: Sequence[tuple[int, str, str]], phrases: Sequence[tuple[int, str, str]], width: int) -> Text:

@@ -416,7 +416,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         width = max(self.size.width - 2, 20)
         badges: list[tuple[int, str, str]] = [(0, f" {symbol} {state.value} ", tone.style if tone else "bold")]
         if self._project_label:
-            badges.append(project_badge(self._project_label, width))
+            badges.append(project_badge(self._project_label, width, priority=0))
         if self.read_only:
             badges.append((0, " READ-ONLY ", Tone.READ_ONLY.style))
         age = None if self._loaded_at is None else max(0.0, self.wd.monotonic() - self._loaded_at)

@@ -156,7 +156,7 @@ def svg_text(svg: str) -> list[str]:
 CELL_PX = 12.2
 """How wide Rich's SVG draws one terminal cell (its font size 20 times 0.61)."""
 _SVG_TEXT = re.compile(r'<text class="[^"]*" x="(?P<x>[0-9.]+)" y="[0-9.]+" textLength="[0-9.]+" '
-                       r'clip-path="url\(#terminal-[0-9]+-line-(?P<line>[0-9]+)\)">(?P<text>[^<]*)</text>')
+                       r'clip-path="url\(#terminal-(?:[0-9]+-)?line-(?P<line>[0-9]+)\)">(?P<text>[^<]*)</text>')
 
 
 async def make_all(out: Path) -> None:
