@@ -68,3 +68,16 @@ async def test_the_type_column_shows_every_type_whole(sandbox: Any, clock: Froze
         drawn = "\n".join(table.render_line(y).text for y in range(table.size.height))
         assert f" {SurveyType.EXTERNAL_SURVEY.value} " in drawn, drawn
         assert "external…" not in drawn
+
+
+def test_every_one_line_field_is_a_text_field() -> None:
+    """A field built as Textual's Input would run ctrl+u after the letters typed behind it again."""
+    import re
+    from pathlib import Path
+
+    tui = Path(__file__).resolve().parents[2] / "tui"
+    built = [f"{path.relative_to(tui)}:{number}"
+             for path in sorted(tui.rglob("*.py")) if path.name != "text_field.py"
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if re.search(r"(?<![\w.])Input\(", line)]
+    assert built == []

@@ -18,6 +18,7 @@ from textual.widgets import Button, Input, Label, Static
 from tui.look.render import plain
 from tui.screens.dialog import Dialog
 from tui.state.alert_marks import REASON_LIMIT, check_reason, parse_duration
+from tui.widgets.text_field import TextField
 
 DEFAULT_DURATION = "2h"
 
@@ -47,10 +48,10 @@ class SilenceScreen(Dialog[SilenceRequest | None]):
             if self.note:
                 yield Static(plain(self.note, limit=300))
             yield Label("For (30m, 2h, 1d, 1w)")
-            yield Input(DEFAULT_DURATION, id="silence-duration")
+            yield TextField(DEFAULT_DURATION, id="silence-duration")
             yield Static("", id="silence-duration-error", classes="field-error")
             yield Label("Why")
-            yield Input("", id="silence-reason", max_length=REASON_LIMIT, placeholder="warehouse maintenance")
+            yield TextField("", id="silence-reason", max_length=REASON_LIMIT, placeholder="warehouse maintenance")
             yield Static("", id="silence-reason-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel (esc)", id="silence-cancel")
