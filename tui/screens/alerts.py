@@ -136,7 +136,7 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
                      ("since", "Since", WHEN_WIDTH), ("detail", "How much", None)], width)
         set_columns(self.query_one("#alerts-history", DataTable),
                     [("state", "State", 8), ("kind", "Kind", 11), ("export", "Export", name),
-                     ("at", "At", WHEN_WIDTH), ("detail", "Why it ended, or how much", None)], width)
+                     ("at", "At", WHEN_WIDTH), ("detail", "Detail", None)], width)
 
     def redraw(self) -> None:
         book = self.desk.book
