@@ -75,7 +75,7 @@ class Silencer(Protocol):
 def history_detail(alert: Alert) -> Text:
     """A resolved alert: why it ended (its resolution), then what it was; an acknowledged one: how much. A silence
     the alert had is said after it."""
-    detail = f"{alert.detail} · {alert.silence}" if alert.silence else alert.detail
+    detail = clean(f"{alert.detail} · {alert.silence}", limit=300) if alert.silence else alert.detail
     if alert.resolved_at is not None and alert.resolution:
         return plain(f"{alert.resolution} (was: {detail})" if detail else alert.resolution, limit=300)
     return plain(detail, limit=300)
