@@ -176,3 +176,21 @@ def test_an_episode_open_at_the_first_look_begins_where_the_record_read_further_
     assert announced.since == NOW - timedelta(minutes=5)
     book.began_earlier("a", NOW - timedelta(hours=12))  # never later than what the record showed
     assert first.since == NOW - timedelta(hours=14)
+
+
+def test_failed_runs_behind_an_attempt_in_progress_are_an_episode_whenever_it_is_first_seen() -> None:
+    """The record decides, not the poll's timing: failed runs in a row whose next attempt is running (or was
+    cancelled) are an open failing episode at a first look, and after a poll that missed the failed phase."""
+    book = AlertBook()
+    first = book.observe([seen("a", "running", "latest run Running", 3), seen("b", "ok")], NOW)
+    (a_alert,) = first.opened
+    assert (a_alert.kind, a_alert.detail, a_alert.new) == (AlertKind.FAILING,
+                                                          "3 failed runs in a row; latest run Running", False)
+    missed = book.observe([seen("a", "running", "latest run Running", 3),
+                           seen("b", "ok", "latest run Cancelled", 1, latest="Cancelled")], NOW)
+    (b_alert,) = missed.opened
+    assert b_alert.new and b_alert.kind is AlertKind.FAILING and missed.announced() == [("opened", b_alert)]
+    # No runs are scheduled for a paused or ended export: a streak left behind opens nothing.
+    quiet = AlertBook()
+    assert quiet.observe([seen("c", "paused", "paused", 2, latest="Failed"),
+                          seen("d", "ended", "ended", 2, latest="Failed")], NOW).opened == []

@@ -65,7 +65,7 @@ def test_the_readme_names_every_family_the_exporter_serves() -> None:
          "latest_runs": [{"id": "r", "status": "Completed", "data_interval_end": "2025-06-01T11:00:00Z"}]}), NOW))],
         alerts_open={"failing": 0}, last_success_timestamp=1.0, clock_skew_seconds=0.0, silenced=frozenset()))
     served = {family.name for family in metrics.registry.collect()}
-    assert len(served) == 12
+    assert len(served) == 16
     for name in served:
         shown = f"{name}_total" if name == "watchdeck_requests" else name
         assert f"`{shown}`" in section, shown

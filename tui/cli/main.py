@@ -148,13 +148,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="poll once and print the watched exports' health (exit 0 healthy, 1 failed/overdue, 2 error)",
         description=(
             "Poll once and print the watched exports with their latest run status and its age. Exit code 0 when "
-            "all are healthy, 1 when a latest run failed or an export is overdue, 2 on connection or auth errors."
+            "all are healthy, 1 when an export's alert is open (a latest run failed, failed runs in a row wait "
+            "behind an attempt in progress, or an export is overdue), 2 on connection or auth errors."
         ),
     )
     status.add_argument("--json", action="store_true", help="print JSON instead of a table (--format json)")
-    status.add_argument("--format", choices=("table", "json", "openmetrics"), default=None, dest="output",
-                        help="table (default), json, or openmetrics: the families of `watchdeck metrics`, once "
-                             "(for node_exporter's textfile collector)")
+    status.add_argument("--format", choices=("table", "json", "prometheus", "openmetrics"), default=None,
+                        dest="output",
+                        help="table (default), json, or the families of `watchdeck metrics` once: prometheus (text "
+                             "format 0.0.4, for node_exporter's textfile collector) or openmetrics")
     status.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
                         help="ask a fresh demo sandbox (the one `watchdeck --demo` starts)")
     status.add_argument("--grace", metavar="SECONDS", type=_grace_seconds, default=None,

@@ -43,7 +43,7 @@ from tui.state.io.board_records import read_board_records
 from tui.state.io.export_source import ExportsSource
 from tui.state.io.poller import Poller
 from tui.state.io.shared import IGNORED_NOTE, SharedViewers
-from tui.state.metric_families import POLL_FAILED, ExportReading, PollMetrics, Reading
+from tui.state.metric_families import POLL_FAILED, EpisodeReading, ExportReading, PollMetrics, Reading
 from tui.state.server_time import ServerClock
 
 if TYPE_CHECKING:
@@ -194,7 +194,8 @@ class Exporter:
         if snapshot is not None:
             self.alerts.observe(exports, verdicts, now)
         return Reading(
-            exports=[ExportReading(w.project_id, w.export.id, w.export.name, verdicts[w.key]) for w in exports],
+            exports=[ExportReading(w.project_id, w.export.id, w.export.name, verdicts[w.key],
+                                   EpisodeReading.of(self.alerts.episode(w.key))) for w in exports],
             alerts_open=self.alerts.open_by_kind(),
             last_success_timestamp=self.last_success,
             clock_skew_seconds=self.server_clock.offset_seconds if self.server_clock.samples else None,

@@ -1,7 +1,9 @@
 """``watchdeck status``: one poll of the watched exports, for cron and monitoring checks.
 
-Exit codes: 0 all healthy; 1 an export is failing (its latest run is in the
-failed group: Failed, FailedRetryable, FailedBilling) or overdue; 2 the check
+Exit codes: 0 all healthy; 1 an export's alert episode is open (the dashboard's
+alert model, :mod:`tui.state.alert_book`, at a first look): it is failing (its
+latest run is in the failed group: Failed, FailedRetryable, FailedBilling), or
+overdue, or failed runs in a row wait behind an attempt in progress; 2 the check
 itself could not be done (connection, auth, a project or export that does not
 exist, an answer missing what a verdict needs). Quiet on success (stdout only),
 no colour unless stdout is a terminal, and the key never appears: every
@@ -49,6 +51,9 @@ from tui.api.models.batch_exports import BatchExport, BatchExportRun
 from tui.api.scopes import KeyReport, fetch_key_report
 from tui.clock import Clock, SystemClock
 from tui.config import Settings
+from tui.state.alert_book import Alert
+from tui.state.export_feed import AlertFeed
+from tui.state.exports import WatchedExport
 from tui.state.health import (
     DEFAULT_GRACE_SECONDS,
     FAILED_GROUP,
@@ -86,11 +91,12 @@ _COLOURS = {"ok": "32", "running": "36", "paused": "2", "ended": "2", "failing":
 
 @dataclass
 class ExportStatus:
-    """One line of the report: an export and the verdict on it."""
+    """One line of the report: an export, the verdict on it and its alert episode, if one is open."""
 
     project_id: str
     export: BatchExport
     verdict: Verdict
+    alert: Alert | None = None
 
     @property
     def state(self) -> str:
@@ -105,8 +111,14 @@ class ExportStatus:
         return self.verdict.last_completed_end
 
     @property
+    def key(self) -> str:
+        return WatchedExport(self.project_id, self.export).key
+
+    @property
     def unhealthy(self) -> bool:
-        return self.verdict.unhealthy
+        """An alert episode is open: the verdict is failing or overdue, or failed runs in a row wait behind an
+        attempt in progress."""
+        return self.alert is not None or self.verdict.unhealthy
 
     @property
     def problem(self) -> str | None:
@@ -117,6 +129,8 @@ class ExportStatus:
             return verdict.reason + (f": {error}" if error else "")
         if verdict.unhealthy or verdict.state is HealthState.UNKNOWN_STATUS:
             return verdict.reason
+        if self.alert is not None:
+            return f"{self.alert.kind} alert open: {self.alert.detail}"
         return None
 
 
@@ -127,6 +141,8 @@ class Report:
     errors: list[str] = field(default_factory=list)
     key: KeyReport | None = None  # the key's scopes, asked after the exports
     clock_skew_seconds: float = 0.0  # server minus this machine, from the Date header of the answers
+    history: RunHistory = field(default_factory=RunHistory)  # the runs read for the verdicts, by row key
+    alerts: AlertFeed = field(default_factory=AlertFeed)  # the alert model at a first look of these verdicts
 
     @property
     def exit_code(self) -> int:
@@ -207,10 +223,11 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
                     verdict = judge(export, now, lag_intervals=lag_intervals, grace_seconds=grace,
                                     target_seconds=target, runs_list=runs_listed)
                     if runs_listed and _needs_runs(verdict, export):
-                        history = RunHistory()
-                        history.add_latest(export.id, export.latest_runs, now)
+                        history = report.history
+                        row = WatchedExport(project_id, export).key
+                        history.add_latest(row, export.latest_runs, now)
                         try:
-                            await read_for_verdict(client.batch_exports, export.id, export.id, history, now,
+                            await read_for_verdict(client.batch_exports, export.id, row, history, now,
                                                    allowed_seconds=verdict.allowed_lag_seconds)
                         except (NotFound, MethodNotAllowed) as err:
                             if names_missing_project(err):
@@ -219,8 +236,8 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
                             verdict = judge(export, server.now(), lag_intervals=lag_intervals, grace_seconds=grace,
                                             target_seconds=target, runs_list=False)
                         else:
-                            verdict = judge(export, server.now(), runs=history.runs(export.id),
-                                            read_since=history.read_since(export.id), lag_intervals=lag_intervals,
+                            verdict = judge(export, server.now(), runs=history.runs(row),
+                                            read_since=history.read_since(row), lag_intervals=lag_intervals,
                                             grace_seconds=grace, target_seconds=target)
                     report.exports.append(ExportStatus(project_id, export, verdict))
             except NetworkError as err:
@@ -246,7 +263,18 @@ async def collect(settings: Settings, clock: Clock, export_ids: Sequence[str] = 
         report.errors.append(f"export {ids} not found in project {projects}")
     report.checked_at = server.now()
     report.clock_skew_seconds = server.offset_seconds
+    find_alerts(report)
     return report
+
+
+def find_alerts(report: Report) -> None:
+    """Each export's alert episode, as the dashboard's alert book opens it at a first look of these verdicts (on
+    the runs read for them, so an episode begins where the server's record shows it began)."""
+    report.alerts = AlertFeed(report.history)
+    watched = [WatchedExport(s.project_id, s.export) for s in report.exports]
+    report.alerts.observe(watched, {s.key: s.verdict for s in report.exports}, report.checked_at)
+    for status in report.exports:
+        status.alert = report.alerts.episode(status.key)
 
 
 # --------------------------------------------------------------------------- explaining failures
@@ -359,6 +387,12 @@ def to_json(report: Report, settings: Settings) -> dict[str, Any]:
             "paused": s.export.paused,
             "state": s.state,
             "healthy": not s.unhealthy,
+            "alert": None if s.alert is None else {
+                "kind": str(s.alert.kind),
+                "detail": s.alert.detail,
+                "since": _iso(s.alert.since),
+                "episode_id": s.alert.episode_id,
+            },
             "problem": s.problem,
             "reason": verdict.reason,
             "failure_streak": verdict.failure_streak,
@@ -413,39 +447,41 @@ def use_colour(stream: TextIO, env: dict[str, str] | None = None) -> bool:
     return bool(isatty and isatty())
 
 
-def openmetrics(report: Report, metrics: PollMetrics, finished_at: float) -> str:
-    """The exporter's families for this one poll, in the OpenMetrics text format (node_exporter's textfile
-    collector); the alert counts are the alert model's at a first look, as the exporter's first poll has them."""
-    from prometheus_client.openmetrics.exposition import generate_latest
+EXPOSITIONS = ("prometheus", "openmetrics")
 
-    from tui.state.export_feed import AlertFeed
-    from tui.state.exports import WatchedExport
-    from tui.state.metric_families import ExportReading, Reading
 
-    watched = [WatchedExport(s.project_id, s.export) for s in report.exports]
-    verdicts = {w.key: s.verdict for w, s in zip(watched, report.exports, strict=True)}
-    alerts = AlertFeed()
-    alerts.observe(watched, verdicts, report.checked_at)
+def exposition(report: Report, metrics: PollMetrics, finished_at: float, output: str = "prometheus") -> str:
+    """The exporter's families for this one poll: the Prometheus text format 0.0.4 (``prometheus``: what
+    node_exporter's textfile collector and ``promtool check metrics`` read) or OpenMetrics (``openmetrics``).
+    The alerts are the alert model's at a first look, as the exporter's first poll has them."""
+    from prometheus_client import exposition as text_format
+    from prometheus_client.openmetrics import exposition as openmetrics_format
+
+    from tui.state.metric_families import EpisodeReading, ExportReading, Reading
+
     polled = not report.errors
     metrics.show(Reading(
-        exports=[ExportReading(s.project_id, s.export.id, s.export.name, s.verdict) for s in report.exports],
-        alerts_open=alerts.open_by_kind(),
+        exports=[ExportReading(s.project_id, s.export.id, s.export.name, s.verdict, EpisodeReading.of(s.alert))
+                 for s in report.exports],
+        alerts_open=report.alerts.open_by_kind(),
         last_success_timestamp=finished_at if polled else None,
         clock_skew_seconds=report.clock_skew_seconds if polled else None,
     ))
-    return generate_latest(metrics.registry).decode()
+    writer = openmetrics_format if output == "openmetrics" else text_format
+    return writer.generate_latest(metrics.registry).decode()
 
 
 def run(settings: Settings, *, as_json: bool = False, export_ids: Sequence[str] = (),
         grace: float = DEFAULT_GRACE_SECONDS, clock: Clock | None = None,
         stdout: TextIO | None = None, stderr: TextIO | None = None, env: dict[str, str] | None = None,
         output: str | None = None) -> int:
-    """Poll once, print, and return the exit code. ``output``: "table" (the default), "json" or "openmetrics"."""
+    """Poll once, print, and return the exit code. ``output``: "table" (the default), "json", "prometheus" or
+    "openmetrics"."""
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     output = output or ("json" if as_json else "table")
     metrics: PollMetrics | None = None
-    if output == "openmetrics":
+    if output in EXPOSITIONS:
         from tui.state.metric_families import PollMetrics  # prometheus_client: loaded only for this format
 
         metrics = PollMetrics()
@@ -454,7 +490,7 @@ def run(settings: Settings, *, as_json: bool = False, export_ids: Sequence[str] 
                                  on_answer=metrics.count_request if metrics is not None else None))
     if metrics is not None:
         metrics.poll_duration.observe(time.monotonic() - started)
-        out.write(openmetrics(report, metrics, time.time()))
+        out.write(exposition(report, metrics, time.time(), output))
     elif output == "json":
         out.write(json.dumps(to_json(report, settings), indent=2) + "\n")
     elif report.exports or not report.errors:

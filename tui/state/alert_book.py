@@ -1,7 +1,9 @@
 """The one alert model: an alert is an episode of one export being unhealthy.
 
-An episode opens when an export's health verdict turns failing or overdue (or
-the export pauses without the operator asking here). Inside the episode the
+An episode opens when an export's health verdict turns failing or overdue, or
+its record shows failed runs in a row behind an attempt in progress or a
+cancelled one (the failure streak: what a poll between two attempts would have
+seen failing), or the export pauses without the operator asking here. Inside the episode the
 kind may change (failing, overdue, auto-paused, as new attempts start and
 fail): that updates the open alert; it is no new alert, so no new toast, bell
 or page. The episode ends only when it is over on the server's record:
@@ -20,6 +22,10 @@ the history and the acknowledgements outlive the screen through
 
 What is already broken at the first look is listed as open but is not *new*:
 no toast, bell or hook for it, so restarting the dashboard does not page anyone.
+
+:func:`kind_of` is the one decision of whether an export is in an episode and of
+which kind; the table's marks, the alerts pane, ``status``, the hook and the
+exporter all read the book it feeds.
 """
 
 from __future__ import annotations
@@ -150,22 +156,36 @@ class Alert:
         }
 
 
+QUIET_STATES = frozenset({"paused", "ended"})  # no runs are scheduled: a failure streak left behind pages nobody
+
+
 def kind_of(observation: Observation, was: Observation | None, operator_paused: bool) -> AlertKind | None:
-    """The alert kind an observation holds now; None when the verdict itself says nothing is wrong."""
+    """The alert kind an observation holds now; None when nothing on the export's record is wrong.
+
+    Failed runs in a row behind an attempt in progress (or a cancelled one) are a failing export whose next
+    attempt has not finished: the verdict reads ``running``, the record still fails. A poll made then, a first
+    look included, sees the episode a poll a minute earlier saw open.
+    """
     if observation.state == "failing":
         return AlertKind.FAILING
     if observation.state == "overdue":
         return AlertKind.OVERDUE
     if observation.state == "paused" and not operator_paused and was is not None and was.state != "paused":
         return AlertKind.AUTO_PAUSED
+    if observation.failure_streak > 0 and observation.state not in QUIET_STATES:
+        return AlertKind.FAILING
     return None
 
 
 def detail_of(observation: Observation) -> str:
     """The alert's detail in numbers."""
     streak = observation.failure_streak
+    bound = "+" if observation.streak_is_lower_bound else ""
+    runs = f"{streak}{bound} failed run{'s' if streak != 1 else ''} in a row"
     if observation.state == "failing" and streak > 1:
-        return f"{streak}{'+' if observation.streak_is_lower_bound else ''} failed runs in a row"
+        return runs
+    if observation.state not in ("failing", "overdue") and streak > 0:
+        return f"{runs}; {observation.reason}" if observation.reason else runs
     return observation.reason
 
 

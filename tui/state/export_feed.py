@@ -10,10 +10,10 @@ Nothing here decides anything: it calls the models and counts what they say.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from tui.state.alert_book import AlertBook, AlertKind
+from tui.state.alert_book import Alert, AlertBook, AlertKind
 from tui.state.exports import WatchedExport
 from tui.state.health import Verdict
 from tui.state.incident import IncidentDesk
@@ -31,11 +31,15 @@ class AlertFeed:
     def __init__(self, history: RunHistory | None = None) -> None:
         self.desk = IncidentDesk(AlertBook(), history)
 
-    def observe(self, exports: Sequence[WatchedExport], verdicts: dict[str, Verdict], now: datetime) -> None:
+    def observe(self, exports: Sequence[WatchedExport], verdicts: Mapping[str, Verdict], now: datetime) -> None:
         self.desk.observe(exports, verdicts, now)
 
     def runs_changed(self, key: str) -> None:
         self.desk.runs_changed(key)
+
+    def episode(self, key: str) -> Alert | None:
+        """The export's alert episode in course: what its ``healthy``, ``alert_open`` and ``alert_kind`` say."""
+        return self.desk.book.episode(key)
 
     def open_by_kind(self) -> dict[str, int]:
         counts = dict.fromkeys(ALERT_KINDS, 0)

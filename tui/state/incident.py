@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from tui.api.models.batch_exports import BatchExportRun
@@ -50,6 +50,17 @@ class VerdictLike(Protocol):
 
     @property
     def failure_streak_is_lower_bound(self) -> bool: ...
+
+    @property
+    def allowed_lag_seconds(self) -> float | None: ...
+
+
+def fell_behind(verdict: VerdictLike) -> datetime | None:
+    """When an overdue export's data fell behind on the server's record: its newest completed end plus the lag
+    allowed; None when it is not overdue or either is unknown."""
+    if str(verdict.state) != "overdue" or verdict.last_completed_end is None or verdict.allowed_lag_seconds is None:
+        return None
+    return verdict.last_completed_end + timedelta(seconds=verdict.allowed_lag_seconds)
 
 
 def runs_fingerprint(runs: Sequence[BatchExportRun]) -> tuple[tuple[str, str], ...]:
@@ -131,15 +142,23 @@ class IncidentDesk:
         return DeskExport(watched, runs if runs else watched.export.latest_runs)
 
     def _observation(self, watched: WatchedExport, verdict: VerdictLike) -> Observation:
-        # A failure streak (failing, or overdue with an attempt running after it) began where the streak did.
-        streak = str(verdict.state) in ("failing", "overdue") and verdict.failure_streak > 0
+        # A failure streak (failing, overdue or running after it) began where the streak did; an overdue export
+        # without one when its data fell behind.
+        streak = verdict.failure_streak > 0
         latest = verdict.latest_run
         return Observation(watched.key, watched.project_id, watched.export.id,
                            watched.export.name or watched.export.id, str(verdict.state), verdict.reason,
                            verdict.failure_streak, latest_status=latest.status if latest is not None else None,
                            completed_end=verdict.last_completed_end,
                            streak_is_lower_bound=verdict.failure_streak_is_lower_bound,
-                           since_of=(lambda: self.streak_start(watched.key, watched)) if streak else None)
+                           since_of=lambda: self.trouble_began(watched, verdict, streak))
+
+    def trouble_began(self, watched: WatchedExport, verdict: VerdictLike, streak: bool) -> datetime | None:
+        """When the export's trouble began on the server's record: the start of its failure streak, or the moment
+        its data fell behind, whichever came first."""
+        found = [when for when in (self.streak_start(watched.key, watched) if streak else None, fell_behind(verdict))
+                 if when is not None]
+        return min(found, default=None)
 
     def streak_start(self, key: str, watched: WatchedExport | None = None) -> datetime | None:
         """Where the export's failure streak begins on the server's record as far as it was read: the health

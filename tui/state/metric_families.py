@@ -1,4 +1,4 @@
-"""The Prometheus families of ``watchdeck metrics`` and ``watchdeck status --format openmetrics``.
+"""The Prometheus families of ``watchdeck metrics`` and ``watchdeck status --format prometheus|openmetrics``.
 
 Pure: a :class:`Reading` (the exports with their health verdicts, the open
 alerts by kind, the last successful poll, the server's clock skew) becomes
@@ -7,12 +7,21 @@ a ``prometheus_client`` registry with the poll's own histogram and counter
 (:class:`PollMetrics`). The library writes the exposition; nothing here formats
 text. The names are part of the interface (the README lists them):
 
-* ``watchdeck_export_healthy{project,export_id,export}``: 1 or 0, the verdict's;
+* ``watchdeck_export_healthy{project,export_id,export}``: 0 while the export's
+  alert episode is open (the dashboard's alert model), else 1;
+* ``watchdeck_export_alert_open{project,export_id,export}``: 1 while the episode
+  is open, the series a rule pages on: no state in its labels, so it holds
+  through the kind changing inside the episode;
+* ``watchdeck_export_alert_kind{project,export_id,export,kind}``: 1 for the open
+  episode's current kind, 0 for the others (all 0 without an episode);
+* ``watchdeck_export_alert_since_timestamp_seconds``: when the episode began on
+  the server's record, absent without an episode;
 * ``watchdeck_export_state{project,export_id,export,state}``: 1 for the current
   state, 0 for the others (``no runs`` is spelt ``no_runs``);
 * ``watchdeck_export_lag_seconds``, ``watchdeck_export_failure_streak``,
-  ``watchdeck_export_last_completed_end_timestamp_seconds``: per export, absent
-  where unknown;
+  ``watchdeck_export_last_completed_end_timestamp_seconds``,
+  ``watchdeck_export_freshness_target_seconds`` (the lag allowed: the profile's
+  target, else intervals plus grace): per export, absent where unknown;
 * ``watchdeck_export_is_lower_bound{project,export_id,export,figure}``: 1 where the export's
   ``lag_seconds`` or ``failure_streak`` (the ``figure``) is only a lower bound (the runs known stop inside the
   outage, e.g. a server without a runs list), else 0; a family of its own, so the figures' series keep their labels;
@@ -36,12 +45,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from tui.api.answers import OUTCOMES
+from tui.state.alert_book import Alert, AlertKind
 from tui.state.health import HealthState, Verdict
 from tui.text.clean import clean
 
@@ -51,6 +62,8 @@ EXPORT_LABELS = ("project", "export_id", "export")
 STATES: tuple[str, ...] = tuple(state.value.replace(" ", "_") for state in HealthState)
 #: The outcome counted for a poll that failed inside watchdeck (not an answer: the poll loop goes on).
 POLL_FAILED = "internal_error"
+#: Every kind an alert episode can have, as a label value.
+KINDS: tuple[str, ...] = tuple(str(kind) for kind in AlertKind)
 POLL_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 MAX_LABEL_CHARS = 200
 """The longest label value served: a longer name is cut, ending in an ellipsis."""
@@ -61,11 +74,24 @@ def state_label(state: HealthState) -> str:
 
 
 @dataclass(frozen=True)
+class EpisodeReading:
+    """An export's alert episode as one poll left it (the book changes its alerts in place at the next poll)."""
+
+    kind: str
+    since: datetime
+
+    @classmethod
+    def of(cls, alert: Alert | None) -> EpisodeReading | None:
+        return None if alert is None else cls(str(alert.kind), alert.since)
+
+
+@dataclass(frozen=True)
 class ExportReading:
     project_id: str
     export_id: str
     name: str
     verdict: Verdict
+    episode: EpisodeReading | None = None  # the alert book's episode in course for the export
 
     @property
     def labels(self) -> list[str]:
@@ -91,8 +117,17 @@ class Reading:
 
 def export_families(exports: Iterable[ExportReading]) -> list[Metric]:
     healthy = GaugeMetricFamily(f"{PREFIX}_export_healthy",
-                                "1 when the export is healthy (neither failing nor overdue), else 0",
+                                "0 while the export's alert episode is open (the dashboard's alert), else 1",
                                 labels=EXPORT_LABELS)
+    alert_open = GaugeMetricFamily(f"{PREFIX}_export_alert_open",
+                                   "1 while the export's alert episode is open, whatever its kind, else 0",
+                                   labels=EXPORT_LABELS)
+    alert_kind = GaugeMetricFamily(f"{PREFIX}_export_alert_kind",
+                                   "1 for the open alert episode's current kind, 0 for the others",
+                                   labels=(*EXPORT_LABELS, "kind"))
+    alert_since = GaugeMetricFamily(f"{PREFIX}_export_alert_since_timestamp_seconds",
+                                    "When the open alert episode began on the server's record, Unix seconds",
+                                    labels=EXPORT_LABELS)
     state = GaugeMetricFamily(f"{PREFIX}_export_state", "1 for the export's current health state, 0 for the others",
                               labels=(*EXPORT_LABELS, "state"))
     lag = GaugeMetricFamily(f"{PREFIX}_export_lag_seconds",
@@ -105,10 +140,21 @@ def export_families(exports: Iterable[ExportReading]) -> list[Metric]:
     bound = GaugeMetricFamily(f"{PREFIX}_export_is_lower_bound",
                               "1 where the figure (lag_seconds, failure_streak) is a lower bound: the runs known "
                               "stop inside the outage", labels=(*EXPORT_LABELS, "figure"))
+    target = GaugeMetricFamily(f"{PREFIX}_export_freshness_target_seconds",
+                               "The lag allowed before the export is overdue: its freshness target, else its "
+                               "intervals plus grace", labels=EXPORT_LABELS)
     for reading in exports:
         labels = reading.labels
         verdict = reading.verdict
-        healthy.add_metric(labels, 0.0 if verdict.unhealthy else 1.0)
+        episode = reading.episode
+        healthy.add_metric(labels, 0.0 if episode is not None else 1.0)
+        alert_open.add_metric(labels, 1.0 if episode is not None else 0.0)
+        for kind in KINDS:
+            alert_kind.add_metric([*labels, kind], 1.0 if episode is not None and episode.kind == kind else 0.0)
+        if episode is not None:
+            alert_since.add_metric(labels, episode.since.timestamp())
+        if verdict.allowed_lag_seconds is not None:
+            target.add_metric(labels, verdict.allowed_lag_seconds)
         current = state_label(verdict.state)
         for name in STATES:
             state.add_metric([*labels, name], 1.0 if name == current else 0.0)
@@ -119,7 +165,7 @@ def export_families(exports: Iterable[ExportReading]) -> list[Metric]:
         bound.add_metric([*labels, "failure_streak"], 1.0 if verdict.failure_streak_is_lower_bound else 0.0)
         if verdict.last_completed_end is not None:
             done.add_metric(labels, verdict.last_completed_end.timestamp())
-    return [healthy, state, lag, streak, done, bound]
+    return [healthy, alert_open, alert_kind, alert_since, state, lag, streak, done, target, bound]
 
 
 def silenced_family(exports: Iterable[ExportReading], silenced: frozenset[tuple[str, str]]) -> Metric:
