@@ -103,3 +103,29 @@ def test_cli_names_the_generation_and_scenario() -> None:
     assert (options.generation, options.scenario) == ("older", "outage")
     defaults = cli.options_from_args(parser.parse_args([]))
     assert (defaults.generation, defaults.scenario) == ("newest", None)
+
+
+def test_an_outage_whose_attempts_hang_keeps_each_attempt_running_until_it_fails(
+        fresh: Factory, authed: Clients, now: datetime) -> None:
+    """``fails_after``: each attempt of a 5-minute export runs that long (simulated seconds) before it fails, so the
+    export's newest attempt is running for half of every interval, failed for the rest."""
+    clock = FrozenClock(now)
+    h = fresh(clock=clock)
+    c = authed(h)
+    admin = httpx.Client(base_url=h.base_url, timeout=10)
+    for bad in (0, -1, "x", True, 1e9):
+        refused = admin.post("/_sandbox/outages/", json={"destination": "Postgres", "fails_after": bad})
+        assert refused.status_code == 400 and "fails_after" in refused.text, bad
+    started = admin.post("/_sandbox/outages/", json={"destination": "Postgres", "fails_after": 150})
+    assert started.status_code == 201 and started.json()["fails_after"] == 150.0
+    assert admin.get("/_sandbox/outages/").json()["results"][-1]["fails_after"] == 150.0
+    (export,) = [e for e in _exports(c, "Postgres") if e["interval"] == "every 5 minutes"]
+    for _ in range(36):
+        clock.advance(timedelta(seconds=30))
+        h.state.simulator.tick()
+    runs = _runs_since(c, export["id"], now)
+    finished = [r for r in runs if r["status"] == "Failed"]
+    assert len(finished) >= 2
+    for r in finished:
+        ran = datetime.fromisoformat(r["finished_at"]) - datetime.fromisoformat(r["created_at"])
+        assert timedelta(seconds=150) < ran <= timedelta(seconds=165), ran  # its start delay, then 150 s

@@ -60,7 +60,7 @@ CREATE TABLE IF NOT EXISTS backfills(
     total_runs INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS outages(
     id INTEGER PRIMARY KEY AUTOINCREMENT, destination TEXT NOT NULL, start_at TEXT NOT NULL, end_at TEXT,
-    error TEXT);
+    error TEXT, fails_after REAL);
 CREATE TABLE IF NOT EXISTS logs(
     seq INTEGER PRIMARY KEY AUTOINCREMENT, export_id TEXT NOT NULL, run_id TEXT NOT NULL,
     instance_id TEXT NOT NULL, timestamp TEXT NOT NULL, level TEXT NOT NULL, message TEXT NOT NULL);
@@ -95,10 +95,10 @@ class Database:
 
     def _add_missing_columns(self) -> None:
         """Columns added after the first release, so a database saved by an older sandbox still opens."""
-        have = {r["name"] for r in self.conn.execute("PRAGMA table_info(backfills)")}
-        for name in ("cancelled_at",):
+        for table, name, kind in (("backfills", "cancelled_at", "TEXT"), ("outages", "fails_after", "REAL")):
+            have = {r["name"] for r in self.conn.execute(f"PRAGMA table_info({table})")}
             if name not in have:
-                self.conn.execute(f"ALTER TABLE backfills ADD COLUMN {name} TEXT")
+                self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

@@ -1,15 +1,19 @@
 """Destination outages: every run of every export of one destination type fails between two times.
 
 An outage is stored (so the simulator thread and a saved database see it) as a destination type, a
-start, an optional end (open until ended) and optionally the error to report. Runs are judged when
-they are created: a run created inside the window ends ``Failed`` with an error naming the export's
-own bucket, host or dataset, as the real destination would; runs created after the end are normal
-again, so retries succeed once the outage is over.
+start, an optional end (open until ended), optionally the error to report, and optionally how long an
+attempt runs before it fails (``fails_after``, simulated seconds: a destination that hangs until a
+timeout rather than refusing at once; by default an attempt fails within 20 s of starting). Runs are
+judged when they are created: a run created inside the window ends ``Failed`` with an error naming the
+export's own bucket, host or dataset, as the real destination would; runs created after the end are
+normal again, so retries succeed once the outage is over.
 """
 
 from __future__ import annotations
 
+import math
 import sqlite3
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -49,12 +53,23 @@ def outage_error(destination: str, config: dict[str, Any]) -> str:
     return f"{destination} destination unavailable"
 
 
+MAX_FAILS_AFTER = 24 * 3600.0  # simulated seconds: longer than any run's time limit
+
+
+@dataclass(frozen=True)
+class Failure:
+    """How a run created inside an outage fails: the error, and after how long (None: the usual 20 s at most)."""
+
+    error: str
+    after: float | None = None
+
+
 def add_outage(c: sqlite3.Connection, destination: str, start: datetime, end: datetime | None,
-               error: str | None = None) -> dict[str, Any]:
-    cur = c.execute("INSERT INTO outages(destination, start_at, end_at, error) VALUES(?,?,?,?)",
-                    (destination, iso(start), iso(end) if end else None, error))
+               error: str | None = None, fails_after: float | None = None) -> dict[str, Any]:
+    cur = c.execute("INSERT INTO outages(destination, start_at, end_at, error, fails_after) VALUES(?,?,?,?,?)",
+                    (destination, iso(start), iso(end) if end else None, error, fails_after))
     return {"id": int(cur.lastrowid or 0), "destination": destination, "start_at": iso(start),
-            "end_at": iso(end) if end else None, "error": error}
+            "end_at": iso(end) if end else None, "error": error, "fails_after": fails_after}
 
 
 def keep_demo_outage_going(c: sqlite3.Connection, seeded_at: datetime, now: datetime) -> None:
@@ -68,7 +83,7 @@ def keep_demo_outage_going(c: sqlite3.Connection, seeded_at: datetime, now: date
 
 
 def list_outages(c: sqlite3.Connection) -> list[dict[str, Any]]:
-    rows = c.execute("SELECT id, destination, start_at, end_at, error FROM outages ORDER BY id").fetchall()
+    rows = c.execute("SELECT id, destination, start_at, end_at, error, fails_after FROM outages ORDER BY id").fetchall()
     return [dict(r) for r in rows]
 
 
@@ -79,11 +94,11 @@ def end_outages(c: sqlite3.Connection, now: datetime) -> int:
     return cur.rowcount
 
 
-def failure_for(c: sqlite3.Connection, export_id: str, created: datetime) -> str | None:
-    """The error a run of this export created at ``created`` fails with, or None outside every outage."""
+def failure_for(c: sqlite3.Connection, export_id: str, created: datetime) -> Failure | None:
+    """How a run of this export created at ``created`` fails, or None outside every outage."""
     at = iso(created)
-    down = c.execute("SELECT destination, error FROM outages WHERE start_at <= ? AND (end_at IS NULL OR end_at > ?) "
-                     "ORDER BY id DESC", (at, at)).fetchall()
+    down = c.execute("SELECT destination, error, fails_after FROM outages WHERE start_at <= ? "
+                     "AND (end_at IS NULL OR end_at > ?) ORDER BY id DESC", (at, at)).fetchall()
     if not down:  # the usual case, decided without reading the export
         return None
     row = c.execute("SELECT data FROM exports WHERE id = ?", (export_id,)).fetchone()
@@ -94,11 +109,15 @@ def failure_for(c: sqlite3.Connection, export_id: str, created: datetime) -> str
     hit = next((d for d in down if d["destination"] == dest), None)
     if hit is None:
         return None
-    return str(hit["error"] or outage_error(dest, doc["destination"].get("config") or {}))
+    return Failure(str(hit["error"] or outage_error(dest, doc["destination"].get("config") or {})), hit["fails_after"])
 
 
-def parse_outage(data: dict[str, Any], now: datetime) -> tuple[str, datetime, datetime | None, str | None]:
-    """The JSON body of ``POST /_sandbox/outages``; raises ``ValueError`` with a readable message."""
+OutageSpec = tuple[str, datetime, datetime | None, str | None, float | None]
+
+
+def parse_outage(data: dict[str, Any], now: datetime) -> OutageSpec:
+    """The JSON body of ``POST /_sandbox/outages``: destination, start, end, error and ``fails_after``; raises
+    ``ValueError`` with a readable message."""
     dest = data.get("destination")
     if dest not in DESTINATIONS:
         raise ValueError(f"destination must be one of {', '.join(DESTINATIONS)}")
@@ -113,4 +132,10 @@ def parse_outage(data: dict[str, Any], now: datetime) -> tuple[str, datetime, da
     error = data.get("error")
     if error is not None and not isinstance(error, str):
         raise ValueError("error must be a string")
-    return str(dest), start, end, error
+    after = data.get("fails_after")
+    if after is not None:
+        if isinstance(after, bool) or not isinstance(after, int | float) or not math.isfinite(after) \
+                or not 0 < after <= MAX_FAILS_AFTER:
+            raise ValueError(f"fails_after must be a number of seconds above 0, at most {MAX_FAILS_AFTER:g}")
+        after = float(after)
+    return str(dest), start, end, error, after

@@ -226,9 +226,9 @@ def make_plan(
     }
 
 
-def fail_plan(plan: dict[str, Any], error: str) -> dict[str, Any]:
-    """The same run, failing early with ``error`` (a destination outage)."""
-    end = round(plan["start_delay"] + min(plan["duration"], 20.0), 3)
+def fail_plan(plan: dict[str, Any], error: str, after: float | None = None) -> dict[str, Any]:
+    """The same run, failing with ``error`` (a destination outage): early, or ``after`` seconds of running."""
+    end = round(plan["start_delay"] + (after if after is not None else min(plan["duration"], 20.0)), 3)
     events = [e for e in plan["events"] if e[0] <= plan["start_delay"] and e[1] != "ERROR"]
     events.append([end, "ERROR", f"Batch export failed: {error}"])
     return {**plan, "outcome": "Failed", "duration": end - plan["start_delay"], "fraction": 0.0, "error": error,
@@ -416,7 +416,7 @@ class Simulator:
         """Create a run and bring it straight to its state at ``now`` (failing if its destination is down)."""
         outage = failure_for(c, export_id, created)
         if outage is not None:
-            plan = fail_plan(plan, outage)
+            plan = fail_plan(plan, outage.error, outage.after)
         instance_id = derived_uuid(self.seed, run_id, "instance")
         c.execute(
             "INSERT INTO runs(id, export_id, status, active, created_at, data_interval_start, data_interval_end, "

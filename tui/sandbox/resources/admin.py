@@ -81,8 +81,8 @@ async def admin_tick(request: Request) -> Response:
 
 
 async def admin_outages(request: Request) -> Response:
-    """GET lists outages; POST ``{"destination", "start"?, "end"? | "minutes"?, "error"?}`` starts one
-    (from now and open-ended by default); DELETE ends every outage now."""
+    """GET lists outages; POST ``{"destination", "start"?, "end"? | "minutes"?, "error"?, "fails_after"?}`` starts
+    one (from now and open-ended by default); DELETE ends every outage now."""
     state = app_state(request)
     now = state.clock.now()
     if request.method == "GET":
@@ -96,11 +96,11 @@ async def admin_outages(request: Request) -> Response:
         data = json.loads(await request.body() or b"{}")
         if not isinstance(data, dict):
             raise ValueError("expected a JSON object")
-        dest, start, end, error = parse_outage(data, now)
+        dest, start, end, error, fails_after = parse_outage(data, now)
     except (ValueError, TypeError, KeyError) as exc:
         return validation_error(str(exc), None).response()
     with state.db.transaction() as c:
-        return ok(add_outage(c, dest, start, end, error), 201)
+        return ok(add_outage(c, dest, start, end, error, fails_after), 201)
 
 
 async def openapi_schema(request: Request) -> Response:
