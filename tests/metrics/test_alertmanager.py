@@ -17,6 +17,7 @@ import json
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -55,6 +56,49 @@ def test_amtool_accepts_the_shipped_alertmanager_config() -> None:
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "SUCCESS" in checked.stdout and " - 1 inhibit rules" in checked.stdout
     assert " - 2 receivers" in checked.stdout
+
+
+@pytest.mark.xdist_group("prometheus-alertmanager")
+def test_a_poll_failure_holds_the_export_pages_of_its_own_exporter(tmp_path: Path) -> None:
+    """The shipped inhibition: while one exporter's polls fail, its export pages are held (they are judged on old
+    data); another exporter's page in the same project's group still goes out, and so does the poll failure."""
+    receiver = Receiver()
+    parts: list[Callable[[], None]] = [receiver.stop]
+    try:
+        alertmanager = Alertmanager(tmp_path / "alertmanager", receiver, speed=SPEED)
+        parts.insert(0, alertmanager.stop)
+        common = {"job": "watchdeck", "project": "1"}
+        sent = [{"labels": {"alertname": "WatchdeckPollsFailing", "severity": "ticket", "job": "watchdeck",
+                            "instance": "a:9185"}},
+                {"labels": {**common, "alertname": ALERT, "severity": "page", "instance": "a:9185",
+                            "export_id": "held", "export": "held"}},
+                {"labels": {**common, "alertname": ALERT, "severity": "page", "instance": "b:9185",
+                            "export_id": "paged", "export": "paged"}}]
+        posted = alertmanager.http.post("/api/v2/alerts", json=sent)
+        assert posted.status_code == 200, posted.text
+
+        def status_of() -> dict[str, dict[str, Any]]:
+            answer = alertmanager.http.get("/api/v2/alerts")
+            assert answer.status_code == 200
+            return {a["labels"].get("export_id", a["labels"]["alertname"]): a["status"] for a in answer.json()}
+
+        wait_for(lambda: len(status_of()) == 3 and status_of()["held"]["state"] == "suppressed",
+                 "the held export's page to be inhibited", WAIT)
+        statuses = status_of()
+        assert statuses["held"]["inhibitedBy"] and statuses["paged"]["state"] == "active"
+        assert statuses["WatchdeckPollsFailing"]["state"] == "active"
+
+        def heard() -> set[str]:
+            return {a["labels"].get("export_id", a["labels"]["alertname"]) for body in receiver.bodies("/watchdeck")
+                    for a in body["alerts"]}
+
+        wait_for(lambda: {"paged", "WatchdeckPollsFailing"} <= heard(), "the webhook to hear the others", WAIT)
+        assert "held" not in heard()
+        wait_for(lambda: bool(receiver.bodies("/pagerduty")), "PagerDuty to be paged", WAIT)
+        summaries = [body["payload"]["summary"] for body in receiver.bodies("/pagerduty")]
+        assert summaries[0] == f"{ALERT}: paged ", summaries
+    finally:
+        stop_all(*parts)
 
 
 @pytest.fixture

@@ -70,8 +70,14 @@ def test_the_readme_names_every_family_the_exporter_serves() -> None:
         shown = f"{name}_total" if name == "watchdeck_requests" else name
         assert f"`{shown}`" in section, shown
     rules = (root / "examples" / "prometheus" / "watchdeck-rules.yml").read_text()
-    for alert in ("WatchdeckExportFailing", "WatchdeckExportOverdue", "WatchdeckPollsFailing", "WatchdeckNeverPolled"):
+    for alert in ("WatchdeckExportAlert", "WatchdeckPollsFailing", "WatchdeckNeverPolled"):
         assert f"alert: {alert}" in section and f"alert: {alert}" in rules
+    assert rules.count("- alert: ") == 3 and "state=" not in rules
+    manager = (root / "examples" / "alertmanager" / "alertmanager.yml").read_text()
+    for line in ("group_by: [project]", "source_matchers: ['alertname=\"WatchdeckPollsFailing\"']",
+                 "target_matchers: ['alertname=\"WatchdeckExportAlert\"']", "pagerduty_configs:", "webhook_configs:"):
+        assert line in section and line in manager, line
+    assert "--format prometheus" in section and "textfile collector" in section
 
 
 def test_the_alert_feed_counts_open_episodes_by_their_current_kind() -> None:
