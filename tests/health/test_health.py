@@ -92,6 +92,20 @@ def test_overdue_reason_in_words_and_numbers() -> None:
     assert v.allowed_lag_seconds == 2 * 3600 + 600
 
 
+@pytest.mark.parametrize(("behind", "target", "reason"), [
+    (timedelta(seconds=655), 600.0, "no completed data for 11m, target 10m"),
+    (timedelta(minutes=10, seconds=1), 600.0, "no completed data for 11m, target 10m"),
+    (timedelta(hours=2, minutes=10, seconds=30), None, "no completed data for 2h11m, allowed 2h10m"),
+    (timedelta(days=1, minutes=20), 86400.0, "no completed data for 1d01h, target 1d"),
+    (timedelta(seconds=45), 30.0, "no completed data for 1m, target 30s"),
+])
+def test_a_breach_never_reads_as_the_limit(behind: timedelta, target: float | None, reason: str) -> None:
+    """At minute resolution (the hour past a day) a breach rounds up: 655 s over a 10-minute target is 11m."""
+    v = judge(export([run(1, "Completed", NOW - behind)]), NOW, target_seconds=target)
+    assert v.state is HealthState.OVERDUE
+    assert v.reason == reason
+
+
 def test_grace_is_part_of_the_allowance() -> None:
     e = export([run(1, "Completed", NOW - timedelta(hours=2, minutes=5))])
     assert judge(e, NOW).state is HealthState.OK

@@ -3,7 +3,9 @@
 ``enter`` jumps to the export in the monitor, ``a`` acknowledges, ``s`` silences
 the alert's export and ``S`` its project (a silenced alert stays listed, marked
 silenced); acknowledged and resolved alerts move to the history below (and the
-journal), which outlives a restart (the last 1,000 episodes, 7 days).
+journal), which outlives a restart (the last 1,000 episodes, 7 days). Where
+an ``on_alert`` hook is set, the events it has not taken yet (waiting for
+another attempt, or given up) are listed under the open alerts.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from tui.screens.incident_base import WHEN_WIDTH, IncidentContext, IncidentScree
 from tui.state.alert_book import Alert, AlertKind
 from tui.state.alert_marks import Silence
 from tui.text.clean import clean
+from tui.text.words import counted
 from tui.widgets.footer import KeyFooter
 from tui.widgets.lists import RowTable
 
@@ -52,6 +55,7 @@ def kind_style(kind: str) -> str:
 # The Export column fits the longest name up to NAME_LIMIT cells (no narrower than NAME_NARROWEST), as long as
 # "How much" keeps DETAIL_ROOM cells: at 80 columns a name is cut at 20, at 160 it is whole.
 NAME_LIMIT = 60
+HOOK_LINES = 3  # undelivered hook events listed; the rest are counted
 NAME_NARROWEST = 12
 DETAIL_ROOM = 20
 
@@ -96,11 +100,13 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
         super().__init__(context, id="alerts-screen", classes="incident-screen")
         self.silencer = silencer
         self._columns_for: tuple[int, int, bool] | None = None  # (screen width, name width, a project column)
+        self._unsubscribe_hooks: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="alerts-title", classes="incident-title")
         table: DataTable[Text] = RowTable(id="alerts-open", cursor_type="row", zebra_stripes=False)
         yield table
+        yield Static(id="alerts-hook", classes="incident-detail")
         yield Static(id="alerts-history-title", classes="incident-subtitle")
         history: DataTable[Text] = RowTable(id="alerts-history", cursor_type="none", zebra_stripes=False)
         yield history
@@ -108,8 +114,16 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
 
     def on_mount(self) -> None:
         self._build_columns()
+        hooks = self.context.hooks
+        self._unsubscribe_hooks = hooks.subscribe(self._desk_changed) if hooks is not None else None
         super().on_mount()
         self.query_one("#alerts-open", DataTable).focus()
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe_hooks is not None:
+            self._unsubscribe_hooks()
+            self._unsubscribe_hooks = None
+        super().on_unmount()
 
     def on_resize(self) -> None:
         self._build_columns()
@@ -168,6 +182,7 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
         if not open_alerts:
             table.add_row(Text("none", style=Tone.MUTED.style), *[Text("")] * (len(table.columns) - 1), key="none")
+        self._draw_hook_events()
         history = self.query_one("#alerts-history", DataTable)
         history.clear()
         self.query_one("#alerts-history-title", Static).update(
@@ -180,6 +195,29 @@ class AlertsScreen(IncidentScreen[JumpTo | None]):
                             Text(str(alert.kind), style=kind_style(alert.kind)),
                             name_cell(alert.export_name), when(moment, now), history_detail(alert))
         self.refresh_bindings()
+
+    def _draw_hook_events(self) -> None:
+        """The hook's undelivered events, newest first, a few lines at most; hidden when there are none."""
+        box = self.query_one("#alerts-hook", Static)
+        hooks = self.context.hooks
+        events = hooks.undelivered if hooks is not None else []
+        box.display = bool(events)
+        if not events or hooks is None:
+            return
+        lines = [Text.assemble(("on_alert hook", "bold"), f" · {len(events)} not delivered",
+                               ("  (journaled)", Tone.MUTED.style))]
+        for item in events[:HOOK_LINES]:
+            if item.given_up:
+                state = (f"gave up after {counted(item.attempts, 'attempt')}", Tone.FAILURE.style)
+            elif item.attempts:
+                state = (f"retrying, {counted(item.attempts, 'attempt')} so far", Tone.WARNING.style)
+            else:
+                state = ("waiting", Tone.MUTED.style)
+            lines.append(Text.assemble(f"{item.event:<8} ", plain(item.alert.export_name, limit=40), "  ", state,
+                                       ": " if item.error else "", plain(item.error, Tone.MUTED.style, limit=160)))
+        if len(events) > HOOK_LINES:
+            lines.append(Text(f"… and {len(events) - HOOK_LINES} more", style=Tone.MUTED.style))
+        box.update(Text("\n").join(lines))
 
     def _open_cells(self, alert: Alert, now: datetime) -> list[Text]:
         silence = self.silencer.silence_of(alert.project_id, alert.export_id) if self.silencer is not None else None

@@ -21,6 +21,7 @@ from tui.look.palette import Tone
 from tui.screens.base import WatchdeckScreen
 from tui.state.budget import ActionBudget
 from tui.state.incident import IncidentDesk
+from tui.state.io.hook_outbox import HookOutbox
 from tui.state.io.journal import ActionJournal
 from tui.text.words import coarse_duration
 
@@ -38,6 +39,7 @@ class IncidentContext:
     read_only: bool = False
     # Server features found missing (404/405), per project: ("backfills", "1"), ("runs", "1"), ("cancel", "1").
     unsupported: set[tuple[str, str]] = field(default_factory=set)
+    hooks: HookOutbox | None = None  # the on_alert hook's events on their way, where a hook is set
 
     def now(self) -> datetime:
         return self.desk.now or self.clock.now()

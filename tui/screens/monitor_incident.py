@@ -16,7 +16,10 @@ that open under the editor are not toasted (the header's count, the row
 markers and the alerts pane show them). Acknowledgements and silences made here or
 on another screen of the same server and key, and the alerts pane's history,
 are kept by a :class:`~tui.state.io.alert_marks_store.MarksKeeper` (the state
-folder, the shared store); a silenced export's announcements wait.
+folder, the shared store); a silenced export's announcements wait. The hook's
+events go through a :class:`~tui.state.io.hook_outbox.HookOutbox`, which tries a
+failed one again for up to 15 minutes, in order per episode, in a worker of the
+screen.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from tui.state.exports import WatchedExport
 from tui.state.incident import IncidentDesk, VerdictLike
 from tui.state.io.alert_hooks import AlertHook
 from tui.state.io.alert_marks_store import MarksKeeper, marks_path
+from tui.state.io.hook_outbox import HookOutbox
 from tui.state.io.journal import ActionJournal
 from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.state.run_list import next_filter
@@ -122,10 +126,11 @@ class IncidentKeysController:
         self._table = table
         self._monotonic = monotonic
         book = AlertBook(journal, profile=profile)
+        hooks = HookOutbox(AlertHook(on_alert, secret), journal, profile=profile, on_failure=self._hook_failed) \
+            if on_alert else None
         self.incident = IncidentContext(desk=IncidentDesk(book), client_for=client_for,
                                         budget=ActionBudget(monotonic), journal=journal, clock=clock,
-                                        profile=profile, read_only=read_only)
-        self.hook = AlertHook(on_alert, secret) if on_alert else None
+                                        profile=profile, read_only=read_only, hooks=hooks)
         self._timeline_model: TimelineModel | None = None
         settings = host.wd.settings
         self.marks = MarksKeeper(marks_path(state_dir(), settings.base_url, secret, demo=settings.demo),
@@ -224,7 +229,7 @@ class IncidentKeysController:
         if acked:
             self.incident.desk.marks_changed()
         said = announce(changes, self.incident.desk.book, self._monotonic(), bell=host.wd.settings.bell,
-                        may_toast=self._may_toast(), hook=self.hook is not None,
+                        may_toast=self._may_toast(), hook=self.incident.hooks is not None,
                         silenced=self.marks.marks.silenced(time.time()), held=self.held)
         if said.bell:
             host.app.bell()
@@ -234,9 +239,12 @@ class IncidentKeysController:
             host.notify(said.more_line, severity="error", markup=False)
         if said.waiting and isinstance(host.app.screen, ModalScreen):
             self._wait_for_dialog(said.waiting)
-        if self.hook is not None and said.hook_events:
-            host.run_worker(self._send_hooks(self.hook, said.hook_events), name="alert hook", group="alert-hook",
-                            exit_on_error=False)
+        hooks = self.incident.hooks
+        if hooks is not None:
+            for event, alert in said.hook_events:
+                hooks.put(event, alert)
+            if hooks.claim():  # a worker while events wait; it ends when none does
+                host.run_worker(hooks.run(), name="alert hook", group="alert-hook", exit_on_error=False)
 
     def _wait_for_dialog(self, alerts: Sequence[Alert]) -> None:
         """Keep these alerts' toasts until the dialog closes (the first few of them; the rest are counted)."""
@@ -272,12 +280,8 @@ class IncidentKeysController:
             return False
         return top is self._host or (isinstance(top, WatchdeckScreen) and top.TAKES_ALERT_TOASTS)
 
-    async def _send_hooks(self, hook: AlertHook, events: list[tuple[str, Alert]]) -> None:
-        for event, alert in events:
-            result = await hook.send(alert.to_json(event))
-            if not result.ok:
-                self._host.notify(clean(f"on_alert hook: {result.message}", limit=300), severity="warning",
-                                  markup=False, timeout=8)
+    def _hook_failed(self, message: str) -> None:
+        self._host.notify(clean(message, limit=300), severity="warning", markup=False, timeout=8)
 
     @property
     def open_alerts(self) -> int:

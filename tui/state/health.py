@@ -480,7 +480,7 @@ def _overdue_reason(export: BatchExport, now: datetime, view: RecordView, allowe
     reference = view.done_end or view.streak.behind_since or export.start_at or export.created_at
     if reference is None or age_seconds(reference, now) <= allowed:
         return None
-    behind = span(age_seconds(reference, now))
+    behind = span(age_seconds(reference, now), round_up=True)  # over the limit: never shown at it
     if view.done_end is not None:
         reason = f"no completed data for {behind}, {limit}"
     elif not view.whole and read_since is not None and runs_list:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime, timedelta
 
 import humanize
@@ -64,14 +65,20 @@ def duration(seconds: float | None) -> str:
     return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
 
 
-def coarse_duration(seconds: float | None) -> str:
+def coarse_duration(seconds: float | None, *, round_up: bool = False) -> str:
     """Minute resolution for figures that age (lag, health reasons): ``<1m``, ``35m``, ``2h05m``, ``3d04h``.
 
     Second resolution would change every row's cell at every poll, and each
     changed row costs a repaint; a lag figure does not need seconds.
+    ``round_up``: for a figure that breaches a limit, rounded up to what is
+    shown (the minute; the hour past a day), so 655 s over a 10-minute target
+    reads ``11m``, never ``10m``, the limit itself.
     """
     if seconds is None:
         return "—"
+    if round_up:
+        step = 3600 if seconds >= 86400 else 60
+        seconds = math.ceil(seconds / step) * step
     if seconds < 60:
         return "<1m"
     if seconds < 3600:
