@@ -144,8 +144,11 @@ def test_json_shape(run_env: dict[str, str], sandbox: SandboxHandle, clock: Froz
     export = data["exports"][0]
     assert set(export) == {"project_id", "id", "name", "interval", "paused", "state", "healthy", "problem",
                            "reason", "failure_streak", "next_due", "latest_run", "last_completed_end",
-                           "lag_seconds", "failure_streak_is_lower_bound", "lag_is_lower_bound"}
+                           "lag_seconds", "failure_streak_is_lower_bound", "lag_is_lower_bound", "alert"}
     assert export["failure_streak_is_lower_bound"] is False and export["lag_is_lower_bound"] is False
+    alerts = [e["alert"] for e in data["exports"] if e["alert"] is not None]
+    assert all(set(a) == {"kind", "detail", "since", "episode_id"} for a in alerts)
+    assert {e["healthy"] for e in data["exports"] if e["alert"] is not None} <= {False}
     assert set(export["latest_run"]) == {"id", "status", "data_interval_start", "data_interval_end", "finished_at",
                                          "age_seconds", "latest_error"}
     assert sandbox.api_key not in out
