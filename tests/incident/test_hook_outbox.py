@@ -166,7 +166,7 @@ async def test_a_hook_that_keeps_failing_or_hangs_is_given_up_after_the_window_a
         box = app.screen.query_one("#alerts-hook", Static)
         shown = str(box.render())
         assert box.display and "on_alert hook · 2 not delivered" in shown
-        assert "resolved export a  gave up after" in shown and "timed out after 0.3 s" in shown
+        assert "resolved export a  gave up after" in shown and "attempts: timed out after 0.3 s" in shown
 
 
 async def test_events_waiting_are_bounded(tmp_path: Path) -> None:
