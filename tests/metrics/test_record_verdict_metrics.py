@@ -57,9 +57,11 @@ def test_the_exporter_has_the_lag_and_streak_of_status_json_for_14_failed_runs(
     assert row["lag_seconds"] + (before - checked) - 1 <= lag <= row["lag_seconds"] + (after - checked) + 1
     assert state_of(samples, labels) == ["failing"]
     assert value(samples, "watchdeck_export_healthy", **labels) == 0.0
-    # one open alert per failing export: this one, and any the seeded world has failing at this hour
+    # one open alert per export whose episode is failing: this one, and any the seeded world has failing at this hour
+    # (its latest run failed, or failed runs wait behind an attempt in progress)
+    assert value(samples, "watchdeck_export_alert_kind", **labels, kind="failing") == 1.0
     failing = sum(1 for (name, labelset), v in samples.items()
-                  if name == "watchdeck_export_state" and ("state", "failing") in labelset and v == 1.0)
+                  if name == "watchdeck_export_alert_kind" and ("kind", "failing") in labelset and v == 1.0)
     assert failing >= 1
     assert value(samples, "watchdeck_alerts_open", kind="failing") == float(failing)
     # the runs list is read once (its first page holds the last Completed run), not again while latest_runs
