@@ -65,6 +65,17 @@ def user(c: sqlite3.Connection, user_id: int | None) -> dict[str, Any] | None:
     return None if row is None else dict(loads(row["data"]))
 
 
+def _with_trickle(base: int, row: sqlite3.Row, doc: dict[str, Any], start_dt: datetime, stop: datetime,
+                  seeded_at: datetime) -> int:
+    """``base`` plus the responses trickling in from the seeding (or the start) to ``stop``, within the limit."""
+    grown = 0
+    if row["responses_rate"] and stop > seeded_at:
+        grown = math.floor((stop - max(start_dt, seeded_at)).total_seconds() / 3600 * float(row["responses_rate"]))
+    total = base + max(0, grown)
+    limit = doc.get("responses_limit")
+    return min(total, limit) if isinstance(limit, int) and limit > 0 else total
+
+
 def responses_count(row: sqlite3.Row, doc: dict[str, Any], now: datetime, seeded_at: datetime) -> int:
     """Seeded base plus a steady trickle since seeding while the survey runs (a pure function of time)."""
     base = int(row["responses_base"])
@@ -76,12 +87,7 @@ def responses_count(row: sqlite3.Row, doc: dict[str, Any], now: datetime, seeded
         return 0
     end = doc.get("end_date")
     stop = min(now, parse_iso(end)) if end else now
-    grown = 0
-    if row["responses_rate"] and stop > seeded_at:
-        grown = math.floor((stop - max(start_dt, seeded_at)).total_seconds() / 3600 * float(row["responses_rate"]))
-    total = base + max(0, grown)
-    limit = doc.get("responses_limit")
-    return min(total, limit) if isinstance(limit, int) and limit > 0 else total
+    return _with_trickle(base, row, doc, start_dt, stop, seeded_at)
 
 
 def responses_by(row: sqlite3.Row, doc: dict[str, Any], at: datetime, now: datetime, seeded_at: datetime) -> int:
@@ -99,12 +105,7 @@ def responses_by(row: sqlite3.Row, doc: dict[str, Any], at: datetime, now: datet
     if seeded_at > start_dt:
         share = min(1.0, max(0.0, (stop - start_dt).total_seconds() / (seeded_at - start_dt).total_seconds()))
         base = math.floor(base * share)
-    grown = 0
-    if row["responses_rate"] and stop > seeded_at:
-        grown = math.floor((stop - max(start_dt, seeded_at)).total_seconds() / 3600 * float(row["responses_rate"]))
-    total = base + max(0, grown)
-    limit = doc.get("responses_limit")
-    return min(total, limit) if isinstance(limit, int) and limit > 0 else total
+    return _with_trickle(base, row, doc, start_dt, stop, seeded_at)
 
 
 def responses_between(row: sqlite3.Row, doc: dict[str, Any], since: datetime | None, until: datetime | None,
