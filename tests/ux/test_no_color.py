@@ -20,9 +20,11 @@ from tui.sandbox.runner import SandboxHandle
 SGR = re.compile(r"\x1b\[([0-9;]*)m")
 
 
-def colour_codes(ansi: str) -> set[str]:
-    """The SGR codes in ``ansi`` that set a colour (foreground or background), as written."""
-    found: set[str] = set()
+def sgr_codes(ansi: str) -> tuple[set[str], set[int]]:
+    """The SGR codes in ``ansi``: those that set a colour (foreground or background, as written), and every other
+    one (bold 1, dim 2, reverse 7, ...), a colour's own numbers left out."""
+    colours: set[str] = set()
+    others: set[int] = set()
     for match in SGR.finditer(ansi):
         params = [int(p) if p else 0 for p in match.group(1).split(";")]
         index = 0
@@ -30,13 +32,23 @@ def colour_codes(ansi: str) -> set[str]:
             code = params[index]
             if code in (38, 48):
                 width = 3 if index + 1 < len(params) and params[index + 1] == 5 else 5
-                found.add(";".join(map(str, params[index:index + width])))
+                colours.add(";".join(map(str, params[index:index + width])))
                 index += width
                 continue
             if 30 <= code <= 37 or 40 <= code <= 47 or 90 <= code <= 97 or 100 <= code <= 107:
-                found.add(str(code))
+                colours.add(str(code))
+            else:
+                others.add(code)
             index += 1
-    return found
+    return colours, others
+
+
+def colour_codes(ansi: str) -> set[str]:
+    return sgr_codes(ansi)[0]
+
+
+def attribute_codes(ansi: str) -> set[int]:
+    return sgr_codes(ansi)[1]
 
 
 def drawn(app: Any) -> str:
@@ -51,22 +63,6 @@ def drawn(app: Any) -> str:
     with console.capture() as capture:
         console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
     return capture.get()
-
-
-def attribute_codes(ansi: str) -> set[int]:
-    """The SGR codes in ``ansi`` that are not part of a colour's numbers (bold 1, dim 2, reverse 7, ...)."""
-    found: set[int] = set()
-    for match in SGR.finditer(ansi):
-        params = [int(p) if p else 0 for p in match.group(1).split(";")]
-        index = 0
-        while index < len(params):
-            code = params[index]
-            if code in (38, 48):
-                index += 3 if index + 1 < len(params) and params[index + 1] == 5 else 5
-                continue
-            found.add(code)
-            index += 1
-    return found
 
 
 def test_attribute_codes_reads_sgr() -> None:
