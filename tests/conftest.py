@@ -48,7 +48,7 @@ def _no_learned_routes() -> None:
     SHARED_ROUTES.clear()
 
 
-QUICK_DEBOUNCE = debounce.Debounce(runs=0.01, stats=0.01, search=0.01)
+QUICK_DEBOUNCE = debounce.Debounce(runs=0.01, stats=0.01, search=0.01, rates=0.01)
 """The screens' waits for the operator to stop, short: a test presses a key and waits for the app to settle, so
 each move would otherwise wait out a rest made for a hand on a keyboard."""
 

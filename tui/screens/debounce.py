@@ -22,6 +22,8 @@ class Debounce:
     """Survey list, full-screen detail: the survey's stats (a live query upstream) once the cursor rests this long."""
     search: float = 0.3
     """Survey list and logs: the server is searched once typing pauses this long."""
+    rates: float = 0.3
+    """Survey list: the response rates of the rows on screen are read once the list stays still this long."""
 
 
 DEBOUNCE = Debounce()

@@ -67,14 +67,14 @@ from tui.state.survey_list import (
     SurveyRow,
     matches,
 )
-from tui.state.survey_stats import StatsBook
+from tui.state.survey_stats import TOTAL, StatsBook
 from tui.text.clean import clean
 from tui.text.words import counted, when_text
 from tui.widgets.footer import KeyFooter
 from tui.widgets.survey_detail import SurveyDetail
-from tui.widgets.survey_table import COLUMNS, SurveyTable, responses_text, survey_row
+from tui.widgets.survey_table import COLUMNS, SurveyTable, rate_cell, responses_text, survey_row
 from tui.widgets.text_field import TextField
-from tui.widgets.virtual_table import KEY, Row, VirtualTable, cell_text
+from tui.widgets.virtual_table import CELL_PADDING, KEY, Row, VirtualTable, cell_text, fit_columns
 
 MUTATING_ACTIONS = writing_actions("surveys")  # what read-only mode hides
 NEEDS_SELECTION = frozenset({"edit", "edit_file", "delete", "archive", "unarchive", "launch", "stop", "resume",
@@ -83,15 +83,15 @@ NEEDS_SELECTION = frozenset({"edit", "edit_file", "delete", "archive", "unarchiv
 _SELECTION_ACTIONS = tuple(sorted(NEEDS_SELECTION))  # the footer changes only when one of these does
 COUNTS_TICK = 15.0
 STATS_MAX_AGE = 60.0  # and at most once a minute per survey (a live query on the real service)
+RATE_READS = 60  # the most stats totals read for the list's Rate column each time it comes to rest
 _JOURNAL_ACTIONS = {"Archived": "archive", "Unarchived": "unarchive", "Launched": "launch", "Stopped": "stop",
                     "Resumed": "resume",
                     "Saved": "edit as file"}
 
 
-# Every column with its padding fits from this width on; below it the secondary columns go.
-FULL_WIDTH = sum(column.width + 2 for column in COLUMNS) + 1
-NARROW_HIDDEN = ("type", "creator")
-NAME_WIDTH = next(column.width for column in COLUMNS if column.key == "name")  # the least the Name column gets
+# The columns kept when not all fit, most wanted first; the others are dropped whole. Name takes the width left.
+COLUMN_PRIORITY = ("name", "status", "responses", "rate", "questions", "created", "type", "creator")
+NAME_GROWS = ("name", 200)
 
 
 def _named(name: str | None) -> str:
@@ -131,6 +131,9 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._stats = StatsBook(max_age=STATS_MAX_AGE)  # each survey's total and weekly stats, bounded
         self._stats_budget = ActionBudget(monotonic)  # the stats reads take the operator's share of the rate limit
         self._stats_unavailable = False  # the server has no stats endpoint: not asked again
+        self._rates_view: tuple[str, ...] = ()  # the rows on screen when the Rate column's reads were last planned
+        self._rates_left = 0  # reads still allowed since the list last came to rest
+        self._rates_reader: Worker[None] | None = None
         self._bindings_state: tuple[Any, ...] | None = None
 
     # ------------------------------------------------------------------ layout
@@ -176,12 +179,14 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self.on_resize()
 
     def on_resize(self) -> None:
-        """Below the width of every column, drop the secondary ones (type, creator) rather than cut them;
-        above it, the Name column takes the free width (long names that share a start stay apart)."""
+        """Columns that do not all fit are dropped whole, the least wanted first (:data:`COLUMN_PRIORITY`), rather
+        than cut; the Name column takes the free width (long names that share a start stay apart)."""
         table = self.table
-        table.hide_columns(NARROW_HIDDEN if self.size.width < FULL_WIDTH else ())
-        free = self.size.width - table.styles.scrollbar_size_vertical - table.fixed_width_but("name") - 2
-        table.set_column_width("name", max(NAME_WIDTH, free))
+        available = self.size.width - table.styles.scrollbar_size_vertical
+        fitted = fit_columns([(c.key, c.label, c.width) for c in COLUMNS], COLUMN_PRIORITY, available, CELL_PADDING,
+                             grow=NAME_GROWS)
+        table.show_columns((key, width or 0) for key, _, width in fitted)
+        self._rates_soon()
 
     # ------------------------------------------------------------------ paging
 
@@ -235,11 +240,12 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._render_status()
         self._update_bindings()
         self._maybe_load_more()
+        self._rates_soon()
 
     def _table_rows(self, rows: list[SurveyRow]) -> list[Row]:
         """The table rows of the surveys that pass the status filter."""
-        now, counts, status = self.now, self._counts_map(), self.status_filter
-        return [survey_row(row, now, counts) for row in rows if matches(row, status, now)]
+        now, counts, status, book = self.now, self._counts_map(), self.status_filter, self._stats
+        return [survey_row(row, now, counts, book) for row in rows if matches(row, status, now)]
 
     def _maybe_load_more(self) -> None:
         """Keep loading while the visible rows do not reach past the screen (a narrow status filter)."""
@@ -279,6 +285,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._render_status()
         self._update_bindings()
         self._maybe_load_more()
+        self._rates_soon()
 
     def _move_to(self, survey_id: str | None) -> None:
         self.table.move_to_key(survey_id)
@@ -295,6 +302,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         keep = self.selected_id
         self.table.sort(self._sort_function(), reverse=self.sort_reverse)
         self._move_to(keep)
+        self._rates_soon()
 
     # ------------------------------------------------------------------ responses counts
 
@@ -381,8 +389,69 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             except ApiError:
                 return
             self._stats.put(survey_id, window, stats, self.wd.monotonic())
+            if window == TOTAL:
+                self._show_rate(survey_id)
             if self._shown_id == survey_id:
                 self._show_detail(force=True)
+
+    # ------------------------------------------------------------------ the Rate column
+
+    @on(SurveyTable.ViewChanged)
+    def _view_moved(self, event: SurveyTable.ViewChanged) -> None:
+        event.stop()
+        self._rates_soon()
+
+    def _rates_soon(self) -> None:
+        """The rows on screen changed: once the list rests, read the rates of those not read in the last minute.
+
+        Moving the cursor among the same rows asks nothing; each move to other rows starts the wait again, so a held
+        key or a burst of pages asks only for the rows it stops on.
+        """
+        if not self.is_mounted or self._stats_unavailable:
+            return
+        view = tuple(self.table.visible_keys())
+        if view == self._rates_view:
+            return
+        self._rates_view = view
+        self._rates_wait()
+
+    @work(exclusive=True, group="survey-rates-wait", exit_on_error=False)
+    async def _rates_wait(self) -> None:
+        await asyncio.sleep(debounce.DEBOUNCE.rates)
+        self._rates_left = RATE_READS
+        if self._rates_reader is None or self._rates_reader.is_finished:
+            self._rates_reader = self._read_rates()
+
+    def _next_rate(self) -> str | None:
+        """The first row on screen whose rate is due (a draft's is never: nobody was shown it)."""
+        now, pager = self.now, self.pager
+        shown = (key for key in self.table.visible_keys()
+                 if (row := pager.get(key)) is not None and row.status_at(now) is not SurveyStatus.DRAFT)
+        return next(self._stats.due_totals(shown, now, self.wd.monotonic()), None)
+
+    @work(group="survey-rates", exit_on_error=False)
+    async def _read_rates(self) -> None:
+        """One stats read per row on screen that is due, at most :data:`RATE_READS` since the list came to rest,
+        inside the rate budget; rows scrolled away meanwhile are not read."""
+        while self._rates_left > 0 and not self._stats_unavailable and (survey_id := self._next_rate()) is not None:
+            self._rates_left -= 1
+            await self._stats_budget.acquire()
+            try:
+                stats = await self.wd.api.surveys.stats(survey_id)
+            except MethodNotAllowed:
+                self._stats_unavailable = True  # an older server: the column stays without
+                return
+            except ApiError:
+                self._stats.fail(survey_id, self.wd.monotonic())  # "?", asked again after a minute
+            else:
+                self._stats.put(survey_id, TOTAL, stats, self.wd.monotonic())
+            self._show_rate(survey_id)
+
+    def _show_rate(self, survey_id: str) -> None:
+        row = self.pager.get(survey_id)
+        if row is not None and survey_id in self.table:
+            self.table.update_cells("rate", [(survey_id, *rate_cell(survey_id, row.status_at(self.now),
+                                                                    self._stats))])
 
     @on(VirtualTable.RowSelected, "#survey-table")
     def _selected(self, event: VirtualTable.RowSelected) -> None:
@@ -605,6 +674,8 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     def _header(self, event: VirtualTable.HeaderSelected) -> None:
         event.stop()
         key = event.column_key
+        if key not in SORT_BY_KEY:
+            return  # the Rate column: known for the rows looked at only, so not an order of the list
         if key == self.sort_key:
             self.sort_reverse = not self.sort_reverse
         else:
@@ -620,6 +691,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             self._render_status()
         self.table.move_cursor(0)
         self.table.scroll_to(y=0, animate=False, force=True)
+        self._rates_soon()
 
     # ------------------------------------------------------------------ actions: create and edit
 
@@ -763,6 +835,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._update_bindings()
         self._notify(f"Deleted survey {_named(name)}.")
         self._maybe_load_more()
+        self._rates_soon()
 
     def action_archive(self) -> None:
         """Asks first, as every action that takes a survey out of sight does (``a`` brings it back)."""
@@ -843,7 +916,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             self._rebuild()
             return
         keep = self.selected_id
-        table.update_row(survey_row(row, now, self._counts_map()))
+        table.update_row(survey_row(row, now, self._counts_map(), self._stats))
         if self.sort_key is not None:
             # Sort again with the time of now: the table's sort function holds the time it was made at, and a
             # survey launched since then would still sort as a draft.
@@ -851,6 +924,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._move_to(keep)
         self._show_detail(force=True)
         self._update_bindings()
+        self._rates_soon()
 
     # ------------------------------------------------------------------ actions: summary, activity, reload, modes
 

@@ -5,11 +5,14 @@ The real service answers ``surveys/:id/stats/`` with a live query each time, opt
 whole weeks before the current one never change once read, so they are read once; only the current week and the
 survey's total are read again, at most once per :data:`MAX_AGE` seconds. :class:`StatsBook` keeps what was read,
 bounded.
+
+The survey list shows each visible survey's response rate from the total alone (:meth:`StatsBook.due_totals`): one
+read per survey, again only once older than ``max_age``; a read that failed is not asked again before then either.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -47,6 +50,7 @@ class StatsBook:
         self.max_entries = max_entries
         self.max_age = max_age
         self._entries: dict[tuple[str, Window], _Entry] = {}
+        self._failed: dict[str, float] = {}  # survey id -> when reading its total failed (monotonic seconds)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -57,6 +61,19 @@ class StatsBook:
         self._entries[key] = _Entry(read_at, stats)
         while len(self._entries) > self.max_entries:
             del self._entries[next(iter(self._entries))]
+        if window == TOTAL:
+            self._failed.pop(survey_id, None)
+
+    def fail(self, survey_id: str, mono: float) -> None:
+        """Reading the survey's total failed: not asked again for ``max_age`` seconds (what was read stays)."""
+        self._failed.pop(survey_id, None)
+        self._failed[survey_id] = mono
+        while len(self._failed) > self.max_entries:
+            del self._failed[next(iter(self._failed))]
+
+    def failed(self, survey_id: str) -> bool:
+        """The last read of the survey's total failed (and none succeeded since)."""
+        return survey_id in self._failed
 
     def get(self, survey_id: str, window: Window = TOTAL) -> SurveyStats | None:
         entry = self._entries.get((survey_id, window))
@@ -72,7 +89,14 @@ class StatsBook:
             settled = window[1] is not None and window[1] <= now
             if entry is None or (not settled and mono - entry.read_at > self.max_age):
                 out.append(window)
+        failed_at = self._failed.get(survey_id)
+        if failed_at is not None and mono - failed_at <= self.max_age and TOTAL in out:
+            out.remove(TOTAL)
         return out
+
+    def due_totals(self, survey_ids: Iterable[str], now: datetime, mono: float) -> Iterator[str]:
+        """The surveys of ``survey_ids`` whose total is due (never read, or older than ``max_age``), in order."""
+        return (survey_id for survey_id in survey_ids if self.due(survey_id, now, mono, trend=False))
 
     def trend(self, survey_id: str, now: datetime) -> list[int | None]:
         """Responses per week, oldest first (None for a week not read)."""
@@ -105,3 +129,12 @@ def rates_text(stats: SurveyStats) -> str | None:
     if respondents is not None:
         parts.append(f"{respondents:,} respondent" + ("" if respondents == 1 else "s"))
     return " · ".join(parts) or None
+
+
+def rate_text(stats: SurveyStats) -> str:
+    """The list's Rate cell: ``33.4 %`` of those shown the survey responded; ``—`` while nobody was shown it (the
+    service then answers a rate of 0, which would read as nobody answering)."""
+    shown, rate = stats.count("survey shown"), stats.response_rate
+    if not shown or rate is None:
+        return "—"
+    return f"{rate:.1f} %"

@@ -1,6 +1,6 @@
 """The survey list table: a :class:`VirtualTable` of compact survey rows, and a "near the end" signal.
 
-A survey becomes a :class:`~tui.widgets.virtual_table.Row` of seven plain strings, every server
+A survey becomes a :class:`~tui.widgets.virtual_table.Row` of eight plain strings, every server
 string cleaned first (:func:`tui.text.clean.clean`), plus a style key per cell naming a component
 class (``survey-table--running`` ...) styled in ``styles/surveys.tcss``. Nothing else per row
 lives in the widget: 10,000 rows cost a few MB and almost nothing for the garbage collector
@@ -28,6 +28,7 @@ from tui.api.models.surveys import SurveyStatus, SurveyType
 from tui.key_registry import bindings
 from tui.look.palette import Tone
 from tui.state.survey_list import SurveyRow
+from tui.state.survey_stats import StatsBook, rate_text
 from tui.text.clean import clean
 from tui.text.words import ago
 from tui.widgets.virtual_table import Column, Row, VirtualTable
@@ -41,6 +42,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("status", "Status", 13),
     Column("questions", "Qs", 3, "right"),
     Column("responses", "Responses", 9, "right"),
+    Column("rate", "Rate", 7, "right"),
     Column("creator", "Creator", 16),
     Column("created", "Created", 15),
 )
@@ -82,11 +84,29 @@ def responses_text(responses: int | None) -> tuple[str, str]:
     return sys.intern(f"{responses:,}"), ""
 
 
-def survey_row(row: SurveyRow, now: datetime, counts: dict[str, int] | None) -> Row:
-    """The table row of a survey. Short, repetitive texts are interned so 10,000 rows share them."""
+UNREAD = "…"
+FAILED = "?"
+
+
+def rate_cell(survey_id: str, status: SurveyStatus, book: StatsBook | None) -> tuple[str, str]:
+    """The Rate cell and its style key: ``…`` until the survey's stats are read, ``?`` when reading them failed,
+    ``—`` for a draft (nobody was shown it: it is not asked) or a survey nobody was shown yet."""
+    if status is SurveyStatus.DRAFT:
+        return "—", MUTED
+    stats = book.get(survey_id) if book is not None else None
+    if stats is None:
+        return (FAILED, MUTED) if book is not None and book.failed(survey_id) else (UNREAD, MUTED)
+    text = rate_text(stats)
+    return sys.intern(text), MUTED if text == "—" else ""
+
+
+def survey_row(row: SurveyRow, now: datetime, counts: dict[str, int] | None, book: StatsBook | None = None) -> Row:
+    """The table row of a survey (its rate from ``book``). Short, repetitive texts are interned so 10,000 rows
+    share them."""
     status = row.status_at(now)
     count = None if counts is None else counts.get(row.id, 0)
     responses, responses_style = responses_text(count)
+    rate, rate_style = rate_cell(row.id, status, book)
     limited = status is SurveyStatus.RUNNING and row.limit_reached(count)
     name = clean(row.name, limit=200) or "(no name)"
     cells = (
@@ -95,11 +115,12 @@ def survey_row(row: SurveyRow, now: datetime, counts: dict[str, int] | None) -> 
         LIMIT_REACHED if limited else status.value,
         sys.intern(str(row.question_count)),
         responses,
+        rate,
         sys.intern(clean(row.creator, limit=80) or "—"),
         sys.intern(ago(row.created_at, now)),
     )
     status_class = LIMIT if limited else STATUS_CLASSES[status]
-    styles = _styles("" if row.name else MUTED, "", status_class, "", responses_style, "", "")
+    styles = _styles("" if row.name else MUTED, "", status_class, "", responses_style, rate_style, "", "")
     return (row.id, cells, styles)
 
 
@@ -117,6 +138,9 @@ class SurveyTable(VirtualTable):
     class NearEnd(Message):
         """The cursor or the viewport is within ``lookahead`` rows of the end."""
 
+    class ViewChanged(Message):
+        """The cursor row or the first row on screen changed."""
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(COLUMNS, **kwargs)
 
@@ -128,5 +152,6 @@ class SurveyTable(VirtualTable):
         return bottom >= rows - self.lookahead
 
     def _view_changed(self) -> None:
+        self.post_message(self.ViewChanged())
         if self.near_end():
             self.post_message(self.NearEnd())

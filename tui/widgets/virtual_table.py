@@ -319,6 +319,13 @@ class VirtualTable(ScrollView, can_focus=True):
         """The rows' keys, in display order."""
         return [row[KEY] for row in self._view]
 
+    def visible_keys(self) -> list[str]:
+        """The keys of the rows on screen now (under the header), top to bottom; none before the first layout."""
+        if not self.size.height:
+            return []
+        top = int(self.scroll_y)
+        return [row[KEY] for row in self._view[top:top + self._page_rows]]
+
     def key_at(self, index: int) -> str:
         return self._view[index][KEY]
 

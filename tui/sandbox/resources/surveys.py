@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import uuid
+import zlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -443,6 +444,11 @@ def _event_stats(total: int, unique: int, first: str | None, last: str | None) -
             "last_seen": last if total else None, "unique_persons_only_seen": 0, "total_count_only_seen": 0}
 
 
+def _reach(survey_id: str) -> int:
+    """How many times a survey is shown per response it gets: 2 to 8, fixed per survey, so rates differ."""
+    return 2 + zlib.crc32(survey_id.encode()) % 7
+
+
 def _stats_body(surveys: list[tuple[Any, dict[str, Any]]], ctx: Ctx) -> dict[str, Any]:
     """Shown, dismissed and sent counts in the ``date_from``/``date_to`` window (sent = the responses received in
     it, so the windows add up to the response count), and the rates derived from them."""
@@ -452,7 +458,7 @@ def _stats_body(surveys: list[tuple[Any, dict[str, Any]]], ctx: Ctx) -> dict[str
     for row, doc in surveys:
         n = shapes.responses_between(row, doc, since, until, ctx.now, ctx.state.seeded_at)
         sent += n
-        shown += n * 3 + (n and 7)
+        shown += n * _reach(row["id"]) + (n and 7)
         dismissed += n // 2
         if n and doc.get("start_date"):
             starts.append(doc["start_date"])
