@@ -379,10 +379,12 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         """The shown survey's counts and rates, and its responses in each of the last eight weeks, once the cursor
         rests (each a live query upstream): what is due only (a past week is read once), inside the rate budget."""
         await asyncio.sleep(debounce.DEBOUNCE.stats)
-        for window in self._stats.due(survey_id, self.now, self.wd.monotonic()):
-            await self._stats_budget.acquire()
+        while windows := self._stats.due(survey_id, self.now, self.wd.monotonic()):
+            window = windows[0]  # one at a time: the list may read the total meanwhile
             try:
-                stats = await self.wd.api.surveys.stats(survey_id, date_from=window[0], date_to=window[1])
+                with self._stats.reading(survey_id, window):
+                    await self._stats_budget.acquire()
+                    stats = await self.wd.api.surveys.stats(survey_id, date_from=window[0], date_to=window[1])
             except (NotFound, MethodNotAllowed):
                 self._stats_unavailable = True  # an older server: the detail simply goes without
                 return
@@ -435,17 +437,20 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         inside the rate budget; rows scrolled away meanwhile are not read."""
         while self._rates_left > 0 and not self._stats_unavailable and (survey_id := self._next_rate()) is not None:
             self._rates_left -= 1
-            await self._stats_budget.acquire()
-            try:
-                stats = await self.wd.api.surveys.stats(survey_id)
-            except MethodNotAllowed:
-                self._stats_unavailable = True  # an older server: the column stays without
-                return
-            except ApiError:
-                self._stats.fail(survey_id, self.wd.monotonic())  # "?", asked again after a minute
-            else:
-                self._stats.put(survey_id, TOTAL, stats, self.wd.monotonic())
+            with self._stats.reading(survey_id, TOTAL):
+                await self._stats_budget.acquire()
+                try:
+                    stats = await self.wd.api.surveys.stats(survey_id)
+                except MethodNotAllowed:
+                    self._stats_unavailable = True  # an older server: the column stays without
+                    return
+                except ApiError:
+                    self._stats.fail(survey_id, self.wd.monotonic())  # "?", asked again after a minute
+                else:
+                    self._stats.put(survey_id, TOTAL, stats, self.wd.monotonic())
             self._show_rate(survey_id)
+            if self._shown_id == survey_id:
+                self._show_detail(force=True)
 
     def _show_rate(self, survey_id: str) -> None:
         row = self.pager.get(survey_id)

@@ -13,6 +13,7 @@ read per survey, again only once older than ``max_age``; a read that failed is n
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -51,6 +52,7 @@ class StatsBook:
         self.max_age = max_age
         self._entries: dict[tuple[str, Window], _Entry] = {}
         self._failed: dict[str, float] = {}  # survey id -> when reading its total failed (monotonic seconds)
+        self._asking: set[tuple[str, Window]] = set()  # windows being read now: not due to anyone else meanwhile
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -63,6 +65,16 @@ class StatsBook:
             del self._entries[next(iter(self._entries))]
         if window == TOTAL:
             self._failed.pop(survey_id, None)
+
+    @contextmanager
+    def reading(self, survey_id: str, window: Window) -> Iterator[None]:
+        """While the window is being read it is not due (the list and the detail never read it twice at once)."""
+        key = (survey_id, window)
+        self._asking.add(key)
+        try:
+            yield
+        finally:
+            self._asking.discard(key)
 
     def fail(self, survey_id: str, mono: float) -> None:
         """Reading the survey's total failed: not asked again for ``max_age`` seconds (what was read stays)."""
@@ -87,6 +99,8 @@ class StatsBook:
         for window in wanted:
             entry = self._entries.get((survey_id, window))
             settled = window[1] is not None and window[1] <= now
+            if (survey_id, window) in self._asking:
+                continue
             if entry is None or (not settled and mono - entry.read_at > self.max_age):
                 out.append(window)
         failed_at = self._failed.get(survey_id)
