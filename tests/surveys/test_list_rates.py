@@ -111,7 +111,7 @@ async def test_one_read_per_visible_survey_after_the_list_rests(sandbox: Any, cl
 
 
 async def test_a_failed_read_shows_a_question_mark_and_waits_a_minute(sandbox: Any, clock: FrozenClock) -> None:
-    counts, seeded = _seeded(sandbox)
+    _, seeded = _seeded(sandbox)
     running = [s for s in _get(sandbox, "")["results"] if s.get("start_date") and not s.get("end_date")
                and not s.get("archived")]
     broken = running[0]["id"]

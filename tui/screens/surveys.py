@@ -30,7 +30,7 @@ from time import monotonic
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
@@ -55,6 +55,7 @@ from tui.screens.typed_confirm import TypedNameConfirmScreen
 from tui.state.budget import ActionBudget
 from tui.state.freshness import Freshness
 from tui.state.io.journal import ActionJournal
+from tui.state.io.poller import Poller
 from tui.state.io.project_names import fetch_project_label
 from tui.state.journal_entry import JournalEntry, wall_clock
 from tui.state.survey_list import (
@@ -62,6 +63,7 @@ from tui.state.survey_list import (
     SORT_COLUMNS,
     STATUS_CYCLE,
     PageResult,
+    Refresh,
     ResponsesCounts,
     SurveyPager,
     SurveyRow,
@@ -84,6 +86,10 @@ _SELECTION_ACTIONS = tuple(sorted(NEEDS_SELECTION))  # the footer changes only w
 COUNTS_TICK = 15.0
 STATS_MAX_AGE = 60.0  # and at most once a minute per survey (a live query on the real service)
 RATE_READS = 60  # the most stats totals read for the list's Rate column each time it comes to rest
+LIST_REFRESH = 60.0
+"""Seconds between two reads of the list's first page and the pages on screen (longer after failures)."""
+RESUME_REFRESH = 10.0
+"""Back on the list, it is read again when its last read is older than this."""
 _JOURNAL_ACTIONS = {"Archived": "archive", "Unarchived": "unarchive", "Launched": "launch", "Stopped": "stop",
                     "Resumed": "resume",
                     "Saved": "edit as file"}
@@ -134,6 +140,8 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._rates_view: tuple[str, ...] = ()  # the rows on screen when the Rate column's reads were last planned
         self._rates_left = 0  # reads still allowed since the list last came to rest
         self._rates_reader: Worker[None] | None = None
+        self._refresh_timer: Timer | None = None
+        self._refresh_error: str | None = None  # the last refresh failed: the rows shown are older than it says
         self._bindings_state: tuple[Any, ...] | None = None
 
     # ------------------------------------------------------------------ layout
@@ -164,6 +172,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
 
     def on_mount(self) -> None:
         self.counts = ResponsesCounts(self.wd.monotonic)
+        self._refresher: Poller[Refresh] = Poller(self._read_again, LIST_REFRESH, monotonic=self.wd.monotonic)
         self.sub_title = "surveys"
         # When the list was last read, on the app's elapsed-time clock (the monitor's data age is on it too): under
         # --demo the injected clock runs sixty times faster than the data ages.
@@ -237,6 +246,8 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             self._show_detail()
         if self.counts is not None and self.counts.fetched_at is None:
             self._refresh_counts()  # after the first page, so the list is not queued behind a costly count
+        if first:
+            self._arm_refresh(LIST_REFRESH)
         self._render_status()
         self._update_bindings()
         self._maybe_load_more()
@@ -342,6 +353,75 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             self._apply_sort()
         self._show_detail(force=True)
         self._render_status()
+
+    # ------------------------------------------------------------------ refresh
+
+    def _arm_refresh(self, delay: float) -> None:
+        if self._refresh_timer is not None:
+            self._refresh_timer.stop()
+        self._refresh_timer = self.set_timer(delay, self._refresh_now)
+
+    def _refresh_now(self) -> None:
+        """Read the list again (the timer, or back on the screen), unless a read is under way: then later."""
+        if self._refresher.in_flight:
+            return
+        if self.fetching or (self.table.row_count == 0 and not self.pager.exhausted):
+            self._arm_refresh(LIST_REFRESH)  # the list is loading: that read is fresh enough
+            return
+        if self._refresh_timer is not None:
+            self._refresh_timer.stop()
+            self._refresh_timer = None
+        self._refresh()
+
+    @on(events.ScreenResume)
+    def _resumed(self) -> None:
+        """Back on the list (from the monitor, the editor, a dialog): read it again when its last read is old."""
+        if self._loaded_at is not None and self.wd.monotonic() - self._loaded_at > RESUME_REFRESH:
+            self._refresh_now()
+
+    async def _read_again(self) -> Refresh:
+        """The first page and those holding the rows on screen, from the server (not another viewer's copy)."""
+        offsets = self.pager.refresh_offsets(self.table.visible_keys())
+        with bypass_cache():
+            return await self.pager.fetch_refresh(self.wd.api.surveys, offsets)
+
+    @work(group="survey-refresh", exit_on_error=False)
+    async def _refresh(self) -> None:
+        """One refresh, then the next armed: the list's interval, longer after failures (a 429's Retry-After
+        honoured). An answer identical to what is shown changes nothing on screen but the data's age."""
+        refresher = self._refresher
+        try:
+            outcome = await refresher.run_once()
+            if outcome.value is not None:
+                self._refresh_error = None
+                self._merge(outcome.value)
+            else:
+                self._refresh_error = f"refresh failed: {refresher.reason()}"
+            self._render_header()
+        finally:
+            self._arm_refresh(refresher.next_delay())
+
+    def _merge(self, refresh: Refresh) -> None:
+        if refresh.generation != self.pager.generation:
+            return  # a search or reload started meanwhile: its own pages are current
+        changed, added = self.pager.merge(refresh)
+        self._loaded_at = self.wd.monotonic()
+        if added or any(not matches(row, self.status_filter, self.now) or row.id not in self.table
+                        for row in changed):
+            self._rebuild()
+            return
+        if not changed:
+            return
+        keep = self.selected_id
+        now, counts, book = self.now, self._counts_map(), self._stats
+        for row in changed:
+            self.table.update_row(survey_row(row, now, counts, book))
+        if self.sort_key is not None:
+            self.table.sort(self._sort_function(), reverse=self.sort_reverse)
+            self._move_to(keep)
+        if self._shown_id in {row.id for row in changed}:
+            self._show_detail(force=True)
+        self._update_bindings()
 
     # ------------------------------------------------------------------ selection and detail
 
@@ -483,7 +563,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         """As the monitor's: freshness, the project (kept at any width), then the data's age and what went wrong."""
         if not self.is_mounted:
             return
-        loaded, failed = self._loaded_at is not None, self.error is not None
+        loaded, failed = self._loaded_at is not None, (self.error or self._refresh_error) is not None
         state = (Freshness.CONNECTING if not loaded and not failed else Freshness.OFFLINE if not loaded
                  else Freshness.STALE if failed else Freshness.LIVE)
         symbol, tone = FRESHNESS_LOOK[state]
@@ -498,8 +578,8 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             (STATUS_AGE, f"updated {age:.0f} s ago" if age is not None else "no data yet", ""),
             (STATUS_POLL, "surveys · ctrl+r reloads", Tone.MUTED.style),
         ]
-        if self.error:
-            phrases.append((0, clean(self.error, limit=120), Tone.ERROR.style))
+        if self.error or self._refresh_error:
+            phrases.append((0, clean(self.error or self._refresh_error, limit=120), Tone.ERROR.style))
         line = fit_status(badges, phrases, width)
         shown = (line.plain, tuple(line.spans), line.style)
         if shown == self._header_shown:
@@ -956,6 +1036,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     def action_reload(self) -> None:
         """ctrl+r: start over from the server itself, not from a shared-cache answer another viewer stored."""
         self._restart(from_server=True)
+        self._refresh_error = None
         if self.counts is not None and self.counts.due():
             self._refresh_counts()
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -34,6 +34,7 @@ from tui.api.models.surveys import Survey, SurveyStatus, survey_status
 PAGE_SIZE = 100
 PACK_CHUNK = 20  # surveys packed per event-loop step (see SurveyPager.fetch_next)
 COUNTS_MAX_AGE = 60.0  # seconds of elapsed time
+REFRESH_PAGES = 3  # the most pages one refresh of the list reads again
 
 #: Held so pydantic's cache of parametrized models (a WeakValueDictionary) keeps ``Page[Survey]``:
 #: unreferenced, the class would be collected and rebuilt for every page (with its cyclic garbage).
@@ -109,6 +110,14 @@ class PageResult:
     offset: int
     page: Page[Survey]
     rows: list[SurveyRow] | None = None  # page.results packed ahead (fetch_next), else packed by accept
+
+
+@dataclass
+class Refresh:
+    """Pages read again, ``(offset, rows)`` each, for the query generation they were asked for."""
+
+    generation: int
+    pages: list[tuple[int, list[SurveyRow]]]
 
 
 @dataclass
@@ -211,6 +220,54 @@ class SurveyPager:
 
     def get(self, survey_id: str) -> SurveyRow | None:
         return self.by_id.get(survey_id)
+
+    # ------------------------------------------------------------------ refresh
+
+    def refresh_offsets(self, survey_ids: Iterable[str], most: int = REFRESH_PAGES) -> list[int]:
+        """The offsets of the pages to read again so these rows are current: the first page (where surveys created
+        elsewhere appear) and the pages that hold them, in the server's order, at most ``most``."""
+        wanted = set(survey_ids)
+        pages = {0} | {index // self.page_size for index, row in enumerate(self.rows) if row.id in wanted}
+        return [page * self.page_size for page in sorted(pages)[:most]]
+
+    async def fetch_refresh(self, lister: SurveyLister, offsets: Iterable[int]) -> Refresh:
+        """Read the pages at ``offsets`` again (does not change state: apply the answer with :meth:`merge`)."""
+        generation = self.generation
+        pages: list[tuple[int, list[SurveyRow]]] = []
+        for offset in offsets:
+            page = await lister.list(limit=self.page_size, offset=offset, search=self.search or None)
+            rows: list[SurveyRow] = []
+            for start in range(0, len(page.results), PACK_CHUNK):
+                await asyncio.sleep(0)
+                rows.extend(SurveyRow.from_survey(survey) for survey in page.results[start:start + PACK_CHUNK])
+            pages.append((offset, rows))
+        return Refresh(generation, pages)
+
+    def merge(self, refresh: Refresh) -> tuple[list[SurveyRow], list[SurveyRow]]:
+        """Take what a refresh read: ``(changed, added)``. A loaded survey whose answer differs is replaced; one not
+        loaded that the first page holds was created elsewhere and comes first. An identical answer changes
+        nothing (both lists empty). A refresh of an older query changes nothing either."""
+        if refresh.generation != self.generation:
+            return [], []
+        changed: list[SurveyRow] = []
+        added: list[SurveyRow] = []
+        for offset, rows in refresh.pages:
+            for row in rows:
+                old = self.by_id.get(row.id)
+                if old is None:
+                    if offset == 0:
+                        added.append(row)
+                elif old.packed != row.packed:
+                    self.rows[self.rows.index(old)] = row
+                    self.by_id[row.id] = row
+                    changed.append(row)
+        for row in reversed(added):
+            self.rows.insert(0, row)
+            self.by_id[row.id] = row
+            self.next_offset += 1
+            if self.total is not None:
+                self.total += 1
+        return changed, added
 
 
 # --------------------------------------------------------------------------- status filter and sort

@@ -1,0 +1,96 @@
+"""The survey list reads itself again (issue 42 §6): on its own interval, and when the operator comes back to it after
+a while, so a name changed elsewhere shows without ``ctrl+r`` and "updated N s ago" stays true; an identical answer
+changes nothing on screen but that age, and a failed refresh says the rows are stale."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.pilot import settle, until
+from tests.surveys.conftest import make_app
+from tests.surveys.test_browser import browser, list_requests, static_text
+from tui.clock import FrozenClock
+from tui.sandbox.faults import parse_fault_spec
+from tui.screens import surveys as survey_screen
+
+
+def _rename(sandbox: Any, survey_id: str, name: str) -> None:
+    """What another screen or ``surveys apply`` does: the server's record changes, not this process's."""
+    answer = httpx.patch(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/{survey_id}/",
+                         json={"name": name}, headers={"Authorization": f"Bearer {sandbox.api_key}"})
+    assert answer.status_code == 200
+
+
+def _name_of(screen: Any, survey_id: str) -> str:
+    index = screen.table.index_of(survey_id)
+    return "" if index is None else str(screen.table.cell(index, "name"))
+
+
+async def test_back_on_the_list_after_a_while_it_shows_a_name_changed_elsewhere(sandbox: Any,
+                                                                               clock: FrozenClock) -> None:
+    app = make_app(sandbox, clock)
+    elapsed = [1000.0]
+    app.monotonic = lambda: elapsed[0]
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        survey_id = screen.table.key_at(2)
+        await pilot.press("down", "down")
+        await settle(pilot)
+        _rename(sandbox, survey_id, "Renamed on another screen")
+        lists = len(list_requests(sandbox))
+        # to the monitor and straight back: the list was read a moment ago, so it is not read again
+        await pilot.press("tab")
+        await settle(pilot)
+        await pilot.press("tab")
+        await settle(pilot)
+        assert app.screen is screen and len(list_requests(sandbox)) == lists
+        assert _name_of(screen, survey_id) != "Renamed on another screen"
+        # away for longer: back on the list, its page is read again (once) and the new name shows, in the detail too
+        await pilot.press("tab")
+        await settle(pilot)
+        elapsed[0] += 30
+        await pilot.press("tab")
+        await until(pilot, lambda: _name_of(screen, survey_id) == "Renamed on another screen")
+        again = list_requests(sandbox)[lists:]
+        assert [r["query_params"] for r in again] == [{"limit": ["100"], "offset": ["0"]}]
+        assert "Renamed on another screen" in static_text(app, "#survey-detail-fields")
+        assert "updated 0 s ago" in static_text(app, "#survey-header")
+
+
+async def test_the_list_refreshes_on_its_interval_and_an_identical_answer_redraws_nothing(
+        sandbox: Any, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(survey_screen, "LIST_REFRESH", 0.2)  # the interval, short for the test
+    app = make_app(sandbox, clock, retries=0)
+    elapsed = [1000.0]
+    app.monotonic = lambda: elapsed[0]
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = browser(app)
+        table = screen.table
+        rows = [table.row_at(index) for index in range(table.row_count)]
+        lists = len(list_requests(sandbox))
+        elapsed[0] += 45
+        await until(pilot, lambda: len(list_requests(sandbox)) > lists, step=0.1)
+        await until(pilot, lambda: "updated 0 s ago" in static_text(app, "#survey-header"), step=0.1)
+        # the same answer: not one row of the table was replaced, the age says the list was just read
+        assert all(table.row_at(index) is row for index, row in enumerate(rows))
+        assert {str(r["query_params"]) for r in list_requests(sandbox)[lists:]} == {
+            str({"limit": ["100"], "offset": ["0"]})}, "one page a refresh: every row on screen is on the first"
+        # a name changed elsewhere shows at the next refresh; only that row is replaced
+        survey_id = table.key_at(5)
+        _rename(sandbox, survey_id, "Renamed by surveys apply")
+        await until(pilot, lambda: _name_of(screen, survey_id) == "Renamed by surveys apply", step=0.1)
+        replaced = [index for index, row in enumerate(rows) if table.row_at(index) is not row]
+        assert replaced == [table.index_of(survey_id)]
+        # a failed refresh keeps the rows and says they are stale; the next good one says live again
+        sandbox.state.faults.add(parse_fault_spec("status:status=500,path=/surveys/$"))
+        await until(pilot, lambda: "refresh failed" in static_text(app, "#survey-header"), step=0.1)
+        assert "STALE" in static_text(app, "#survey-header").upper()
+        assert _name_of(screen, survey_id) == "Renamed by surveys apply"
+        sandbox.state.faults.clear()
+        await until(pilot, lambda: "refresh failed" not in static_text(app, "#survey-header"), step=0.2, rounds=300)
+        assert "LIVE" in static_text(app, "#survey-header")
