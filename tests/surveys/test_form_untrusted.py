@@ -47,10 +47,11 @@ async def test_server_text_goes_through_one_door_and_failures_are_journaled(
         survey_id = screen.selected_id
         httpx.post(f"{sandbox.base_url}/_sandbox/faults",
                    json={"kind": "status", "status": 500, "path": "/surveys/[^/]+/$", "count": 1})
-        screen._patch(survey_id, {"archived": True}, "Archived")
-        await settle(pilot)
-        screen._patch(survey_id, {"archived": True}, "Archived")
-        await settle(pilot)
+        for _ in range(2):  # archive, as the operator does: ``a``, then ``y`` in the dialog
+            await pilot.press("a")
+            await settle(pilot)
+            await pilot.press("y")
+            await settle(pilot)
         entries = _journal(user_dirs)
         assert [(e["action"].startswith("survey archive"), e["result"].split(":")[0]) for e in entries] == [
             (True, "failed"), (True, "ok")]

@@ -128,10 +128,14 @@ async def test_the_browser_shows_the_status_respondents_meet(sandbox: Any, clock
         assert screen.check_action("resume", ()) is False
 
         # -- limit reached is said in the list and the detail
-        counts = screen._counts_map() or {}
-        now = screen.now
-        row = next(r for r in screen.pager.rows if r.status_at(now) is SurveyStatus.RUNNING and counts.get(r.id))
-        responses = counts[row.id]
+        # a running survey with responses, as the list shows them
+        shown = {screen.table.key_at(i): (screen.table.cell(i, "status"), screen.table.cell(i, "responses"))
+                 for i in range(screen.table.row_count)}
+        survey_id, (_, cell) = next((key, cells) for key, cells in shown.items()
+                                    if cells[0] == "running" and cells[1] not in ("0", "—"))
+        row = screen.pager.get(survey_id)
+        assert row is not None
+        responses = int(cell.replace(",", ""))
         async with ApiClient(sandbox.base_url, sandbox.api_key, sandbox.project_id) as client:
             await client.surveys.update(row.id, {"responses_limit": responses})
         await pilot.press("ctrl+r")

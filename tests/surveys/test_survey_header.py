@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
-from tests.pilot import settle
+from tests.pilot import settle, until
+from tests.surveys.conftest import requests_to
 from tui.clock import FrozenClock
+from tui.screens import surveys as survey_screen
 from tui.state.io.project_names import fetch_project_label
 
 from .conftest import make_app
@@ -30,19 +32,32 @@ async def test_the_header_says_live_the_project_and_the_age(sandbox: Any, clock:
         assert "⭘" not in header
 
 
-async def test_the_header_is_drawn_again_only_when_its_line_changes(sandbox: Any, clock: FrozenClock) -> None:
-    """The one-second timer redraws the header: an unchanged line is not handed to the widget again (no repaint),
-    a changed one is, without a layout of the whole screen (the header's height is fixed)."""
-    app = make_app(sandbox, clock)
+async def test_the_header_is_drawn_again_only_when_its_line_changes(sandbox: Any, clock: FrozenClock,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The header is drawn again by its one-second timer and after each read of the list: an unchanged line is not
+    handed to the widget again (no repaint), a changed one is, without a layout of the whole screen (the header's
+    height is fixed)."""
+    lists = f"/projects/{sandbox.project_id}/surveys/"
     elapsed = [1000.0]
-    app.monotonic = lambda: elapsed[0]  # the data's age is counted in elapsed time
+    # the list read again soon, at the same elapsed time: the same line, not set again
+    with monkeypatch.context() as quick:
+        quick.setattr(survey_screen, "LIST_REFRESH", 0.1)
+        app = make_app(sandbox, clock)
+        app.monotonic = lambda: elapsed[0]  # the data's age is counted in elapsed time
+        async with app.run_test(size=(160, 30)) as pilot:
+            await settle(pilot)
+            header = app.screen.query_one("#survey-header", Static)
+            shown = header.content
+            asked = len(requests_to(sandbox, "GET", lists))
+            await until(pilot, lambda: len(requests_to(sandbox, "GET", lists)) > asked, step=0.1)
+            assert header.content is shown, "the same line is not set again"
+    # five seconds on, the timer's next tick draws the new age
+    app = make_app(sandbox, clock)
+    app.monotonic = lambda: elapsed[0]
     async with app.run_test(size=(160, 30)) as pilot:
         await settle(pilot)
-        screen = app.screen
-        header = screen.query_one("#survey-header", Static)
+        header = app.screen.query_one("#survey-header", Static)
         shown = header.content
-        screen._render_header()  # what the timer calls every second
-        assert header.content is shown, "the same line is not set again"
         elapsed[0] += 5
-        screen._render_header()
+        await until(pilot, lambda: "updated 5 s ago" in str(header.render()), step=0.2)
         assert header.content is not shown and "updated 5 s ago" in str(header.render()), str(header.render())
