@@ -10,18 +10,23 @@ import httpx
 import pytest
 
 from tests.pilot import settle, until
-from tests.surveys.conftest import make_app
+from tests.surveys.conftest import make_app, requests_to
 from tests.surveys.test_browser import browser, list_requests, static_text
+from tui.api.models.surveys import SurveyStatus
 from tui.clock import FrozenClock
 from tui.sandbox.faults import parse_fault_spec
 from tui.screens import surveys as survey_screen
 
 
-def _rename(sandbox: Any, survey_id: str, name: str) -> None:
+def _patch(sandbox: Any, survey_id: str, changes: dict[str, Any]) -> None:
     """What another screen or ``surveys apply`` does: the server's record changes, not this process's."""
     answer = httpx.patch(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/{survey_id}/",
-                         json={"name": name}, headers={"Authorization": f"Bearer {sandbox.api_key}"})
+                         json=changes, headers={"Authorization": f"Bearer {sandbox.api_key}"})
     assert answer.status_code == 200
+
+
+def _rename(sandbox: Any, survey_id: str, name: str) -> None:
+    _patch(sandbox, survey_id, {"name": name})
 
 
 def _name_of(screen: Any, survey_id: str) -> str:
@@ -86,6 +91,22 @@ async def test_the_list_refreshes_on_its_interval_and_an_identical_answer_redraw
         await until(pilot, lambda: _name_of(screen, survey_id) == "Renamed by surveys apply", step=0.1)
         replaced = [index for index, row in enumerate(rows) if table.row_at(index) is not row]
         assert replaced == [table.index_of(survey_id)]
+        # a draft on screen launched elsewhere: its status follows, and its rate is read (once)
+        now = screen.now
+        draft = next(key for key in table.visible_keys()
+                     if (row := screen.pager.get(key)) is not None and row.status_at(now) is SurveyStatus.DRAFT)
+        asked = len(requests_to(sandbox, "GET", f"/{draft}/stats/"))
+        assert asked == 0 and table.cell(table.index_of(draft) or 0, "rate") == "—"
+        _patch(sandbox, draft, {"start_date": now.isoformat()})
+        await until(pilot, lambda: table.cell(table.index_of(draft) or 0, "status") == "running", step=0.1)
+        await until(pilot, lambda: table.cell(table.index_of(draft) or 0, "rate") != "…", step=0.1)
+        assert len(requests_to(sandbox, "GET", f"/{draft}/stats/")) == 1
+        # a survey created elsewhere comes first (the server's order: newest first)
+        created = httpx.post(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/",
+                             json={"name": "Made in the web app", "type": "popover", "questions": []},
+                             headers={"Authorization": f"Bearer {sandbox.api_key}"}).json()
+        await until(pilot, lambda: created["id"] in table, step=0.1)
+        assert table.key_at(0) == created["id"] and screen.pager.total == len(rows) + 1
         # a failed refresh keeps the rows and says they are stale; the next good one says live again
         sandbox.state.faults.add(parse_fault_spec("status:status=500,path=/surveys/$"))
         await until(pilot, lambda: "refresh failed" in static_text(app, "#survey-header"), step=0.1)

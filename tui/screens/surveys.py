@@ -18,6 +18,12 @@ that arrive later are merged into the order. Loading all 10,000 surveys
 before sorting would cost 100 requests and most of a minute on a real
 server, for a question ("which is newest/largest among these") the operator
 can usually answer with the search first.
+
+Freshness: the first page and the pages of the rows on screen are read again every minute (longer after
+failures) and when the operator comes back to the list after a while; an identical answer changes no row.
+
+Rates: each survey on screen but drafts gets one ``surveys/:id/stats/`` read once the list rests (the service has
+no per-survey breakdown in one request), kept a minute; ``…`` until read, ``?`` when the read failed.
 """
 
 from __future__ import annotations
@@ -296,7 +302,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._render_status()
         self._update_bindings()
         self._maybe_load_more()
-        self._rates_soon()
+        self._rates_soon(rows_changed=True)
 
     def _move_to(self, survey_id: str | None) -> None:
         self.table.move_to_key(survey_id)
@@ -422,6 +428,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         if self._shown_id in {row.id for row in changed}:
             self._show_detail(force=True)
         self._update_bindings()
+        self._rates_soon(rows_changed=True)
 
     # ------------------------------------------------------------------ selection and detail
 
@@ -483,16 +490,17 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         event.stop()
         self._rates_soon()
 
-    def _rates_soon(self) -> None:
+    def _rates_soon(self, *, rows_changed: bool = False) -> None:
         """The rows on screen changed: once the list rests, read the rates of those not read in the last minute.
 
         Moving the cursor among the same rows asks nothing; each move to other rows starts the wait again, so a held
-        key or a burst of pages asks only for the rows it stops on.
+        key or a burst of pages asks only for the rows it stops on. ``rows_changed``: the same rows, but a survey
+        among them changed (a draft launched has a rate to read now).
         """
         if not self.is_mounted or self._stats_unavailable:
             return
         view = tuple(self.table.visible_keys())
-        if view == self._rates_view:
+        if view == self._rates_view and not rows_changed:
             return
         self._rates_view = view
         self._rates_wait()
@@ -1009,7 +1017,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._move_to(keep)
         self._show_detail(force=True)
         self._update_bindings()
-        self._rates_soon()
+        self._rates_soon(rows_changed=True)
 
     # ------------------------------------------------------------------ actions: summary, activity, reload, modes
 
