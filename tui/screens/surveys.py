@@ -396,16 +396,14 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         """One refresh, then the next armed: the list's interval, longer after failures (a 429's Retry-After
         honoured). An answer identical to what is shown changes nothing on screen but the data's age."""
         refresher = self._refresher
-        try:
-            outcome = await refresher.run_once()
-            if outcome.value is not None:
-                self._refresh_error = None
-                self._merge(outcome.value)
-            else:
-                self._refresh_error = f"refresh failed: {refresher.reason()}"
-            self._render_header()
-        finally:
-            self._arm_refresh(refresher.next_delay())
+        outcome = await refresher.run_once()  # never raises but for cancellation (the screen is going)
+        self._arm_refresh(refresher.next_delay())
+        if outcome.value is not None:
+            self._refresh_error = None
+            self._merge(outcome.value)
+        else:
+            self._refresh_error = f"refresh failed: {refresher.reason()}"
+        self._render_header()
 
     def _merge(self, refresh: Refresh) -> None:
         if refresh.generation != self.pager.generation:
