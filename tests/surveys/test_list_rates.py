@@ -8,6 +8,7 @@ one read of ``surveys/:id/stats/`` per survey (``survey_stats``; PostHog ``posth
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -16,10 +17,12 @@ import pytest
 from tests.pilot import burst, settle, until
 from tests.surveys.conftest import make_app
 from tests.surveys.test_browser import browser
-from tui.api.models.surveys import SurveyStatus
+from tui.api.models.surveys import SurveyStats, SurveyStatus
 from tui.clock import FrozenClock
 from tui.sandbox.faults import parse_fault_spec
 from tui.screens.surveys import SurveyBrowserScreen
+from tui.state.survey_stats import TOTAL, StatsBook, rate_text
+from tui.widgets.survey_table import MUTED, rate_cell
 
 
 def _get(sandbox: Any, path: str) -> Any:
@@ -147,3 +150,38 @@ async def test_a_failed_read_shows_a_question_mark_and_waits_a_minute(sandbox: A
         await until(pilot, lambda: table.cell(table.index_of(broken) or 0, "rate") != "?")
         assert table.cell(table.index_of(broken) or 0, "rate") == _rate(seeded[broken])
         assert app.is_running
+
+
+def test_a_total_read_is_due_once_a_minute_a_failure_waits_as_long_and_one_being_read_is_not_due() -> None:
+    now = datetime(2026, 1, 15, 12, 0, tzinfo=UTC)
+    book = StatsBook(max_age=60.0)
+    assert list(book.due_totals(["a", "b", "c"], now, 0.0)) == ["a", "b", "c"]
+    book.put("a", TOTAL, SurveyStats(), 0.0)
+    book.fail("b", 0.0)
+    with book.reading("c", TOTAL):
+        assert list(book.due_totals(["a", "b", "c"], now, 1.0)) == []
+    assert list(book.due_totals(["a", "b", "c"], now, 60.0)) == ["c"]
+    assert list(book.due_totals(["a", "b", "c"], now, 60.5)) == ["a", "b", "c"]
+    assert book.failed("b") and not book.failed("a")
+    book.put("b", TOTAL, SurveyStats(), 61.0)
+    assert not book.failed("b"), "a good read forgets the failure"
+    small = StatsBook(max_entries=2)
+    for index in range(5):
+        small.fail(f"s{index}", 0.0)
+    assert [small.failed(f"s{index}") for index in range(5)] == [False, False, False, True, True]
+
+
+def test_the_rate_cell() -> None:
+    stats = SurveyStats.model_validate({"stats": {"survey shown": {"total_count": 300}},
+                                        "rates": {"response_rate": 33.33}})
+    assert rate_text(stats) == "33.3 %"
+    nobody = SurveyStats.model_validate({"stats": {"survey shown": {"total_count": 0}},
+                                         "rates": {"response_rate": 0.0}})
+    assert rate_text(nobody) == "—" and rate_text(SurveyStats()) == "—"
+    book = StatsBook()
+    assert rate_cell("s", SurveyStatus.RUNNING, book) == ("…", MUTED)
+    book.fail("s", 0.0)
+    assert rate_cell("s", SurveyStatus.RUNNING, book) == ("?", MUTED)
+    book.put("s", TOTAL, stats, 1.0)
+    assert rate_cell("s", SurveyStatus.COMPLETE, book) == ("33.3 %", "")
+    assert rate_cell("s", SurveyStatus.DRAFT, book) == ("—", MUTED)

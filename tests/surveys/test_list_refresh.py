@@ -12,10 +12,12 @@ import pytest
 from tests.pilot import settle, until
 from tests.surveys.conftest import make_app, requests_to
 from tests.surveys.test_browser import browser, list_requests, static_text
-from tui.api.models.surveys import SurveyStatus
+from tui.api.models.common import Page
+from tui.api.models.surveys import Survey, SurveyStatus
 from tui.clock import FrozenClock
 from tui.sandbox.faults import parse_fault_spec
 from tui.screens import surveys as survey_screen
+from tui.state.survey_list import SurveyPager
 
 
 def _patch(sandbox: Any, survey_id: str, changes: dict[str, Any]) -> None:
@@ -115,3 +117,47 @@ async def test_the_list_refreshes_on_its_interval_and_an_identical_answer_redraw
         sandbox.state.faults.clear()
         await until(pilot, lambda: "refresh failed" not in static_text(app, "#survey-header"), step=0.2, rounds=300)
         assert "LIVE" in static_text(app, "#survey-header")
+
+
+class _Lister:
+    """The server's answers by offset, and the offsets asked for."""
+
+    def __init__(self, surveys: list[Survey], page_size: int) -> None:
+        self.surveys, self.page_size, self.asked = surveys, page_size, []
+
+    async def list(self, limit: int | None = None, offset: int | None = None,
+                   search: str | None = None) -> Page[Survey]:
+        self.asked.append(offset)
+        start = offset or 0
+        return Page[Survey](count=len(self.surveys), results=self.surveys[start:start + (limit or 100)],
+                            next="more" if start + (limit or 100) < len(self.surveys) else None)
+
+
+def _survey(survey_id: str, name: str = "") -> Survey:
+    return Survey.model_validate({"id": survey_id, "name": name or survey_id, "type": "popover", "questions": []})
+
+
+async def test_a_refresh_reads_the_first_page_and_those_on_screen_and_merges_what_changed() -> None:
+    server = _Lister([_survey(f"s{index}") for index in range(7)], page_size=2)
+    pager = SurveyPager(page_size=2)
+    while not pager.exhausted:
+        pager.accept(await pager.fetch_next(server))
+    assert [row.id for row in pager.rows] == [f"s{index}" for index in range(7)]
+    assert pager.refresh_offsets(["s5", "s4"]) == [0, 4]
+    assert pager.refresh_offsets(["s2", "s4", "s6"], most=3) == [0, 2, 4], "at most three pages"
+    # the same answer: nothing changes
+    server.asked.clear()
+    rows = list(pager.rows)
+    assert pager.merge(await pager.fetch_refresh(server, [0, 4])) == ([], [])
+    assert server.asked == [0, 4] and all(a is b for a, b in zip(pager.rows, rows, strict=True))
+    # renamed elsewhere, and one created (newest first, so on the first page)
+    server.surveys = [_survey("new"), *server.surveys]
+    server.surveys[5] = _survey("s4", "renamed")
+    changed, added = pager.merge(await pager.fetch_refresh(server, [0, 4]))
+    assert [row.id for row in added] == ["new"] and [(r.id, r.name) for r in changed] == [("s4", "renamed")]
+    assert pager.rows[0].id == "new" and pager.get("s4") is not None and pager.get("s4").name == "renamed"
+    assert pager.total == 8 and pager.next_offset == 8
+    # a refresh of an older query changes nothing
+    stale = await pager.fetch_refresh(server, [0])
+    pager.reset()
+    assert pager.merge(stale) == ([], [])
