@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tui.text.clean import Editable, clean, editable
+from tui.text.clean import Editable, Shown, clean, editable
 
 
 @pytest.mark.parametrize(("raw", "shown"), [
@@ -74,3 +74,12 @@ def test_an_editable_field_keeps_its_lines_and_says_when_it_had_to_clean() -> No
     assert editable("a\r\nb\tc") == Editable("a b c", True), "one line: a newline or a tab becomes one space"
     assert editable("bell\x07 and\x1b[31m red", multiline=True) == Editable("bell and red", True)
     assert editable("plain") == Editable("plain", False)
+
+
+def test_a_shown_field_saves_the_servers_own_value_until_the_operator_changes_it() -> None:
+    one_line = Shown.of("a\tb\x1b[31mc")
+    assert (one_line.original, one_line.shown) == ("a\tb\x1b[31mc", "a bc")
+    assert one_line.saved("a bc") == "a\tb\x1b[31mc", "untouched: the server's value, not the cleaned one"
+    assert one_line.saved("a bcd") == "a bcd"
+    lines = Shown.of("a\nb\x07", multiline=True)
+    assert (lines.shown, lines.saved("a\nb")) == ("a\nb", "a\nb\x07")
