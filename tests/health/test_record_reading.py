@@ -145,6 +145,13 @@ def test_export_streak_reads_latest_runs_and_the_history_as_the_verdict_does() -
     read = export_streak(item, history, NOW - 14 * HOUR)
     assert (read.count, read.whole, read.start, read.behind_since) == (12, True, NOW - 13 * HOUR, None)
     assert read.ender_created == NOW - 13 * HOUR + timedelta(seconds=30)
+    assert export_streak(export(hourly(3))).whole, "fewer than ten latest runs: the whole record"
+    assert not export_streak(export([]), history[:2]).whole, "a runs list alone, without latest_runs: not the whole"
+    from_creation = export_streak(item, history[:2], item.created_at)
+    assert (from_creation.count, from_creation.whole) == (12, True), "read back to the export's creation"
+    lone_completed = export_streak(item, history, NOW - 12.5 * HOUR)
+    assert (lone_completed.count, lone_completed.whole) == (12, False), (
+        "the Completed run was created before the runs read: runs between may be missing")
     assert failure_streak(runs_newest_first(export(hourly(10)).latest_runs)) == 10, "all of them: the streak whole"
     mixed = export([run(1, "Failed", NOW - HOUR), run(2, "Running", NOW - 2 * HOUR), run(3, "Cancelled",
                     NOW - 3 * HOUR), run(4, "Failed", NOW - 4 * HOUR), run(5, "Completed", NOW - 5 * HOUR),

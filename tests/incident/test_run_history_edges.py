@@ -59,11 +59,11 @@ def test_the_streaks_end_and_the_lags_run_both_stay_when_they_are_different_runs
 def test_a_view_holds_runs_created_from_the_very_second_of_its_start() -> None:
     history = RunHistory(per_export=10)
     runs = [run(f"r{i}", i, "Completed") for i in range(1, 31)]
-    since = runs[19].created_at  # the 20th newest
+    since = runs[20].created_at  # the 21st newest
     assert since is not None
     history.hold("view", since, ["k"])
     history.add("k", runs)
-    assert [r.id for r in history.runs("k")] == [f"r{i}" for i in range(1, 21)]
+    assert [r.id for r in history.runs("k")] == [f"r{i}" for i in range(1, 22)]
 
 
 def test_a_hold_without_exports_named_holds_every_export() -> None:
