@@ -45,7 +45,7 @@ def test_status_help_lists_only_what_status_uses(capsys: pytest.CaptureFixture[s
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        (["--poll", "1"], "argument --poll: must be at least 2 seconds"),
+        (["--poll", "1"], "argument --poll: must be at least 2s"),
         (["--poll", "soon"], "not a number of seconds: 'soon'"),
         (["--no-such-flag"], "unrecognized arguments: --no-such-flag"),
         (["status", "--grace", "-5"], "must not be negative"),

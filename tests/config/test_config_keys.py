@@ -44,7 +44,7 @@ def test_key_command_failures_are_one_line(argv: list[str], expected: str) -> No
 
 
 def test_key_command_timeout() -> None:
-    with pytest.raises(KeySourceError, match=r"did not finish within 0.5 s"):
+    with pytest.raises(KeySourceError, match=r"did not finish within 0.5s"):
         run_key_command([PY, "-c", "import time; time.sleep(5)"], timeout=0.5)
 
 

@@ -179,7 +179,7 @@ def test_readable_file_without_key_does_not_warn(env: dict[str, str], write_conf
         ('\n\n[profiles.us]\nbase_url = "https://x.example.com"\npoll = "fast"\n',
          r"config.toml, line 5: profiles\.us\.poll: Input should be a valid number"),
         ('[profiles.us]\nbase_url = "https://x.example.com"\npoll = 1\n',
-         r"line 3: profiles\.us\.poll: poll interval must be at least 2 s"),
+         r"line 3: profiles\.us\.poll: poll interval must be at least 2s"),
         ('[profiles.us]\nproject = "1"\nbase_url = "gopher://x"\n', r"line 3: profiles\.us\.base_url: base URL"),
         ('[profiles.us]\nbase_url = "https://x.example.com"\nprojcet = "1"\n',
          r"line 3: profiles\.us\.projcet: unknown key"),

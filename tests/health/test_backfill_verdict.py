@@ -26,7 +26,7 @@ def test_a_completed_backfill_of_an_old_interval_leaves_the_data_as_old_and_the_
     assert verdict.latest_run is not None and verdict.latest_run.id == "run-9"
     assert verdict.state is HealthState.OVERDUE and verdict.unhealthy
     assert verdict.lag_seconds == 4 * 3600.0, "the newest completed interval is still four hours old"
-    assert verdict.reason == "no completed data for 4h00m, allowed 2h10m"
+    assert verdict.reason == "no completed data for 4h, allowed 2h10m"
     assert verdict.next_due == NOW, "backfills do not move the schedule"
 
 
@@ -34,7 +34,7 @@ def test_a_running_backfill_says_a_run_is_in_progress_and_keeps_the_streak() -> 
     backfill = run(9, "Running", NOW - 10 * HOUR, backfill="b1", created_at=JUST_NOW)
     verdict = judge(export([*SCHEDULED, backfill]), NOW)
     assert verdict.state is HealthState.OVERDUE and verdict.failure_streak == 3
-    assert verdict.reason == "no completed data for 4h00m, allowed 2h10m (a run is in progress)"
+    assert verdict.reason == "no completed data for 4h, allowed 2h10m (a run is in progress)"
 
 
 def test_a_backfill_that_completes_the_newest_interval_makes_the_export_ok() -> None:

@@ -23,7 +23,8 @@ from tui.config.file import load_config
 from tui.config.models import parse_duration
 from tui.look.palette import Tone
 from tui.sandbox.runner import SandboxHandle, SandboxOptions, start_sandbox
-from tui.state.health import HealthState, judge, target_for, target_words, unmatched_targets_warning
+from tui.state.health import HealthState, judge, target_for, unmatched_targets_warning
+from tui.text.words import duration
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 FROZEN_AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -71,8 +72,8 @@ def test_a_target_is_found_by_id_before_name_and_one_naming_nothing_is_one_warni
 def test_durations_and_the_profile_table(tmp_path: Path) -> None:
     assert [parse_duration(t) for t in ("2h", "30m", "1h30m", "1d", "90s", " 2H ")] == [
         7200, 1800, 5400, 86400, 90, 7200]
-    assert [target_words(parse_duration(t)) for t in ("2h", "30m", "1h30m", "1d", "90s", "1d2h3m4s")] == [
-        "2h", "30m", "1h30m", "1d", "1m30s", "1d2h3m4s"]
+    assert [duration(parse_duration(t)) for t in ("2h", "30m", "1h30m", "1d", "90s", "1d2h3m4s")] == [
+        "2h", "30m", "1h30m", "1d", "1m30s", "1d02h"]
     for bad in ("", "2", "2 hours", "0m", "-1h", "h"):
         with pytest.raises(ValueError):
             parse_duration(bad)

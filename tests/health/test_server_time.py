@@ -27,7 +27,7 @@ def test_median_of_recent_answers_ignores_one_odd_one() -> None:
     server.record(header(NOW - timedelta(hours=5)))  # a proxy with its own clock
     assert server.offset_seconds == 900
     assert server.now() == NOW + timedelta(minutes=15)
-    assert server.skew_words() == "server clock 15 min ahead"
+    assert server.skew_words() == "server clock 15m ahead"
 
 
 def test_one_second_resolution_and_wire_time_are_not_skew() -> None:
@@ -42,7 +42,7 @@ def test_old_answers_leave_the_window() -> None:
         server.record(header(NOW))
     for _ in range(2):
         server.record(header(NOW - timedelta(minutes=10)))
-    assert server.skew_words() == "server clock 10 min behind"
+    assert server.skew_words() == "server clock 10m behind"
 
 
 def test_unreadable_header_is_ignored() -> None:
@@ -54,6 +54,6 @@ def test_unreadable_header_is_ignored() -> None:
 
 def test_words_past_thirty_seconds_only() -> None:
     assert describe_skew(30) is None and describe_skew(-29) is None
-    assert describe_skew(45) == "server clock 45 s ahead"
-    assert describe_skew(-7200) == "server clock 2 h behind"
-    assert describe_skew(3 * 86400) == "server clock 3 days ahead"
+    assert describe_skew(45) == "server clock 45s ahead"
+    assert describe_skew(-7200) == "server clock 2h behind"
+    assert describe_skew(3 * 86400) == "server clock 3d ahead"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from tui.state.health import _rule_words, due_at, status_group, target_for, target_words
+from tui.state.health import _rule_words, due_at, status_group, target_for
+from tui.text.words import duration
 
 from .test_health import HOUR, NOW, export
 
@@ -37,7 +38,7 @@ def test_the_rule_is_worded_from_the_target_or_the_intervals_and_grace() -> None
     assert _rule_words(None, 2.0, 600.0, None) == "interval unknown: no overdue rule"
     assert _rule_words(None, 2.0, 600.0, 3600) == "2 intervals + 10m grace (2h10m)"
     assert _rule_words(None, 1.5, 90.0, 300) == "1.5 intervals + 1m grace (9m)"
-    assert target_words(90061) == "1d1h1m1s" and target_words(0) == "0s" and target_words(-5) == "0s"
+    assert duration(90061) == "1d01h" and duration(0) == "0s" and duration(-5) == "0s"
 
 
 def test_the_status_groups_are_the_services_own() -> None:

@@ -40,7 +40,7 @@ async def test_hook_gets_the_alert_on_stdin_without_the_key(tmp_path: Path) -> N
 async def test_hook_that_hangs_is_killed_and_a_failure_is_named(tmp_path: Path) -> None:
     hang = AlertHook([sys.executable, "-c", "import time; time.sleep(30)"], KEY, timeout=0.3)
     result = await hang.send({"event": "opened"})
-    assert not result.ok and result.message == "timed out after 0.3 s"
+    assert not result.ok and result.message == "timed out after 0.3s"
     failing = AlertHook([sys.executable, "-c", "import sys; sys.exit('chat is down')"], KEY)
     assert (await failing.send({})).message == "exit 1: chat is down"
     missing = AlertHook([str(tmp_path / "nope")], KEY)
@@ -139,7 +139,7 @@ async def test_hook_killed_at_its_time_limit_with_what_it_started(tmp_path: Path
     task = asyncio.ensure_future(hook.send({"event": "opened"}))
     child = await _child_of(pid_file, task)
     result = await asyncio.wait_for(task, 30)  # not held up until the child ends on its own (60 s)
-    assert result.message == "timed out after 2 s"
+    assert result.message == "timed out after 2s"
     assert await _ends(child), "the sleep the hook started outlived the time limit"
 
 

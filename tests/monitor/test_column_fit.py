@@ -93,15 +93,15 @@ def test_fit_columns_drops_whole_columns_least_needed_first_and_grows_one() -> N
 
 
 def test_the_status_line_drops_whole_parts_before_the_counts() -> None:
-    phrases = [(STATUS_AGE, "updated 0 s ago", ""), (STATUS_POLL, "every 30 s", ""), (0, "12 exports", ""),
+    phrases = [(STATUS_AGE, "updated 0s ago", ""), (STATUS_POLL, "every 30s", ""), (0, "12 exports", ""),
                (0, "1 failing", "red")]
 
     def line(width: int) -> str:
         badges = [(0, " ● LIVE ", "bold"), project_badge("Acme · Demo project", width)]
         return fit_status(badges, phrases, width).plain
 
-    assert line(160) == " ● LIVE  Acme · Demo project   updated 0 s ago · every 30 s · 12 exports · 1 failing"
-    assert line(75) == " ● LIVE  Acme · Demo project   updated 0 s ago · 12 exports · 1 failing"
+    assert line(160) == " ● LIVE  Acme · Demo project   updated 0s ago · every 30s · 12 exports · 1 failing"
+    assert line(75) == " ● LIVE  Acme · Demo project   updated 0s ago · 12 exports · 1 failing"
     # The project outlasts the data's age (issue 42: 80x24 lost it), cut to a third of a narrow line.
     assert line(60) == " ● LIVE  Acme · Demo project   12 exports · 1 failing"
     assert line(50) == " ● LIVE  Acme · Demo pro…   12 exports · 1 failing"

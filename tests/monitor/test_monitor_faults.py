@@ -88,7 +88,7 @@ async def a_retry_after_of_a_billion_seconds_is_capped_shown_and_ctrl_r_still_po
     screen: Any = app.screen
     assert len(list_requests(sandbox)) == before + 1, case
     assert screen.poller.next_delay() == 600.0, f"{case}: ten minutes at most, whatever the server asks"
-    assert "server asks 1000000000 s" in status_line(app), f"{case}: the real figure is shown"
+    assert "server asks 11574d01h" in status_line(app), f"{case}: the real figure is shown"
     await refresh(pilot)
     assert len(list_requests(sandbox)) == before + 2, f"{case}: ctrl+r asks again at once"
     assert screen.poller.failures == 0 and "LIVE" in status_line(app), case

@@ -125,7 +125,7 @@ async def test_server_time_ahead_is_said_judged_on_and_hours_of_it_turn_exports_
     app = make_app(sandbox)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        assert "server clock 15 min ahead" in status_line(app)
+        assert "server clock 15m ahead" in status_line(app)
         screen: Any = app.screen
         assert screen.now() == FROZEN_AT + timedelta(minutes=15)
         aged = [str(row[col]) for row in screen.cells().values() for col in ("last", "lag")]
@@ -137,7 +137,7 @@ async def test_server_time_ahead_is_said_judged_on_and_hours_of_it_turn_exports_
         for _ in range(4):  # the offset is a median of recent answers: one odd answer does not move it
             await pilot.press("ctrl+r")
             await settle(pilot)
-        assert "server clock 6 h ahead" in status_line(app)
+        assert "server clock 6h ahead" in status_line(app)
         states = {f.verdict.state for f in screen.board.rows(screen.now()).rows}
         assert HealthState.OVERDUE in states
         assert any("▲ overdue" in str(row["state"]) for row in screen.cells().values())

@@ -117,7 +117,7 @@ async def test_retry_after_is_capped_at_ten_minutes_and_the_figure_asked_is_show
     poller, _ = make([RateLimited("slow down", status=429, retry_after=asked)])
     await poller.run_once()
     assert poller.next_delay() == 600.0
-    assert poller.reason() == ("429 rate limited (server asks 1000000000 s)" if asked == 1e9
+    assert poller.reason() == ("429 rate limited (server asks 11574d01h)" if asked == 1e9
                                else "429 rate limited (server asks forever)")
 
 
@@ -145,4 +145,4 @@ async def test_a_server_trickling_its_answer_fails_the_poll_at_its_deadline() ->
         poller: Poller[object] = Poller(client.batch_exports.list, 1.0, timeout=0.5)
         outcome = await asyncio.wait_for(poller.run_once(), 10)
     assert isinstance(outcome.error, NetworkError)
-    assert poller.reason() == "timeout after 1 s"
+    assert poller.reason() == "timeout after 1s"

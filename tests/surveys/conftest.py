@@ -56,7 +56,7 @@ def make_app(handle: Any, clock: FrozenClock, *, read_only: bool = False, projec
 
 
 def pictured(app: WatchdeckApp) -> WatchdeckApp:
-    """The app with its elapsed time stopped, for a picture: the header says "updated 0 s ago" however long the
+    """The app with its elapsed time stopped, for a picture: the header says "updated 0s ago" however long the
     session takes on a busy machine."""
     app.monotonic = lambda: 1000.0
     return app

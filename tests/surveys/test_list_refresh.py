@@ -1,5 +1,5 @@
 """The survey list reads itself again (issue 42 §6): on its own interval, and when the operator comes back to it after
-a while, so a name changed elsewhere shows without ``ctrl+r`` and "updated N s ago" stays true; an identical answer
+a while, so a name changed elsewhere shows without ``ctrl+r`` and "updated Ns ago" stays true; an identical answer
 changes nothing on screen but that age, and a failed refresh says the rows are stale."""
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ async def test_back_on_the_list_after_a_while_it_shows_a_name_changed_elsewhere(
         again = list_requests(sandbox)[lists:]
         assert [r["query_params"] for r in again] == [{"limit": ["100"], "offset": ["0"]}]
         assert "Renamed on another screen" in static_text(app, "#survey-detail-fields")
-        assert "updated 0 s ago" in static_text(app, "#survey-header")
+        assert "updated 0s ago" in static_text(app, "#survey-header")
 
 
 async def test_the_list_refreshes_on_its_interval_and_an_identical_answer_redraws_nothing(
@@ -82,7 +82,7 @@ async def test_the_list_refreshes_on_its_interval_and_an_identical_answer_redraw
         lists = len(list_requests(sandbox))
         elapsed[0] += 45
         await until(pilot, lambda: len(list_requests(sandbox)) > lists, step=0.1)
-        await until(pilot, lambda: "updated 0 s ago" in static_text(app, "#survey-header"), step=0.1)
+        await until(pilot, lambda: "updated 0s ago" in static_text(app, "#survey-header"), step=0.1)
         # the same answer: not one row of the table was replaced, the age says the list was just read
         assert all(table.row_at(index) is row for index, row in enumerate(rows))
         assert {str(r["query_params"]) for r in list_requests(sandbox)[lists:]} == {

@@ -28,7 +28,7 @@ async def test_the_header_says_live_the_project_and_the_age(sandbox: Any, clock:
         header = str(app.screen.query_one("#survey-header", Static).render())
         assert header.startswith(" ● LIVE ") and label in header, header
         if width == 160:
-            assert "updated 0 s ago" in header, header
+            assert "updated 0s ago" in header, header
         assert "⭘" not in header
 
 
@@ -59,5 +59,5 @@ async def test_the_header_is_drawn_again_only_when_its_line_changes(sandbox: Any
         header = app.screen.query_one("#survey-header", Static)
         shown = header.content
         elapsed[0] += 5
-        await until(pilot, lambda: "updated 5 s ago" in str(header.render()), step=0.2)
-        assert header.content is not shown and "updated 5 s ago" in str(header.render()), str(header.render())
+        await until(pilot, lambda: "updated 5s ago" in str(header.render()), step=0.2)
+        assert header.content is not shown and "updated 5s ago" in str(header.render()), str(header.render())

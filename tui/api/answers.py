@@ -26,6 +26,7 @@ from tui.api.errors import (
     Unauthorized,
     ValidationFailed,
 )
+from tui.text.words import duration
 
 _SCOPE_RE = re.compile(r"scope '([^']+)'")
 _NO_PERSONAL_KEY = "does not support personal api key"
@@ -97,7 +98,7 @@ def error_from_response(response: httpx.Response, method: str, path: str, conten
         return MethodNotAllowed(f"The server does not offer {method} {path} (405).", **common)
     if status == 429:
         wait = _retry_after_seconds(response)
-        when = "retry later" if wait is None else f"retry in {wait:.0f} s" if math.isfinite(wait) else "never retry"
+        when = "retry later" if wait is None else f"retry in {duration(wait)}" if math.isfinite(wait) else "never retry"
         return RateLimited(f"Rate limited (429): {when}.", retry_after=wait, **common)
     if status >= 500:
         return ServerError(f"The server failed (HTTP {status}): {detail or response.reason_phrase or 'error'}.",
@@ -147,7 +148,8 @@ def network_error(exc: httpx.HTTPError, host: str, method: str, path: str, timeo
     if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
         return NetworkError(f"Timed out connecting to {host}.", kind="timeout", sent=False, timeout=timeout, **common)
     if isinstance(exc, httpx.TimeoutException):
-        return NetworkError(f"{host} did not answer within {timeout:g} s.", kind="timeout", timeout=timeout, **common)
+        return NetworkError(f"{host} did not answer within {duration(timeout)}.", kind="timeout", timeout=timeout,
+                            **common)
     if isinstance(exc, httpx.ConnectError):
         if "ssl" in text or "certificate" in text:
             return NetworkError(f"TLS handshake with {host} failed.", kind="tls", sent=False, **common)

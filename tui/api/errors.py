@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from tui.api.ids import shown_id
+from tui.text.words import duration
 
 
 class ApiError(Exception):
@@ -151,7 +152,7 @@ class RateLimited(ApiError):
         """``429 rate limited``, with the wait the server asked for as it said it (the poller caps what it waits)."""
         if self.retry_after is None:
             return "429 rate limited"
-        wait = f"{self.retry_after:.0f} s" if math.isfinite(self.retry_after) else "forever"
+        wait = duration(self.retry_after) if math.isfinite(self.retry_after) else "forever"
         return f"429 rate limited (server asks {wait})"
 
 
@@ -236,7 +237,7 @@ class NetworkError(ApiError):
     @property
     def short(self) -> str:
         if self.kind == "timeout" and self.timeout is not None:
-            return f"timeout after {self.timeout:g} s"
+            return f"timeout after {duration(self.timeout)}"
         return self.kind
 
 

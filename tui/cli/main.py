@@ -23,6 +23,7 @@ from tui.config.paths import state_dir
 from tui.config.resolve import NeedsSetup, Overrides, resolve_settings
 from tui.text.clean import clean
 from tui.text.redaction import redact
+from tui.text.words import duration
 
 if TYPE_CHECKING:
     from tui.cli.demo import DemoServer
@@ -63,7 +64,7 @@ def _seconds(text: str) -> float:
 def _poll_seconds(text: str) -> float:
     value = _seconds(text)
     if value < MIN_POLL_SECONDS:
-        raise argparse.ArgumentTypeError(f"must be at least {MIN_POLL_SECONDS:g} seconds")
+        raise argparse.ArgumentTypeError(f"must be at least {duration(MIN_POLL_SECONDS)}")
     return value
 
 
@@ -90,6 +91,9 @@ def _listen(text: str) -> Listen:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
+POLL_HELP = f"poll interval (default {duration(DEFAULT_POLL_SECONDS)}, at least {duration(MIN_POLL_SECONDS)})"
+
+
 def _add_connection_flags(parser: argparse.ArgumentParser, *, in_subcommand: bool = False,
                           dashboard: bool = True) -> None:
     """The flags that say what to connect to; on a subcommand too, so both word orders work.
@@ -108,7 +112,7 @@ def _add_connection_flags(parser: argparse.ArgumentParser, *, in_subcommand: boo
                        help="batch export id to watch; repeatable")
     if dashboard:  # a one-shot command neither polls again nor has keys to hide
         group.add_argument("--poll", metavar="SECONDS", type=_poll_seconds, default=default,
-                           help=f"poll interval (default {DEFAULT_POLL_SECONDS:g} s, at least {MIN_POLL_SECONDS:g} s)")
+                           help=POLL_HELP)
         group.add_argument("--read-only", action="store_true", default=default,
                            help="hide every key that changes anything")
     group.add_argument("--allow-insecure-http", action="store_true", default=default,
@@ -173,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "(the Host header of any other is refused); repeatable")
     _add_connection_flags(metrics, in_subcommand=True, dashboard=False)
     metrics.add_argument("--poll", metavar="SECONDS", type=_poll_seconds, default=argparse.SUPPRESS,
-                         help=f"poll interval (default {DEFAULT_POLL_SECONDS:g} s, at least {MIN_POLL_SECONDS:g} s)")
+                         help=POLL_HELP)
     surveys = sub.add_parser("surveys", help="a survey as a file: get it, edit it, apply it (keep it in git)",
                              description="Surveys as files, for keeping them in a repository.")
     survey_sub = surveys.add_subparsers(dest="survey_command", metavar="ACTION", required=True)

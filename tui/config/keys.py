@@ -24,6 +24,7 @@ from pydantic import SecretStr
 
 from tui.config.errors import ConfigError, env_default
 from tui.config.models import Profile
+from tui.text.words import duration
 
 KEY_COMMAND_TIMEOUT = 10.0
 KEYRING_SERVICE = "watchdeck"
@@ -55,7 +56,7 @@ def run_key_command(command: str | list[str], *, timeout: float = KEY_COMMAND_TI
     except PermissionError:
         raise KeySourceError(f"key_command {shown!r}: {argv[0]!r} is not executable") from None
     except subprocess.TimeoutExpired:
-        raise KeySourceError(f"key_command {shown!r} did not finish within {timeout:g} s") from None
+        raise KeySourceError(f"key_command {shown!r} did not finish within {duration(timeout)}") from None
     except OSError as err:
         raise KeySourceError(f"key_command {shown!r} could not run: {err.strerror or err}") from None
     if done.returncode != 0:

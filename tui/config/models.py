@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from tui.config.errors import ConfigError
+from tui.text.words import duration
 
 MIN_POLL_SECONDS = 2.0
 DEFAULT_POLL_SECONDS = 10.0
@@ -138,7 +139,7 @@ class Settings(BaseModel):
         if not math.isfinite(value):
             raise ValueError(f"poll interval must be a finite number of seconds, not {value}")
         if value < MIN_POLL_SECONDS:
-            raise ValueError(f"poll interval must be at least {MIN_POLL_SECONDS:g} s")
+            raise ValueError(f"poll interval must be at least {duration(MIN_POLL_SECONDS)}")
         return value
 
 
@@ -220,7 +221,7 @@ class Profile(BaseModel):
         if value is not None and not math.isfinite(value):
             raise ValueError(f"poll interval must be a finite number of seconds, not {value}")
         if value is not None and value < MIN_POLL_SECONDS:
-            raise ValueError(f"poll interval must be at least {MIN_POLL_SECONDS:g} s")
+            raise ValueError(f"poll interval must be at least {duration(MIN_POLL_SECONDS)}")
         return value
 
     @field_validator("lag_alert_intervals")

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 from rich.text import Text
 
-from tui.api.models.batch_exports import BatchExportRun
+from tui.api.models.batch_exports import BatchExportRun, interval_seconds
 from tui.look.palette import Tone
 from tui.look.render import plain, progress_bar
 from tui.look.status import status_strip, status_text
@@ -65,7 +65,9 @@ RUN_GROW = ("error", 100)
 
 
 def _interval_label(interval: str) -> Text:
-    return plain(interval.replace("every ", "").replace(" minutes", "m"), limit=9)
+    """The schedule as a duration (``5m``, ``1h``, ``1d``), or the server's word where it is not one watchdeck knows."""
+    seconds = interval_seconds(interval)
+    return Text(duration(seconds)) if seconds is not None else plain(interval, limit=9)
 
 
 TIME_COLUMNS = ("state", "lag", "last", "due")

@@ -26,7 +26,7 @@ from tui.look.status_line import (
 from tui.state.freshness import Freshness
 from tui.state.io.shared import IGNORED_NOTE
 from tui.text.clean import clean
-from tui.text.words import counted
+from tui.text.words import counted, duration
 
 
 @dataclass(frozen=True)
@@ -89,15 +89,15 @@ def monitor_status(facts: StatusFacts, width: int) -> Text:
     if facts.read_only:
         badges.append((0, " READ-ONLY ", Tone.READ_ONLY.style))
     phrases: list[tuple[int, str, str]] = [
-        (STATUS_AGE, f"updated {facts.age:.0f} s ago" if facts.age is not None else "no data yet", ""),
+        (STATUS_AGE, f"updated {duration(facts.age)} ago" if facts.age is not None else "no data yet", ""),
     ]
     if facts.stretch_note:  # a warning: why the interval is not the one asked for; kept as long as the notes
-        phrases.append((STATUS_NOTE, f"every {facts.interval:g} s ({facts.stretch_note})", Tone.NOTE.style))
+        phrases.append((STATUS_NOTE, f"every {duration(facts.interval)} ({facts.stretch_note})", Tone.NOTE.style))
     else:
-        phrases.append((STATUS_POLL, f"every {facts.interval:g} s", ""))
+        phrases.append((STATUS_POLL, f"every {duration(facts.interval)}", ""))
     if facts.failures:
         wait = facts.next_poll_in
-        retry = f", retry in {wait:.0f} s" if wait is not None and not facts.in_flight else ""
+        retry = f", retry in {duration(wait)}" if wait is not None and not facts.in_flight else ""
         phrases.append((0, f"{clean(facts.reason, limit=120)}{retry}", Tone.ERROR.style))
     if facts.in_flight:
         phrases.append((STATUS_REFRESHING, "⟳ refreshing", Tone.MUTED.style))

@@ -76,6 +76,7 @@ from tui.state.run_history import page_span
 from tui.state.run_list import RunPages
 from tui.state.runs_pane import ProjectLabels, RunsPane, runs_window_start
 from tui.text.clean import clean
+from tui.text.words import duration
 from tui.widgets.export_detail_pane import ExportDetailPane
 from tui.widgets.footer import KeyFooter
 from tui.widgets.text_field import TextField
@@ -235,7 +236,8 @@ class MonitorScreen(WatchdeckScreen[None]):
         seconds = self.wd.shared.interval(self._asked_interval, seconds)  # with the other viewers of this key
         stretched = seconds > self._asked_interval
         self.poller.interval = seconds
-        self._stretch_note = f"stretched from {self._asked_interval:g} s for the rate limit" if stretched else None
+        asked = duration(self._asked_interval)
+        self._stretch_note = f"stretched from {asked} for the rate limit" if stretched else None
 
     def poll_now(self) -> Worker[None] | None:
         """Poll now, as the armed timer does when it fires (none while one is in flight: None then).

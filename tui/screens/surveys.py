@@ -77,7 +77,7 @@ from tui.state.survey_list import (
 )
 from tui.state.survey_stats import TOTAL, StatsBook
 from tui.text.clean import clean
-from tui.text.words import counted, when_text
+from tui.text.words import counted, duration, when_text
 from tui.widgets.footer import KeyFooter
 from tui.widgets.survey_detail import SurveyDetail
 from tui.widgets.survey_table import COLUMNS, SurveyTable, rate_cell, responses_text, survey_row
@@ -581,7 +581,7 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
             badges.append((0, " READ-ONLY ", Tone.READ_ONLY.style))
         age = None if self._loaded_at is None else max(0.0, self.wd.monotonic() - self._loaded_at)
         phrases: list[tuple[int, str, str]] = [
-            (STATUS_AGE, f"updated {age:.0f} s ago" if age is not None else "no data yet", ""),
+            (STATUS_AGE, f"updated {duration(age)} ago" if age is not None else "no data yet", ""),
             (STATUS_POLL, "surveys · ctrl+r reloads", Tone.MUTED.style),
         ]
         if self.error or self._refresh_error:

@@ -116,8 +116,7 @@ class TimelineScreen(IncidentScreen[OpenRun | None]):
         axis = self.model.axis
         assert axis is not None
         worst = max(self.model.failed_columns, default=0)
-        minutes = int(axis.bucket // 60)
-        cell = f"{minutes} min" if minutes < 60 else f"{minutes // 60} h"
+        cell = coarse_duration(axis.bucket)
         shown = coarse_duration(axis.bucket * axis.count)
         title = Text.assemble(("Timeline", "bold"), f" · {zoom.label} zoom: last {shown}, one cell {cell} · "
                               f"{len(self.model.order)} exports")

@@ -108,20 +108,11 @@ class Silence:
     def words(self, wall: float | None = None) -> str:
         """``silenced 2h by ops: warehouse maintenance`` (the time left when ``wall`` is given, else its length)."""
         seconds = self.until - (self.at if wall is None else wall)
-        span = span_words(max(0.0, seconds))
+        span = coarse_duration(max(0.0, seconds))
         who = f" by {self.by}" if self.by else ""
         why = f": {self.reason}" if self.reason else ""
         left = " left" if wall is not None else ""
         return clean(f"silenced {span}{left}{who}{why}", limit=REASON_LIMIT + BY_LIMIT + 40)
-
-
-def span_words(seconds: float) -> str:
-    """``2h``, ``1d`` for a whole number of hours or days, else minutes (``1h59m``)."""
-    whole = int(seconds)
-    for unit, size in (("d", 86400), ("h", 3600)):
-        if whole >= size and whole % size == 0:
-            return f"{whole // size}{unit}"
-    return coarse_duration(seconds)
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ from enum import StrEnum
 
 from tui.api.models.batch_exports import BatchExport, BatchExportRun, RunStatus
 from tui.text.words import coarse_duration as span  # the numbers of a reason: the one duration format
+from tui.text.words import duration
 
 DEFAULT_LAG_INTERVALS = 2.0
 DEFAULT_GRACE_SECONDS = 600.0
@@ -178,7 +179,7 @@ def latest_run(runs: Iterable[BatchExportRun]) -> BatchExportRun | None:
 
 
 def run_activity_time(run: BatchExportRun) -> datetime | None:
-    """When the run last did something: for "last run 3 minutes ago"."""
+    """When the run last did something: for "last run 3m ago"."""
     return run.finished_at or run.last_updated_at or run.created_at
 
 
@@ -303,17 +304,6 @@ def due_at(anchor: datetime | None, step: int | None, paused: bool, end_at: date
 # --------------------------------------------------------------------------- words
 
 
-def target_words(seconds: float) -> str:
-    """A freshness target as it is written: ``2h``, ``30m``, ``1h30m``, ``1d``, ``1m30s``."""
-    left = int(max(0.0, seconds))
-    parts = []
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
-        if left >= size:
-            parts.append(f"{left // size}{unit}")
-            left %= size
-    return "".join(parts) or "0s"
-
-
 def target_for(export: BatchExport, targets: Mapping[str, float] | None) -> float | None:
     """The export's freshness target in seconds (named by id, else by name), or None."""
     if not targets:
@@ -337,7 +327,7 @@ def unmatched_targets_warning(targets: Mapping[str, float] | None, exports: Iter
 
 def _rule_words(target: float | None, lag_intervals: float, grace_seconds: float, step: int | None) -> str:
     if target is not None:
-        return f"freshness target {target_words(target)}"
+        return f"freshness target {duration(target)}"
     if not step:
         return "interval unknown: no overdue rule"
     return f"{lag_intervals:g} intervals + {span(grace_seconds)} grace ({span(lag_intervals * step + grace_seconds)})"
@@ -422,7 +412,7 @@ def judge(
         allowed: float | None = target_seconds
     else:
         allowed = lag_intervals * step + grace_seconds if step else None
-    limit = f"target {target_words(target_seconds)}" if target_seconds is not None else f"allowed {span(allowed or 0)}"
+    limit = f"target {duration(target_seconds)}" if target_seconds is not None else f"allowed {span(allowed or 0)}"
     state, reason = _state(export, now, view, allowed, limit, read_since, runs_list)
     unreadable = "; the server offers no runs list to read further" if view.bounded and not runs_list else ""
     return Verdict(state=state, reason=reason + unreadable, judged_at=now, latest_run=view.latest,

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 
 from tui.clock import Clock
+from tui.text.words import coarse_duration, duration
 
 SAMPLES = 7
 # The header has one-second resolution and the answer spent time on the wire:
@@ -56,7 +57,7 @@ class ServerClock:
         return self.local.now() + timedelta(seconds=self.offset_seconds)
 
     def skew_words(self, threshold: float = SKEW_WORTH_SAYING_SECONDS) -> str | None:
-        """``server clock 15 min ahead`` once the skew passes ``threshold`` seconds; else None."""
+        """``server clock 15m ahead`` once the skew passes ``threshold`` seconds; else None."""
         return describe_skew(self.offset_seconds, threshold)
 
 
@@ -65,12 +66,6 @@ def describe_skew(offset_seconds: float, threshold: float = SKEW_WORTH_SAYING_SE
         return None
     side = "ahead" if offset_seconds > 0 else "behind"
     size = abs(offset_seconds)
-    if size < 120:
-        amount = f"{size:.0f} s"
-    elif size < 2 * 3600:
-        amount = f"{size / 60:.0f} min"
-    elif size < 2 * 86400:
-        amount = f"{size / 3600:.0f} h"
-    else:
-        amount = f"{size / 86400:.0f} days"
+    # An estimate: seconds only while it is small, else to the nearest minute.
+    amount = duration(size) if size < 120 else coarse_duration(round(size / 60) * 60)
     return f"server clock {amount} {side}"

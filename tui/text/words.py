@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import humanize
 
@@ -14,20 +14,19 @@ def counted(count: int, noun: str) -> str:
 
 
 def ago(when: datetime | None, now: datetime, *, coarse: bool = False) -> str:
-    """"3 minutes ago" (or "in 5 minutes"); an em dash for no time.
+    """``45s ago``, ``3m ago``, ``2h ago``, ``99d ago`` (or ``in 5m``): :func:`duration` from an instant, its largest
+    unit alone (a cell of a time changes as seldom as it can); an em dash for no time.
 
-    ``coarse`` says nothing finer than a minute, for cells refreshed once a minute.
+    ``coarse`` says nothing finer than a minute (``<1m ago``), for cells refreshed once a minute.
     """
     if when is None:
         return "—"
-    delta = now - when
-    if coarse and abs(delta) < timedelta(minutes=1):
-        return "in <1 min" if delta < timedelta(0) else "<1 min ago"
-    if delta < timedelta(0):
-        return "in " + humanize.naturaldelta(-delta)
-    if delta < timedelta(seconds=2):
+    seconds = (now - when).total_seconds()
+    size = abs(seconds)
+    if size < 2 and not coarse:
         return "just now"
-    return humanize.naturaltime(delta)
+    words = duration(size, coarse=coarse, units=1)
+    return f"in {words}" if seconds < 0 else f"{words} ago"
 
 
 def past_ago(when: datetime, now: datetime, *, coarse: bool = False) -> str:
@@ -51,39 +50,47 @@ def date_text(when: datetime, this_year: int | None = None) -> str:
     return f"{utc:%a} {utc.day} {utc:%b %H:%M} UTC" + (f" {utc.year}" if utc.year != this_year else "")
 
 
-def duration(seconds: float | None) -> str:
-    """Compact durations for tables: ``45s``, ``3m12s``, ``2h05m``, ``3d04h``."""
-    if seconds is None:
+#: The units of :func:`duration`, largest first.
+_UNITS = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
+
+
+def duration(seconds: float | None, *, coarse: bool = False, round_up: bool = False, units: int = 2) -> str:
+    """Every duration watchdeck shows, in one style: ``0s``, ``45s``, ``3m12s``, ``1h``, ``2h05m``, ``3d04h``.
+
+    The largest unit and, when it is not zero, the next one (two digits), to the nearest second; a negative
+    figure is ``0s``, none is an em dash. ``coarse``: nothing finer than a minute (``<1m``, ``35m``), for
+    figures that age (lag, health reasons, times in cells): second resolution would change a cell at every
+    poll, and each changed row costs a repaint. ``round_up``: a coarse figure that breaches a limit is rounded
+    up to what is shown (the minute; the hour past a day), so 655 s over a 10-minute target reads ``11m``,
+    never ``10m``, the limit itself. ``units=1``: the largest unit alone (``2h``, ``99d``), for how long ago.
+    """
+    if seconds is None or math.isnan(seconds):
         return "—"
-    s = int(max(0, seconds))
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    if s < 86400:
-        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
-    return f"{s // 86400}d{(s % 86400) // 3600:02d}h"
+    if math.isinf(seconds):
+        return "forever" if seconds > 0 else "0s"
+    if coarse and round_up:
+        step = 3600 if seconds >= 86400 else 60
+        seconds = math.ceil(seconds / step) * step
+    if 0 < seconds < 1 and not coarse:
+        return f"{seconds:.1g}s"  # a timeout under a second: 0.5s, not 0s
+    left = int(max(0.0, seconds)) if coarse else round(max(0.0, seconds))  # minutes are cut, seconds rounded
+    if coarse and left < 60:
+        return "<1m"
+    for index, (unit, size) in enumerate(_UNITS):
+        if left >= size or size == 1:
+            text = f"{left // size}{unit}"
+            if size > 1 and units > 1:
+                next_unit, next_size = _UNITS[index + 1]
+                rest = (left % size) // next_size
+                if rest and not (coarse and next_unit == "s"):
+                    text += f"{rest:02d}{next_unit}"
+            return text
+    raise AssertionError("unreachable")
 
 
 def coarse_duration(seconds: float | None, *, round_up: bool = False) -> str:
-    """Minute resolution for figures that age (lag, health reasons): ``<1m``, ``35m``, ``2h05m``, ``3d04h``.
-
-    Second resolution would change every row's cell at every poll, and each
-    changed row costs a repaint; a lag figure does not need seconds.
-    ``round_up``: for a figure that breaches a limit, rounded up to what is
-    shown (the minute; the hour past a day), so 655 s over a 10-minute target
-    reads ``11m``, never ``10m``, the limit itself.
-    """
-    if seconds is None:
-        return "—"
-    if round_up:
-        step = 3600 if seconds >= 86400 else 60
-        seconds = math.ceil(seconds / step) * step
-    if seconds < 60:
-        return "<1m"
-    if seconds < 3600:
-        return f"{int(seconds) // 60}m"
-    return duration(seconds)
+    """:func:`duration` at minute resolution: ``<1m``, ``35m``, ``2h05m``, ``3d04h``."""
+    return duration(seconds, coarse=True, round_up=round_up)
 
 
 def count(value: int | None) -> str:

@@ -6,7 +6,7 @@ class (``survey-table--running`` ...) styled in ``styles/surveys.tcss``. Nothing
 lives in the widget: 10,000 rows cost a few MB and almost nothing for the garbage collector
 (the DataTable this replaces held ~70,000 rich ``Text`` cells; see virtual_table.py).
 
-Sorting is not by the cell text ("1,204", "3 days ago" sort wrong as text): the screen passes
+Sorting is not by the cell text ("1,204", "3d ago" sort wrong as text): the screen passes
 :meth:`VirtualTable.sort` a key function that reads the survey's own values
 (:data:`tui.state.survey_list.SORT_COLUMNS`).
 

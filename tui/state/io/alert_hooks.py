@@ -25,6 +25,7 @@ from typing import Any
 
 from tui.text.clean import clean
 from tui.text.redaction import redact_within
+from tui.text.words import duration
 
 HOOK_TIMEOUT_SECONDS = 10.0
 _UNPRINTABLE = re.compile("[\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
@@ -104,7 +105,7 @@ class AlertHook:
                 await reader  # until every holder of its stderr (a child it left behind too) has closed it
         except TimeoutError:
             if process.returncode is None:
-                return HookResult(False, f"timed out after {self.timeout:g} s")
+                return HookResult(False, f"timed out after {duration(self.timeout)}")
         finally:
             reader.cancel()
             kill_group(process.pid)  # the time limit, a cancelled send, or what it left running

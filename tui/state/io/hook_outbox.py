@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from tui.state.alert_book import Alert
 from tui.state.io.alert_hooks import HookResult
 from tui.state.journal_entry import JournalEntry, JournalWriter, wall_clock
+from tui.text.words import duration
 
 RETRY_FOR_SECONDS = 15 * 60.0
 FIRST_DELAY_SECONDS = 10.0
@@ -165,12 +166,12 @@ class HookOutbox:
         delay = min(self.max_delay, self.first_delay * 2 ** (item.attempts - 1))
         if self.monotonic() + delay > item.first_attempt + self.retry_for:
             self._journal(item, "failed")
-            self._give_up(item, f"still failing after {self.retry_for / 60:g} minutes")
+            self._give_up(item, f"still failing after {duration(self.retry_for)}")
             return
         item.next_at = self.monotonic() + delay
         self._journal(item, "failed", next_attempt_in=round(delay, 3))
         if item.attempts == 1 and self.on_failure is not None:
-            self.on_failure(f"on_alert hook: {result.message}; trying again for up to {self.retry_for / 60:g} min")
+            self.on_failure(f"on_alert hook: {result.message}; trying again for up to {duration(self.retry_for)}")
         self._changed()
 
     def _give_up(self, item: HookEvent, why: str) -> None:

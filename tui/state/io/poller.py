@@ -20,6 +20,7 @@ from typing import Generic, TypeVar
 from tui.api.deadline import retry_deadline
 from tui.api.errors import ApiError, Forbidden, NetworkError, ProjectNotFound, RateLimited, Unauthorized
 from tui.state.freshness import Freshness
+from tui.text.words import duration
 
 T = TypeVar("T")
 
@@ -94,7 +95,7 @@ class Poller(Generic[T]):
                     async with asyncio.timeout(deadline):
                         value = await self._fetch()
             except TimeoutError:
-                raise NetworkError(f"No whole answer within {deadline:g} s.", kind="timeout",
+                raise NetworkError(f"No whole answer within {duration(deadline)}.", kind="timeout",
                                    timeout=deadline) from None
         except asyncio.CancelledError:
             raise
