@@ -17,15 +17,17 @@ its slot just after that frame). Paths:
 
 Target: each ratio <= 2.0x (median of interleaved runs).
 
-Each start-up trick of ``tui.cli.startup`` is measured too: the list path again with that one trick undone
-(the script replaces it with nothing before the command runs). A trick whose row is no slower than the
-list path's has no reason to stay.
+Each start-up trick listed in ``tui.cli.startup`` is measured too: a path again with that one trick undone
+(the script replaces it before the command runs, or wraps what it put off so that it runs at once, or starts
+from tui/ without bytecode, or from a home without the demo's cached world). A trick whose row is no slower than
+its path's has no reason to stay.
 """
 
 from __future__ import annotations
 
 import compileall
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -89,20 +91,79 @@ if "httpx-cli" in without:
     startup.skip_httpx_cli = lambda: None
 if "first-poll" in without:
     startup.start_first_poll = lambda *args, **kwargs: None
-if "early-demo" in without:
-    startup.start_demo_early = lambda argv: None
 
-class AfterApp:
-    # Wraps WatchdeckApp._display once tui.app has run: nothing is imported before the command imports it.
+def open_store_at_start(app_class):
+    # The shared store opened while the app is made, on the UI thread, instead of after the first frames.
+    init = app_class.__init__
+    def __init__(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        if self._cache_deferred:
+            self._cache_deferred = False
+            cache = self._open_cache(self.settings)
+            if cache is not None:
+                self.shared_cache = self.shared.cache = cache
+                for client in self._clients.values():
+                    client.share_answers(cache)
+    app_class.__init__ = __init__
+
+def import_every_screen():
+    # Every screen imported with the app rather than on its key or mode.
+    import importlib, pkgutil, tui.screens
+    for found in pkgutil.iter_modules(tui.screens.__path__):
+        importlib.import_module(f"tui.screens.{found.name}")
+
+def detail_in_first_frame(monitor_class):
+    # The runs and details pane mounted before the first frame rather than just after it.
+    mount = monitor_class.on_mount
+    async def on_mount(self):
+        await self._mount_detail()
+        await mount(self)
+    monitor_class.on_mount = on_mount
+
+def app_loaded(module):
+    watch(module.WatchdeckApp)
+    if "store-deferred" in without:
+        open_store_at_start(module.WatchdeckApp)
+    if "lazy-screens" in without:
+        import_every_screen()
+
+def http_client_at_start(module):
+    # The app's HTTP clients made with its API clients, not at their first request, each loading the CA bundle
+    # as it would for an https server (the sandbox is plain http): what this costs a real server's start.
+    init = module.ClientCore.__init__
+    def __init__(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        if "tui.app" in sys.modules:  # the app's clients, not the first poll's (on its thread, as shipped)
+            tls_for, module._tls_for = module._tls_for, lambda base_url: True
+            try:
+                self._http
+            finally:
+                module._tls_for = tls_for
+    module.ClientCore.__init__ = __init__
+
+def client_core_loaded(module):
+    if "lazy-http" in without:
+        http_client_at_start(module)
+    if "http-tls" in without:
+        module._tls_for = lambda base_url: True
+
+AFTER = {"tui.app": app_loaded, "tui.api.client_core": client_core_loaded}
+if "detail-after-frame" in without:
+    AFTER["tui.screens.monitor"] = lambda module: detail_in_first_frame(module.MonitorScreen)
+
+class AfterLoad:
+    # Runs AFTER's changes on a module once it has run: nothing is imported before the command imports it.
     def find_spec(self, name, path, target=None):
-        if name != "tui.app":
+        if name not in AFTER:
             return None
-        sys.meta_path.remove(self)
+        then = AFTER.pop(name)
+        if not AFTER:
+            sys.meta_path.remove(self)
         spec = importlib.machinery.PathFinder.find_spec(name, path)
         run_module = spec.loader.exec_module
         def exec_module(module):
             run_module(module)
-            watch(module.WatchdeckApp)
+            then(module)
         spec.loader.exec_module = exec_module
         return spec
 
@@ -118,17 +179,17 @@ def watch(app_class):
             self.exit()
     app_class._display = timed
 
-sys.meta_path.insert(0, AfterApp())
+sys.meta_path.insert(0, AfterLoad())
 sys.argv = ["watchdeck", *sys.argv[4:]]
 from tui.cli.launch import main
 sys.exit(main())
 """
 
 
-def first_data(script: str, *args: str, env: dict[str, str]) -> float:
+def first_data(script: str, *args: str, env: dict[str, str], cwd: Path = ROOT) -> float:
     started = time.time()
     proc = subprocess.run([sys.executable, "-c", script, f"{started:.6f}", *args], capture_output=True, text=True,
-                          timeout=60, cwd=ROOT, env=env, check=False)
+                          timeout=60, cwd=cwd, env=env, check=False)
     words = proc.stdout.split()
     assert proc.returncode == 0 and "DATA" in words, (proc.stdout + proc.stderr)[-3000:]
     return float(words[words.index("DATA") + 1])
@@ -171,8 +232,18 @@ def test_first_data_on_every_start_path(sandbox200: SandboxHandle, no_list_sandb
         "list, collector left on while loading": ("collector", list_path),
         "list, httpx's command-line client loaded": ("httpx-cli", list_path),
         "list, first poll sent by the app": ("first-poll", list_path),
-        "--demo, sandbox started after the settings": ("early-demo", demo_path),
+        "list, shared store opened before the first frame": ("store-deferred", list_path),
+        "list, runs and details pane in the first frame": ("detail-after-frame", list_path),
+        "list, every screen imported with the app": ("lazy-screens", list_path),
+        "list, HTTP clients made with the app's API clients (CA bundle as for https)": ("lazy-http", list_path),
+        "list, CA bundle loaded for the plain-http sandbox": ("http-tls", list_path),
+        "--demo, world seeded afresh (no cached world)": ("demo-cache", demo_path),
+        "list, tui/ without bytecode (no compileall)": ("compileall", list_path),
     }
+    # tui/ and styles/ copied without their bytecode, imported from there and never written back.
+    source = tmp_path / "uncompiled"
+    for folder in ("tui", "styles"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
     bare_env = command_env(tmp_path / "bare", None)
     bare: list[float] = []
     measured: dict[str, list[float]] = {name: [] for name in paths}
@@ -184,8 +255,13 @@ def test_first_data_on_every_start_path(sandbox200: SandboxHandle, no_list_sandb
     def run_path(args: list[str], expected: int, key: str | None, run: int, without: str = "") -> float:
         # A home of its own per run (a viewer entry left in the shared store would stop the first poll), but
         # one for every demo run: a demo started again within the hour loads the world kept by the warm-up.
-        home = tmp_path / ("warm" if args == ["--demo"] else f"run{run}{without}")
-        return first_data(WATCHDECK_SCRIPT, str(expected), without, *args, env=command_env(home, key))
+        cached_world = args == ["--demo"] and without != "demo-cache"
+        home = tmp_path / ("warm" if cached_world else f"run{run}{without}")
+        env = command_env(home, key)
+        if without == "compileall":
+            env.update(PYTHONPATH=str(source), PYTHONDONTWRITEBYTECODE="1")
+        return first_data(WATCHDECK_SCRIPT, str(expected), without, *args, env=env,
+                          cwd=source if without == "compileall" else ROOT)
 
     for run in range(RUNS):
         bare.append(first_data(BARE_SCRIPT, env=bare_env))

@@ -9,7 +9,6 @@ import time
 from email.utils import parsedate_to_datetime
 
 import httpx
-import pytest
 
 from tui.cli.demo import DEMO_KEY, DEMO_PROJECT, DemoServer
 from tui.sandbox import auth
@@ -59,25 +58,3 @@ def test_the_child_ends_when_the_dashboard_is_killed() -> None:
             return
         time.sleep(0.1)
     raise AssertionError("the demo sandbox outlived the dashboard that started it")
-
-
-@pytest.mark.parametrize(("argv", "started"), [
-    (["--demo"], True),
-    (["--poll", "5", "--demo", "--read-only"], True),
-    (["--demo", "--help"], False),
-    (["--demo", "--web"], False),
-    (["status", "--demo"], False),
-    (["--base-url", "http://127.0.0.1:1"], False),
-])
-def test_the_demo_server_starts_before_the_settings_load_only_for_the_demo(
-        argv: list[str], started: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``watchdeck --demo`` starts its sandbox before pydantic and Textual load; anything else starts none."""
-    import tui.cli.demo
-    from tui.cli import startup
-
-    made: list[object] = []
-    monkeypatch.setattr(tui.cli.demo, "open_demo_server", lambda: made.append(object()) or made[-1])
-    startup.start_demo_early(argv)
-    taken = startup.take_early_demo()
-    assert (taken is not None) is started and len(made) == int(started)
-    assert startup.take_early_demo() is None, "taken once"

@@ -7,14 +7,12 @@ EXIT_INTERRUPTED = 130
 
 def main() -> int:
     """``ctrl+c`` while the imports run ends the command quietly (130), as it does once it runs."""
-    import sys
 
     try:
         from tui.cli import startup
 
         startup.quiet_collector()
         startup.skip_httpx_cli()
-        startup.start_demo_early(sys.argv[1:])
         from tui.cli.main import main as run
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -424,12 +424,10 @@ def demo_hint(base_url: str, api_key: str, project_ids: Sequence[str], program: 
 def _run_demo(args: argparse.Namespace) -> int:
     from tui.cli.demo import open_demo_server
 
-    server = startup.take_early_demo()  # started before the settings and Textual loaded, where it could be
-    if server is None:
-        try:
-            server = open_demo_server()
-        except OSError as err:
-            return _fail(f"cannot start the sandbox: {err}")
+    try:
+        server = open_demo_server()
+    except OSError as err:
+        return _fail(f"cannot start the sandbox: {err}")
     with server:
         settings = _demo_settings(server, args)
         print(demo_hint(server.base_url, server.api_key, settings.project_ids, sys.argv[0]), file=sys.stderr,

@@ -1,34 +1,53 @@
-"""Start-up: every trick ``watchdeck`` plays to show data sooner, in this one place.
+"""Start-up: the one list of every trick ``watchdeck`` plays to show data sooner, and the ones this module plays.
 
-Each is plain standard library and each is measured by ``make bench``
-(tests/benchmarks/test_startup_bench.py prints the list path again with each
-one undone); a trick that stops paying for itself there goes.
+Each is measured by ``make bench``: tests/benchmarks/test_startup_bench.py prints the start path again with
+that one trick undone (the row named after the dash), tests/benchmarks/test_screen_open_bench.py the one
+that pays when a screen opens. A trick that stops paying for itself there goes.
 
-- The first poll is sent before Textual is imported, on a thread
-  (:func:`start_first_poll`, :class:`~tui.state.io.export_source.FirstPoll`): the server
-  answers while Textual loads, and the monitor's first poll takes the answer over.
-- The collector is off while the dashboard loads (:func:`quiet_collector`) and
-  back on a second after start, with what loading made frozen out of its way
-  (:func:`resume_collector`): loading makes objects that live as long as the
-  process, and full passes over them would otherwise run during every import.
-- httpx's command-line client is marked absent before httpx is imported
-  (:func:`skip_httpx_cli`).
-- ``watchdeck --demo`` starts its sandbox before the settings and Textual load
-  (:func:`start_demo_early`).
+Here, in this module:
 
-This module imports only the standard library at the top: ``tui.cli.launch``
-imports it before anything else.
+- The first poll is sent before Textual is imported, on a thread (:func:`start_first_poll`,
+  :class:`~tui.state.io.export_source.FirstPoll`): the server answers while Textual loads, and the monitor's
+  first poll takes the answer over, shown in its first frame. -- "first poll sent by the app".
+- The collector is off while the dashboard loads (:func:`quiet_collector`) and back on a second after start,
+  with what loading made frozen out of its way (:func:`resume_collector`): loading makes objects that live as
+  long as the process, and full passes over them would otherwise run during every import.
+  -- "collector left on while loading".
+- httpx's command-line client (click, pygments) is marked absent before httpx is imported
+  (:func:`skip_httpx_cli`). -- "httpx's command-line client loaded".
+
+Elsewhere:
+
+- The shared store opens a second after start, after the first frames, its code loaded on a thread
+  (``WatchdeckApp._after_first_frames`` in tui/app.py), where the first poll was sent early.
+  -- "shared store opened before the first frame".
+- The selected export's runs and details pane is mounted just after the monitor's first frame, into a slot of
+  its size (tui/widgets/export_detail_pane.py). -- "runs and details pane in the first frame".
+- Screens load when first shown: the survey mode, the incident views, the dialogs and help are imported on
+  their key or mode, the survey screens bringing their own stylesheets (tui/app.py,
+  tui/screens/monitor_incident.py). -- "every screen imported with the app".
+- An API client makes its HTTP client (httpx's transport, the CA bundle) at its first request, which the
+  monitor's client does not send when the first poll was sent early (``ClientCore._http`` in
+  tui/api/client_core.py). -- "HTTP clients made with the app's API clients".
+- A plain-http base URL (the sandbox, ``--demo``) gets a TLS context that trusts nothing instead of loading
+  the CA bundle (``_tls_for`` in tui/api/client_core.py). -- "CA bundle loaded for the plain-http sandbox".
+- ``--demo`` loads its seeded world from the user's cache when it was seeded within the hour
+  (tui/sandbox/seed_cache.py, tui/cli/demo.py). -- "world seeded afresh".
+- ``make`` byte-compiles tui/ (``compileall``), which an editable install is not. -- "tui/ without bytecode".
+- A screen's first resume keeps the styles its mount gave it (``StyledAtMount`` in tui/screens/base.py):
+  the editor styles its widgets once as it opens. -- test_screen_open_bench.py.
+
+This module imports only the standard library at the top: ``tui.cli.launch`` imports it before anything else.
 """
 
 from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui.cli.demo import DemoServer
     from tui.clock import Clock
     from tui.config import Settings
     from tui.state.io.export_source import FirstPoll
@@ -71,36 +90,6 @@ def resume_collector() -> None:
     gc.collect()
     gc.freeze()
     gc.enable()
-
-
-#: Words that make ``watchdeck --demo`` something other than the demo dashboard (help, web mode, a subcommand).
-NOT_THE_DEMO_DASHBOARD = frozenset({"-h", "--help", "--version", "--web", "status", "surveys", "sandbox"})
-
-_early_demo: DemoServer | None = None
-
-
-def start_demo_early(argv: Sequence[str]) -> None:
-    """``watchdeck --demo``: start the sandbox (a process of its own) before the settings and Textual load.
-
-    The words are only glanced at: ``_run_demo`` takes the server once the real
-    parser has said it is the demo; any other outcome leaves it unused, and it
-    ends with this process like every demo server.
-    """
-    global _early_demo
-    if "--demo" not in argv or NOT_THE_DEMO_DASHBOARD.intersection(argv):
-        return
-    from tui.cli.demo import open_demo_server
-
-    try:
-        _early_demo = open_demo_server()
-    except OSError:  # said by _run_demo, which tries again
-        _early_demo = None
-
-
-def take_early_demo() -> DemoServer | None:
-    global _early_demo
-    server, _early_demo = _early_demo, None
-    return server
 
 
 def start_first_poll(settings: Settings, clock: Clock, *, before: Callable[[], object] | None = None,
