@@ -158,9 +158,12 @@ async def test_the_browser_shows_the_status_respondents_meet(sandbox: Any, clock
         assert isinstance(editor, SurveyEditorScreen)
         summary = str(editor.query_one("#editor-summary", Static).render())
         assert "old wording" not in summary
-        editor.draft.questions[0].set("question", "How was your visit?")
-        editor._after_edit()
+        # Q1 in the list, its form, its text field (F6), the old wording cleared and the new one typed
+        await pilot.press("down", "enter")
         await settle(pilot)
+        await pilot.press("f6", "end", "ctrl+u", *("space" if c == " " else c for c in "How was your visit?"))
+        await settle(pilot)
+        assert editor.draft.questions[0].text == "How was your visit?"
         summary = str(editor.query_one("#editor-summary", Static).render())
         assert "responses already collected answered the old wording of Q1" in summary
 
