@@ -35,7 +35,7 @@ from tui.text.redaction import is_secret_key
 from tui.text.words import counted
 from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.footer import KeyFooter
-from tui.widgets.text_field import TextField
+from tui.widgets.text_field import TextBox, TextField
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"
 DAY_FORMAT = "%Y-%m-%d"
@@ -397,11 +397,11 @@ class EditExportScreen(Dialog[BatchExport | None]):
                 yield Static("", id="edit-end_at-error", classes="field-error")
                 yield Label(Text.assemble("Destination config (JSON; secret fields hidden and kept) · ",
                                           plain(export.destination.type)))
-                yield TextArea(json.dumps(self._config, indent=2, sort_keys=True), id="edit-destination",
+                yield TextBox(json.dumps(self._config, indent=2, sort_keys=True), id="edit-destination",
                                language=None, soft_wrap=True, classes="json-area")
                 yield Static("", id="edit-destination-error", classes="field-error")
                 yield Label("Query")
-                yield TextArea(query.text, id="edit-native_query", soft_wrap=True, classes="query-area")
+                yield TextBox(query.text, id="edit-native_query", soft_wrap=True, classes="query-area")
                 if query.cleaned:
                     yield CleanedNote(id="edit-native_query-cleaned")
                 yield Static("", id="edit-native_query-error", classes="field-error")

@@ -27,7 +27,7 @@ from tui.look.palette import Tone
 from tui.state.survey_draft import SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.editor.common import DraftEdited, FieldError
-from tui.widgets.text_field import TextField
+from tui.widgets.text_field import TextBox, TextField
 
 TEXT_MODE_ABOVE = 30  # more choices than this are edited as text, one per line
 
@@ -62,7 +62,7 @@ class ChoicesEditor(Vertical):
             yield Static(Text(f"{len(q.choices):,} choices: edited as text, one choice per line.",
                               style=Tone.MUTED.style),
                          id="choices-count", classes="hint")
-            yield TextArea("\n".join(q.choices), id="choices-text", soft_wrap=False, show_line_numbers=True,
+            yield TextBox("\n".join(q.choices), id="choices-text", soft_wrap=False, show_line_numbers=True,
                            compact=True)
             yield FieldError(id="ce-all")
             return

@@ -24,7 +24,7 @@ from tui.widgets.editor.branching import BranchingForm
 from tui.widgets.editor.check_field import CheckField
 from tui.widgets.editor.choices import ChoicesEditor
 from tui.widgets.editor.common import NOTE_PREFIX, DraftEdited, FieldError, joined
-from tui.widgets.text_field import TextField
+from tui.widgets.text_field import TextBox, TextField
 
 CHOICE_KINDS = (QuestionType.SINGLE_CHOICE, QuestionType.MULTIPLE_CHOICE)
 
@@ -58,7 +58,7 @@ class QuestionForm(Vertical):
         yield FieldError(id="qe-question")
         yield Label("Description", classes="field-label")
         description = q.get("description")
-        yield TextArea(description if isinstance(description, str) else "", id="q-description",
+        yield TextBox(description if isinstance(description, str) else "", id="q-description",
                        classes="description", soft_wrap=True, show_line_numbers=False, compact=True)
         yield from self._cleaned_note("description")
         yield FieldError(id="qe-description")

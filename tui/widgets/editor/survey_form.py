@@ -28,7 +28,7 @@ from tui.look.render import plain
 from tui.state.survey_draft import SURVEY_TYPES, SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
 from tui.widgets.editor.common import NOTE_PREFIX, DraftEdited, FieldError, joined
-from tui.widgets.text_field import TextField
+from tui.widgets.text_field import TextBox, TextField
 
 LABELS: dict[str, str] = {
     "name": "Name",
@@ -110,7 +110,7 @@ def field_name(widget: str) -> str:
     return widget.replace("--", ".")
 
 
-class JsonArea(TextArea):
+class JsonArea(TextBox):
     """A JSON field whose keys behave as in every other field: Escape leaves, F6 switches panes (and Tab moves on,
     as the editor's keys in tui.key_registry have it everywhere)."""
 
