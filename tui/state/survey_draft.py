@@ -27,7 +27,7 @@ import contextlib
 import copy
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -797,6 +797,34 @@ class SurveyDraft:
             "counter": self._counter,
             "questions": [q.to_json() for q in self.questions],
         }
+
+    def carried_onto(self, fresh: SurveyDraft, fields: Iterable[str]) -> SurveyDraft:
+        """``fresh`` (a draft of the survey as the server holds it now) with this draft's values of ``fields``
+        (top-level payload fields: the operator's edits); every other field stays the server's. ``fresh`` takes
+        this draft's id; its baseline is the server's survey, so its :meth:`changes` are the carried fields that
+        differ from what the server holds."""
+        keep = set(fields)
+        mine_questions = {q.key for q in self.questions}
+        for name, value in self.form.items():
+            if top_level(name) not in keep:
+                continue
+            fresh.form[name] = copy.deepcopy(value)
+            if name in self.kept:
+                fresh.kept[name] = self.kept[name]
+            else:
+                fresh.kept.pop(name, None)
+            if name in self.cleaned:
+                fresh.cleaned.add(name)
+            else:
+                fresh.cleaned.discard(name)
+        if "questions" in keep:
+            theirs_questions = {q.key for q in fresh.questions}
+            fresh.cleaned = {path for path in fresh.cleaned if path.split(".")[0] not in theirs_questions}
+            fresh.cleaned |= {path for path in self.cleaned if path.split(".")[0] in mine_questions}
+            fresh.questions = copy.deepcopy(self.questions)
+            fresh._counter = max(fresh._counter, self._counter)
+        fresh.draft_id = self.draft_id
+        return fresh
 
     def restore(self, data: Mapping[str, Any]) -> None:
         """Take the edits of a saved draft; the baseline stays the survey as loaded now."""
