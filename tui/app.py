@@ -11,6 +11,7 @@ from functools import partial
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from textual import events
 from textual.app import SystemCommand
 from textual.binding import BindingType
 from textual.dom import DOMNode
@@ -26,7 +27,7 @@ from tui.config.paths import cache_dir, state_dir, stylesheets
 from tui.key_registry import bindings, describe
 from tui.look.palette import use_no_color
 from tui.safe_app import SafeApp
-from tui.screens.base import AppHandle
+from tui.screens.base import AppHandle, KeysTaken, WatchdeckScreen
 from tui.secrets.private_files import write_private
 from tui.state.io.shared import SharedViewers
 from tui.state.server_time import ServerClock
@@ -283,6 +284,35 @@ class WatchdeckApp(SafeApp[int]):
         self.project_id = project_id
         remember_project(self.settings.profile, project_id)
         self.notify(f"Project {clean(project_id, limit=40)}", markup=False, timeout=4)
+
+    # ------------------------------------------------------------------ keys a screen holds
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and self._held(event):
+            return
+        await super().on_event(event)
+
+    def _held(self, key: events.Key) -> bool:
+        """Keep ``key`` for the screen on top, while it holds keys (:meth:`WatchdeckScreen.hold_keys`)."""
+        screen = self.screen
+        if not isinstance(screen, WatchdeckScreen) or not screen.holding_keys or not screen.holds(key.key):
+            return False
+        active = screen.active_bindings.get(key.key)
+        if active is not None and active.node is self and active.binding.priority:
+            return False  # ctrl+c quits at once
+        screen.held_keys.append(events.Key(key.key, key.character))  # played as a key that has just arrived
+        return True
+
+    async def on_keys_taken(self, message: KeysTaken) -> None:
+        """Play the keys the screen held, in order, as keys just arrived: before any key still waiting here."""
+        screen = message.screen
+        if not screen.holding_keys:
+            return
+        held, screen.held_keys, screen.holding_keys = screen.held_keys, [], False
+        if screen is not self.screen:
+            return  # it was closed or covered meanwhile: its keys go with it
+        for key in held:
+            await self.on_event(key)
 
     # ------------------------------------------------------------------ q and ctrl+c
 

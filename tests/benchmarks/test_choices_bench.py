@@ -40,7 +40,7 @@ class EditorOnly(App[None]):
         self._survey = survey
 
     async def on_mount(self) -> None:
-        await self.push_screen(SurveyEditorScreen(self._survey))
+        await self.push_screen(SurveyEditorScreen(self._survey, read=False))  # a local survey: not on a server
 
     async def on_unmount(self) -> None:
         await self.api.aclose()

@@ -117,7 +117,7 @@ class EditorHarness(App[None]):
         self._select = select
 
     async def on_mount(self) -> None:
-        await self.push_screen(SurveyEditorScreen(self._survey))
+        await self.push_screen(SurveyEditorScreen(self._survey, read=False))  # a local survey: not on a server
 
     async def on_unmount(self) -> None:
         await self.api.aclose()

@@ -22,10 +22,11 @@ FORM_WAITS = 500
 
 
 async def open_editor(pilot: Pilot[Any], survey: Survey | None) -> tuple[SurveyEditorScreen, list[Survey | None]]:
+    """The editor on ``survey`` (read from the server first) or on a new survey, once it takes keys."""
     results: list[Survey | None] = []
     screen = SurveyEditorScreen(survey)
     pilot.app.push_screen(screen, results.append)
-    await pilot.pause()
+    await settle(pilot)
     return screen, results
 
 

@@ -102,7 +102,7 @@ def _many_choices(count: int) -> Survey:
 async def _editor_on(pilot: Pilot[Any], survey: Survey) -> SurveyEditorScreen:
     """The harness's editor closed and one on ``survey`` opened, on its first question."""
     pilot.app.pop_screen()
-    screen = SurveyEditorScreen(survey)
+    screen = SurveyEditorScreen(survey, read=False)  # a local survey: not on a server
     await pilot.app.push_screen(screen)
     await settle(pilot)
     await select_item(pilot, 1)

@@ -10,10 +10,11 @@ imports the screens) and every use of ``self.app.api`` needed a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import ClassVar, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Protocol, TypeVar, cast
 
 from textual import events
 from textual.app import App
+from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
@@ -87,11 +88,41 @@ class StyledAtMount:
             event.refresh_styles = False
 
 
+class KeysTaken(Message):
+    """Posted to the app by a screen that held the keys reaching it (see :meth:`WatchdeckScreen.hold_keys`)."""
+
+    def __init__(self, screen: WatchdeckScreen[Any]) -> None:
+        super().__init__()
+        self.screen = screen
+
+
 class WatchdeckScreen(StyledAtMount, Screen[ResultT]):
-    """A screen of watchdeck: reaches the application through the typed ``wd``; its failed workers are reported."""
+    """A screen of watchdeck: reaches the application through the typed ``wd``; its failed workers are reported.
+
+    A screen shown before it can take keys (it reads what it shows first) holds them: every key that reaches the
+    app while it is on top waits, those sent with the key that opened it too (the app handles a key's binding once
+    the key has been through the screen underneath), and acts once the screen takes keys, in order, before any key
+    that arrives after. The app's own priority keys (ctrl+c) act at once, as do those :meth:`holds` lets through.
+    """
 
     #: New alerts are toasted over this screen (the monitor's incident views): not over the surveys or a dialog.
     TAKES_ALERT_TOASTS: ClassVar[bool] = False
+    holding_keys = False
+    held_keys: list[events.Key]
+
+    def hold_keys(self) -> None:
+        """Keys wait from now until :meth:`take_keys`."""
+        self.holding_keys = True
+        self.held_keys = []
+
+    def holds(self, key: str) -> bool:
+        """Whether ``key`` waits while the screen holds keys (a screen lets Escape leave at once, say)."""
+        return True
+
+    def take_keys(self) -> None:
+        """The screen takes keys again: the app plays the held ones first (see :meth:`hold_keys`)."""
+        if self.holding_keys:
+            self.app.post_message(KeysTaken(self))
 
     @property
     def wd(self) -> AppHandle:

@@ -8,6 +8,12 @@ All the state lives in :class:`~tui.state.survey_draft.SurveyDraft`; forms write
 :class:`DraftEdited`; this screen revalidates, shows each problem next to its field, keeps a draft on
 disk (debounced, off the UI thread) and saves: a POST for a new survey, else a PATCH of the changed
 keys only. A server refusal keeps every edit and shows the message at the field it names.
+
+An existing survey is read from the server as the editor opens (the list's copy may be older than a rename
+made elsewhere): the screen shows at once and holds the keys typed meanwhile, which act on the survey read.
+A save reads it again: a field the operator edited that the server changed too is asked about
+(:class:`~tui.screens.editor_dialogs.ConflictScreen`), and the fields the operator did not edit take the
+server's values, so they are never sent back stale (:mod:`tui.state.survey_merge`).
 """
 
 from __future__ import annotations
@@ -28,7 +34,8 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.button import ButtonVariant
 from textual.widgets.option_list import Option
 
-from tui.api.errors import ApiError, UnreadableAnswer, ValidationFailed, WriteValidationError
+from tui.api.cache_context import bypass_cache
+from tui.api.errors import ApiError, NotFound, UnreadableAnswer, ValidationFailed, WriteValidationError
 from tui.api.models.surveys import Survey
 from tui.config.paths import data_dir, stylesheets
 from tui.key_registry import bindings, writing_actions
@@ -36,9 +43,10 @@ from tui.look.palette import Tone
 from tui.look.render import plain
 from tui.screens.base import WatchdeckScreen, app_handle
 from tui.screens.confirm import ConfirmScreen
-from tui.screens.editor_dialogs import KindPickerScreen, LeaveScreen
+from tui.screens.editor_dialogs import ConflictScreen, KindPickerScreen, LeaveScreen
 from tui.state.io.draft_files import DraftStore, StoredDraft
 from tui.state.survey_draft import SurveyDraft, question_path, top_level
+from tui.state.survey_merge import Compared, compare
 from tui.text.clean import clean
 from tui.text.words import ago, counted
 from tui.widgets.cleaned_note import clean_survey_draft
@@ -59,6 +67,9 @@ SETTINGS = "__survey__"  # option id of the survey-settings item
 KIND_TAGS = {"open": "open", "link": "link", "rating": "rate", "single_choice": "one", "multiple_choice": "many"}
 # Hidden in read-only mode: what writes, and the edits that could only lead to a save.
 MUTATING = writing_actions("editor") | {"add", "duplicate", "delete", "move"}
+# Keys that act at once while the survey is read (every other key waits for it): leaving.
+LEAVE_KEYS = frozenset(key for binding in bindings("editor") if binding.action == "leave"
+                       for key in binding.key.split(","))
 
 
 def _line(label: Text, bad: bool) -> Text:
@@ -99,9 +110,16 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
     ]
 
     def __init__(self, survey: Survey | None, *, on_failure: SurveyWriteFailed | None = None,
-                 draft: SurveyDraft | None = None) -> None:
-        """``draft``: a new survey already filled in (from a template, or a copy); else one of ``survey``."""
+                 draft: SurveyDraft | None = None, read: bool = True) -> None:
+        """``draft``: a new survey already filled in (from a template, or a copy); else one of ``survey``, which is
+        read from the server first unless ``read`` is False (``survey`` is the server's own, just read)."""
         super().__init__(classes="survey-editor")
+        # the survey is read from the server before the editor takes keys: those typed meanwhile wait for it
+        # (not Textual's ``loading``, which would cover the whole screen)
+        self.reading = survey is not None and draft is None and read
+        self.read_problem: str | None = None  # why the survey could not be read (the list's copy is edited)
+        if self.reading:
+            self.hold_keys()
         # told of every failed save, so the journal holds failures as well as the saves the caller journals
         self.on_failure = on_failure
         self.draft = draft if draft is not None else SurveyDraft(survey)
@@ -164,18 +182,61 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         yield KeyFooter()
 
     async def on_mount(self) -> None:
+        if not self.reading:
+            await self._ready()
+            return
+        name = self.draft.survey.name if self.draft.survey is not None else ""
+        self.query_one("#editor-title", Static).update(Text.assemble(
+            ("Edit survey", "bold"), ": ", plain(name or "(unnamed)", limit=80), (" · reading it from the server…",
+                                                                                  "italic")))
+        self.query_one("#editor-summary", Static).update(Text("Reading the survey from the server…",
+                                                              Tone.MUTED.style))
+        self.query_one("#editor-items", OptionList).disabled = True
+        self._read()
+
+    def holds(self, key: str) -> bool:
+        """While the survey is read, Escape (and q) leave at once; every other key waits for it."""
+        return key not in LEAVE_KEYS
+
+    @work(exclusive=True, group="editor-read", exit_on_error=False, description="read survey")
+    async def _read(self) -> None:
+        survey = self.draft.survey
+        assert survey is not None
+        try:
+            with bypass_cache():  # the server's record, not an answer another viewer stored
+                fresh = await self.api.surveys.get(survey.id)
+        except NotFound:
+            self.reading = False
+            self.notify(f"Survey {clean(survey.name or survey.id, limit=80)} is no longer on the server.",
+                        severity="error", markup=False)
+            self._finished = True
+            self.dismiss(None)
+            return
+        except ApiError as err:
+            self.read_problem = str(err)
+        else:
+            self.draft = SurveyDraft(fresh)
+            clean_survey_draft(self.draft)
+        self.reading = False
+        self.query_one("#editor-items", OptionList).disabled = False
+        await self._ready()
+
+    async def _ready(self) -> None:
+        """The survey is in the draft: its list and settings, the focus, a stored draft offered; then keys."""
         self._refresh_list()
         await self._show(None)
         names = self.query("#f-name").results(Input)
         # A new survey starts on its name (what it needs first); an existing one on its question list.
+        # At once (focus() waits): the keys held while the survey was read go where the operator will see them.
         if self.draft.creating and (name := next(iter(names), None)) is not None:
-            name.focus()
+            self.set_focus(name)
         else:
-            self.query_one("#editor-items", OptionList).focus()
+            self.set_focus(self.query_one("#editor-items", OptionList))
         self._update_status()
         stored = self.store.read(self.draft.draft_id) if not self.draft.creating else self.store.latest_new()
         if stored is not None:
-            self._offer_restore(stored)
+            self._offer_restore(stored)  # its question is on top: keys held were not typed as its answer
+        self.take_keys()
 
     async def action_switch_pane(self) -> None:
         """F6: from the question list into the form (its first field), and from anywhere in the form back."""
@@ -333,6 +394,10 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
                 summary.append(clean(message, limit=200))
         else:
             summary.append("No changes", Tone.MUTED.style)
+        if self.read_problem and not self.saving:
+            summary = Text.assemble(("Not read from the server: ", Tone.WARNING.style),
+                                    clean(self.read_problem, limit=200),
+                                    " (this is the list's copy; a save reads the survey first) · ", summary)
         reworded = self.draft.reworded_live_questions(app_handle(self.app).server_clock.now())
         if reworded:
             numbers = ", ".join(f"Q{n}" for n in reworded[:5]) + ("…" if len(reworded) > 5 else "")
@@ -343,6 +408,8 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
     # ------------------------------------------------------------------ actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.reading:
+            return action == "leave"
         if action in MUTATING and self.read_only:
             return False
         if action == "save" and self.saving:
@@ -485,12 +552,68 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
             self._select(key)
             await self._show(key)
 
+    async def _carry_onto(self, fresh: Survey, compared: Compared, take_theirs: frozenset[str]) -> dict[str, Any]:
+        """Edit the server's survey with the operator's fields (all but those whose server value is taken): what
+        to send now (nothing when the server holds every edit already)."""
+        theirs = SurveyDraft(fresh)
+        clean_survey_draft(theirs)
+        await self._adopt(self.draft.carried_onto(theirs, compared.kept(take_theirs)))
+        changes = self.draft.changes()
+        if not changes:
+            self.notify("Nothing to save: the server holds these values already.", markup=False)
+        return changes
+
+    def _ask_about(self, fresh: Survey, compared: Compared, changes: dict[str, Any]) -> None:
+        """Fields changed on both sides: the operator chooses, and the answer saves (Escape: nothing is sent)."""
+
+        def answered(answer: str | None) -> None:
+            if answer is None:
+                self._save_ended()
+                return
+            take = compared.conflicted if answer == "theirs" else frozenset()
+            self._save(changes, (fresh, compared, take))
+
+        self.app.push_screen(ConflictScreen(compared.conflicts, describe_path), answered)
+
+    def _save_ended(self) -> None:
+        self.saving = False
+        self._after_edit(persist=False)
+        self.refresh_bindings()
+
+    async def _adopt(self, draft: SurveyDraft) -> None:
+        """Edit ``draft`` from now on (the server's survey with the operator's edits): the list, and the form of
+        the item at the same place."""
+        index = self._item_index()
+        self.draft = draft
+        self.read_problem = None
+        self._list_signature = ()
+        key = draft.questions[index - 1].key if 0 < index <= len(draft.questions) else None
+        self._select(key)
+        await self._show(key)
+        self._after_edit(persist=False)
+
     @work(exclusive=True, group="editor-save", exit_on_error=False, description="save survey")
-    async def _save(self, changes: dict[str, Any]) -> None:
+    async def _save(self, changes: dict[str, Any],
+                    resolved: tuple[Survey, Compared, frozenset[str]] | None = None) -> None:
+        """Create, or read the survey again and PATCH the operator's fields onto it; ``resolved``: the survey read,
+        the compare and the fields whose server value the operator took, once a conflict was answered."""
         try:
             if self.draft.survey is None:
                 saved = await self.api.surveys.create(changes)
             else:
+                if resolved is None:
+                    with bypass_cache():  # the server's record, not an answer another viewer stored
+                        fresh = await self.api.surveys.get(self.draft.survey.id)
+                    compared = compare(self.draft.baseline, self.draft.payload(), SurveyDraft(fresh).baseline)
+                    if compared.conflicts:
+                        self._ask_about(fresh, compared, changes)
+                        return
+                    resolved = (fresh, compared, frozenset())
+                changes = await self._carry_onto(*resolved)
+                if not changes:
+                    self._save_ended()
+                    return
+                assert self.draft.survey is not None
                 saved = await self.api.surveys.update(self.draft.survey.id, changes, self.draft.existing)
         except WriteValidationError as err:
             self.server_problems = {}
@@ -515,10 +638,8 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
             self.saving = False
             self.dismiss(saved)
             return
-        self.saving = False
         self._write_draft_now()  # nothing the operator typed is lost to a failure
-        self._after_edit(persist=False)
-        self.refresh_bindings()
+        self._save_ended()
 
     def _failed(self, changes: dict[str, Any], result: str) -> None:
         if self.on_failure is None:
@@ -592,6 +713,12 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
     # ------------------------------------------------------------------ leaving
 
     def action_leave(self) -> None:
+        if self.reading:  # nothing edited yet, and a draft stored earlier stays for the next time
+            self.reading = False
+            self._finished = True
+            self.workers.cancel_group(self, "editor-read")
+            self.dismiss(None)
+            return
         if not self.draft.dirty:
             self._finished = True
             if self._draft_timer is not None:

@@ -1,9 +1,14 @@
-"""The editor's two small modal questions: which kind of question to add, and what to do with unsaved edits.
+"""The editor's small modal questions: which kind of question to add, what to do with unsaved edits, and whose value
+a field takes that the operator and the server both changed.
 
 Both confirm as every dialog does (:mod:`tui.screens.dialog`): ``y`` or Enter on the confirming button, Escape cancels.
 """
 
 from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -15,9 +20,11 @@ from textual.widgets.option_list import Option
 
 from tui.config.paths import stylesheets
 from tui.look.palette import Tone
+from tui.look.render import plain
 from tui.screens.base import WatchdeckModal
 from tui.screens.dialog import Dialog
 from tui.state.survey_draft import QUESTION_KINDS
+from tui.state.survey_merge import Conflict
 from tui.widgets.lists import ItemList
 
 
@@ -134,3 +141,59 @@ class LeaveScreen(Dialog[str]):
 
     def action_cancel(self) -> None:
         self.dismiss("cancel")
+
+
+CONFLICTS_SHOWN = 6  # fields listed at most (the rest are counted)
+VALUE_LIMIT = 240  # characters of a value shown
+
+
+def shown_value(value: Any) -> Text:
+    """A field's value as one plain line: a text as it is, anything else as JSON; cut at :data:`VALUE_LIMIT`."""
+    if value is None or value == "":
+        return Text("(empty)", style=Tone.MUTED.style)
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return plain(text, limit=VALUE_LIMIT)
+
+
+class ConflictScreen(Dialog[str | None]):
+    """Fields the operator edited that the server changed too since the editor read the survey: both values of each,
+    then ``mine`` (keep the operator's values: the confirming button), ``theirs`` (take the server's) or None
+    (Escape: nothing is sent, the draft stays)."""
+
+    CSS_PATH = stylesheets("editor.tcss")
+    CONFIRM = "conflict-mine"
+
+    BINDINGS = [Binding("t", "answer('theirs')", "Take theirs", id="editor.conflict_theirs")]
+
+    def __init__(self, conflicts: Sequence[Conflict], label: Callable[[str], str]) -> None:
+        super().__init__()
+        self.conflicts = tuple(conflicts)
+        self.label = label
+
+    def compose(self) -> ComposeResult:
+        fields = len(self.conflicts)
+        with Vertical(id="conflict-dialog", classes="dialog"):
+            yield Static(Text("Changed on the server meanwhile", style="bold"), classes="dialog-title")
+            yield Static(Text(f"{'This field' if fields == 1 else f'These {fields} fields'} you edited changed on the "
+                              "server since the editor read the survey. Keep your values, or take the server's? "
+                              "(Your other edits are saved either way; fields you did not edit keep the server's "
+                              "values.)"), id="conflict-question")
+            for conflict in self.conflicts[:CONFLICTS_SHOWN]:
+                yield Static(Text.assemble((self.label(conflict.field), "bold"),
+                                           "\n  yours:  ", shown_value(conflict.mine),
+                                           "\n  server: ", shown_value(conflict.theirs)), classes="conflict-field")
+            if fields > CONFLICTS_SHOWN:
+                yield Static(Text(f"… and {fields - CONFLICTS_SHOWN} more", style=Tone.MUTED.style))
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel (esc)", id="conflict-cancel")
+                yield Button("Take theirs (t)", id="conflict-theirs")
+                yield Button("Keep mine (y)", id="conflict-mine", variant="primary")
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        answer = (event.button.id or "conflict-cancel").removeprefix("conflict-")
+        self.dismiss(None if answer == "cancel" else answer)
+
+    def action_answer(self, answer: str) -> None:
+        self.dismiss(answer)
