@@ -44,9 +44,10 @@ def journal_lines(user_dirs: Path) -> list[dict[str, Any]]:
 
 
 def refuse_next_write(sandbox: Any, path: str) -> None:
-    """The sandbox's ``body`` fault: the next write to ``path`` is answered 400 with a validation error."""
+    """The sandbox's ``body`` fault: the next write to ``path`` is answered 400 with a validation error (a read of
+    the same path, as the editor's before it saves, is answered as usual)."""
     answer = httpx.post(f"{sandbox.base_url}/_sandbox/faults", json={
-        "kind": "body", "status": 400, "path": path, "count": 1,
+        "kind": "body", "status": 400, "path": path, "method": "POST,PATCH,PUT,DELETE", "count": 1,
         "body": {"type": "validation_error", "code": "invalid", "detail": REFUSAL, "attr": None}})
     assert answer.status_code in (200, 201), answer.text
 

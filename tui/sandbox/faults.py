@@ -3,7 +3,8 @@
 Faults exist for resilience tests of the dashboard: latency, error statuses, 429 with
 ``Retry-After``, malformed JSON, truncated bodies, dropped connections and a well-formed answer of the server's
 choosing (``body``: any status and JSON text, e.g. ``{"paused": "maybe"}`` on pause), at a rate and/or on a
-path pattern, optionally a limited number of times. Admin paths (``/_sandbox/``) are never
+path pattern and/or to some methods (``method``: ``PATCH`` or, in JSON, ``PATCH,DELETE``), optionally a limited
+number of times. Admin paths (``/_sandbox/``) are never
 faulted or recorded. The ``--faults`` flag spells a fault ``kind[:key=value,...]``, e.g.
 ``status:status=503,rate=0.2,path=/runs/`` or ``latency:seconds=2``.
 """
@@ -35,13 +36,15 @@ class Fault:
     seconds: float = 2.0
     rate: float = 1.0
     path: str | None = None
+    method: str | None = None  # only requests of these methods (``PATCH,DELETE``): writes refused, reads answered
     count: int | None = None
     body: str = "{}"  # the JSON text a ``body`` fault answers with
     id: int = 0
     hits: int = 0
 
-    def matches(self, path: str) -> bool:
-        return self.path is None or re.search(self.path, path) is not None
+    def matches(self, path: str, method: str = "GET") -> bool:
+        return (self.path is None or re.search(self.path, path) is not None) and \
+            (self.method is None or method.upper() in self.method.split(","))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -75,6 +78,8 @@ def parse_fault(data: dict[str, Any]) -> Fault:
     if data.get("path") is not None:
         fault.path = str(data["path"])
         re.compile(fault.path)
+    if data.get("method") is not None:
+        fault.method = ",".join(m.strip() for m in str(data["method"]).upper().split(","))
     if data.get("count") is not None:
         fault.count = int(data["count"])
         if fault.count < 1:
@@ -118,11 +123,11 @@ class FaultRegistry:
         with self._lock:
             self._faults.clear()
 
-    def pick(self, path: str) -> Fault | None:
+    def pick(self, path: str, method: str = "GET") -> Fault | None:
         """The first matching fault that fires for this request (counts down limited faults)."""
         with self._lock:
             for fault in list(self._faults):
-                if not fault.matches(path):
+                if not fault.matches(path, method):
                     continue
                 if fault.rate < 1 and self._rng.random() >= fault.rate:
                     continue
@@ -220,7 +225,7 @@ class SandboxMiddleware:
         except (ValueError, RecursionError):  # recorded as unparsed; the handler answers 400
             parsed = None
         query = scope.get("query_string", b"").decode("latin-1")
-        fault = self.faults.pick(scope["path"])
+        fault = self.faults.pick(scope["path"], scope["method"])
         entry: dict[str, Any] = {
             "time": time.time(), "method": scope["method"], "path": scope["path"], "query": query,
             "query_params": {k: v for k, v in parse_qs(query, keep_blank_values=True).items()},

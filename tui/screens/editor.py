@@ -183,7 +183,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
 
     async def on_mount(self) -> None:
         if not self.reading:
-            await self._ready()
+            await self._show_survey()
             return
         name = self.draft.survey.name if self.draft.survey is not None else ""
         self.query_one("#editor-title", Static).update(Text.assemble(
@@ -219,9 +219,9 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
             clean_survey_draft(self.draft)
         self.reading = False
         self.query_one("#editor-items", OptionList).disabled = False
-        await self._ready()
+        await self._show_survey()
 
-    async def _ready(self) -> None:
+    async def _show_survey(self) -> None:
         """The survey is in the draft: its list and settings, the focus, a stored draft offered; then keys."""
         self._refresh_list()
         await self._show(None)
@@ -229,9 +229,9 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         # A new survey starts on its name (what it needs first); an existing one on its question list.
         # At once (focus() waits): the keys held while the survey was read go where the operator will see them.
         if self.draft.creating and (name := next(iter(names), None)) is not None:
-            self.set_focus(name)
+            self.set_focus(name, scroll_visible=False)
         else:
-            self.set_focus(self.query_one("#editor-items", OptionList))
+            self.set_focus(self.query_one("#editor-items", OptionList), scroll_visible=False)
         self._update_status()
         stored = self.store.read(self.draft.draft_id) if not self.draft.creating else self.store.latest_new()
         if stored is not None:
