@@ -56,6 +56,10 @@ def _survey_browser() -> Screen[Any]:
     return SurveyBrowserScreen()
 
 
+#: At most this many keys wait for a screen that is reading what it shows.
+HELD_KEYS_MAX = 256
+
+
 class WatchdeckApp(SafeApp[int]):
     """The dashboard. Screens reach the server only through ``api`` / ``api_for``."""
 
@@ -300,7 +304,8 @@ class WatchdeckApp(SafeApp[int]):
         active = screen.active_bindings.get(key.key)
         if active is not None and active.node is self and active.binding.priority:
             return False  # ctrl+c quits at once
-        screen.held_keys.append(events.Key(key.key, key.character))  # played as a key that has just arrived
+        if len(screen.held_keys) < HELD_KEYS_MAX:  # keys beyond the bound are dropped
+            screen.held_keys.append(events.Key(key.key, key.character))  # played as a key that has just arrived
         return True
 
     async def on_keys_taken(self, message: KeysTaken) -> None:
