@@ -7,7 +7,7 @@ by interval the same way), ``f`` cycles the status filter. Pure functions of
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -15,6 +15,7 @@ from rich.text import Text
 
 from tui.api.models.batch_exports import BatchExportRun
 from tui.look.export_cells import run_cells
+from tui.look.palette import Tone
 from tui.state.run_list import STATUS_FILTERS, by_interval_newest_first, filtered
 
 
@@ -47,3 +48,13 @@ def run_rows(runs: Sequence[BatchExportRun], view: RunsView, now: datetime) -> l
             cells["status"] = Text.assemble(cells["status"], (f" ×{row.attempts}", "bold"))
         rows.append((row.key, cells))
     return rows
+
+
+
+def marked_cancelling(rows: list[tuple[str, dict[str, Text]]], cancelling: Collection[str],
+                      ) -> list[tuple[str, dict[str, Text]]]:
+    """The rows with the status of each run being cancelled shown as ``cancelling…``."""
+    if not cancelling:
+        return rows
+    return [(key, {**cells, "status": Text("cancelling…", style=Tone.NOTE.style)}) if key in cancelling
+            else (key, cells) for key, cells in rows]

@@ -2,21 +2,21 @@
 
 Polls in a worker owned by this screen (modes keep the screen alive when the
 operator switches to surveys, so alerts keep coming); the next poll is armed
-only after the last one finished. Rows update in place through
-:meth:`VirtualTable.apply` so selection and scroll stay put and a quiet poll
-costs almost nothing (only changed rows are drawn again). The last good data
-stays on screen when polls fail, and the status line says how old it is and why.
+only after the last one finished. What it watches is one
+:class:`~tui.state.io.project_watch.ProjectWatch` (source, poller, board, actions, runs reads), replaced whole
+when the operator switches project. Rows update in place through :meth:`VirtualTable.apply`, which draws
+again only the rows whose cells changed, so selection and scroll stay put and a quiet poll costs almost
+nothing. The last good data stays on screen when polls fail, and the status line says how old it is and why.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
@@ -25,75 +25,47 @@ from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import Input, Sparkline, Static, TabbedContent
+from textual.widgets import Static
 from textual.worker import Worker, WorkerError
 
-from tui.api.cache_context import bypass_cache
-from tui.api.errors import ApiError, MethodNotAllowed, NotFound, ProjectNotFound
-from tui.api.models.batch_exports import BatchExport, BatchExportRun, RunStatus
+from tui.api.errors import ApiError
+from tui.api.models.batch_exports import BatchExportRun
 from tui.key_registry import bindings, writing_actions
-from tui.look.export_cells import (
-    EXPORT_COLUMNS,
-    EXPORT_GROW,
-    EXPORT_PRIORITY,
-    EXPORT_REQUIRES,
-    RUN_COLUMNS,
-    RUN_GROW,
-    RUN_PRIORITY,
-    TIME_COLUMNS,
-    duration_series,
-    export_cells,
-    records_series,
-    time_cells,
-)
+from tui.look.export_cells import EXPORT_COLUMNS, EXPORT_GROW, EXPORT_PRIORITY, EXPORT_REQUIRES
 from tui.look.export_details import export_details_text
+from tui.look.export_rows import empty_message, export_columns, export_rows
 from tui.look.monitor_status import ExportCounts, StatusFacts, is_stale, monitor_status
-from tui.look.palette import Tone
-from tui.look.render import plain
-from tui.look.run_rows import RunsView, run_rows
+from tui.look.run_rows import RunsView, marked_cancelling, run_rows
 from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
-from tui.screens.monitor_actions import (
-    BoardChanged,
-    PollWanted,
-    cancel_run_question,
-    pause_question,
-    retry_completed_question,
-    retry_question,
-)
+from tui.screens.monitor_actions import BoardChanged, PollWanted
 from tui.screens.monitor_incident import INCIDENT_ACTIONS, INCIDENT_KEY_IDS, IncidentKeysController
-from tui.state.budget import effective_poll_seconds
+from tui.screens.monitor_keys import ExportKeys
+from tui.state.budget import poll_step
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, WatchedExport
-from tui.state.health import incomplete_reason_of_run, run_created, unmatched_targets_warning
+from tui.state.health import unmatched_targets_warning
 from tui.state.io.board_records import RECORDS_PER_POLL, read_board_records
-from tui.state.io.export_actions import NO_RUN_CANCEL, Change, ExportActions
+from tui.state.io.export_actions import Change
 from tui.state.io.export_source import ExportsSource
 from tui.state.io.journal import ActionJournal
 from tui.state.io.poller import Poller
 from tui.state.io.project_names import fetch_project_label
-from tui.state.run_history import page_span
+from tui.state.io.project_watch import ProjectWatch, WatchParts
 from tui.state.run_list import RunPages
-from tui.state.runs_pane import ProjectLabels, RunsPane, runs_window_start
+from tui.state.runs_pane import ProjectLabels
 from tui.text.clean import clean
-from tui.text.words import duration
 from tui.widgets.export_detail_pane import ExportDetailPane
+from tui.widgets.filter_box import FilterBox
 from tui.widgets.footer import KeyFooter
-from tui.widgets.text_field import TextField
 from tui.widgets.textual_private import write_terminal_title
-from tui.widgets.virtual_table import CELL_PADDING, Column, VirtualTable, fit_columns
-
-if TYPE_CHECKING:
-    from tui.screens.export_modals import BackfillScreen
+from tui.widgets.virtual_table import Cell, Column, VirtualTable
 
 # What read-only mode hides: the registry's writing actions of the monitor and its incident keys.
 MUTATING_ACTIONS = writing_actions("monitor")
-POLL_STEPS = (2.0, 3.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0)
-NARROW_WIDTH = 120
 SHORT_HEIGHT = 30
 FIRST_FRAME_WAIT_SECONDS = 0.5
-NARROW_NAME_WIDTH = 24
-SECTION_PREFIX = "section:"
+EXPORT_KEYS = MUTATING_ACTIONS | {"run_logs", "export_logs", "acknowledge", "run_error", "silence", "silence_project"}
 
 
 class MonitorScreen(WatchdeckScreen[None]):
@@ -113,52 +85,59 @@ class MonitorScreen(WatchdeckScreen[None]):
     def __init__(self) -> None:
         """Made by the running app (its ``monitor`` mode), whose settings, clocks and clients it takes."""
         super().__init__(id="monitor")
-        settings = self.wd.settings
+        settings, wd = self.wd.settings, self.wd
         self._asked_interval = settings.poll_seconds
         self._stretch_note: str | None = None  # why the interval is longer than the one asked for
         self._frozen_at: tuple[float, float] | None = None  # (data age, monotonic time) when the view froze
-        self.source, self.poller, self.board = self._watch(self._watched_project_ids())
         self.journal = ActionJournal.for_session(demo=settings.demo)
         self.runs_view = RunsView()
         self.incident_keys = IncidentKeysController(
-            host=self, table=self, client_for=self.wd.api_for, clock=self.wd.server_clock,
-            monotonic=self.wd.monotonic, profile=settings.profile, read_only=settings.read_only,
-            on_alert=settings.on_alert, secret=settings.api_key.get_secret_value(), journal=self.journal)
+            host=self, table=self, client_for=wd.api_for, clock=wd.server_clock, monotonic=wd.monotonic,
+            profile=settings.profile, read_only=settings.read_only, on_alert=settings.on_alert,
+            secret=settings.api_key.get_secret_value(), journal=self.journal)
         self.incident = self.incident_keys.incident
-        self.incident.desk.history = self.board.history  # one run history: the verdicts' and the views'
-        self.actions = ExportActions(self.board, self.wd.api_for, self.journal, profile=settings.profile,
-                                     clock=self.wd.clock, server_clock=self.wd.server_clock,
-                                     notify=self._say, changed=self._action_changed,
-                                     unsupported=self.incident.unsupported)
-        self.runs_pane = RunsPane()
+        self._parts = WatchParts(
+            client_for=wd.api_for, export_ids=settings.export_ids, monotonic=lambda: self.wd.monotonic(),
+            jitter=wd.jitter, lag_intervals=settings.lag_alert_intervals, freshness=settings.freshness,
+            desk=self.incident.desk, take=self.incident.budget.try_take, journal=self.journal,
+            profile=settings.profile, clock=wd.clock, server_clock=wd.server_clock, notify=self._say,
+            changed=self._action_changed, unsupported=self.incident.unsupported, paused_here=self._paused_here)
+        self.watching = self._new_watch()
+        self.export_keys = ExportKeys(self, selected=self.selected, selected_run=self.selected_run,
+                                      actions=lambda: self.watching.actions, journal=self.journal, clock=wd.clock,
+                                      lacks_runs_list=self.lacks_runs_list)
         self.project_labels = ProjectLabels()
-        self._cells: dict[str, dict[str, Text]] = {}  # one row per export shown (about 6 KB)
         self._timer: Timer | None = None
         self._last_title = ""
-        self._run_cells: dict[str, dict[str, Text]] = {}
-        self._details_text: Text | None = None
-        self._export_columns: list[tuple[str, str, int | None]] = []
-        self._run_columns: list[tuple[str, str, int | None]] = []
-        self._runs_table_owner: str | None = None
         self._freshness_checked = False
-        self._detail: ExportDetailPane | None = None
-        # The two tables, kept: every check_action reads their cursors (a query each time costs a walk of the screen).
-        self._exports: VirtualTable | None = None
-        self._runs: VirtualTable | None = None
         self._reading_records = False
+        # The two tables, kept: every check_action reads their cursors (a query each time costs a walk of the screen).
+        self._exports = VirtualTable([Column(key, label, width or 0) for key, label, width in EXPORT_COLUMNS],
+                                     id="exports")
+        self._detail: ExportDetailPane | None = None
+        self._filter = FilterBox("filter by name or status (esc clears)", apply=self._apply_filter,
+                                 id="monitor-filter")
+
+    @property
+    def source(self) -> ExportsSource:
+        return self.watching.source
+
+    @property
+    def poller(self) -> Poller[ExportsSnapshot]:
+        return self.watching.poller
+
+    @property
+    def board(self) -> ExportBoard:
+        return self.watching.board
 
     @property
     def detail_shown(self) -> bool:
         """The runs and details pane is mounted (just after the first frame)."""
         return self._detail is not None and self._detail.is_mounted
 
-    # ------------------------------------------------------------------ setup
-
     def compose(self) -> ComposeResult:
         yield Static(id="monitor-status")
-        yield TextField(placeholder="filter by name or status (esc clears)", id="monitor-filter", classes="hidden")
-        self._exports = VirtualTable([Column(key, label, width or 0) for key, label, width in EXPORT_COLUMNS],
-                                     id="exports")
+        yield self._filter
         yield self._exports
         yield Static(id="exports-empty", classes="hidden")
         yield Vertical(id="export-detail")  # the detail pane's slot: filled after the first frame
@@ -184,8 +163,7 @@ class MonitorScreen(WatchdeckScreen[None]):
             return
         self._detail = ExportDetailPane()
         await self.query_one("#export-detail", Vertical).mount(self._detail)
-        self._runs = self._detail.query_one("#runs", VirtualTable)
-        self._build_columns()
+        self.on_resize()
         self._render_selected(self.now())
 
     # ------------------------------------------------------------------ polling
@@ -195,19 +173,9 @@ class MonitorScreen(WatchdeckScreen[None]):
         configured = self.wd.settings.project_ids
         return list(configured) if len(configured) > 1 else [self.wd.project_id]
 
-    def _watch(self, project_ids: list[str]) -> tuple[ExportsSource, Poller[ExportsSnapshot], ExportBoard]:
-        """What watching these projects takes: their exports' source, its poll schedule, and a clean board."""
-        clients = [self.wd.api_for(pid) for pid in project_ids]
-        source = ExportsSource(clients, self.wd.settings.export_ids, monotonic=self.wd.monotonic,
-                               first_poll=self.wd.take_first_poll(project_ids))
-        poller: Poller[ExportsSnapshot] = Poller(
-            source.fetch, self._asked_interval, monotonic=self.wd.monotonic, jitter=self.wd.jitter,
-            age_of=lambda snapshot: snapshot.answer_age, timeout=clients[0].timeout,
-        )
-        board = ExportBoard(lag_intervals=self.wd.settings.lag_alert_intervals,
-                            freshness=self.wd.settings.freshness, monotonic=lambda: self.wd.monotonic())
-        board.pause_listeners.append(self._paused_here)
-        return source, poller, board
+    def _new_watch(self) -> ProjectWatch:
+        ids = self._watched_project_ids()
+        return ProjectWatch(ids, self._parts, interval=self._asked_interval, first_poll=self.wd.take_first_poll(ids))
 
     def now(self) -> datetime:
         """The server's time (this machine's clock corrected by the answers' Date header): what health is judged on."""
@@ -218,26 +186,19 @@ class MonitorScreen(WatchdeckScreen[None]):
         if len(self.wd.settings.project_ids) > 1:
             return
         self.workers.cancel_group(self, "monitor-poll")
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        self.source, self.poller, self.board = self._watch(self._watched_project_ids())
-        self.incident.desk.history = self.board.history
-        self.actions.board = self.board
-        self._cells = {}
-        self.query_one("#exports", VirtualTable).clear()
+        self._stop_timer()
+        self.watching = self._new_watch()
+        self._exports.clear()
         self._render_selected(self.now())
         self.poll_now()
 
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
     def _apply_budget(self) -> None:
-        """Stretch the interval when exports x projects would exceed the per-key rate limit (480/min, 4,800/h)."""
-        per_cycle = self.source.requests_per_cycle + 1  # + the selected export's runs
-        seconds, stretched = effective_poll_seconds(self._asked_interval, per_cycle)
-        seconds = self.wd.shared.interval(self._asked_interval, seconds)  # with the other viewers of this key
-        stretched = seconds > self._asked_interval
-        self.poller.interval = seconds
-        asked = duration(self._asked_interval)
-        self._stretch_note = f"stretched from {asked} for the rate limit" if stretched else None
+        self._stretch_note = self.watching.pace(self._asked_interval, self.wd.shared.interval)
 
     def poll_now(self) -> Worker[None] | None:
         """Poll now, as the armed timer does when it fires (none while one is in flight: None then).
@@ -246,9 +207,7 @@ class MonitorScreen(WatchdeckScreen[None]):
         """
         if self.poller.in_flight:
             return None
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+        self._stop_timer()
         return self._poll()
 
     @work(group="monitor-poll", exit_on_error=False)
@@ -284,7 +243,10 @@ class MonitorScreen(WatchdeckScreen[None]):
         # views follow the table's filter. The rows are drawn after, so their marks are this poll's alerts.
         shown = {w.key for w in self.board.visible()} if self.board.filter or self.board.key_filter else None
         self.incident_keys.poll(snapshot.exports, verdicts, now, shown=shown)
-        self._announce_started_retries()
+        for _, run in self.board.take_started_retries():  # a retry's new run appears later: say so, go to it
+            self.notify(f"The retry's new run has started ({clean(run.status, limit=30)}).", title="Retry",
+                        markup=False)
+            self.call_after_refresh(self._highlight_run, run.id)
         if not self.frozen:
             self._render_exports(now)
         if not self._freshness_checked:  # a target naming no export is said once, at the first poll
@@ -318,9 +280,7 @@ class MonitorScreen(WatchdeckScreen[None]):
             for key in changed:
                 self.incident.desk.runs_changed(key)
             if changed and self.is_attached and not self.frozen:
-                now = self.now()
-                self._render_exports(now)
-                self._render_selected(now)
+                self._render_exports(self.now())
         finally:
             self._reading_records = False
 
@@ -336,81 +296,105 @@ class MonitorScreen(WatchdeckScreen[None]):
             self._last_title = title
             write_terminal_title(self.app, title)
 
+    # ------------------------------------------------------------------ drawing
+
     def _render_exports(self, now: datetime) -> None:
-        """Draw the board's rows: only the rows it says changed are rebuilt, and only they are drawn again."""
-        if self.board.snapshot is None:
+        """Draw the board's rows (the table draws again only the rows whose cells changed), then the runs pane."""
+        board, table = self.board, self._exports
+        if board.snapshot is None:
             return
-        table = self.query_one("#exports", VirtualTable)
-        diff = self.board.rows(now, self.incident_keys.marked_keys(),
-                               self.incident_keys.silenced_keys(self.board.snapshot.exports))
-        rows: list[tuple[str, dict[str, Text]]] = []
-        changed: dict[str, list[str]] = {}
-        fresh: dict[str, dict[str, Text]] = {}
-        sections = len(self.wd.settings.project_ids) > 1
-        section_of: str | None = None
-        for facts in diff.rows:
-            key = facts.key
-            if sections and facts.watched.project_id != section_of:
-                section_of = facts.watched.project_id
-                section_key, section_cells = self._section_row(section_of)
-                old_section = self._cells.get(section_key)
-                if old_section is not None and old_section != section_cells:
-                    changed[section_key] = ["name"]
-                rows.append((section_key, section_cells))
-                fresh[section_key] = section_cells
-            old = self._cells.get(key)
-            if old is None or key in diff.rebuilt:
-                cells = export_cells(facts)
-                columns: tuple[str, ...] | dict[str, Text] = cells
-            elif key in diff.retimed:
-                cells = {**old, **time_cells(facts.verdict)}
-                columns = TIME_COLUMNS
-            else:
-                cells, columns = old, ()
-            if old is not None and columns:
-                diff_columns = [col for col in columns if old.get(col) != cells[col]]
-                if diff_columns:
-                    changed[key] = diff_columns
-            rows.append((key, cells))
-            fresh[key] = cells
-        self._cells = fresh
-        table.apply(rows, changed)
+        keys = self.incident_keys
+        diff = board.rows(now, keys.marked_keys(), keys.silenced_keys(board.snapshot.exports))
+        rows = export_rows(diff, table.cells_of, sections=len(self.wd.settings.project_ids) > 1,
+                           section_label=self.project_labels.section)
+        table.apply(rows)
         self._show_empty_state(len(rows))
-        if table.row_count and self.board.selected_key is None:
-            self._select_row(table)
+        if table.row_count and board.selected_key is None and table.cursor_key is not None:
+            board.selected_key = table.cursor_key
         self._render_selected(now)
 
-    def cells(self) -> Mapping[str, Mapping[str, Text]]:
+    def cells(self) -> Mapping[str, Mapping[str, Cell]]:
         """The cells drawn for each row of the exports table, by row key (section rows included)."""
-        return self._cells
-
-    def _section_row(self, project_id: str) -> tuple[str, dict[str, Text]]:
-        """With several projects, a row naming each project above its exports (no export: no keys act on it)."""
-        label = self.project_labels.section(project_id)
-        return f"{SECTION_PREFIX}{project_id}", {"name": Text(f"▾ {clean(label, limit=60)}", style="bold")}
+        table = self._exports
+        return {key: table.cells_of(key) or {} for key in table.keys()}  # noqa: SIM118 (a table's keys)
 
     def _show_empty_state(self, shown: int) -> None:
         empty = self.query_one("#exports-empty", Static)
-        if shown:
-            empty.add_class("hidden")
-            return
-        if self.board.snapshot is None:
-            if self.poller.last_error is None:
-                empty.add_class("hidden")
-                return
-            message = Text.assemble("Cannot show this project's exports: ", plain(self.poller.reason(), "bold"), ".")
-        elif self.board.filter:
-            message = Text.assemble("No export matches ", plain(self.board.filter, "bold"),
-                                    ". Esc clears the filter.")
-        else:
-            message = Text("This project has no batch exports yet. Exports created in the web app appear here "
-                           "at the next poll; --export ID watches one by id.")
-        empty.update(message)
-        empty.remove_class("hidden")
+        poller = self.poller
+        message = None if shown else empty_message(
+            polled=self.board.snapshot is not None, name_filter=self.board.filter,
+            failure=poller.reason() if poller.last_error is not None else None)
+        if message is not None:
+            empty.update(message)
+        empty.set_class(message is None, "hidden")
 
-    def _select_row(self, table: VirtualTable) -> None:
-        if table.cursor_key is not None:
-            self.board.selected_key = table.cursor_key
+    def _render_selected(self, now: datetime) -> None:
+        pane = self._detail
+        if pane is None or not self.detail_shown:
+            return  # drawn when the pane is mounted
+        board = self.board
+        watched = board.selected()
+        if watched is None:
+            pane.show_nothing()
+            return
+        runs = self.watching.runs.pane.shown(watched.key, board.runs_for(watched.key))
+        rows = marked_cancelling(run_rows(runs, self.runs_view, now), board.cancelling_among(runs))
+        facts = board.facts(watched.key)
+        verdict = facts.verdict if facts is not None else board.judge(watched, now)
+        pane.show(watched.key, rows, runs, export_details_text(watched, verdict))
+        board.selected_run_id = pane.runs.cursor_key
+
+    def _highlight_run(self, run_id: str) -> None:
+        if self._detail is not None and self.detail_shown:
+            self._detail.runs.move_to_key(run_id)  # nothing when the run is not among the rows
+
+    def refresh_status(self) -> None:
+        """Show the status line as it is now (a timer does this every second)."""
+        facts = self.status_facts()
+        with contextlib.suppress(NoMatches):
+            # The height is fixed in monitor.tcss: skip the whole-screen layout update() does by default,
+            # which every second would cost more CPU than the polls themselves (make bench: idle CPU).
+            self.query_one("#monitor-status", Static).update(monitor_status(facts, self.size.width), layout=False)
+        self.set_class(is_stale(facts.freshness), "-stale")
+
+    def status_facts(self) -> StatusFacts:
+        """What the status line says, gathered from the poller, the board, the alerts and the clock."""
+        poller, board, shared = self.poller, self.board, self.wd.shared
+        age = poller.age()
+        if self.frozen and self._frozen_at is not None:
+            age = self._frozen_at[0] + (self.wd.monotonic() - self._frozen_at[1])
+        snapshot = board.snapshot
+        counts = None if snapshot is None else ExportCounts(
+            total=len(snapshot.exports), shown=len(board.visible()) if board.filter else None,
+            failing=board.failing_count, alerts=self.incident_keys.open_alerts,
+            note=snapshot.notes[0] if snapshot.notes else None, unreadable=len(snapshot.item_errors),
+            incomplete=len(snapshot.incomplete))
+        return StatusFacts(
+            freshness=poller.freshness(), age=age, interval=poller.interval, project=self.project_title(),
+            frozen=self.frozen, read_only=self.wd.settings.read_only, stretch_note=self._stretch_note,
+            failures=poller.failures, reason=poller.reason() if poller.failures else "",
+            next_poll_in=poller.seconds_until_next(), in_flight=poller.in_flight,
+            skew=self.wd.server_clock.skew_words(), exports=counts, filter=board.filter,
+            group=board.key_filter[1] if board.key_filter is not None else None,
+            cache_problem=shared.cache_problem(), viewers=shared.sharing_viewers(), ignoring=shared.ignoring_entries())
+
+    def watch_frozen(self, frozen: bool) -> None:
+        age = self.poller.age()
+        # The age of what the frozen screen shows keeps growing; the polls' newer data is not on screen.
+        self._frozen_at = (age, self.wd.monotonic()) if frozen and age is not None else None
+        self.refresh_status()
+        if not frozen:
+            self._render_exports(self.now())
+
+    def on_resize(self) -> None:
+        """Fit both tables' columns to the width (whole columns, least needed first: EXPORT_PRIORITY and the
+        runs'), and give a short terminal's rows to the runs, not the charts."""
+        self.set_class(self.size.height < SHORT_HEIGHT, "-short")
+        width = self.size.width
+        self._exports.fit_to(width, export_columns(width, len(self.wd.settings.project_ids) > 1), EXPORT_PRIORITY,
+                             EXPORT_GROW, EXPORT_REQUIRES)
+        if self._detail is not None and self.detail_shown:
+            self._detail.fit(width)
 
     # ------------------------------------------------------------------ selection and runs
 
@@ -423,17 +407,15 @@ class MonitorScreen(WatchdeckScreen[None]):
         stall) are handled before it. So every action and ``check_action`` follow the cursors first; the
         highlight handlers do the same, and find nothing left to do when a key already did it.
         """
-        table = self._exports
-        if table is None:
-            return
-        key = table.cursor_key
+        key = self._exports.cursor_key
         if key is not None and key != self.board.selected_key:
             self.board.selected_key = key
             self._render_selected(self.now())  # the runs pane shows the export's runs before a run key reads it
             self._schedule_runs_load()
             self.refresh_bindings()
-        if self._runs is not None and self.detail_shown and self._runs_table_owner == self.board.selected_key:
-            self.board.selected_run_id = self._runs.cursor_key
+        pane = self._detail
+        if pane is not None and self.detail_shown and pane.owner == self.board.selected_key:
+            self.board.selected_run_id = pane.runs.cursor_key
 
     @on(VirtualTable.RowHighlighted, "#exports")
     def _export_highlighted(self) -> None:
@@ -443,35 +425,24 @@ class MonitorScreen(WatchdeckScreen[None]):
     def _run_highlighted(self, event: VirtualTable.RowHighlighted) -> None:
         self.follow_cursors()
         # Past the last run: the next page of older runs, where the server pages them.
-        table = self.query_one("#runs", VirtualTable)
         watched = self.board.selected()
-        if watched is None or event.cursor_row < table.row_count - 1:
+        if watched is None or event.cursor_row < event.control.row_count - 1:
             return
-        pages = self.runs_pane.pages(watched.key)
-        if pages is not None and pages.can_load_more:
-            pages.loading = True
+        pages = self.watching.runs.pane.take_older(watched.key)
+        if pages is not None:
             self._load_older_runs(watched, pages)
 
     @work(group="monitor-older-runs", exit_on_error=False)
     async def _load_older_runs(self, watched: WatchedExport, pages: RunPages) -> None:
         try:
-            if pages.next_url is None or not self.incident.budget.try_take():
-                return
-            page = await self.wd.api_for(watched.project_id).batch_exports.runs(watched.export.id,
-                                                                               next_url=pages.next_url)
+            older = await self.watching.runs.load_older(watched, pages)
         except ApiError as err:
             self.notify(clean(f"Older runs: {err}", limit=200), severity="warning", markup=False, timeout=5)
             return
-        finally:
-            pages.loading = False
-        # The page goes on from the oldest run read before it: from there back to its own oldest run is read.
-        known = [c for c in (run_created(r) for r in [*self.board.runs_for(watched.key), *pages.runs]) if c]
-        added = pages.add_page(page.results, page.next)
-        if known:
-            self.incident.desk.add_runs(watched.key, page.results,
-                                        page_span(page.results, min(known), after=None, last_page=False))
-        self.notify(f"{added} older runs loaded" + ("" if page.next else "; that is all of them."), markup=False,
-                    timeout=3)
+        if older is None:
+            return
+        self.notify(f"{older.added} older runs loaded" + ("; that is all of them." if older.last else ""),
+                    markup=False, timeout=3)
         if watched.key == self.board.selected_key:
             self._render_selected(self.now())
 
@@ -491,185 +462,25 @@ class MonitorScreen(WatchdeckScreen[None]):
 
     @work(group="monitor-runs", exclusive=True, exit_on_error=False)
     async def _load_selected_runs(self) -> None:
-        await self._poll_selected_runs()
-
-    async def _poll_selected_runs(self) -> None:
         """One extra request per cycle, for the selected export's fuller run history."""
-        board = self.board
-        watched = board.selected()
-        if watched is None or board.runs_list_missing(watched.project_id):
-            return
-        client = self.wd.api_for(watched.project_id)
-        asked_at = self.now()
-        after = runs_window_start(asked_at)
-        # After ctrl+r the run history is asked of the server too, not only the export list.
-        bypass = self.runs_pane.take_bypass()
-        try:
-            with bypass_cache() if bypass else contextlib.nullcontext():
-                page = await client.batch_exports.runs(watched.export.id, after=after)
-        except ProjectNotFound:
-            return  # the export poll names it; the runs list is not missing for that
-        except (NotFound, MethodNotAllowed):
-            board.runs_list_not_offered(watched.project_id)
-            return
-        except ApiError:
-            return
-        # A run without an id or a status cannot be judged or drawn: left out, as `watchdeck status` leaves it out.
-        runs = [run for run in page.results if incomplete_reason_of_run(run) is None]
-        board.runs_list_read(watched.project_id)
-        board.store_runs(watched.key, runs)
-        self.runs_pane.pages_after_window(watched.key, page.next)
-        self.incident.desk.add_runs(watched.key, runs, page_span(runs, asked_at, after=after,
-                                                                 last_page=page.next is None))
-        if not self.frozen and watched.key == board.selected_key:
+        key = await self.watching.runs.load_selected(self.now)
+        if key is not None and not self.frozen and key == self.board.selected_key:
             self._render_selected(self.now())
             self.refresh_bindings()  # the selected run may have ended: cancel no longer applies
 
-    def _render_selected(self, now: datetime) -> None:
-        if not self.detail_shown:
-            return  # drawn when the pane is mounted
-        watched = self.board.selected()
-        runs_table = self.query_one("#runs", VirtualTable)
-        details = self.query_one("#export-details", Static)
-        if watched is None:
-            runs_table.clear()
-            self._details_text = None
-            details.update(Text("No export selected.", style=Tone.MUTED.style))
-            return
-        runs = self.runs_pane.shown(watched.key, self.board.runs_for(watched.key))
-        rows = run_rows(runs, self.runs_view, now)
-        cancelling = self.board.cancelling
-        if cancelling:
-            cancelling -= {run.id for run in runs if not run.is_in_progress}
-            rows = [(key, {**cells, "status": Text("cancelling…", style=Tone.NOTE.style)})
-                    if key in cancelling else (key, cells) for key, cells in rows]
-        keys = [key for key, _ in rows]
-        old_keys = runs_table.keys()
-        if keys != old_keys:
-            # New runs arrived or another export was selected: rebuild (at most 100 rows), keep the cursor's run.
-            current = runs_table.cursor_key if old_keys and watched.key == self._runs_table_owner else None
-            runs_table.clear()
-            runs_table.apply(rows)
-            self._run_cells = dict(rows)
-            if current is not None and current in keys:
-                runs_table.move_cursor(keys.index(current))
-        else:
-            changed = {key: [c for c, v in cells.items() if self._run_cells.get(key, {}).get(c) != v]
-                       for key, cells in rows}
-            runs_table.apply(rows, {k: v for k, v in changed.items() if v})
-            self._run_cells = dict(rows)
-        self._runs_table_owner = watched.key
-        self.board.selected_run_id = runs_table.cursor_key
-        oldest_first = list(reversed(runs))
-        # Assign only what changed: each assignment repaints, and the details' update lays out the screen.
-        for spark_id, series in (("#records-spark", records_series(oldest_first) or [0.0]),
-                                 ("#duration-spark", duration_series(oldest_first) or [0.0])):
-            spark = self.query_one(spark_id, Sparkline)
-            if spark.data != series:
-                spark.data = series
-        facts = self.board.facts(watched.key)
-        verdict = facts.verdict if facts is not None else self.board.judge(watched, now)
-        text = export_details_text(watched, verdict)
-        if text != self._details_text:
-            self._details_text = text
-            details.update(text)
+    def selected(self) -> WatchedExport | None:
+        """The export under the exports table's cursor now."""
+        self.follow_cursors()
+        return self.board.selected()
 
-    def _announce_started_retries(self) -> None:
-        """A retry's new run appears later: when it does, say so and put the cursor on it."""
-        for _, run in self.board.take_started_retries():
-            self.notify(f"The retry's new run has started ({clean(run.status, limit=30)}).", title="Retry",
-                        markup=False)
-            self.call_after_refresh(self._highlight_run, run.id)
+    def selected_run(self) -> BatchExportRun | None:
+        """The run under the runs table's cursor now (of the export under the exports table's cursor)."""
+        self.follow_cursors()
+        if self.detail_shown and self.board.selected_run_id is None:
+            return None  # the runs table shows no run (its filter keeps none)
+        return self.board.selected_run()
 
-    def _highlight_run(self, run_id: str) -> None:
-        if not self.detail_shown:
-            return
-        self.query_one("#runs", VirtualTable).move_to_key(run_id)  # nothing when the run is not among the rows
-
-    # ------------------------------------------------------------------ status line
-
-    def refresh_status(self) -> None:
-        """Show the status line as it is now (a timer does this every second)."""
-        facts = self.status_facts()
-        line = monitor_status(facts, self.size.width)
-        with contextlib.suppress(NoMatches):
-            # The height is fixed in monitor.tcss: skip the whole-screen layout update() does by default,
-            # which every second would cost more CPU than the polls themselves (make bench: idle CPU).
-            self.query_one("#monitor-status", Static).update(line, layout=False)
-        self.set_class(is_stale(facts.freshness), "-stale")
-
-    def status_facts(self) -> StatusFacts:
-        """What the status line says, gathered from the poller, the board, the alerts and the clock."""
-        poller = self.poller
-        age = poller.age()
-        frozen_at = self._frozen_at
-        if self.frozen and frozen_at is not None:
-            age = frozen_at[0] + (self.wd.monotonic() - frozen_at[1])
-        board = self.board
-        snapshot = board.snapshot
-        counts = None
-        if snapshot is not None:
-            counts = ExportCounts(
-                total=len(snapshot.exports), shown=len(board.visible()) if board.filter else None,
-                failing=board.failing_count, alerts=self.incident_keys.open_alerts,
-                note=snapshot.notes[0] if snapshot.notes else None, unreadable=len(snapshot.item_errors),
-                incomplete=len(snapshot.incomplete),
-            )
-        return StatusFacts(
-            freshness=poller.freshness(), age=age, interval=poller.interval, project=self.project_title(),
-            frozen=self.frozen, read_only=self.wd.settings.read_only, stretch_note=self._stretch_note,
-            failures=poller.failures, reason=poller.reason() if poller.failures else "",
-            next_poll_in=poller.seconds_until_next(), in_flight=poller.in_flight,
-            skew=self.wd.server_clock.skew_words(), exports=counts, filter=board.filter,
-            group=board.key_filter[1] if board.key_filter is not None else None,
-            cache_problem=self.wd.shared.cache_problem(), viewers=self.wd.shared.sharing_viewers(),
-            ignoring=self.wd.shared.ignoring_entries(),
-        )
-
-    def watch_frozen(self, frozen: bool) -> None:
-        age = self.poller.age()
-        # The age of what the frozen screen shows keeps growing; the polls' newer data is not on screen.
-        self._frozen_at = (age, self.wd.monotonic()) if frozen and age is not None else None
-        self.refresh_status()
-        if not frozen:
-            self._render_exports(self.now())
-
-    def on_resize(self) -> None:
-        """Fit both tables' columns to the width, and give a short terminal's rows to the runs, not the charts."""
-        self.set_class(self.size.height < SHORT_HEIGHT, "-short")
-        self._build_columns()
-
-    def _fitted(self, table: VirtualTable, columns: Sequence[tuple[str, str, int | None]], priority: Sequence[str],
-                grow: tuple[str, int], requires: Mapping[str, str] | None = None,
-                ) -> list[tuple[str, str, int | None]]:
-        """The columns that fit whole across the screen, room kept for the table's vertical scroll bar."""
-        available = self.size.width - table.styles.scrollbar_size_vertical
-        return fit_columns(columns, priority, available, CELL_PADDING, grow, requires)
-
-    def _build_columns(self) -> None:
-        """Show the columns that fit the width; a table keeps every column's cells, shown or not.
-
-        Columns drop whole, least needed first (EXPORT_PRIORITY, RUN_PRIORITY): none is drawn cut off at
-        the screen's edge. Below NARROW_WIDTH the name starts narrower, so that the verdict columns fit.
-        """
-        exports = self.query_one("#exports", VirtualTable)
-        multi = len(self.wd.settings.project_ids) > 1
-        narrow = self.size.width < NARROW_WIDTH
-        columns = [(k, label, NARROW_NAME_WIDTH if narrow and k == "name" else w) for k, label, w in EXPORT_COLUMNS
-                   if multi or k != "project"]
-        fitted = self._fitted(exports, columns, EXPORT_PRIORITY, EXPORT_GROW, EXPORT_REQUIRES)
-        if fitted != self._export_columns:
-            self._export_columns = fitted
-            exports.show_columns((key, width or 0) for key, _, width in fitted)
-        if not self.detail_shown:
-            return
-        runs = self.query_one("#runs", VirtualTable)
-        fitted = self._fitted(runs, RUN_COLUMNS, RUN_PRIORITY, RUN_GROW)
-        if fitted != self._run_columns:
-            self._run_columns = fitted
-            runs.show_columns((key, width or 0) for key, _, width in fitted)
-
-    # ------------------------------------------------------------------ bindings
+    # ------------------------------------------------------------------ keys
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in MUTATING_ACTIONS and self.wd.settings.read_only:
@@ -684,40 +495,25 @@ class MonitorScreen(WatchdeckScreen[None]):
                 return False
         if action == "details":
             return True if self.detail_shown else None
-        if action in MUTATING_ACTIONS | {"run_logs", "export_logs", "acknowledge", "run_error", "silence",
-                                         "silence_project"} and watched is None:
+        if watched is None:
+            return None if action in EXPORT_KEYS else True
+        if self.board.is_pending(action, watched.key):
             return None
-        if watched is not None and self.board.is_pending(action, watched.key):
-            return None
-        if action == "acknowledge" and watched is not None and not self.incident.desk.book.is_marked(watched.key):
+        if action == "acknowledge" and not self.incident.desk.book.is_marked(watched.key):
             return None
         return True
 
     @on(VirtualTable.RowSelected, "#exports")
     def _export_chosen(self) -> None:
         """Enter on an export goes down to its runs (the table keeps enter for itself)."""
-        if self.detail_shown:
-            self.query_one("#runs", VirtualTable).focus()
+        if self._detail is not None and self.detail_shown:
+            self._detail.runs.focus()
 
     @on(VirtualTable.RowSelected, "#runs")
     def _run_chosen(self, event: VirtualTable.RowSelected) -> None:
         """Enter on a run: the run it was pressed on, whatever keys came after it before this message."""
-        runs = self.board.runs_for(self._runs_table_owner)
-        self._show_run_error(next((run for run in runs if run.id == event.row_key), None))
-
-    # ------------------------------------------------------------------ action keys (sent by ExportActions)
-
-    def selected(self) -> WatchedExport | None:
-        """The export under the exports table's cursor now."""
-        self.follow_cursors()
-        return self.board.selected()
-
-    def selected_run(self) -> BatchExportRun | None:
-        """The run under the runs table's cursor now (of the export under the exports table's cursor)."""
-        self.follow_cursors()
-        if self.detail_shown and self.board.selected_run_id is None:
-            return None  # the runs table shows no run (its filter keeps none)
-        return self.board.selected_run()
+        runs = self.board.runs_for(self._detail.owner if self._detail is not None else None)
+        self.export_keys.show_run_error(next((run for run in runs if run.id == event.row_key), None))
 
     def _say(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
              timeout: float | None = None) -> None:
@@ -733,150 +529,42 @@ class MonitorScreen(WatchdeckScreen[None]):
         elif change is Change.RUNS:
             self._render_selected(self.now())
 
-    def _send(self, action: Coroutine[Any, Any, bool]) -> None:
-        """An action the operator confirmed, sent in a worker of this screen."""
-        self.run_worker(action, group="monitor-actions", exit_on_error=False)
-
     def action_pause(self) -> None:
-        self._ask_pause(True)
+        self.export_keys.pause(True)
 
     def action_unpause(self) -> None:
-        self._ask_pause(False)
-
-    def _ask_pause(self, pause: bool) -> None:
-        watched = self.selected()
-        if watched is None:
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._send(self.actions.set_paused(watched, pause))
-
-        self.app.push_screen(pause_question(watched, pause), answered)
+        self.export_keys.pause(False)
 
     def action_backfill(self) -> None:
-        from tui.screens.export_modals import BackfillRequest, BackfillScreen
-
-        watched = self.selected()
-        if watched is None:
-            return
-
-        def answered(request: BackfillRequest | None) -> None:
-            if request is not None:
-                self._send(self.actions.backfill(watched, *request.bounds()))
-
-        pid = watched.project_id
-        known, created = self.actions.known_project_created(pid)
-        screen = BackfillScreen(watched.export, self.wd.clock.now(), created)
-        self.app.push_screen(screen, answered)
-        if not known:  # the dialog opens at once; the limit arrives when the server says
-            self.run_worker(self._learn_project_created(pid, screen), group="monitor-actions", exit_on_error=False)
-
-    async def _learn_project_created(self, project_id: str, screen: BackfillScreen) -> None:
-        try:
-            created = await self.actions.project_created(project_id)
-        except ApiError:  # unknown is no reason to refuse a backfill
-            return
-        screen.know_project_created(created)
+        self.export_keys.backfill()
 
     def action_retry(self) -> None:
-        watched, run = self.selected(), self.selected_run()
-        if watched is None or run is None:
-            return
-
-        def confirmed_twice(yes: bool | None) -> None:
-            if yes:
-                self._send(self.actions.retry(watched, run))
-
-        def confirmed(yes: bool | None) -> None:
-            if not yes:
-                return
-            if run.status == RunStatus.COMPLETED:
-                self.app.push_screen(retry_completed_question(), confirmed_twice)
-            else:
-                self._send(self.actions.retry(watched, run))
-
-        self.app.push_screen(retry_question(watched, run), confirmed)
+        self.export_keys.retry()
 
     def action_cancel_run(self) -> None:
-        watched, run = self.selected(), self.selected_run()
-        if watched is None or run is None:
-            return
-        if not run.is_in_progress:
-            self.notify(clean(f"This run is {run.status}: only a starting or running run can be cancelled.", limit=200),
-                        markup=False, timeout=4)
-            return
-        if not self.actions.can_cancel_runs(watched.project_id) or self.lacks_runs_list(watched.project_id):
-            self.notify(NO_RUN_CANCEL, markup=False, timeout=6)
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._send(self.actions.cancel_run(watched, run))
-
-        self.app.push_screen(cancel_run_question(watched, run), answered)
+        self.export_keys.cancel_run()
 
     def action_edit(self) -> None:
-        from tui.screens.export_modals import EditExportScreen
-
-        watched = self.selected()
-        if watched is None:
-            return
-
-        def saved(export: BatchExport | None) -> None:
-            if export is not None:
-                self.actions.edited(watched, export)
-
-        self.app.push_screen(EditExportScreen(watched, self.journal), saved)
+        self.export_keys.edit()
 
     def action_delete(self) -> None:
-        from tui.screens.export_modals import DeleteExportScreen
-
-        watched = self.selected()
-        if watched is None:
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._send(self.actions.delete(watched))
-
-        self.app.push_screen(DeleteExportScreen(watched.export), answered)
+        self.export_keys.delete()
 
     def action_run_logs(self) -> None:
-        from tui.screens.logs import LogsScreen
-
-        watched, run = self.selected(), self.selected_run()
-        if watched is not None and run is not None:
-            self.app.push_screen(LogsScreen(watched, run))
+        self.export_keys.logs(of_run=True)
 
     def action_export_logs(self) -> None:
-        from tui.screens.logs import LogsScreen
-
-        watched = self.selected()
-        if watched is not None:
-            self.app.push_screen(LogsScreen(watched, None))
+        self.export_keys.logs(of_run=False)
 
     def action_run_error(self) -> None:
-        self._show_run_error(self.selected_run())
-
-    def _show_run_error(self, run: BatchExportRun | None) -> None:
-        from tui.screens.export_modals import RunErrorScreen
-
-        if run is None:
-            return
-        if run.latest_error:
-            self.app.push_screen(RunErrorScreen(run))
-        else:
-            self.notify("This run has no error.", markup=False, timeout=3)
-
-    # ------------------------------------------------------------------ view keys
+        self.export_keys.show_run_error(self.selected_run())
 
     def action_refresh(self) -> None:
         """Poll now, and ask the export and runs list routes again where they were found missing."""
         self.source.look_again()
         self.board.look_again_for_runs()
         self.source.bypass_next = True  # asks the server, and refreshes the shared cache for the other viewers
-        self.runs_pane.bypass_next = True  # and so does the runs load that follows the poll
+        self.watching.runs.pane.bypass_next = True  # and so does the runs load that follows the poll
         self.poll_now()
 
     @on(BoardChanged)
@@ -895,23 +583,21 @@ class MonitorScreen(WatchdeckScreen[None]):
                     else "View live again.", markup=False, timeout=3)
 
     def action_slower(self) -> None:
-        self._step_interval(+1)
+        self._step_interval(slower=True)
 
     def action_faster(self) -> None:
-        self._step_interval(-1)
+        self._step_interval(slower=False)
 
-    def _step_interval(self, direction: int) -> None:
-        current = self._asked_interval
-        steps = [s for s in POLL_STEPS if (s > current if direction > 0 else s < current)]
-        if not steps:
+    def _step_interval(self, *, slower: bool) -> None:
+        step = poll_step(self._asked_interval, slower)
+        if step is None:
             return
-        self._asked_interval = steps[0] if direction > 0 else steps[-1]
+        self._asked_interval = step
         self._apply_budget()
         # The poll already planned follows the new interval too: the status line's "every N s" holds at once.
         delay = self.poller.interval_changed()
         if delay is not None and self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+            self._stop_timer()
             if delay > 0:
                 self._timer = self.set_timer(delay, self.poll_now)
             else:
@@ -919,56 +605,38 @@ class MonitorScreen(WatchdeckScreen[None]):
         self.refresh_status()
 
     def action_filter(self) -> None:
-        box = self.query_one("#monitor-filter", Input)
-        box.remove_class("hidden")
-        self.set_focus(box)  # at once: keys typed straight after must not reach the screen's actions (focus() waits)
+        self._filter.open()
 
     def action_details(self) -> None:
         """The lower pane shows the export's details, or its runs again (its tabs, from the keyboard)."""
-        if not self.detail_shown:
-            return
-        tabs = self.query_one(TabbedContent)
-        tabs.active = "tab-runs" if tabs.active == "tab-details" else "tab-details"
+        if self._detail is not None and self.detail_shown:
+            self._detail.toggle_tab()
 
     def action_clear_filter(self) -> None:
         """Escape: from the runs pane or the lower pane's tabs (a click puts the focus there) back to the exports;
         else clear the filter."""
         if self._detail is not None and self._detail.has_focus_within:
-            self.query_one("#exports", VirtualTable).focus()
-            return
-        if self.board.key_filter is not None:
+            self._exports.focus()
+        elif self.board.key_filter is not None:
             self.board.key_filter = None
             self._redraw_filtered()
-            return
-        box = self.query_one("#monitor-filter", Input)
-        if self.board.filter or not box.has_class("hidden"):
-            box.value = ""
-            box.add_class("hidden")
-            self._apply_filter("")
-            self.query_one("#exports", VirtualTable).focus()
+        elif self.board.filter or self._filter.shown:
+            self._filter.close()
+            self._exports.focus()
 
-    @on(Input.Changed, "#monitor-filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        self._apply_filter(event.value.strip())
-
-    @on(Input.Submitted, "#monitor-filter")
+    @on(FilterBox.Submitted, "#monitor-filter")
     def _filter_submitted(self) -> None:
-        self.query_one("#exports", VirtualTable).focus()
+        self._exports.focus()
 
     def _apply_filter(self, text: str) -> None:
-        if not self.board.set_filter(text):
-            return
-        table = self.query_one("#exports", VirtualTable)
-        table.clear()
-        self._cells = {}
-        self._render_exports(self.now())
-        self.refresh_status()
+        if self.board.set_filter(text):
+            self._exports.clear()
+            self._render_exports(self.now())
+            self.refresh_status()
 
     def action_acknowledge(self) -> None:
         watched = self.selected()
-        if watched is None:
-            return
-        if self.incident.desk.book.acknowledge_export(watched.key, self.now()):
+        if watched is not None and self.incident.desk.book.acknowledge_export(watched.key, self.now()):
             self.notify(clean(f"Alert acknowledged: {watched.export.name}.", limit=200), markup=False, timeout=3)
             self._render_exports(self.now())
             self._update_title()
@@ -1011,20 +679,17 @@ class MonitorScreen(WatchdeckScreen[None]):
 
     def _redraw_filtered(self) -> None:
         """The rows shown changed (a filter): draw the table afresh."""
-        self.query_one("#exports", VirtualTable).clear()
-        self._cells = {}
+        self._exports.clear()
         self.board.selected_key = None
         self._render_exports(self.now())
         self.refresh_status()
 
     def show_export(self, key: str) -> None:
-        table = self.query_one("#exports", VirtualTable)
+        table = self._exports
         if key not in table and (self.board.filter or self.board.key_filter is not None):
             self.board.key_filter = None
-            box = self.query_one("#monitor-filter", Input)
-            box.value = ""
-            box.add_class("hidden")
             self.board.set_filter("")
+            self._filter.close()
             self._redraw_filtered()
         table.move_to_key(key)
         table.focus()
@@ -1032,7 +697,7 @@ class MonitorScreen(WatchdeckScreen[None]):
     def show_only(self, keys: Sequence[str], label: str) -> None:
         self.board.key_filter = (tuple(keys), label)
         self._redraw_filtered()
-        self.query_one("#exports", VirtualTable).focus()
+        self._exports.focus()
 
     def show_run(self, key: str, run_id: str) -> None:
         self.show_export(key)
@@ -1057,9 +722,6 @@ class MonitorScreen(WatchdeckScreen[None]):
 
     def runs_view_changed(self, view: RunsView) -> None:
         self.runs_view = view
-        self._run_cells = {}
-        if self.detail_shown:
-            self.query_one("#runs", VirtualTable).clear()
-            with contextlib.suppress(NoMatches):  # the pane's tabs, while they are being mounted
-                self.query_one(TabbedContent).get_tab("tab-runs").label = Text(f"Runs · {view.label}")
+        if self._detail is not None and self.detail_shown:
+            self._detail.show_view(view.label)
         self._render_selected(self.now())

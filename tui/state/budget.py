@@ -130,3 +130,15 @@ class ActionBudget:
     def used_last_minute(self) -> int:
         now = self.monotonic()
         return sum(1 for t in self._sent if now - t < 60.0)
+
+
+POLL_STEPS = (2.0, 3.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0)
+"""The intervals ``+`` and ``-`` step through, in seconds."""
+
+
+def poll_step(current: float, slower: bool) -> float | None:
+    """The next longer (``slower``) or shorter interval of ``POLL_STEPS`` than ``current``; None past the ends."""
+    steps = [s for s in POLL_STEPS if (s > current if slower else s < current)]
+    if not steps:
+        return None
+    return steps[0] if slower else steps[-1]

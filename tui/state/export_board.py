@@ -16,7 +16,7 @@ exports read for the runs pane (``RUNS_KEPT`` runs, about 210 KB each).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -354,6 +354,13 @@ class ExportBoard:
     def look_again_for_runs(self) -> None:
         """Ask the runs list again at the next load (ctrl+r)."""
         self._missing_runs_lists.look_again()
+
+    def cancelling_among(self, runs: Iterable[BatchExportRun]) -> set[str]:
+        """The runs sent a cancel that the server still shows in progress: a run among ``runs`` that ended is no
+        longer cancelling."""
+        if self.cancelling:
+            self.cancelling -= {run.id for run in runs if not run.is_in_progress}
+        return self.cancelling
 
     def store_runs(self, key: str, runs: list[BatchExportRun]) -> None:
         """The runs page read for an export's runs pane; kept for the last ``RUNS_EXPORTS_KEPT`` exports read."""

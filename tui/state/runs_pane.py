@@ -8,6 +8,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
 from tui.api.models.batch_exports import BatchExportRun
+from tui.state.health import run_created
+from tui.state.run_history import Span, page_span
 from tui.state.run_list import RunPages
 
 RUNS_WINDOW = timedelta(days=7)
@@ -41,6 +43,15 @@ class RunsPane:
             pages.first_page([], next_url)
         return pages
 
+    def take_older(self, key: str) -> RunPages | None:
+        """The export's pages when an older page may be read now (none is being read, more are left): marked as
+        being read; None otherwise."""
+        pages = self._pages.get(key)
+        if pages is None or not pages.can_load_more:
+            return None
+        pages.loading = True
+        return pages
+
     def take_bypass(self) -> bool:
         """Whether this load skips the shared cache (once, after ctrl+r)."""
         bypass, self.bypass_next = self.bypass_next, False
@@ -53,6 +64,13 @@ class RunsPane:
             return list(runs)
         known = {run.id for run in runs}
         return [*runs, *(run for run in pages.runs if run.id not in known)]
+
+
+def older_page_span(known: Sequence[BatchExportRun], page: Sequence[BatchExportRun]) -> Span | None:
+    """The creation times an older page covers: it goes on from the oldest run ``known`` before it (the runs
+    shown when it was asked), so from there back to its own oldest run every run is read."""
+    stamps = [c for c in (run_created(run) for run in known) if c]
+    return page_span(page, min(stamps), after=None, last_page=False) if stamps else None
 
 
 class ProjectLabels:

@@ -18,7 +18,7 @@ stays put and posts :class:`VirtualTable.HeaderSelected` on click, a row cursor 
 :class:`VirtualTable.RowSelected`), :class:`VirtualTable.RowHighlighted` whenever the row under
 the cursor changes, horizontal scrolling when the columns are wider than the widget, a stable
 :meth:`VirtualTable.sort` by a key function whose values are computed once per row, and
-:meth:`VirtualTable.apply`, which shows a list of keyed rows, taking anew only the rows said to have changed.
+:meth:`VirtualTable.apply`, which shows a list of keyed rows, taking anew only the rows whose cells changed.
 
 The cursor moves at once; its ``RowHighlighted`` is handled later, after any keys that arrived with the move
 (``Down p`` in one write). A key acts on the row under the cursor when it is handled: an owner reads
@@ -90,6 +90,22 @@ def make_row(key: str, cells: Sequence[Cell], styles: Sequence[str] = ()) -> Row
 def cell_text(cell: Cell) -> str:
     """The characters of a cell, whatever its styles."""
     return cell if isinstance(cell, str) else cell.plain
+
+
+def same_cells(old: Sequence[Cell], new: Sequence[Cell]) -> bool:
+    """Whether two rows' cells draw alike: the same characters in the same styles (``Text``'s own ``==``
+    leaves its base style out, so a cell turning red with the same words would not be drawn again)."""
+    if len(old) != len(new):
+        return False
+    for a, b in zip(old, new, strict=True):
+        if a is b:
+            continue
+        if isinstance(a, Text) and isinstance(b, Text):
+            if a.plain != b.plain or a.style != b.style or a.spans != b.spans:
+                return False
+        elif a != b:
+            return False
+    return True
 
 
 class _Looks(NamedTuple):
@@ -415,27 +431,33 @@ class VirtualTable(ScrollView, can_focus=True):
         self._rows_changed()
         self.scroll_to(0, 0, animate=False, force=True)
 
-    def apply(self, rows: Sequence[tuple[str, Mapping[str, Cell]]],
-              changed: Mapping[str, Iterable[str]] | None = None) -> None:
+    def apply(self, rows: Sequence[tuple[str, Mapping[str, Cell]]]) -> None:
         """Show ``rows`` (key, cells by column key), in this order, in place of the rows shown.
 
-        A row already shown keeps its cells unless ``changed`` names it: only the lines of new and changed
-        rows are drawn again. The cursor stays on its row while that row is shown, and the scroll stays put.
+        Callers give every row each time; the table compares each row's cells with the ones it shows and keeps
+        the rows whose cells are equal, so only the lines of new and changed rows are drawn again. The cursor
+        stays on its row while that row is shown, and the scroll stays put.
         """
         index = self._index()
-        renewed = changed or {}
         order = [column.key for column in self.columns]
         wanted: list[Row] = []
         for key, cells in rows:
+            fresh = tuple(cells.get(column, "") for column in order)
             position = index.get(key)
-            if position is not None and key not in renewed:
-                wanted.append(self._view[position])
-            else:
-                wanted.append((key, tuple(cells.get(column, "") for column in order), ()))
+            old = self._view[position] if position is not None else None
+            wanted.append(old if old is not None and same_cells(old[CELLS], fresh) else (key, fresh, ()))
         if len(wanted) == len(self._rows) and all(new is old for new, old in zip(wanted, self._rows, strict=True)):
             return  # the same rows in the same order: nothing to draw again (a quiet poll)
         cursor_key = self.cursor_key
         self.set_rows(wanted, keep=cursor_key)
+
+    def cells_of(self, key: str) -> dict[str, Cell] | None:
+        """The cells a row shows, by column key (None when the row is not in the table)."""
+        position = self._index().get(key)
+        if position is None:
+            return None
+        cells = self._view[position][CELLS]
+        return {column.key: cells[number] for number, column in enumerate(self.columns) if number < len(cells)}
 
     def update_row(self, row: Row) -> None:
         """Replace the row with the same key (re-sorted when a sort is active)."""
@@ -666,6 +688,14 @@ class VirtualTable(ScrollView, can_focus=True):
         self._header = None
         self._update_virtual_size()
         self.refresh()
+
+    def fit_to(self, width: int, columns: Sequence[tuple[str, str, int | None]], priority: Sequence[str],
+               grow: tuple[str, int], requires: Mapping[str, str] | None = None) -> None:
+        """Show the columns that fit whole across ``width`` cells (:func:`fit_columns`), room kept for the
+        vertical scroll bar; a table keeps every column's cells, shown or not."""
+        available = width - self.styles.scrollbar_size_vertical
+        fitted = fit_columns(columns, priority, available, CELL_PADDING, grow, requires)
+        self.show_columns((key, column_width or 0) for key, _, column_width in fitted)
 
     def fixed_width_but(self, key: str) -> int:
         """Cells taken by every shown column except ``key``, padding included."""

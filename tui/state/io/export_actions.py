@@ -56,7 +56,7 @@ class ExportActions:
     def __init__(self, board: ExportBoard, client_for: Callable[[str], ApiClient], journal: JournalWriter, *,
                  profile: str | None, clock: Clock, server_clock: Clock, notify: Notify,
                  changed: Callable[[Change], None], unsupported: set[tuple[str, str]]) -> None:
-        self.board = board  # the screen's: replaced with it when the operator switches projects
+        self.board = board  # its watch's (tui.state.io.project_watch): a project switch makes new actions
         self._client_for = client_for
         self._journal = journal
         self._profile = profile
