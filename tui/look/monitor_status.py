@@ -13,16 +13,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from tui.look.palette import Tone
-from tui.look.status_line import (
-    FRESHNESS_LOOK,
-    STATUS_AGE,
-    STATUS_FILTER,
-    STATUS_NOTE,
-    STATUS_POLL,
-    STATUS_REFRESHING,
-    fit_status,
-    project_badge,
-)
+from tui.look.status_line import STATUS_FILTER, STATUS_NOTE, STATUS_POLL, STATUS_REFRESHING, status_line
 from tui.state.freshness import Freshness
 from tui.state.io.shared import IGNORED_NOTE
 from tui.text.clean import clean
@@ -78,19 +69,8 @@ def is_stale(freshness: Freshness) -> bool:
 
 def monitor_status(facts: StatusFacts, width: int) -> Text:
     """The status line in ``width`` cells: badges (freshness, project, FROZEN, READ-ONLY), then phrases."""
-    symbol, tone = FRESHNESS_LOOK[facts.freshness]
-    style = tone.style if tone is not None else "bold"
     # (priority, text, style): the lower the number, the longer it stays on a narrow line (fit_status).
-    badges: list[tuple[int, str, str]] = [(0, f" {symbol} {facts.freshness.value} ", style)]
-    if facts.project:
-        badges.append(project_badge(facts.project, width))
-    if facts.frozen:
-        badges.append((0, " FROZEN ", Tone.FROZEN.style))
-    if facts.read_only:
-        badges.append((0, " READ-ONLY ", Tone.READ_ONLY.style))
-    phrases: list[tuple[int, str, str]] = [
-        (STATUS_AGE, f"updated {duration(facts.age)} ago" if facts.age is not None else "no data yet", ""),
-    ]
+    phrases: list[tuple[int, str, str]] = []
     if facts.stretch_note:  # a warning: why the interval is not the one asked for; kept as long as the notes
         phrases.append((STATUS_NOTE, f"every {duration(facts.interval)} ({facts.stretch_note})", Tone.NOTE.style))
     else:
@@ -128,4 +108,5 @@ def monitor_status(facts: StatusFacts, width: int) -> Text:
         phrases.append((STATUS_NOTE, f"shared cache: {facts.viewers} viewers", Tone.ACCENT.style))
     if facts.ignoring and not facts.cache_problem:
         phrases.append((STATUS_NOTE, IGNORED_NOTE, Tone.NOTE.style))
-    return fit_status(badges, phrases, width)
+    return status_line(facts.freshness, phrases, width, project=facts.project, age=facts.age, frozen=facts.frozen,
+                       read_only=facts.read_only)

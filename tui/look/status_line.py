@@ -13,6 +13,7 @@ from rich.text import Text
 from tui.look.palette import Tone
 from tui.state.freshness import Freshness
 from tui.text.clean import clean
+from tui.text.words import duration
 
 # The badge of each freshness: a symbol (it reads without colour) and a tone; connecting is bold in both modes.
 FRESHNESS_LOOK: dict[Freshness, tuple[str, Tone | None]] = {
@@ -36,10 +37,28 @@ PROJECT_MOST = 60
 """The most of a project's name the header shows, on a wide screen."""
 
 
-def project_badge(label: str, width: int, priority: int = STATUS_PROJECT) -> tuple[int, str, str]:
+def project_badge(label: str, width: int) -> tuple[int, str, str]:
     """The project's badge, on both screens: it outlasts the data's age (80 columns keep it), its name cut to a
-    third of the line so that the counts beside it still fit. The survey header, with fewer parts, keeps it (0)."""
-    return priority, f" {clean(label, limit=min(PROJECT_MOST, max(16, width // 3)))} ", "bold"
+    third of the line so that the counts beside it still fit."""
+    return STATUS_PROJECT, f" {clean(label, limit=min(PROJECT_MOST, max(16, width // 3)))} ", "bold"
+
+
+def status_line(freshness: Freshness, phrases: Sequence[tuple[int, str, str]], width: int, *, project: str = "",
+                age: float | None = None, frozen: bool = False, read_only: bool = False) -> Text:
+    """The header of both screens in ``width`` cells: the badges (freshness, project, FROZEN, READ-ONLY), the data's
+    age, then the screen's own ``phrases`` (priority, text, style: the lower the number, the longer it stays on a
+    narrow line, :func:`fit_status`)."""
+    symbol, tone = FRESHNESS_LOOK[freshness]
+    look = tone.style if tone is not None else "bold"
+    badges: list[tuple[int, str, str]] = [(0, f" {symbol} {freshness.value} ", look)]
+    if project:
+        badges.append(project_badge(project, width))
+    if frozen:
+        badges.append((0, " FROZEN ", Tone.FROZEN.style))
+    if read_only:
+        badges.append((0, " READ-ONLY ", Tone.READ_ONLY.style))
+    age_phrase = (STATUS_AGE, f"updated {duration(age)} ago" if age is not None else "no data yet", "")
+    return fit_status(badges, [age_phrase, *phrases], width)
 
 
 def fit_status(badges: Sequence[tuple[int, str, str]], phrases: Sequence[tuple[int, str, str]], width: int) -> Text:

@@ -53,13 +53,13 @@ from tui.config.paths import stylesheets
 from tui.key_registry import bindings, writing_actions
 from tui.look.palette import Tone
 from tui.look.render import plain
-from tui.look.status_line import FRESHNESS_LOOK, STATUS_AGE, STATUS_POLL, fit_status, project_badge
+from tui.look.status_line import STATUS_POLL, status_line
 from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.typed_confirm import TypedNameConfirmScreen
 from tui.state.budget import ActionBudget
-from tui.state.freshness import Freshness
+from tui.state.freshness import load_freshness
 from tui.state.io.journal import ActionJournal
 from tui.state.io.poller import Poller
 from tui.state.io.project_names import fetch_project_label
@@ -77,7 +77,7 @@ from tui.state.survey_list import (
 )
 from tui.state.survey_stats import TOTAL, StatsBook
 from tui.text.clean import clean
-from tui.text.words import counted, duration, when_text
+from tui.text.words import counted, when_text
 from tui.widgets.footer import KeyFooter
 from tui.widgets.survey_detail import SurveyDetail
 from tui.widgets.survey_table import COLUMNS, SurveyTable, rate_cell, responses_text, survey_row
@@ -566,27 +566,17 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self._render_header()
 
     def _render_header(self) -> None:
-        """As the monitor's: freshness, the project (kept at any width), then the data's age and what went wrong."""
+        """The monitor's status line (tui.look.status_line): freshness, the project, the data's age, what went wrong."""
         if not self.is_mounted:
             return
-        loaded, failed = self._loaded_at is not None, (self.error or self._refresh_error) is not None
-        state = (Freshness.CONNECTING if not loaded and not failed else Freshness.OFFLINE if not loaded
-                 else Freshness.STALE if failed else Freshness.LIVE)
-        symbol, tone = FRESHNESS_LOOK[state]
-        width = max(self.size.width - 2, 20)
-        badges: list[tuple[int, str, str]] = [(0, f" {symbol} {state.value} ", tone.style if tone else "bold")]
-        if self._project_label:
-            badges.append(project_badge(self._project_label, width, priority=0))
-        if self.read_only:
-            badges.append((0, " READ-ONLY ", Tone.READ_ONLY.style))
+        error = self.error or self._refresh_error
+        state = load_freshness(loaded=self._loaded_at is not None, failed=error is not None)
         age = None if self._loaded_at is None else max(0.0, self.wd.monotonic() - self._loaded_at)
-        phrases: list[tuple[int, str, str]] = [
-            (STATUS_AGE, f"updated {duration(age)} ago" if age is not None else "no data yet", ""),
-            (STATUS_POLL, "surveys · ctrl+r reloads", Tone.MUTED.style),
-        ]
-        if self.error or self._refresh_error:
-            phrases.append((0, clean(self.error or self._refresh_error, limit=120), Tone.ERROR.style))
-        line = fit_status(badges, phrases, width)
+        phrases = [(STATUS_POLL, "surveys · ctrl+r reloads", Tone.MUTED.style)]
+        if error:
+            phrases.append((0, clean(error, limit=120), Tone.ERROR.style))
+        line = status_line(state, phrases, max(self.size.width - 2, 20), project=self._project_label or "", age=age,
+                           read_only=self.read_only)
         shown = (line.plain, tuple(line.spans), line.style)
         if shown == self._header_shown:
             return  # the timer redraws it every second: an unchanged line costs nothing
