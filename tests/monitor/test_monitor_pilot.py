@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Log, OptionList, Static, TextArea
 
 from tests.monitor.conftest import back_to, make_app, press_on, requests, select_export
-from tests.pilot import footer_shows_current_keys, notifications, settle
+from tests.pilot import footer_shows_current_keys, notifications, settle, until
 from tui.sandbox.runner import SandboxHandle
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.export_modals import BackfillScreen, DeleteExportScreen, EditExportScreen
@@ -74,11 +74,12 @@ async def test_many_projects_stretch_the_interval_and_say_so_and_hostile_names_s
 
 
 
-async def test_logs_refused_to_personal_keys_are_said_once() -> None:
+async def test_logs_refused_to_personal_keys_are_said_once(monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.monitor.conftest import FROZEN_AT
     from tui.clock import FrozenClock
     from tui.sandbox.runner import SandboxOptions, start_sandbox
 
+    monkeypatch.setattr("tui.screens.logs.FOLLOW_SECONDS", 0.05)
     with start_sandbox(SandboxOptions(simulate=False, clock=FrozenClock(FROZEN_AT), logs_forbidden=True)) as box:
         app = make_app(box)
         async with app.run_test(size=(100, 30)) as pilot:
@@ -88,7 +89,8 @@ async def test_logs_refused_to_personal_keys_are_said_once() -> None:
             status = str(app.screen.query_one("#logs-status", Static).render())
             assert "personal API keys" in status
             asked = len(requests(box, "GET", "/logs/"))
-            app.screen._load_newer()  # a follow tick
+            await pilot.press("f", "f")  # follow off and on again: a screen that still follows asks at its next tick
+            await pilot.pause(0.5)  # ten follow intervals
             await settle(pilot)
             assert len(requests(box, "GET", "/logs/")) == asked, "it stops asking"
 
@@ -189,11 +191,9 @@ async def follow_asks_only_for_newer_lines(pilot: Pilot[Any], sandbox: SandboxHa
     app: Any = pilot.app
     await press_on(pilot, "Events to S3 data lake", "L")
     await settle(pilot)
-    screen: Any = app.screen
-    newest = screen._newest
-    assert newest is not None
-    screen._load_newer()
-    await settle(pilot)
+    assert app.screen.query_one("#logs", Log).line_count > 0
+    asked = len(requests(sandbox, "GET", "/logs/"))
+    await until(pilot, lambda: len(requests(sandbox, "GET", "/logs/")) > asked, step=0.1)  # the next follow tick
     last = requests(sandbox, "GET", "/logs/")[-1]
     assert "after=" in last["query"], last
 
@@ -300,13 +300,14 @@ READING = (one_list_request_per_cycle, palette_offers_the_screen_actions, help_l
            a_keystroke_after_opening_edit_does_not_replace_the_name, edit_refuses_bad_json_and_sends_nothing)
 
 
-async def test_looking_around_the_monitor(sandbox: SandboxHandle) -> None:
+async def test_looking_around_the_monitor(sandbox: SandboxHandle, monkeypatch: pytest.MonkeyPatch) -> None:
     """One monitor session, each case starting from the monitor (what a case left open is escaped, an edited
     form discarded): one list request per cycle; the palette offers the screen's actions; help lists the
     screen's keys grouped; run logs are plain lines; following logs asks only for newer lines; the footer is
     rebuilt only when its keys change; a keystroke just after opening edit does not replace the name; edit
     refuses bad JSON and sends nothing; switching project watches the new one; the picker's first down moves to
     the next project. None of it sends a write."""
+    monkeypatch.setattr("tui.screens.logs.FOLLOW_SECONDS", 0.2)  # the logs' follow ticks come in the case's time
     app = make_app(sandbox)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)

@@ -38,8 +38,8 @@ from tui.screens.base import WatchdeckScreen
 from tui.state.exports import WatchedExport
 from tui.text.clean import clean
 from tui.text.words import counted
+from tui.widgets.filter_box import FilterBox
 from tui.widgets.footer import KeyFooter
-from tui.widgets.text_field import TextField
 
 MAX_LINES = 5000
 PAGE = 500
@@ -107,13 +107,13 @@ class LogsScreen(WatchdeckScreen[None]):
         self._unavailable = False
         self._use_window = False  # per-run logs unusable: export logs in the run's window
         self._timer: Timer | None = None
-        self._search_timer: Timer | None = None
         self.lines_written = 0
         self.ignores_paging = False  # the server answered more than asked: following would re-read everything
 
     def compose(self) -> ComposeResult:
         yield Static(id="logs-title")
-        yield TextField(placeholder="search as you type (esc clears)", id="logs-search", classes="hidden")
+        yield FilterBox("search as you type (esc clears)", apply=self._apply_search,
+                        wait=lambda: debounce.DEBOUNCE.search, id="logs-search")
         log = Log(max_lines=MAX_LINES, highlight=True, id="logs", auto_scroll=True)
         log.highlighter = LevelHighlighter()
         yield log
@@ -273,12 +273,10 @@ class LogsScreen(WatchdeckScreen[None]):
 
     def action_close(self) -> None:
         """With the search bar open, escape clears the search (and shows every line again); else it goes back."""
-        box = self.query_one("#logs-search", Input)
-        if not box.has_class("hidden"):
-            box.add_class("hidden")
+        box = self.query_one("#logs-search", FilterBox)
+        if box.shown:
+            box.close()  # every line shows again
             self.query_one("#logs", Log).focus()
-            if box.value:
-                box.value = ""  # Input.Changed applies the empty search
             return
         self.dismiss(None)
 
@@ -316,20 +314,10 @@ class LogsScreen(WatchdeckScreen[None]):
             self.reload()
 
     def action_search(self) -> None:
-        box = self.query_one("#logs-search", Input)
-        box.remove_class("hidden")
-        self.set_focus(box)  # at once: keys typed straight after must not reach the screen's actions (focus() waits)
+        self.query_one("#logs-search", FilterBox).open()
 
-    @on(Input.Changed, "#logs-search")
-    def _search_typed(self, event: Input.Changed) -> None:
-        """Filter as you type: the server is asked once typing pauses, not at every key."""
-        if self._search_timer is not None:
-            self._search_timer.stop()
-        self._search_timer = self.set_timer(debounce.DEBOUNCE.search, self._apply_search)
-
-    def _apply_search(self) -> None:
-        self._search_timer = None
-        search = self.query_one("#logs-search", Input).value.strip()
+    def _apply_search(self, search: str) -> None:
+        """Filter as you type: the server is asked once typing pauses (FilterBox), not at every key."""
         if search == self._search:
             return
         self._search = search
@@ -339,11 +327,10 @@ class LogsScreen(WatchdeckScreen[None]):
         self._update_title()
         self.reload()
 
-    @on(Input.Submitted, "#logs-search")
-    def _search_submitted(self, event: Input.Submitted) -> None:
-        self._apply_search()
+    @on(FilterBox.Submitted, "#logs-search")
+    def _search_submitted(self) -> None:
         if not self._search:
-            event.input.add_class("hidden")
+            self.query_one("#logs-search", FilterBox).hide()
         self.query_one("#logs", Log).focus()
 
     def action_reload(self) -> None:

@@ -41,7 +41,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.timer import Timer
-from textual.widgets import Input, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from tui.api.cache_context import bypass_cache
@@ -78,10 +78,10 @@ from tui.state.survey_list import (
 from tui.state.survey_stats import TOTAL, StatsBook
 from tui.text.clean import clean
 from tui.text.words import counted, when_text
+from tui.widgets.filter_box import FilterBox
 from tui.widgets.footer import KeyFooter
 from tui.widgets.survey_detail import SurveyDetail
 from tui.widgets.survey_table import COLUMNS, SurveyTable, rate_cell, responses_text, survey_row
-from tui.widgets.text_field import TextField
 from tui.widgets.virtual_table import CELL_PADDING, KEY, Row, VirtualTable, cell_text, fit_columns
 
 MUTATING_ACTIONS = writing_actions("surveys")  # what read-only mode hides
@@ -137,7 +137,6 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self.error: str | None = None
         self.fetching = False
         self.detail_max = False
-        self._search_timer: Timer | None = None
         self._shown_id: str | None = None
         self._reloaded_generation = -1  # the query generation a reload started: its pages ask the server
         self._stats = StatsBook(max_age=STATS_MAX_AGE)  # each survey's total and weekly stats, bounded
@@ -154,8 +153,8 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="survey-header")  # the monitor's header: freshness, project, the data's age
-        yield TextField(placeholder="Filter by name (server search) · enter applies · escape clears",
-                    id="survey-filter")
+        yield FilterBox("Filter by name (server search) · enter applies · escape clears", apply=self._apply_search,
+                        wait=lambda: debounce.DEBOUNCE.search, id="survey-filter")
         with Vertical(id="survey-list-pane"):
             yield SurveyTable(id="survey-table")
             yield Static("", id="survey-empty")
@@ -684,26 +683,13 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
     # ------------------------------------------------------------------ filter and sort
 
     def action_filter(self) -> None:
-        box = self.query_one("#survey-filter", Input)
-        box.display = True
-        self.set_focus(box)  # at once: keys typed straight after must not reach the screen's actions (focus() waits)
+        self.query_one("#survey-filter", FilterBox).open()
 
-    @on(Input.Changed, "#survey-filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        if self._search_timer is not None:
-            self._search_timer.stop()
-        self._search_timer = self.set_timer(debounce.DEBOUNCE.search, self._apply_search)
-
-    @on(Input.Submitted, "#survey-filter")
-    def _filter_submitted(self, event: Input.Submitted) -> None:
-        self._apply_search()
+    @on(FilterBox.Submitted, "#survey-filter")
+    def _filter_submitted(self) -> None:
         self.table.focus()
 
-    def _apply_search(self) -> None:
-        if self._search_timer is not None:
-            self._search_timer.stop()
-            self._search_timer = None
-        text = self.query_one("#survey-filter", Input).value.strip()
+    def _apply_search(self, text: str) -> None:
         if text == self.pager.search:
             return
         self.pager.search = text
@@ -718,17 +704,10 @@ class SurveyBrowserScreen(WatchdeckScreen[None]):
         self.sub_title = "surveys" + (" · " + " · ".join(parts) if parts else "")
 
     def action_escape(self) -> None:
-        box = self.query_one("#survey-filter", Input)
-        if box.display or self.pager.search:
-            if self._search_timer is not None:
-                self._search_timer.stop()
-                self._search_timer = None
-            box.value = ""
-            box.display = False
+        box = self.query_one("#survey-filter", FilterBox)
+        if box.shown or self.pager.search:
+            box.close()  # the search is emptied now
             self.table.focus()
-            if self.pager.search:
-                self.pager.search = ""
-                self._restart()
             self._set_filter_title()
         elif self.detail_max:
             self.action_toggle_detail()

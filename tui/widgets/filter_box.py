@@ -38,6 +38,10 @@ class FilterBox(TextField):
         self.display = True
         self.screen.set_focus(self)
 
+    def hide(self) -> None:
+        """Hide the box, its text kept."""
+        self.display = False
+
     def close(self) -> None:
         """Empty and hide the box, and apply the empty filter now."""
         self._stop()
