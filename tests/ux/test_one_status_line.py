@@ -30,7 +30,7 @@ def test_both_screens_start_their_line_alike(width: int) -> None:
     badges = monitor[:monitor.index("READ-ONLY ") + len("READ-ONLY ")]
     assert badges.startswith(" ● LIVE  Acme")
     assert surveys.startswith(badges), (monitor, surveys)
-    assert ("updated 7 s ago" in monitor) == ("updated 7 s ago" in surveys), (monitor, surveys)
+    assert ("updated 7s ago" in monitor) == ("updated 7s ago" in surveys), (monitor, surveys)
 
 
 def test_an_error_drops_the_age_before_the_project_on_both() -> None:
