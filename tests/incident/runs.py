@@ -6,9 +6,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tui.api.models.batch_exports import BatchExport, BatchExportRun
+from tui.state.repair import ExportRef
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
+#: The exports the repair tests plan for.
+REF = ExportRef("1:a", "1", "a", "export a")
+OTHER = ExportRef("1:b", "1", "b", "export b")
 
 
 def run(run_id: str, hours_ago: int, status: str, *, error: str | None = None, created_after: float = 0.1,

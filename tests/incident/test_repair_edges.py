@@ -9,7 +9,6 @@ from datetime import timedelta
 from tui.state.budget import ActionBudget
 from tui.state.repair import (
     GAP_GRACE_SECONDS,
-    ExportRef,
     RepairRunner,
     RetryPlan,
     RetryTarget,
@@ -20,10 +19,8 @@ from tui.state.repair import (
     streak_start,
 )
 
-from .runs import HOUR, NOW, run
+from .runs import HOUR, NOW, OTHER, REF, run
 
-REF = ExportRef("1:a", "1", "a", "export a")
-OTHER = ExportRef("1:b", "1", "b", "export b")
 GRACE = timedelta(seconds=GAP_GRACE_SECONDS)
 
 

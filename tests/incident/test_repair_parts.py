@@ -11,7 +11,6 @@ from datetime import timedelta
 from tui.state.budget import ActionBudget
 from tui.state.repair import (
     GAP_GRACE_SECONDS,
-    ExportRef,
     RepairProgress,
     RepairRunner,
     RetryTarget,
@@ -21,10 +20,8 @@ from tui.state.repair import (
     since_default,
 )
 
-from .runs import HOUR, NOW, run
+from .runs import HOUR, NOW, OTHER, REF, run
 
-REF = ExportRef("1:a", "1", "a", "export a")
-OTHER = ExportRef("1:b", "1", "b", "export b")
 MINUTE = timedelta(minutes=1)
 
 

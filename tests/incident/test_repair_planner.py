@@ -7,7 +7,6 @@ from datetime import timedelta
 
 from tui.state.budget import ActionBudget
 from tui.state.repair import (
-    ExportRef,
     RepairRunner,
     RetryTarget,
     gap_ranges,
@@ -17,9 +16,7 @@ from tui.state.repair import (
     streak_start,
 )
 
-from .runs import HOUR, NOW, run
-
-REF = ExportRef("1:a", "1", "a", "export a")
+from .runs import HOUR, NOW, REF, run
 
 
 def test_streak_start_is_the_oldest_failed_interval_after_the_last_completed_one() -> None:
