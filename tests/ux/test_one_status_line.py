@@ -39,3 +39,11 @@ def test_an_error_drops_the_age_before_the_project_on_both() -> None:
                        project="Acme · production", age=3.0).plain
     assert "Acme · production" in line and "updated" not in line and "ctrl+r reloads" not in line, line
     assert line.startswith(" ▲ STALE  Acme · production ")
+
+
+@pytest.mark.parametrize(("age", "words"), [
+    (0.007, "updated 0s ago"), (0.6, "updated 1s ago"), (7.4, "updated 7s ago"),
+])
+def test_the_age_is_in_whole_seconds(age: float, words: str) -> None:
+    line = status_line(Freshness.LIVE, [], 160, project="Acme", age=age).plain
+    assert words in line, line

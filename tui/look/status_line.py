@@ -57,7 +57,8 @@ def status_line(freshness: Freshness, phrases: Sequence[tuple[int, str, str]], w
         badges.append((0, " FROZEN ", Tone.FROZEN.style))
     if read_only:
         badges.append((0, " READ-ONLY ", Tone.READ_ONLY.style))
-    age_phrase = (STATUS_AGE, f"updated {duration(age)} ago" if age is not None else "no data yet", "")
+    # whole seconds: the line is drawn every second
+    age_phrase = (STATUS_AGE, f"updated {duration(round(age))} ago" if age is not None else "no data yet", "")
     return fit_status(badges, [age_phrase, *phrases], width)
 
 

@@ -71,8 +71,9 @@ def duration(seconds: float | None, *, coarse: bool = False, round_up: bool = Fa
     if coarse and round_up:
         step = 3600 if seconds >= 86400 else 60
         seconds = math.ceil(seconds / step) * step
-    if 0 < seconds < 1 and not coarse:
-        return f"{seconds:.1g}s"  # a timeout under a second: 0.5s, not 0s
+    tenths = round(seconds, 1)
+    if 0 < tenths < 1 and not coarse:
+        return f"{tenths:g}s"  # a timeout under a second: 0.5s, not 0s; under a twentieth of a second, 0s
     left = int(max(0.0, seconds)) if coarse else round(max(0.0, seconds))  # minutes are cut, seconds rounded
     if coarse and left < 60:
         return "<1m"
