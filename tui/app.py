@@ -34,6 +34,7 @@ from tui.state.server_time import ServerClock
 from tui.text.clean import clean
 from tui.toasts import Toast, ToastQueue, toast_seconds, toast_side
 from tui.widgets.reading_spot import reading_spot
+from tui.widgets.textual_private import forget_drawn_widgets
 
 if TYPE_CHECKING:
     from tui.api.cache import SharedCache
@@ -190,6 +191,7 @@ class WatchdeckApp(SafeApp[int]):
         toast = Toast(message, title, severity, toast_seconds(severity, timeout), markup, time.monotonic())
         if self.toasts.offer(toast, blocked=self._toasts_blocked(), fits=self._toasts_fit):
             self._place_toasts()
+            forget_drawn_widgets()  # the toasts gone, with their lines (tui.widgets.textual_private)
             super().notify(message, title=title, severity=severity, timeout=toast.timeout, markup=markup)
         self._toast_timer.resume()
 
@@ -210,6 +212,7 @@ class WatchdeckApp(SafeApp[int]):
             self._take_toasts_down()
         for toast in self.toasts.release(blocked=self._toasts_blocked(), fits=self._toasts_fit):
             self._place_toasts()
+            forget_drawn_widgets()
             super().notify(toast.message, title=toast.title, severity=cast(SeverityLevel, toast.severity),
                            timeout=toast.timeout, markup=toast.markup)
         self._place_toasts()

@@ -6,7 +6,7 @@ when the installed Textual changes, instead of a screen drawing garbage at
 3 a.m. The test also fails on a private member read, called, assigned or
 overridden anywhere in the UI code without being listed here.
 
-Two remain, each a one-liner behind a function below (or, for the
+Three remain, each a one-liner behind a function below (or, for the
 exception hook, in ``tui/safe_app.py``): Textual offers no public door to
 any of them. The tables draw through Textual's public line API
 (:class:`~tui.widgets.virtual_table.VirtualTable`), with no DataTable internals.
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual._styles_cache import StylesCache
 from textual.app import App
 
 
@@ -32,6 +33,9 @@ PRIVATE_USES: tuple[PrivateUse, ...] = (
                "the only hook where an unhandled exception can become one line instead of a traceback with locals"),
     PrivateUse("textual.app.App", "_driver",
                "the terminal title (alert count) has no public writer; only on a real terminal"),
+    PrivateUse("textual._styles_cache.StylesCache", "get_inner_outer",
+               "its process-wide lru_cache keeps every widget drawn, removed or not, with its drawn lines (1024 of "
+               "them); each toast is a new widget: cleared as each toast shows, toasts leave no lines behind"),
 )
 
 
@@ -42,4 +46,16 @@ def write_terminal_title(app: App[object] | App[int], title: str) -> None:
         driver.write(f"\x1b]2;{title}\x07")
 
 
-__all__ = ["PRIVATE_USES", "PrivateUse", "write_terminal_title"]
+def forget_drawn_widgets() -> None:
+    """Empty Textual's cache of each widget's background styles, which holds the widgets' lines as drawn.
+
+    ``StylesCache.get_inner_outer`` is an ``lru_cache`` on a method: its key holds the widget's ``StylesCache``,
+    and with it the lines last drawn, for the last 1024 widgets drawn, whether still on screen or long removed.
+    Every toast is a new widget with its own lines (about 7 KB, more over a busy screen), so under a stream of
+    alert toasts that cache held the lines of a thousand toasts gone, filling for an hour or more. Clearing it
+    costs each widget two styles made again at its next draw.
+    """
+    StylesCache.get_inner_outer.cache_clear()
+
+
+__all__ = ["PRIVATE_USES", "PrivateUse", "forget_drawn_widgets", "write_terminal_title"]
