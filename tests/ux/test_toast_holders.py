@@ -1,5 +1,6 @@
-"""Issue 45: a wall screen with alerts arriving all day keeps a few toast holders, not one more per toast; and
-issue 42: alert toasts that arrive while a dialog is open show when it closes, at most three.
+"""Issue 45: a wall screen with alerts arriving all day keeps a few toast holders, not one more per toast, and no
+toast's drawn lines once it is gone; and issue 42: alert toasts that arrive while a dialog is open show when it
+closes, at most three.
 
 Textual takes a toast down with a timer of its own, set when the toast is drawn; a toast shown after the previous
 one's notification ended but before that timer fired took the ended toast off and left its holder in the screen's
@@ -9,8 +10,11 @@ loop for longer than a toast lasts, as such a frame does.
 
 from __future__ import annotations
 
+import gc
 import time
 from typing import Any
+
+from textual._styles_cache import StylesCache
 
 from tests.incident.long_outage import fail_newest
 from tests.monitor.conftest import make_app, select_export
@@ -52,6 +56,38 @@ async def test_many_queued_toasts_leave_no_empty_holders_behind(sandbox: Sandbox
         await wait_for(pilot, lambda: rack_holders(screen)[1] == 0)
         await pilot.pause(0.3)
         assert rack_holders(screen) == (0, 0), "every holder left with its toast"
+
+
+def drawn_widgets() -> int:
+    """Textual's per-widget caches of drawn lines alive now (one for each widget made and still held), of those the
+    collector sees: what start-up made is frozen out of its sight (tui.cli.startup.resume_collector)."""
+    gc.collect()
+    return sum(1 for obj in gc.get_objects() if isinstance(obj, StylesCache))
+
+
+async def test_toasts_gone_leave_no_drawn_lines_behind(sandbox: SandboxHandle) -> None:
+    """Each toast is a new widget, and Textual's lru_cache on ``StylesCache.get_inner_outer`` keeps the drawn
+    lines of the last 1024 widgets drawn, removed or not: without the app clearing it, every toast gone stayed
+    behind with its lines, for an hour of alerts."""
+    app = make_app(sandbox)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:  # toasts drawn, as in the terminal
+        await settle(pilot)
+        await wait_for(pilot, lambda: gc.get_freeze_count() > 0)  # counted from then on, start-up's frozen out
+        screen = app.screen
+
+        async def toasts(first: int, count: int) -> None:
+            for n in range(first, first + count):
+                app.notify(f"Export {n}: failing with error {n * 7919}", title="Alert", severity="error", timeout=1)
+            await wait_for(pilot, lambda: app.toasts.idle(), rounds=400)
+            await wait_for(pilot, lambda: rack_holders(screen) == (0, 0))
+
+        await toasts(0, MAX_SHOWN)  # whatever the first toasts make once is made
+        before = drawn_widgets()
+        asked = 4 * MAX_SHOWN
+        await toasts(MAX_SHOWN, asked)
+        grown = drawn_widgets() - before
+        # The toasts of the last show stay until the next toast shows, as those of the first round did.
+        assert grown <= 0, f"{grown} drawn widgets more after {asked} toasts came and went"
 
 
 async def test_a_dialog_over_toasts_takes_them_down_with_their_holders(sandbox: SandboxHandle) -> None:
