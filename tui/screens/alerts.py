@@ -3,7 +3,7 @@
 ``enter`` jumps to the export in the monitor, ``a`` acknowledges, ``s`` silences
 the alert's export and ``S`` its project (a silenced alert stays listed, marked
 silenced); acknowledged and resolved alerts move to the history below (and the
-journal), which outlives a restart (the last 1,000 episodes, 7 days). Where
+journal), which outlives a restart (the last 200 episodes, 7 days). Where
 an ``on_alert`` hook is set, the events it has not taken yet (waiting for
 another attempt, or given up) are listed under the open alerts.
 """
