@@ -20,7 +20,8 @@ from textual.worker import WorkerCancelled
 
 from tui.widgets.footer import FooterEntry, KeyFooter
 
-__all__ = ["burst", "footer_entries", "footer_shows_current_keys", "footer_words", "notifications", "settle",
+__all__ = ["burst", "footer_entries", "footer_shows_current_keys", "footer_words", "messages_pending",
+           "notifications", "settle",
            "toast_texts", "until", "workers_done"]
 
 SETTLE_ROUNDS = 100
@@ -47,6 +48,19 @@ def toast_texts(app: App[Any]) -> list[str]:
 def workers_done(app: App[Any]) -> bool:
     """No worker of the app is pending or running."""
     return all(worker.is_finished for worker in app.workers)
+
+
+def messages_pending(app: App[Any]) -> bool:
+    """A message or a ``call_next`` callback waits in the app or in a widget of any screen it shows.
+
+    A key's effects travel from widget to widget as messages (a button's press, a dialog's dismissal, the
+    callback that sends what the operator confirmed), and ``Pilot.pause`` waits only for the messages queued
+    when it starts and then for the process to look idle, which a busy machine's process always does: ``settle``
+    waits for the queues themselves. Textual offers no public way to read them (``tests/textual_private_uses.py``
+    lists both members).
+    """
+    nodes = [app, *(node for screen in app.screen_stack for node in screen.walk_children(with_self=True))]
+    return any(not node._message_queue.empty() or node._next_callbacks for node in nodes)
 
 
 def footer_shows_current_keys(screen: Screen[Any]) -> bool:
@@ -77,7 +91,7 @@ def footer_words(screen: Screen[Any]) -> set[str]:
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    """Every worker done (also those started as others finished), and the footer up to date.
+    """Every worker done (also those started as others finished), no message waiting, and the footer up to date.
 
     One wait for the workers is not enough: a finished poll of the monitor starts its wait for the
     cursor to rest, and that wait starts the run-history load. A footer reads the screen's keys after
@@ -90,7 +104,7 @@ async def settle(pilot: Pilot[Any]) -> None:
         with contextlib.suppress(WorkerCancelled):
             await app.workers.wait_for_complete()
         await pilot.pause()
-        if not workers_done(app):
+        if not workers_done(app) or messages_pending(app):
             continue
         if footer_rounds < FOOTER_ROUNDS and not footer_shows_current_keys(app.screen):
             footer_rounds += 1

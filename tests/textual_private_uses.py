@@ -16,4 +16,8 @@ TEST_PRIVATE_USES: tuple[PrivateUse, ...] = (
     PrivateUse("textual.screen.Screen", "_compositor",
                "the NO_COLOR test draws the screen as the terminal receives it (SGR codes, not an SVG)"),
     PrivateUse("textual.app.App", "_background_screens", "the same drawing, with the screens under a dialog"),
+    PrivateUse("textual.message_pump.MessagePump", "_message_queue",
+               "settle waits until no message waits in any widget (tests/pilot.py messages_pending)"),
+    PrivateUse("textual.message_pump.MessagePump", "_next_callbacks",
+               "settle waits for call_next callbacks too, a dialog's answer among them (the same function)"),
 )

@@ -27,7 +27,7 @@ from tui.config.paths import cache_dir, state_dir, stylesheets
 from tui.key_registry import bindings, describe
 from tui.look.palette import use_no_color
 from tui.safe_app import SafeApp
-from tui.screens.base import AppHandle, KeysTaken, WatchdeckScreen
+from tui.screens.base import AppHandle, HoldsKeys, KeysTaken
 from tui.secrets.private_files import write_private
 from tui.state.io.shared import SharedViewers
 from tui.state.server_time import ServerClock
@@ -300,9 +300,9 @@ class WatchdeckApp(SafeApp[int]):
         await super().on_event(event)
 
     def _held(self, key: events.Key) -> bool:
-        """Keep ``key`` for the screen on top, while it holds keys (:meth:`WatchdeckScreen.hold_keys`)."""
+        """Keep ``key`` for the screen on top, while it holds keys (:meth:`HoldsKeys.hold_keys`)."""
         screen = self.screen
-        if not isinstance(screen, WatchdeckScreen) or not screen.holding_keys or not screen.holds(key.key):
+        if not isinstance(screen, HoldsKeys) or not screen.holding_keys or not screen.holds(key.key):
             return False
         active = screen.active_bindings.get(key.key)
         if active is not None and active.node is self and active.binding.priority:

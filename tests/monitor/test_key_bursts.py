@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import events
 from textual.widgets import Static
 
 from tests.monitor.conftest import make_app, requests
@@ -224,3 +225,21 @@ async def test_a_down_and_a_run_key_from_the_exports_table_act_on_the_new_rows_r
         assert app.screen.watched.export.name == name_at_cursor(app)
         assert app.screen.run is not None
         assert app.screen.run.id in {run.id for run in monitor(app).board.runs_for(exports(app).cursor_key)}
+
+
+async def test_a_dialog_holds_the_keys_that_reach_the_app_before_its_buttons_are_mounted(
+        sandbox: SandboxHandle) -> None:
+    """``y`` sent with the ``p`` that opened the dialog can reach the app's bindings before the dialog has built
+    its buttons (when the monitor's table has already taken it): the dialog holds it and presses Yes once built."""
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await started(pilot)
+        answers: list[bool | None] = []
+        dialog = ConfirmScreen("Pause", "Pause the export?")
+        app.push_screen(dialog, answers.append)
+        assert dialog.holding_keys and not dialog.query("#confirm-yes")  # not built yet, and waiting
+        await app.on_event(events.Key("y", "y"))  # as the app handles a key: held, not dropped
+        assert [key.key for key in dialog.held_keys] == ["y"]
+        await settle(pilot)
+        assert answers == [True] and not dialog.holding_keys
+        assert not isinstance(app.screen, ConfirmScreen)

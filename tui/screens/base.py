@@ -89,24 +89,23 @@ class StyledAtMount:
 
 
 class KeysTaken(Message):
-    """Posted to the app by a screen that held the keys reaching it (see :meth:`WatchdeckScreen.hold_keys`)."""
+    """Posted to the app by a screen that held the keys reaching it (see :meth:`HoldsKeys.hold_keys`)."""
 
-    def __init__(self, screen: WatchdeckScreen[Any]) -> None:
+    def __init__(self, screen: HoldsKeys) -> None:
         super().__init__()
         self.screen = screen
 
 
-class WatchdeckScreen(StyledAtMount, Screen[ResultT]):
-    """A screen of watchdeck: reaches the application through the typed ``wd``; its failed workers are reported.
+class HoldsKeys:
+    """A screen shown before it can take keys holds them: every key that reaches the app while it is on top
+    waits, those sent with the key that opened it too (the app handles a key's binding once the key has been
+    through the screen underneath), and acts once the screen takes keys, in order, before any key that arrives
+    after. The app's own priority keys (ctrl+c) act at once, as do those :meth:`holds` lets through.
 
-    A screen shown before it can take keys (it reads what it shows first) holds them: every key that reaches the
-    app while it is on top waits, those sent with the key that opened it too (the app handles a key's binding once
-    the key has been through the screen underneath), and acts once the screen takes keys, in order, before any key
-    that arrives after. The app's own priority keys (ctrl+c) act at once, as do those :meth:`holds` lets through.
+    The editor holds keys until it has read the survey it shows; a dialog until its buttons are mounted.
     """
 
-    #: New alerts are toasted over this screen (the monitor's incident views): not over the surveys or a dialog.
-    TAKES_ALERT_TOASTS: ClassVar[bool] = False
+    app: App[Any]
     holding_keys = False
     held_keys: list[events.Key]
 
@@ -124,6 +123,14 @@ class WatchdeckScreen(StyledAtMount, Screen[ResultT]):
         if self.holding_keys:
             self.app.post_message(KeysTaken(self))
 
+
+class WatchdeckScreen(HoldsKeys, StyledAtMount, Screen[ResultT]):
+    """A screen of watchdeck: reaches the application through the typed ``wd``; its failed workers are reported;
+    it may hold keys (:class:`HoldsKeys`)."""
+
+    #: New alerts are toasted over this screen (the monitor's incident views): not over the surveys or a dialog.
+    TAKES_ALERT_TOASTS: ClassVar[bool] = False
+
     @property
     def wd(self) -> AppHandle:
         return app_handle(self.app)
@@ -132,8 +139,9 @@ class WatchdeckScreen(StyledAtMount, Screen[ResultT]):
         report_failed_worker(self.app, event)
 
 
-class WatchdeckModal(StyledAtMount, ModalScreen[ResultT]):
-    """A modal of watchdeck: reaches the application through the typed ``wd``; its failed workers are reported."""
+class WatchdeckModal(HoldsKeys, StyledAtMount, ModalScreen[ResultT]):
+    """A modal of watchdeck: reaches the application through the typed ``wd``; its failed workers are reported;
+    it may hold keys (:class:`HoldsKeys`)."""
 
     @property
     def wd(self) -> AppHandle:

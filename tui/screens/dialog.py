@@ -5,11 +5,14 @@ which names the action and, where there is one, the count ("Backfill 24 runs"). 
 ``q`` outside a text field.
 The focus starts on the confirming button unless the dialog starts in a field it needs filled. The
 dialog's footer shows its own keys, not those of the screen underneath.
+
+Keys that reach the app before the dialog's buttons are mounted wait for them (``y`` sent in the same write as
+the key that opened the dialog would otherwise find no button to press): see :class:`HoldsKeys`.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from textual.binding import Binding, BindingType
 from textual.widgets import Button
@@ -32,12 +35,18 @@ class Dialog(WatchdeckModal[ResultT]):
         *bindings("form"),  # Tab moves on when typed, before the keys typed behind it
     ]
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.hold_keys()
+
     def on_mount(self) -> None:
-        """After the dialog's own ``on_mount``: its footer, and the focus on the confirming button if none is set."""
+        """After the dialog's own ``on_mount``: its footer, the focus on the confirming button if none is set, and
+        the keys held meanwhile (after the focus a field's ``focus()`` asks for: both wait in the app's queue)."""
         self.mount(KeyFooter())
         button = self.confirm_button
         if self.focused is None and button is not None and not button.disabled:
             self.set_focus(button)  # at once: a field the dialog's own on_mount focuses still wins (focus() waits)
+        self.take_keys()
 
     @property
     def confirm_button(self) -> Button | None:
