@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from tui.clock import Clock
@@ -17,6 +18,7 @@ from tui.state.budget import effective_poll_seconds
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot
 from tui.state.incident import IncidentDesk
+from tui.state.io.board_records import RECORDS_PER_POLL, read_board_records
 from tui.state.io.export_actions import Change, ExportActions, Notify
 from tui.state.io.export_source import ExportsSource, FirstPoll
 from tui.state.io.poller import Poller
@@ -52,11 +54,12 @@ class WatchParts:
 
 
 class ProjectWatch:
-    """The watched projects' exports source, poll schedule, board, actions and runs reads."""
+    """The watched projects' exports source, poll schedule, board, actions, runs reads and record reads."""
 
     def __init__(self, project_ids: Sequence[str], parts: WatchParts, *, interval: float,
                  first_poll: FirstPoll | None) -> None:
         self.project_ids = list(project_ids)
+        self._parts = parts
         clients = [parts.client_for(pid) for pid in self.project_ids]
         self.source = ExportsSource(clients, parts.export_ids, monotonic=parts.monotonic, first_poll=first_poll)
         self.poller: Poller[ExportsSnapshot] = Poller(
@@ -82,3 +85,20 @@ class ProjectWatch:
         seconds = shared(asked, seconds)
         self.poller.interval = seconds
         return f"stretched from {duration(asked)} for the rate limit" if seconds > asked else None
+
+    async def read_records(self, now: Callable[[], datetime]) -> list[str]:
+        """Read the runs list of the exports whose verdict ``latest_runs`` cannot settle (no Completed run among
+        them, or a failure streak as long as the list), visible rows first, inside the operator's share of the
+        rate budget; the keys whose run history changed (the incident desk is told: its views show the true lag
+        and streak too)."""
+        board, parts = self.board, self._parts
+        if board.snapshot is None:
+            return []
+        visible = [w.key for w in board.visible()]
+        shown = set(visible)
+        order = visible + [w.key for w in board.snapshot.exports if w.key not in shown]
+        changed = await read_board_records(board, lambda project_id: parts.client_for(project_id).batch_exports,
+                                           now, take=parts.take, order=order, limit=RECORDS_PER_POLL)
+        for key in changed:
+            parts.desk.runs_changed(key)
+        return changed
