@@ -35,7 +35,7 @@ async def test_a_bug_in_a_worker_is_logged_and_toasted_and_the_app_keeps_running
         assert any("went wrong" in str(n.message) for n in notifications(app))
         monkeypatch.undo()
         screen: Any = app.screen
-        assert screen.next_poll_armed, "the next poll is still armed after the crash"
+        assert screen.work.next_poll_armed, "the next poll is still armed after the crash"
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert screen.query_one("#exports", VirtualTable).row_count == 12

@@ -1,34 +1,29 @@
 """The batch-export monitor: the on-call screen left open on a wall for days.
 
-Polls in a worker owned by this screen (modes keep the screen alive when the
-operator switches to surveys, so alerts keep coming); the next poll is armed
-only after the last one finished. What it watches is one
-:class:`~tui.state.io.project_watch.ProjectWatch` (source, poller, board, actions, runs reads), replaced whole
-when the operator switches project. Rows update in place through :meth:`VirtualTable.apply`, which draws
-again only the rows whose cells changed, so selection and scroll stay put and a quiet poll costs almost
-nothing. The last good data stays on screen when polls fail, and the status line says how old it is and why.
+The screen composes the tables, routes keys and draws state. What it watches and the workers that read it are
+:class:`~tui.screens.monitor_work.MonitorWork`'s (polls, record reads, runs loads); its keys go to the objects of
+:mod:`tui.screens.monitor_routes`, and which keys apply is :mod:`tui.state.monitor_key_rules`'s. Rows update in
+place through :meth:`VirtualTable.apply`, which draws again only the rows whose cells changed, so selection and
+scroll stay put and a quiet poll costs almost nothing. The last good data stays on screen when polls fail, and
+the status line says how old it is and why.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.css.query import NoMatches
-from textual.notifications import SeverityLevel
 from textual.reactive import reactive
-from textual.timer import Timer
 from textual.widgets import Static
-from textual.worker import Worker, WorkerError
+from textual.worker import Worker
 
-from tui.api.errors import ApiError
 from tui.api.models.batch_exports import BatchExportRun
 from tui.key_registry import bindings, writing_actions
 from tui.look.export_cells import EXPORT_COLUMNS, EXPORT_GROW, EXPORT_PRIORITY, EXPORT_REQUIRES
@@ -36,24 +31,18 @@ from tui.look.export_details import export_details_text
 from tui.look.export_rows import empty_message, export_columns, export_rows
 from tui.look.monitor_status import ExportCounts, StatusFacts, is_stale, monitor_status
 from tui.look.run_rows import RunsView, marked_cancelling, run_rows
-from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
 from tui.screens.monitor_actions import BoardChanged, PollWanted
-from tui.screens.monitor_incident import INCIDENT_ACTIONS, INCIDENT_KEY_IDS, IncidentKeysController
+from tui.screens.monitor_incident import INCIDENT_KEY_IDS, IncidentKeysController
 from tui.screens.monitor_keys import ExportKeys
-from tui.state.budget import poll_step
+from tui.screens.monitor_routes import MonitorRoutes
+from tui.screens.monitor_work import MonitorWork
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, WatchedExport
-from tui.state.health import unmatched_targets_warning
-from tui.state.io.board_records import RECORDS_PER_POLL, read_board_records
-from tui.state.io.export_actions import Change
 from tui.state.io.export_source import ExportsSource
 from tui.state.io.journal import ActionJournal
 from tui.state.io.poller import Poller
-from tui.state.io.project_names import fetch_project_label
-from tui.state.io.project_watch import ProjectWatch, WatchParts
-from tui.state.run_list import RunPages
-from tui.state.runs_pane import ProjectLabels
+from tui.state.monitor_key_rules import ON_RUN, KeyFacts, key_state
 from tui.text.clean import clean
 from tui.widgets.export_detail_pane import ExportDetailPane
 from tui.widgets.filter_box import FilterBox
@@ -64,11 +53,9 @@ from tui.widgets.virtual_table import Cell, Column, VirtualTable
 # What read-only mode hides: the registry's writing actions of the monitor and its incident keys.
 MUTATING_ACTIONS = writing_actions("monitor")
 SHORT_HEIGHT = 30
-FIRST_FRAME_WAIT_SECONDS = 0.5
-EXPORT_KEYS = MUTATING_ACTIONS | {"run_logs", "export_logs", "acknowledge", "run_error", "silence", "silence_project"}
 
 
-class MonitorScreen(WatchdeckScreen[None]):
+class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
     """Exports table on top; the selected export's runs, charts and details below."""
 
     # The incident keys first, then the monitor's own (the order the footer and help show them in).
@@ -86,8 +73,6 @@ class MonitorScreen(WatchdeckScreen[None]):
         """Made by the running app (its ``monitor`` mode), whose settings, clocks and clients it takes."""
         super().__init__(id="monitor")
         settings, wd = self.wd.settings, self.wd
-        self._asked_interval = settings.poll_seconds
-        self._stretch_note: str | None = None  # why the interval is longer than the one asked for
         self._frozen_at: tuple[float, float] | None = None  # (data age, monotonic time) when the view froze
         self.journal = ActionJournal.for_session(demo=settings.demo)
         self.runs_view = RunsView()
@@ -96,21 +81,11 @@ class MonitorScreen(WatchdeckScreen[None]):
             profile=settings.profile, read_only=settings.read_only, on_alert=settings.on_alert,
             secret=settings.api_key.get_secret_value(), journal=self.journal)
         self.incident = self.incident_keys.incident
-        self._parts = WatchParts(
-            client_for=wd.api_for, export_ids=settings.export_ids, monotonic=lambda: self.wd.monotonic(),
-            jitter=wd.jitter, lag_intervals=settings.lag_alert_intervals, freshness=settings.freshness,
-            desk=self.incident.desk, take=self.incident.budget.try_take, journal=self.journal,
-            profile=settings.profile, clock=wd.clock, server_clock=wd.server_clock, notify=self._say,
-            changed=self._action_changed, unsupported=self.incident.unsupported, paused_here=self._paused_here)
-        self.watching = self._new_watch()
+        self.work = MonitorWork(self, self, incident=self.incident, sync_marks=self.incident_keys.sync_marks)
         self.export_keys = ExportKeys(self, selected=self.selected, selected_run=self.selected_run,
-                                      actions=lambda: self.watching.actions, journal=self.journal, clock=wd.clock,
+                                      actions=lambda: self.work.watch.actions, journal=self.journal, clock=wd.clock,
                                       lacks_runs_list=self.lacks_runs_list)
-        self.project_labels = ProjectLabels()
-        self._timer: Timer | None = None
         self._last_title = ""
-        self._freshness_checked = False
-        self._reading_records = False
         # The two tables, kept: every check_action reads their cursors (a query each time costs a walk of the screen).
         self._exports = VirtualTable([Column(key, label, width or 0) for key, label, width in EXPORT_COLUMNS],
                                      id="exports")
@@ -120,15 +95,15 @@ class MonitorScreen(WatchdeckScreen[None]):
 
     @property
     def source(self) -> ExportsSource:
-        return self.watching.source
+        return self.work.watch.source
 
     @property
     def poller(self) -> Poller[ExportsSnapshot]:
-        return self.watching.poller
+        return self.work.watch.poller
 
     @property
     def board(self) -> ExportBoard:
-        return self.watching.board
+        return self.work.watch.board
 
     @property
     def detail_shown(self) -> bool:
@@ -148,14 +123,8 @@ class MonitorScreen(WatchdeckScreen[None]):
         self.on_resize()
         self.set_interval(1.0, self.refresh_status)
         self.refresh_status()
-        answers_waiting = self.source.answers_waiting()
-        worker = self.poll_now()
         self.call_after_refresh(self._mount_detail)
-        if answers_waiting and worker is not None:
-            # The exports were fetched while the app loaded: show them in the first frame rather than
-            # paint an empty table first (no network wait: the answer is in memory; bounded anyway).
-            with contextlib.suppress(TimeoutError, WorkerError):
-                await asyncio.wait_for(worker.wait(), FIRST_FRAME_WAIT_SECONDS)
+        await self.work.start()
 
     async def _mount_detail(self) -> None:
         """The selected export's runs and details, once the exports are on screen (ExportDetailPane)."""
@@ -164,18 +133,7 @@ class MonitorScreen(WatchdeckScreen[None]):
         self._detail = ExportDetailPane()
         await self.query_one("#export-detail", Vertical).mount(self._detail)
         self.on_resize()
-        self._render_selected(self.now())
-
-    # ------------------------------------------------------------------ polling
-
-    def _watched_project_ids(self) -> list[str]:
-        """Every configured project when several are watched at once; else the project shown."""
-        configured = self.wd.settings.project_ids
-        return list(configured) if len(configured) > 1 else [self.wd.project_id]
-
-    def _new_watch(self) -> ProjectWatch:
-        ids = self._watched_project_ids()
-        return ProjectWatch(ids, self._parts, interval=self._asked_interval, first_poll=self.wd.take_first_poll(ids))
+        self.render_selected(self.now())
 
     def now(self) -> datetime:
         """The server's time (this machine's clock corrected by the answers' Date header): what health is judged on."""
@@ -183,57 +141,14 @@ class MonitorScreen(WatchdeckScreen[None]):
 
     def _project_switched(self) -> None:
         """The operator picked another project: watch it from a clean slate."""
-        if len(self.wd.settings.project_ids) > 1:
-            return
-        self.workers.cancel_group(self, "monitor-poll")
-        self._stop_timer()
-        self.watching = self._new_watch()
-        self._exports.clear()
-        self._render_selected(self.now())
-        self.poll_now()
-
-    def _stop_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-
-    def _apply_budget(self) -> None:
-        self._stretch_note = self.watching.pace(self._asked_interval, self.wd.shared.interval)
+        if self.work.switch_project():
+            self._exports.clear()
+            self.render_selected(self.now())
+            self.work.poll_now()
 
     def poll_now(self) -> Worker[None] | None:
-        """Poll now, as the armed timer does when it fires (none while one is in flight: None then).
-
-        ``ctrl+r`` (:meth:`action_refresh`) also asks past the shared cache and looks again for missing routes.
-        """
-        if self.poller.in_flight:
-            return None
-        self._stop_timer()
-        return self._poll()
-
-    @work(group="monitor-poll", exit_on_error=False)
-    async def _poll(self) -> None:
-        try:
-            outcome = await self.poller.run_once()
-            if outcome.value is not None:  # first: the shared figures' sync then counts forged marks too
-                await self.incident_keys.sync_marks(outcome.value.exports)
-            await self.wd.shared.sync(self.poller.interval)
-            if outcome.value is not None:
-                self._apply_budget()
-                self.apply_snapshot(outcome.value)
-                self._schedule_runs_load()
-                if not self._reading_records:
-                    self._reading_records = True
-                    self._read_records()
-            elif self.board.snapshot is None:
-                self._show_empty_state(0)
-        finally:
-            self.refresh_status()
-            self._timer = self.set_timer(self.poller.next_delay(), self.poll_now)
-
-    @property
-    def next_poll_armed(self) -> bool:
-        """A timer will start the next poll (every poll, however it ended, arms the next)."""
-        return self._timer is not None
+        """Poll now (none while one is in flight: None then)."""
+        return self.work.poll_now()
 
     def apply_snapshot(self, snapshot: ExportsSnapshot) -> None:
         """What a poll's answer does: the board judges it, the alert book follows, the rows are drawn."""
@@ -248,45 +163,12 @@ class MonitorScreen(WatchdeckScreen[None]):
                         markup=False)
             self.call_after_refresh(self._highlight_run, run.id)
         if not self.frozen:
-            self._render_exports(now)
-        if not self._freshness_checked:  # a target naming no export is said once, at the first poll
-            self._freshness_checked = True
-            warning = unmatched_targets_warning(self.wd.settings.freshness, (w.export for w in snapshot.exports))
-            if warning:
-                self.notify(clean(warning, limit=400), title="Settings", severity="warning", markup=False, timeout=20)
-        if not self.project_labels.asked:  # after the first poll's frame: the exports come first
-            self.project_labels.asked = True
-            self.call_after_refresh(self._load_project_labels)
+            self.render_exports(now)
+        self.work.answered(snapshot)
         self._update_title()
         # What a key applies to may have changed (paused elsewhere, an alert resolved, a run ended): the footer
         # checks the keys again (and redraws only if what it shows differs).
         self.refresh_bindings()
-
-    @work(group="monitor-records", exit_on_error=False)
-    async def _read_records(self) -> None:
-        """Read the runs list of the exports whose verdict ``latest_runs`` cannot settle (no Completed run among
-        them, or a failure streak as long as the list), visible rows first, inside the operator's share of the
-        rate budget; their rows, details and the incident views then show the true lag and streak."""
-        try:
-            board = self.board
-            if board.snapshot is None:
-                return
-            visible = [w.key for w in board.visible()]
-            shown = set(visible)
-            order = visible + [w.key for w in board.snapshot.exports if w.key not in shown]
-            changed = await read_board_records(board, lambda project_id: self.wd.api_for(project_id).batch_exports,
-                                               self.now, take=self.incident.budget.try_take, order=order,
-                                               limit=RECORDS_PER_POLL)
-            for key in changed:
-                self.incident.desk.runs_changed(key)
-            if changed and self.is_attached and not self.frozen:
-                self._render_exports(self.now())
-        finally:
-            self._reading_records = False
-
-    def _paused_here(self, key: str, paused: bool) -> None:
-        """The operator paused or unpaused from this screen: not an alert when the poll shows it."""
-        self.incident.desk.book.expect_pause_change(key, paused)
 
     def _update_title(self) -> None:
         alerts = self.incident_keys.alerts_words()
@@ -298,7 +180,7 @@ class MonitorScreen(WatchdeckScreen[None]):
 
     # ------------------------------------------------------------------ drawing
 
-    def _render_exports(self, now: datetime) -> None:
+    def render_exports(self, now: datetime) -> None:
         """Draw the board's rows (the table draws again only the rows whose cells changed), then the runs pane."""
         board, table = self.board, self._exports
         if board.snapshot is None:
@@ -306,19 +188,19 @@ class MonitorScreen(WatchdeckScreen[None]):
         keys = self.incident_keys
         diff = board.rows(now, keys.marked_keys(), keys.silenced_keys(board.snapshot.exports))
         rows = export_rows(diff, table.cells_of, sections=len(self.wd.settings.project_ids) > 1,
-                           section_label=self.project_labels.section)
+                           section_label=self.work.labels.section)
         table.apply(rows)
-        self._show_empty_state(len(rows))
+        self.show_empty_state(len(rows))
         if table.row_count and board.selected_key is None and table.cursor_key is not None:
             board.selected_key = table.cursor_key
-        self._render_selected(now)
+        self.render_selected(now)
 
     def cells(self) -> Mapping[str, Mapping[str, Cell]]:
         """The cells drawn for each row of the exports table, by row key (section rows included)."""
         table = self._exports
         return {key: table.cells_of(key) or {} for key in table.keys()}  # noqa: SIM118 (a table's keys)
 
-    def _show_empty_state(self, shown: int) -> None:
+    def show_empty_state(self, shown: int) -> None:
         empty = self.query_one("#exports-empty", Static)
         poller = self.poller
         message = None if shown else empty_message(
@@ -328,7 +210,7 @@ class MonitorScreen(WatchdeckScreen[None]):
             empty.update(message)
         empty.set_class(message is None, "hidden")
 
-    def _render_selected(self, now: datetime) -> None:
+    def render_selected(self, now: datetime) -> None:
         pane = self._detail
         if pane is None or not self.detail_shown:
             return  # drawn when the pane is mounted
@@ -337,7 +219,7 @@ class MonitorScreen(WatchdeckScreen[None]):
         if watched is None:
             pane.show_nothing()
             return
-        runs = self.watching.runs.pane.shown(watched.key, board.runs_for(watched.key))
+        runs = self.work.watch.runs.pane.shown(watched.key, board.runs_for(watched.key))
         rows = marked_cancelling(run_rows(runs, self.runs_view, now), board.cancelling_among(runs))
         facts = board.facts(watched.key)
         verdict = facts.verdict if facts is not None else board.judge(watched, now)
@@ -371,7 +253,7 @@ class MonitorScreen(WatchdeckScreen[None]):
             incomplete=len(snapshot.incomplete))
         return StatusFacts(
             freshness=poller.freshness(), age=age, interval=poller.interval, project=self.project_title(),
-            frozen=self.frozen, read_only=self.wd.settings.read_only, stretch_note=self._stretch_note,
+            frozen=self.frozen, read_only=self.wd.settings.read_only, stretch_note=self.work.stretch_note,
             failures=poller.failures, reason=poller.reason() if poller.failures else "",
             next_poll_in=poller.seconds_until_next(), in_flight=poller.in_flight,
             skew=self.wd.server_clock.skew_words(), exports=counts, filter=board.filter,
@@ -384,7 +266,7 @@ class MonitorScreen(WatchdeckScreen[None]):
         self._frozen_at = (age, self.wd.monotonic()) if frozen and age is not None else None
         self.refresh_status()
         if not frozen:
-            self._render_exports(self.now())
+            self.render_exports(self.now())
 
     def on_resize(self) -> None:
         """Fit both tables' columns to the width (whole columns, least needed first: EXPORT_PRIORITY and the
@@ -410,8 +292,8 @@ class MonitorScreen(WatchdeckScreen[None]):
         key = self._exports.cursor_key
         if key is not None and key != self.board.selected_key:
             self.board.selected_key = key
-            self._render_selected(self.now())  # the runs pane shows the export's runs before a run key reads it
-            self._schedule_runs_load()
+            self.render_selected(self.now())  # the runs pane shows the export's runs before a run key reads it
+            self.work.schedule_runs_load()
             self.refresh_bindings()
         pane = self._detail
         if pane is not None and self.detail_shown and pane.owner == self.board.selected_key:
@@ -424,49 +306,8 @@ class MonitorScreen(WatchdeckScreen[None]):
     @on(VirtualTable.RowHighlighted, "#runs")
     def _run_highlighted(self, event: VirtualTable.RowHighlighted) -> None:
         self.follow_cursors()
-        # Past the last run: the next page of older runs, where the server pages them.
-        watched = self.board.selected()
-        if watched is None or event.cursor_row < event.control.row_count - 1:
-            return
-        pages = self.watching.runs.pane.take_older(watched.key)
-        if pages is not None:
-            self._load_older_runs(watched, pages)
-
-    @work(group="monitor-older-runs", exit_on_error=False)
-    async def _load_older_runs(self, watched: WatchedExport, pages: RunPages) -> None:
-        try:
-            older = await self.watching.runs.load_older(watched, pages)
-        except ApiError as err:
-            self.notify(clean(f"Older runs: {err}", limit=200), severity="warning", markup=False, timeout=5)
-            return
-        if older is None:
-            return
-        self.notify(f"{older.added} older runs loaded" + ("; that is all of them." if older.last else ""),
-                    markup=False, timeout=3)
-        if watched.key == self.board.selected_key:
-            self._render_selected(self.now())
-
-    @work(group="monitor-runs-rest", exclusive=True, exit_on_error=False)
-    async def _schedule_runs_load(self) -> None:
-        """Ask for the selected export's run history once the cursor rests and the frame is painted.
-
-        Holding a key through 200 rows asks once, not 200 times (each move cancels the wait before
-        it); after a poll, the new rows are on screen before the request (the first of a session also
-        loads httpx's transport). Meanwhile the runs shown are the export's own ``latest_runs``.
-        The wait is a worker rather than a timer so that a load about to start counts as work in
-        progress for whoever waits for the app to finish its work (``make screenshots``, the tests),
-        and ends with the screen like any worker. A load already asking goes on until the next one starts.
-        """
-        await asyncio.sleep(debounce.DEBOUNCE.runs)
-        self._load_selected_runs()
-
-    @work(group="monitor-runs", exclusive=True, exit_on_error=False)
-    async def _load_selected_runs(self) -> None:
-        """One extra request per cycle, for the selected export's fuller run history."""
-        key = await self.watching.runs.load_selected(self.now)
-        if key is not None and not self.frozen and key == self.board.selected_key:
-            self._render_selected(self.now())
-            self.refresh_bindings()  # the selected run may have ended: cancel no longer applies
+        if event.cursor_row >= event.control.row_count - 1:  # past the last run: older runs, if the server pages
+            self.work.load_older_runs()
 
     def selected(self) -> WatchedExport | None:
         """The export under the exports table's cursor now."""
@@ -483,25 +324,13 @@ class MonitorScreen(WatchdeckScreen[None]):
     # ------------------------------------------------------------------ keys
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in MUTATING_ACTIONS and self.wd.settings.read_only:
-            return False
-        if action in INCIDENT_ACTIONS:
-            return self.incident_keys.check(action, self.wd.settings.read_only)
+        """Whether the key for ``action`` acts now, is greyed out (None) or hidden (False): see key_state."""
         watched = self.selected()
-        if action in ("pause", "unpause"):
-            if watched is None:
-                return None
-            if (action == "pause") == watched.export.paused:
-                return False
-        if action == "details":
-            return True if self.detail_shown else None
-        if watched is None:
-            return None if action in EXPORT_KEYS else True
-        if self.board.is_pending(action, watched.key):
-            return None
-        if action == "acknowledge" and not self.incident.desk.book.is_marked(watched.key):
-            return None
-        return True
+        return key_state(action, KeyFacts(
+            read_only=self.wd.settings.read_only, paused=None if watched is None else watched.export.paused,
+            run_selected=action in ON_RUN and self.selected_run() is not None, detail_shown=self.detail_shown,
+            pending=watched is not None and self.board.is_pending(action, watched.key),
+            alert_marked=watched is not None and self.incident.desk.book.is_marked(watched.key)), MUTATING_ACTIONS)
 
     @on(VirtualTable.RowSelected, "#exports")
     def _export_chosen(self) -> None:
@@ -515,94 +344,21 @@ class MonitorScreen(WatchdeckScreen[None]):
         runs = self.board.runs_for(self._detail.owner if self._detail is not None else None)
         self.export_keys.show_run_error(next((run for run in runs if run.id == event.row_key), None))
 
-    def _say(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-             timeout: float | None = None) -> None:
-        self.notify(message, title=title, severity=severity, timeout=timeout, markup=False)
-
-    def _action_changed(self, change: Change) -> None:
-        if change is Change.PENDING:
-            self.refresh_bindings()
-        elif change is Change.BOARD:
-            self.post_message(BoardChanged())
-        elif change is Change.SERVER:
-            self.post_message(PollWanted())
-        elif change is Change.RUNS:
-            self._render_selected(self.now())
-
-    def action_pause(self) -> None:
-        self.export_keys.pause(True)
-
-    def action_unpause(self) -> None:
-        self.export_keys.pause(False)
-
-    def action_backfill(self) -> None:
-        self.export_keys.backfill()
-
-    def action_retry(self) -> None:
-        self.export_keys.retry()
-
-    def action_cancel_run(self) -> None:
-        self.export_keys.cancel_run()
-
-    def action_edit(self) -> None:
-        self.export_keys.edit()
-
-    def action_delete(self) -> None:
-        self.export_keys.delete()
-
-    def action_run_logs(self) -> None:
-        self.export_keys.logs(of_run=True)
-
-    def action_export_logs(self) -> None:
-        self.export_keys.logs(of_run=False)
-
-    def action_run_error(self) -> None:
-        self.export_keys.show_run_error(self.selected_run())
-
-    def action_refresh(self) -> None:
-        """Poll now, and ask the export and runs list routes again where they were found missing."""
-        self.source.look_again()
-        self.board.look_again_for_runs()
-        self.source.bypass_next = True  # asks the server, and refreshes the shared cache for the other viewers
-        self.watching.runs.pane.bypass_next = True  # and so does the runs load that follows the poll
-        self.poll_now()
-
     @on(BoardChanged)
-    def _board_changed(self) -> None:
+    def board_changed(self) -> None:
+        """The rows' marks or states changed without a poll: draw them, with the title and the keys."""
         self.refresh_bindings()
-        self._render_exports(self.now())
+        self.render_exports(self.now())
         self._update_title()
 
     @on(PollWanted)
     def _poll_wanted(self) -> None:
-        self.poll_now()
+        self.work.poll_now()
 
     def action_freeze(self) -> None:
         self.frozen = not self.frozen
         self.notify("View frozen: data keeps arriving; press space to show it." if self.frozen
                     else "View live again.", markup=False, timeout=3)
-
-    def action_slower(self) -> None:
-        self._step_interval(slower=True)
-
-    def action_faster(self) -> None:
-        self._step_interval(slower=False)
-
-    def _step_interval(self, *, slower: bool) -> None:
-        step = poll_step(self._asked_interval, slower)
-        if step is None:
-            return
-        self._asked_interval = step
-        self._apply_budget()
-        # The poll already planned follows the new interval too: the status line's "every N s" holds at once.
-        delay = self.poller.interval_changed()
-        if delay is not None and self._timer is not None:
-            self._stop_timer()
-            if delay > 0:
-                self._timer = self.set_timer(delay, self.poll_now)
-            else:
-                self.poll_now()
-        self.refresh_status()
 
     def action_filter(self) -> None:
         self._filter.open()
@@ -631,49 +387,8 @@ class MonitorScreen(WatchdeckScreen[None]):
     def _apply_filter(self, text: str) -> None:
         if self.board.set_filter(text):
             self._exports.clear()
-            self._render_exports(self.now())
+            self.render_exports(self.now())
             self.refresh_status()
-
-    def action_acknowledge(self) -> None:
-        watched = self.selected()
-        if watched is not None and self.incident.desk.book.acknowledge_export(watched.key, self.now()):
-            self.notify(clean(f"Alert acknowledged: {watched.export.name}.", limit=200), markup=False, timeout=3)
-            self._render_exports(self.now())
-            self._update_title()
-            self.refresh_bindings()
-
-    def action_silence(self) -> None:
-        watched = self.selected()
-        if watched is not None:
-            self.incident_keys.ask_silence(watched.project_id, watched.export.id, watched.export.name)
-
-    def action_silence_project(self) -> None:
-        watched = self.selected()
-        if watched is not None:
-            self.incident_keys.ask_silence(watched.project_id, "", "")
-
-    # ------------------------------------------------------------------ incident keys (tui.screens.monitor_incident)
-
-    def action_alerts(self) -> None:
-        self.incident_keys.alerts()
-
-    def action_groups(self) -> None:
-        self.incident_keys.groups()
-
-    def action_timeline(self) -> None:
-        self.incident_keys.timeline()
-
-    def action_repair(self) -> None:
-        self.incident_keys.repair()
-
-    def action_backfills(self) -> None:
-        self.incident_keys.backfills()
-
-    def action_runs_by_interval(self) -> None:
-        self.incident_keys.runs_by_interval()
-
-    def action_runs_filter(self) -> None:
-        self.incident_keys.runs_filter()
 
     # ------------------------------------------------------------------ what the incident keys show
 
@@ -681,7 +396,7 @@ class MonitorScreen(WatchdeckScreen[None]):
         """The rows shown changed (a filter): draw the table afresh."""
         self._exports.clear()
         self.board.selected_key = None
-        self._render_exports(self.now())
+        self.render_exports(self.now())
         self.refresh_status()
 
     def show_export(self, key: str) -> None:
@@ -708,20 +423,10 @@ class MonitorScreen(WatchdeckScreen[None]):
 
     def project_title(self) -> str:
         """``Acme · production``, or the labels of every watched project."""
-        return self.project_labels.title(self._watched_project_ids())
-
-    @work(group="project-labels", exit_on_error=False)
-    async def _load_project_labels(self) -> None:
-        organization: str | None = None
-        for project_id in self._watched_project_ids():
-            label, organization = await fetch_project_label(self.wd.api_for(project_id), organization)
-            self.project_labels.know(project_id, label)
-        self.refresh_status()
-        if len(self.wd.settings.project_ids) > 1:
-            self._render_exports(self.now())
+        return self.work.labels.title(self.work.project_ids())
 
     def runs_view_changed(self, view: RunsView) -> None:
         self.runs_view = view
         if self._detail is not None and self.detail_shown:
             self._detail.show_view(view.label)
-        self._render_selected(self.now())
+        self.render_selected(self.now())

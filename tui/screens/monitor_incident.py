@@ -3,7 +3,8 @@ backfills (``B``), with the runs pane's view keys; and what each poll does for t
 
 A plain object the :class:`~tui.screens.monitor.MonitorScreen` makes and holds,
 kept apart so the monitor's module stays about showing exports; the monitor's
-``action_*`` methods for these keys call it. After each poll the screen
+``action_*`` methods for these keys (:mod:`tui.screens.monitor_routes`) call it, with those of the
+alert keys (acknowledge, silence). After each poll the screen
 calls :meth:`IncidentKeysController.poll`: the desk takes the exports in the
 table's order with their health verdicts, the one alert book opens, updates
 and resolves episodes, and the controller rings, toasts and sends to the
@@ -35,7 +36,6 @@ from textual.screen import ModalScreen
 
 from tui.api.models.batch_exports import BatchExportRun
 from tui.config.paths import state_dir
-from tui.key_registry import writing_actions
 from tui.look.monitor_status import alert_words
 from tui.look.run_rows import RunsView
 from tui.screens.base import WatchdeckScreen
@@ -68,7 +68,6 @@ if TYPE_CHECKING:
 
 INCIDENT_KEY_IDS = ("monitor.alerts", "monitor.groups", "monitor.timeline", "monitor.repair", "monitor.backfills",
                     "monitor.cancel_run", "monitor.runs_by_interval", "monitor.runs_filter")
-INCIDENT_ACTIONS = frozenset({"alerts", "groups", "timeline", "repair", "backfills", "cancel_run"})
 
 
 class ExportTable(Protocol):
@@ -108,6 +107,10 @@ class ExportTable(Protocol):
 
     def lacks_runs_list(self, project_id: str) -> bool:
         """Whether this server has the interface's own shape (no export list: no backfills list, no run cancel)."""
+        ...
+
+    def board_changed(self) -> None:
+        """The rows' alert marks changed (an acknowledgement): draw them, with the title and the keys."""
         ...
 
 
@@ -296,17 +299,21 @@ class IncidentKeysController:
 
     # ------------------------------------------------------------------ keys
 
-    def check(self, action: str, read_only: bool) -> bool | None:
-        """``check_action`` for the incident keys: None greys a key out, False hides it."""
-        if action in writing_actions("monitor") and read_only:
-            return False
-        if action == "repair" and self._table.selected() is None:
-            return None
-        if action == "backfills" and self._table.selected() is None:
-            return None
-        if action == "cancel_run":  # on a finished run it says why it cannot
-            return True if self._table.selected_run() is not None else None
-        return True
+    def acknowledge(self) -> None:
+        """Acknowledge the selected export's open alert: quiet until its export fails again."""
+        watched = self._table.selected()
+        if watched is not None and self.incident.desk.book.acknowledge_export(watched.key, self.incident.clock.now()):
+            self._host.notify(clean(f"Alert acknowledged: {watched.export.name}.", limit=200), markup=False, timeout=3)
+            self._table.board_changed()
+
+    def silence_selected(self, *, whole_project: bool) -> None:
+        """The silence dialog for the selected export, or for every export of its project."""
+        watched = self._table.selected()
+        if watched is not None:
+            if whole_project:
+                self.ask_silence(watched.project_id, "", "")
+            else:
+                self.ask_silence(watched.project_id, watched.export.id, watched.export.name)
 
     def runs_by_interval(self) -> None:
         """All attempts, or one row per data interval with its number of attempts."""

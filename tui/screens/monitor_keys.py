@@ -3,8 +3,8 @@ a run's error. Each asks what the dialogs of :mod:`tui.screens.monitor_actions` 
 :class:`~tui.state.io.export_actions.ExportActions` send it in a worker of the screen.
 
 A plain object the :class:`~tui.screens.monitor.MonitorScreen` makes and holds; the monitor's ``action_*``
-methods call it. A key acts on what the tables' cursors are on when it is handled (``selected``,
-``selected_run``).
+methods (:mod:`tui.screens.monitor_routes`) call it. A key acts on what the tables' cursors are on when it is
+handled (``selected``, ``selected_run``).
 """
 
 from __future__ import annotations
@@ -157,6 +157,10 @@ class ExportKeys:
         run = self._selected_run() if of_run else None
         if watched is not None and (run is not None or not of_run):
             self._screen.app.push_screen(LogsScreen(watched, run))
+
+    def run_error(self) -> None:
+        """The whole error of the run under the runs pane's cursor."""
+        self.show_run_error(self._selected_run())
 
     def show_run_error(self, run: BatchExportRun | None) -> None:
         from tui.screens.export_modals import RunErrorScreen

@@ -15,6 +15,9 @@ from dataclasses import dataclass
 READS_OF_EXPORT = frozenset({"run_logs", "export_logs", "acknowledge", "run_error", "silence", "silence_project"})
 # Views over every export: they apply whatever is selected.
 OVERVIEWS = frozenset({"alerts", "groups", "timeline"})
+# The keys whose state is the run under the runs pane's cursor: ``run_selected`` is read for these only (finding
+# the run sorts the export's run history, and the footer checks every key at each refresh).
+ON_RUN = frozenset({"cancel_run"})
 
 
 @dataclass(frozen=True)
@@ -25,7 +28,7 @@ class KeyFacts:
     paused: bool | None
     """The selected export's paused flag; None when no export is selected (a section row, an empty table)."""
     run_selected: bool
-    """A run is under the runs pane's cursor."""
+    """A run is under the runs pane's cursor (gathered for the keys of :data:`ON_RUN`; False for the others)."""
     detail_shown: bool
     """The lower pane (runs and details) is on screen."""
     pending: bool
@@ -46,7 +49,7 @@ def key_state(action: str, facts: KeyFacts, writing: Collection[str]) -> bool | 
         return True
     if action in ("repair", "backfills"):
         return True if selected else None
-    if action == "cancel_run":  # on a finished run it says why it cannot
+    if action in ON_RUN:  # cancel: on a finished run it says why it cannot
         return True if facts.run_selected else None
     if action in ("pause", "unpause"):
         if not selected:
