@@ -29,7 +29,7 @@ from tui.key_registry import bindings, writing_actions
 from tui.look.export_cells import EXPORT_COLUMNS, EXPORT_GROW, EXPORT_PRIORITY, EXPORT_REQUIRES
 from tui.look.export_details import export_details_text
 from tui.look.export_rows import empty_message, export_columns, export_rows
-from tui.look.monitor_status import ExportCounts, StatusFacts, is_stale, monitor_status
+from tui.look.monitor_status import is_stale, monitor_status
 from tui.look.run_rows import RunsView, marked_cancelling, run_rows
 from tui.screens.base import WatchdeckScreen
 from tui.screens.monitor_actions import BoardChanged, PollWanted
@@ -73,7 +73,6 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
         """Made by the running app (its ``monitor`` mode), whose settings, clocks and clients it takes."""
         super().__init__(id="monitor")
         settings, wd = self.wd.settings, self.wd
-        self._frozen_at: tuple[float, float] | None = None  # (data age, monotonic time) when the view froze
         self.journal = ActionJournal.for_session(demo=settings.demo)
         self.runs_view = RunsView()
         self.incident_keys = IncidentKeysController(
@@ -232,38 +231,15 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
 
     def refresh_status(self) -> None:
         """Show the status line as it is now (a timer does this every second)."""
-        facts = self.status_facts()
+        facts = self.work.status_facts(frozen=self.frozen, alerts=self.incident_keys.open_alerts)
         with contextlib.suppress(NoMatches):
             # The height is fixed in monitor.tcss: skip the whole-screen layout update() does by default,
             # which every second would cost more CPU than the polls themselves (make bench: idle CPU).
             self.query_one("#monitor-status", Static).update(monitor_status(facts, self.size.width), layout=False)
         self.set_class(is_stale(facts.freshness), "-stale")
 
-    def status_facts(self) -> StatusFacts:
-        """What the status line says, gathered from the poller, the board, the alerts and the clock."""
-        poller, board, shared = self.poller, self.board, self.wd.shared
-        age = poller.age()
-        if self.frozen and self._frozen_at is not None:
-            age = self._frozen_at[0] + (self.wd.monotonic() - self._frozen_at[1])
-        snapshot = board.snapshot
-        counts = None if snapshot is None else ExportCounts(
-            total=len(snapshot.exports), shown=len(board.visible()) if board.filter else None,
-            failing=board.failing_count, alerts=self.incident_keys.open_alerts,
-            note=snapshot.notes[0] if snapshot.notes else None, unreadable=len(snapshot.item_errors),
-            incomplete=len(snapshot.incomplete))
-        return StatusFacts(
-            freshness=poller.freshness(), age=age, interval=poller.interval, project=self.project_title(),
-            frozen=self.frozen, read_only=self.wd.settings.read_only, stretch_note=self.work.stretch_note,
-            failures=poller.failures, reason=poller.reason() if poller.failures else "",
-            next_poll_in=poller.seconds_until_next(), in_flight=poller.in_flight,
-            skew=self.wd.server_clock.skew_words(), exports=counts, filter=board.filter,
-            group=board.key_filter[1] if board.key_filter is not None else None,
-            cache_problem=shared.cache_problem(), viewers=shared.sharing_viewers(), ignoring=shared.ignoring_entries())
-
     def watch_frozen(self, frozen: bool) -> None:
-        age = self.poller.age()
-        # The age of what the frozen screen shows keeps growing; the polls' newer data is not on screen.
-        self._frozen_at = (age, self.wd.monotonic()) if frozen and age is not None else None
+        self.work.freeze(frozen)
         self.refresh_status()
         if not frozen:
             self.render_exports(self.now())
@@ -420,10 +396,6 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
 
     def lacks_runs_list(self, project_id: str) -> bool:
         return self.source.list_missing(project_id)
-
-    def project_title(self) -> str:
-        """``Acme · production``, or the labels of every watched project."""
-        return self.work.labels.title(self.work.project_ids())
 
     def runs_view_changed(self, view: RunsView) -> None:
         self.runs_view = view

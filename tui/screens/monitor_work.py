@@ -22,6 +22,7 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerError
 
 from tui.api.errors import ApiError
+from tui.look.monitor_status import ExportCounts, StatusFacts
 from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
 from tui.screens.incident_base import IncidentContext
@@ -86,6 +87,7 @@ class MonitorWork:
         self._timer: Timer | None = None
         self._reading_records = False
         self._freshness_checked = False
+        self._frozen_at: tuple[float, float] | None = None  # (data age, monotonic time) when the view froze
         self._parts = WatchParts(
             client_for=wd.api_for, export_ids=settings.export_ids, monotonic=lambda: host.wd.monotonic(),
             jitter=wd.jitter, lag_intervals=settings.lag_alert_intervals, freshness=settings.freshness,
@@ -251,6 +253,40 @@ class MonitorWork:
         self._say(f"{older.added} older runs loaded" + ("; that is all of them." if older.last else ""), timeout=3)
         if watched.key == self.watch.board.selected_key:
             self._view.render_selected(self._view.now())
+
+    # ------------------------------------------------------------------ what the status line says
+
+    def freeze(self, frozen: bool) -> None:
+        """The view froze (or went live again): the age of what a frozen view shows keeps growing; the polls'
+        newer data is not on screen."""
+        age = self.watch.poller.age()
+        self._frozen_at = (age, self._host.wd.monotonic()) if frozen and age is not None else None
+
+    def project_title(self) -> str:
+        """``Acme · production``, or the labels of every watched project."""
+        return self.labels.title(self.project_ids())
+
+    def status_facts(self, *, frozen: bool, alerts: int) -> StatusFacts:
+        """What the status line says, gathered from the poller, the board, the shared cache and the clock, with
+        the view's open ``alerts`` and whether it is ``frozen``."""
+        wd = self._host.wd
+        poller, board, shared = self.watch.poller, self.watch.board, wd.shared
+        age = poller.age()
+        if frozen and self._frozen_at is not None:
+            age = self._frozen_at[0] + (wd.monotonic() - self._frozen_at[1])
+        snapshot = board.snapshot
+        counts = None if snapshot is None else ExportCounts(
+            total=len(snapshot.exports), shown=len(board.visible()) if board.filter else None,
+            failing=board.failing_count, alerts=alerts, note=snapshot.notes[0] if snapshot.notes else None,
+            unreadable=len(snapshot.item_errors), incomplete=len(snapshot.incomplete))
+        return StatusFacts(
+            freshness=poller.freshness(), age=age, interval=poller.interval, project=self.project_title(),
+            frozen=frozen, read_only=wd.settings.read_only, stretch_note=self.stretch_note,
+            failures=poller.failures, reason=poller.reason() if poller.failures else "",
+            next_poll_in=poller.seconds_until_next(), in_flight=poller.in_flight,
+            skew=wd.server_clock.skew_words(), exports=counts, filter=board.filter,
+            group=board.key_filter[1] if board.key_filter is not None else None,
+            cache_problem=shared.cache_problem(), viewers=shared.sharing_viewers(), ignoring=shared.ignoring_entries())
 
     # ------------------------------------------------------------------ after the first answer
 
