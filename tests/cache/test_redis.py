@@ -282,9 +282,9 @@ async def test_an_acknowledgement_and_a_silence_made_on_one_dashboard_show_on_an
             failing, quiet = watched(here, FAILING), watched(here, QUIET)
             assert here.incident.desk.book.is_marked(failing.key) and there.incident.desk.book.is_marked(failing.key)
 
-            here.show_export(failing.key)
+            here.table.show_export(failing.key)
             await pilot_one.press("a")
-            here.show_export(quiet.key)
+            here.table.show_export(quiet.key)
             await pilot_one.press("s")
             await pilot_one.pause()
             await pilot_one.press(*"warehouse maintenance", "enter")

@@ -11,7 +11,7 @@ the status line says how old it is and why.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from typing import ClassVar
 
@@ -26,7 +26,7 @@ from textual.worker import Worker
 
 from tui.api.models.batch_exports import BatchExportRun
 from tui.key_registry import bindings, writing_actions
-from tui.look.export_cells import EXPORT_COLUMNS, EXPORT_GROW, EXPORT_PRIORITY, EXPORT_REQUIRES
+from tui.look.export_cells import EXPORT_GROW, EXPORT_PRIORITY, EXPORT_REQUIRES
 from tui.look.export_details import export_details_text
 from tui.look.export_rows import empty_message, export_columns, export_rows
 from tui.look.monitor_status import is_stale, monitor_status
@@ -36,6 +36,7 @@ from tui.screens.monitor_actions import BoardChanged, PollWanted
 from tui.screens.monitor_incident import INCIDENT_KEY_IDS, IncidentKeysController
 from tui.screens.monitor_keys import ExportKeys
 from tui.screens.monitor_routes import MonitorRoutes
+from tui.screens.monitor_table import MonitorTable
 from tui.screens.monitor_work import MonitorWork
 from tui.state.export_board import ExportBoard
 from tui.state.exports import ExportsSnapshot, WatchedExport
@@ -48,7 +49,7 @@ from tui.widgets.export_detail_pane import ExportDetailPane
 from tui.widgets.filter_box import FilterBox
 from tui.widgets.footer import KeyFooter
 from tui.widgets.textual_private import write_terminal_title
-from tui.widgets.virtual_table import Cell, Column, VirtualTable
+from tui.widgets.virtual_table import Cell, VirtualTable
 
 # What read-only mode hides: the registry's writing actions of the monitor and its incident keys.
 MUTATING_ACTIONS = writing_actions("monitor")
@@ -75,9 +76,10 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
         settings, wd = self.wd.settings, self.wd
         self.journal = ActionJournal.for_session(demo=settings.demo)
         self.runs_view = RunsView()
+        self.table = MonitorTable(self, self)
         self.incident_keys = IncidentKeysController(
-            host=self, table=self, client_for=wd.api_for, clock=wd.server_clock, monotonic=wd.monotonic,
-            profile=settings.profile, read_only=settings.read_only, on_alert=settings.on_alert,
+            host=self, table=self, moves=self.table, client_for=wd.api_for, clock=wd.server_clock,
+            monotonic=wd.monotonic, profile=settings.profile, read_only=settings.read_only, on_alert=settings.on_alert,
             secret=settings.api_key.get_secret_value(), journal=self.journal)
         self.incident = self.incident_keys.incident
         self.work = MonitorWork(self, self, incident=self.incident, sync_marks=self.incident_keys.sync_marks)
@@ -86,11 +88,8 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
                                       lacks_runs_list=self.lacks_runs_list)
         self._last_title = ""
         # The two tables, kept: every check_action reads their cursors (a query each time costs a walk of the screen).
-        self._exports = VirtualTable([Column(key, label, width or 0) for key, label, width in EXPORT_COLUMNS],
-                                     id="exports")
+        self._exports = self.table.rows
         self._detail: ExportDetailPane | None = None
-        self._filter = FilterBox("filter by name or status (esc clears)", apply=self._apply_filter,
-                                 id="monitor-filter")
 
     @property
     def source(self) -> ExportsSource:
@@ -111,7 +110,7 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="monitor-status")
-        yield self._filter
+        yield self.table.filter_box
         yield self._exports
         yield Static(id="exports-empty", classes="hidden")
         yield Vertical(id="export-detail")  # the detail pane's slot: filled after the first frame
@@ -160,7 +159,7 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
         for _, run in self.board.take_started_retries():  # a retry's new run appears later: say so, go to it
             self.notify(f"The retry's new run has started ({clean(run.status, limit=30)}).", title="Retry",
                         markup=False)
-            self.call_after_refresh(self._highlight_run, run.id)
+            self.call_after_refresh(self.highlight_run, run.id)
         if not self.frozen:
             self.render_exports(now)
         self.work.answered(snapshot)
@@ -225,7 +224,7 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
         pane.show(watched.key, rows, runs, export_details_text(watched, verdict))
         board.selected_run_id = pane.runs.cursor_key
 
-    def _highlight_run(self, run_id: str) -> None:
+    def highlight_run(self, run_id: str) -> None:
         if self._detail is not None and self.detail_shown:
             self._detail.runs.move_to_key(run_id)  # nothing when the run is not among the rows
 
@@ -336,9 +335,6 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
         self.notify("View frozen: data keeps arriving; press space to show it." if self.frozen
                     else "View live again.", markup=False, timeout=3)
 
-    def action_filter(self) -> None:
-        self._filter.open()
-
     def action_details(self) -> None:
         """The lower pane shows the export's details, or its runs again (its tabs, from the keyboard)."""
         if self._detail is not None and self.detail_shown:
@@ -349,50 +345,14 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
         else clear the filter."""
         if self._detail is not None and self._detail.has_focus_within:
             self._exports.focus()
-        elif self.board.key_filter is not None:
-            self.board.key_filter = None
-            self._redraw_filtered()
-        elif self.board.filter or self._filter.shown:
-            self._filter.close()
-            self._exports.focus()
+        else:
+            self.table.clear_filter()
 
     @on(FilterBox.Submitted, "#monitor-filter")
     def _filter_submitted(self) -> None:
         self._exports.focus()
 
-    def _apply_filter(self, text: str) -> None:
-        if self.board.set_filter(text):
-            self._exports.clear()
-            self.render_exports(self.now())
-            self.refresh_status()
-
     # ------------------------------------------------------------------ what the incident keys show
-
-    def _redraw_filtered(self) -> None:
-        """The rows shown changed (a filter): draw the table afresh."""
-        self._exports.clear()
-        self.board.selected_key = None
-        self.render_exports(self.now())
-        self.refresh_status()
-
-    def show_export(self, key: str) -> None:
-        table = self._exports
-        if key not in table and (self.board.filter or self.board.key_filter is not None):
-            self.board.key_filter = None
-            self.board.set_filter("")
-            self._filter.close()
-            self._redraw_filtered()
-        table.move_to_key(key)
-        table.focus()
-
-    def show_only(self, keys: Sequence[str], label: str) -> None:
-        self.board.key_filter = (tuple(keys), label)
-        self._redraw_filtered()
-        self._exports.focus()
-
-    def show_run(self, key: str, run_id: str) -> None:
-        self.show_export(key)
-        self.call_after_refresh(self._highlight_run, run_id)
 
     def lacks_runs_list(self, project_id: str) -> bool:
         return self.source.list_missing(project_id)

@@ -71,7 +71,7 @@ INCIDENT_KEY_IDS = ("monitor.alerts", "monitor.groups", "monitor.timeline", "mon
 
 
 class ExportTable(Protocol):
-    """What the monitor provides the incident keys: the exports table's cursor, and ways to show a row.
+    """What the monitor provides the incident keys: the exports table's cursor and the runs pane's view.
 
     The monitor passes itself to :class:`IncidentKeysController`, so mypy checks
     it provides every one, and a missing one cannot surface as an exception on a
@@ -89,18 +89,6 @@ class ExportTable(Protocol):
         """The run under the runs pane's cursor."""
         ...
 
-    def show_export(self, key: str) -> None:
-        """Put the table's cursor on this export (clearing a filter that hides it)."""
-        ...
-
-    def show_only(self, keys: Sequence[str], label: str) -> None:
-        """Filter the table to these exports."""
-        ...
-
-    def show_run(self, key: str, run_id: str) -> None:
-        """Select this export and put the runs pane's cursor on this run."""
-        ...
-
     def runs_view_changed(self, view: RunsView) -> None:
         """Show the selected export's runs this way."""
         ...
@@ -114,19 +102,37 @@ class ExportTable(Protocol):
         ...
 
 
+class TableMoves(Protocol):
+    """Where the incident views send the monitor's exports table (:class:`~tui.screens.monitor_table.MonitorTable`)."""
+
+    def show_export(self, key: str) -> None:
+        """Put the table's cursor on this export (clearing a filter that hides it)."""
+        ...
+
+    def show_only(self, keys: Sequence[str], label: str) -> None:
+        """Filter the table to these exports."""
+        ...
+
+    def show_run(self, key: str, run_id: str) -> None:
+        """Select this export and put the runs pane's cursor on this run."""
+        ...
+
+
 class IncidentKeysController:
     """The incident keys and each poll's alerts, for one monitor screen.
 
     ``host`` is the screen these keys serve: its app rings the bell and shows the
     views, toasts go through it, the hook's sends run as its workers. ``table`` is
-    the monitor's exports table: its cursor, and the ways to show a row.
+    the monitor's selection (the cursors) and runs view; ``moves`` puts the exports
+    table's cursor on a row or filters its rows.
     """
 
-    def __init__(self, *, host: WatchdeckScreen[None], table: ExportTable, client_for: Any, clock: Any,
-                 monotonic: Any, profile: str | None, read_only: bool, on_alert: Sequence[str], secret: str,
-                 journal: ActionJournal) -> None:
+    def __init__(self, *, host: WatchdeckScreen[None], table: ExportTable, moves: TableMoves, client_for: Any,
+                 clock: Any, monotonic: Any, profile: str | None, read_only: bool, on_alert: Sequence[str],
+                 secret: str, journal: ActionJournal) -> None:
         self._host = host
         self._table = table
+        self._moves = moves
         self._monotonic = monotonic
         book = AlertBook(journal, profile=profile)
         hooks = HookOutbox(AlertHook(on_alert, secret), journal, profile=profile, on_failure=self._hook_failed) \
@@ -332,7 +338,7 @@ class IncidentKeysController:
         def chosen(result: JumpTo | None) -> None:
             self._host.post_message(BoardChanged())  # acknowledged there: the row marks and the title follow
             if result is not None:
-                self._table.show_export(result.key)
+                self._moves.show_export(result.key)
 
         self._host.app.push_screen(AlertsScreen(self.incident, self), chosen)
 
@@ -341,7 +347,7 @@ class IncidentKeysController:
 
         def chosen(result: FilterTo | None) -> None:
             if result is not None:
-                self._table.show_only(result.keys, result.label)
+                self._moves.show_only(result.keys, result.label)
 
         self._host.app.push_screen(FailureGroupsScreen(self.incident), chosen)
 
@@ -354,7 +360,7 @@ class IncidentKeysController:
 
         def chosen(result: OpenRun | None) -> None:
             if result is not None:
-                self._table.show_run(result.key, result.run_id)
+                self._moves.show_run(result.key, result.run_id)
 
         self._host.app.push_screen(TimelineScreen(self.incident, self._timeline_model), chosen)
 

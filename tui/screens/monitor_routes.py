@@ -5,14 +5,16 @@ Textual runs a binding's action as the ``action_<name>`` method of the screen; :
 monitor's, and the :class:`~tui.screens.monitor.MonitorScreen` inherits them. The action keys on the selected
 export or run go to :class:`~tui.screens.monitor_keys.ExportKeys`, the incident keys to
 :class:`~tui.screens.monitor_incident.IncidentKeysController`, the poll keys to
-:class:`~tui.screens.monitor_work.MonitorWork`. The keys that change only what the screen shows (filter, details,
-freeze, escape) are the screen's own methods. Which keys apply now is :mod:`tui.state.monitor_key_rules`'s.
+:class:`~tui.screens.monitor_work.MonitorWork`, the filter to :class:`~tui.screens.monitor_table.MonitorTable`.
+The keys that change only how the screen shows what it holds (details, freeze, escape) are the screen's own
+methods. Which keys apply now is :mod:`tui.state.monitor_key_rules`'s.
 """
 
 from __future__ import annotations
 
 from tui.screens.monitor_incident import IncidentKeysController
 from tui.screens.monitor_keys import ExportKeys
+from tui.screens.monitor_table import MonitorTable
 from tui.screens.monitor_work import MonitorWork
 
 
@@ -22,6 +24,7 @@ class MonitorRoutes:
     export_keys: ExportKeys
     incident_keys: IncidentKeysController
     work: MonitorWork
+    table: MonitorTable
 
     # ------------------------------------------------------------------ on the selected export or run
 
@@ -87,7 +90,10 @@ class MonitorRoutes:
     def action_runs_filter(self) -> None:
         self.incident_keys.runs_filter()
 
-    # ------------------------------------------------------------------ polls
+    # ------------------------------------------------------------------ the table and the polls
+
+    def action_filter(self) -> None:
+        self.table.open_filter()
 
     def action_refresh(self) -> None:
         self.work.refresh()
