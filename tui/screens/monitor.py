@@ -1,7 +1,8 @@
 """The batch-export monitor: the on-call screen left open on a wall for days.
 
 The screen composes the tables, routes keys and draws state. What it watches and the workers that read it are
-:class:`~tui.screens.monitor_work.MonitorWork`'s (polls, record reads, runs loads); its keys go to the objects of
+:class:`~tui.screens.monitor_work.MonitorWork`'s (polls, record reads, runs loads); the table's filter and moves
+:class:`~tui.screens.monitor_table.MonitorTable`'s; its keys go to the objects of
 :mod:`tui.screens.monitor_routes`, and which keys apply is :mod:`tui.state.monitor_key_rules`'s. Rows update in
 place through :meth:`VirtualTable.apply`, which draws again only the rows whose cells changed, so selection and
 scroll stay put and a quiet poll costs almost nothing. The last good data stays on screen when polls fail, and
@@ -28,7 +29,7 @@ from tui.api.models.batch_exports import BatchExportRun
 from tui.key_registry import bindings, writing_actions
 from tui.look.export_cells import EXPORT_GROW, EXPORT_PRIORITY, EXPORT_REQUIRES
 from tui.look.export_details import export_details_text
-from tui.look.export_rows import empty_message, export_columns, export_rows
+from tui.look.export_rows import export_columns, export_rows
 from tui.look.monitor_status import is_stale, monitor_status
 from tui.look.run_rows import RunsView, marked_cancelling, run_rows
 from tui.screens.base import WatchdeckScreen
@@ -82,13 +83,12 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
             monotonic=wd.monotonic, profile=settings.profile, read_only=settings.read_only, on_alert=settings.on_alert,
             secret=settings.api_key.get_secret_value(), journal=self.journal)
         self.incident = self.incident_keys.incident
-        self.work = MonitorWork(self, self, incident=self.incident, sync_marks=self.incident_keys.sync_marks)
+        self.work = MonitorWork(self, self, incident_keys=self.incident_keys)
         self.export_keys = ExportKeys(self, selected=self.selected, selected_run=self.selected_run,
                                       actions=lambda: self.work.watch.actions, journal=self.journal, clock=wd.clock,
                                       lacks_runs_list=self.lacks_runs_list)
         self._last_title = ""
-        # The two tables, kept: every check_action reads their cursors (a query each time costs a walk of the screen).
-        self._exports = self.table.rows
+        # The tables are kept (self.table.rows, the pane's runs): every check_action reads their cursors.
         self._detail: ExportDetailPane | None = None
 
     @property
@@ -108,11 +108,15 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
         """The runs and details pane is mounted (just after the first frame)."""
         return self._detail is not None and self._detail.is_mounted
 
+    def _pane(self) -> ExportDetailPane | None:
+        """The runs and details pane, once mounted."""
+        return self._detail if self.detail_shown else None
+
     def compose(self) -> ComposeResult:
         yield Static(id="monitor-status")
         yield self.table.filter_box
-        yield self._exports
-        yield Static(id="exports-empty", classes="hidden")
+        yield self.table.rows
+        yield self.table.empty
         yield Vertical(id="export-detail")  # the detail pane's slot: filled after the first frame
         yield KeyFooter()
 
@@ -140,7 +144,7 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
     def _project_switched(self) -> None:
         """The operator picked another project: watch it from a clean slate."""
         if self.work.switch_project():
-            self._exports.clear()
+            self.table.rows.clear()
             self.render_selected(self.now())
             self.work.poll_now()
 
@@ -151,12 +155,7 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
     def apply_snapshot(self, snapshot: ExportsSnapshot) -> None:
         """What a poll's answer does: the board judges it, the alert book follows, the rows are drawn."""
         now = self.now()
-        verdicts = self.board.apply_snapshot(snapshot, now)
-        # The alert book sees every export (a filter hides rows, it does not resolve their alerts); the incident
-        # views follow the table's filter. The rows are drawn after, so their marks are this poll's alerts.
-        shown = {w.key for w in self.board.visible()} if self.board.filter or self.board.key_filter else None
-        self.incident_keys.poll(snapshot.exports, verdicts, now, shown=shown)
-        for _, run in self.board.take_started_retries():  # a retry's new run appears later: say so, go to it
+        for run in self.work.judge(snapshot, now):  # a retry's new run appears later: say so, go to it
             self.notify(f"The retry's new run has started ({clean(run.status, limit=30)}).", title="Retry",
                         markup=False)
             self.call_after_refresh(self.highlight_run, run.id)
@@ -180,7 +179,7 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
 
     def render_exports(self, now: datetime) -> None:
         """Draw the board's rows (the table draws again only the rows whose cells changed), then the runs pane."""
-        board, table = self.board, self._exports
+        board, table = self.board, self.table.rows
         if board.snapshot is None:
             return
         keys = self.incident_keys
@@ -195,22 +194,15 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
 
     def cells(self) -> Mapping[str, Mapping[str, Cell]]:
         """The cells drawn for each row of the exports table, by row key (section rows included)."""
-        table = self._exports
+        table = self.table.rows
         return {key: table.cells_of(key) or {} for key in table.keys()}  # noqa: SIM118 (a table's keys)
 
     def show_empty_state(self, shown: int) -> None:
-        empty = self.query_one("#exports-empty", Static)
-        poller = self.poller
-        message = None if shown else empty_message(
-            polled=self.board.snapshot is not None, name_filter=self.board.filter,
-            failure=poller.reason() if poller.last_error is not None else None)
-        if message is not None:
-            empty.update(message)
-        empty.set_class(message is None, "hidden")
+        self.table.show_empty(shown, failure=self.poller.reason() if self.poller.last_error is not None else None)
 
     def render_selected(self, now: datetime) -> None:
-        pane = self._detail
-        if pane is None or not self.detail_shown:
+        pane = self._pane()
+        if pane is None:
             return  # drawn when the pane is mounted
         board = self.board
         watched = board.selected()
@@ -225,8 +217,8 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
         board.selected_run_id = pane.runs.cursor_key
 
     def highlight_run(self, run_id: str) -> None:
-        if self._detail is not None and self.detail_shown:
-            self._detail.runs.move_to_key(run_id)  # nothing when the run is not among the rows
+        if (pane := self._pane()) is not None:
+            pane.runs.move_to_key(run_id)  # nothing when the run is not among the rows
 
     def refresh_status(self) -> None:
         """Show the status line as it is now (a timer does this every second)."""
@@ -248,10 +240,10 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
         runs'), and give a short terminal's rows to the runs, not the charts."""
         self.set_class(self.size.height < SHORT_HEIGHT, "-short")
         width = self.size.width
-        self._exports.fit_to(width, export_columns(width, len(self.wd.settings.project_ids) > 1), EXPORT_PRIORITY,
+        self.table.rows.fit_to(width, export_columns(width, len(self.wd.settings.project_ids) > 1), EXPORT_PRIORITY,
                              EXPORT_GROW, EXPORT_REQUIRES)
-        if self._detail is not None and self.detail_shown:
-            self._detail.fit(width)
+        if (pane := self._pane()) is not None:
+            pane.fit(width)
 
     # ------------------------------------------------------------------ selection and runs
 
@@ -264,14 +256,14 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
         stall) are handled before it. So every action and ``check_action`` follow the cursors first; the
         highlight handlers do the same, and find nothing left to do when a key already did it.
         """
-        key = self._exports.cursor_key
+        key = self.table.rows.cursor_key
         if key is not None and key != self.board.selected_key:
             self.board.selected_key = key
             self.render_selected(self.now())  # the runs pane shows the export's runs before a run key reads it
             self.work.schedule_runs_load()
             self.refresh_bindings()
-        pane = self._detail
-        if pane is not None and self.detail_shown and pane.owner == self.board.selected_key:
+        pane = self._pane()
+        if pane is not None and pane.owner == self.board.selected_key:
             self.board.selected_run_id = pane.runs.cursor_key
 
     @on(VirtualTable.RowHighlighted, "#exports")
@@ -310,8 +302,8 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
     @on(VirtualTable.RowSelected, "#exports")
     def _export_chosen(self) -> None:
         """Enter on an export goes down to its runs (the table keeps enter for itself)."""
-        if self._detail is not None and self.detail_shown:
-            self._detail.runs.focus()
+        if (pane := self._pane()) is not None:
+            pane.runs.focus()
 
     @on(VirtualTable.RowSelected, "#runs")
     def _run_chosen(self, event: VirtualTable.RowSelected) -> None:
@@ -337,20 +329,20 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
 
     def action_details(self) -> None:
         """The lower pane shows the export's details, or its runs again (its tabs, from the keyboard)."""
-        if self._detail is not None and self.detail_shown:
-            self._detail.toggle_tab()
+        if (pane := self._pane()) is not None:
+            pane.toggle_tab()
 
     def action_clear_filter(self) -> None:
         """Escape: from the runs pane or the lower pane's tabs (a click puts the focus there) back to the exports;
         else clear the filter."""
         if self._detail is not None and self._detail.has_focus_within:
-            self._exports.focus()
+            self.table.rows.focus()
         else:
             self.table.clear_filter()
 
     @on(FilterBox.Submitted, "#monitor-filter")
     def _filter_submitted(self) -> None:
-        self._exports.focus()
+        self.table.rows.focus()
 
     # ------------------------------------------------------------------ what the incident keys show
 
@@ -359,6 +351,6 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
 
     def runs_view_changed(self, view: RunsView) -> None:
         self.runs_view = view
-        if self._detail is not None and self.detail_shown:
-            self._detail.show_view(view.label)
+        if (pane := self._pane()) is not None:
+            pane.show_view(view.label)
         self.render_selected(self.now())

@@ -1,5 +1,5 @@
 """The monitor's exports table as the operator and the incident views move it: which rows it shows (the filter
-box's text, a failure group's exports) and where its cursor goes (an export, a run).
+box's text, a failure group's exports), where its cursor goes (an export, a run), and what it says when empty.
 
 A plain object the :class:`~tui.screens.monitor.MonitorScreen` makes and holds, with the table and filter box it
 composes. The filters themselves are the board's (:class:`~tui.state.export_board.ExportBoard`); the rows are
@@ -13,8 +13,10 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from textual.screen import Screen
+from textual.widgets import Static
 
 from tui.look.export_cells import EXPORT_COLUMNS
+from tui.look.export_rows import empty_message
 from tui.state.export_board import ExportBoard
 from tui.widgets.filter_box import FilterBox
 from tui.widgets.virtual_table import Column, VirtualTable
@@ -42,7 +44,7 @@ class TableView(Protocol):
 
 
 class MonitorTable:
-    """The exports table and its filter box, and the moves the keys and the incident views make on them."""
+    """The exports table, its filter box and its empty line, and the moves the keys and the incident views make."""
 
     def __init__(self, host: Screen[Any], view: TableView) -> None:
         self._host = host
@@ -50,6 +52,16 @@ class MonitorTable:
         self.rows = VirtualTable([Column(key, label, width or 0) for key, label, width in EXPORT_COLUMNS], id="exports")
         self.filter_box = FilterBox("filter by name or status (esc clears)", apply=self._apply_filter,
                                     id="monitor-filter")
+        self.empty = Static(id="exports-empty", classes="hidden")
+
+    def show_empty(self, shown: int, *, failure: str | None) -> None:
+        """Say why the table shows no row (``shown``), or nothing: ``failure`` is why the polls fail (server text)."""
+        board = self._view.board
+        message = None if shown else empty_message(polled=board.snapshot is not None, name_filter=board.filter,
+                                                   failure=failure)
+        if message is not None:
+            self.empty.update(message)
+        self.empty.set_class(message is None, "hidden")
 
     def open_filter(self) -> None:
         self.filter_box.open()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine
 from datetime import datetime
 from functools import partial
 from typing import Any, Protocol
@@ -22,11 +22,12 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerError
 
 from tui.api.errors import ApiError
+from tui.api.models.batch_exports import BatchExportRun
 from tui.look.monitor_status import ExportCounts, StatusFacts
 from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
-from tui.screens.incident_base import IncidentContext
 from tui.screens.monitor_actions import BoardChanged, PollWanted
+from tui.screens.monitor_incident import IncidentKeysController
 from tui.state.budget import poll_step
 from tui.state.exports import ExportsSnapshot, WatchedExport
 from tui.state.health import unmatched_targets_warning
@@ -74,13 +75,13 @@ class MonitorView(Protocol):
 class MonitorWork:
     """What one monitor screen watches, and the workers that read it."""
 
-    def __init__(self, host: WatchdeckScreen[None], view: MonitorView, *, incident: IncidentContext,
-                 sync_marks: Callable[[Sequence[WatchedExport]], Awaitable[None]]) -> None:
+    def __init__(self, host: WatchdeckScreen[None], view: MonitorView, *,
+                 incident_keys: IncidentKeysController) -> None:
         wd, settings = host.wd, host.wd.settings
         self._host = host
         self._view = view
-        self._incident = incident
-        self._sync_marks = sync_marks  # the alert marks of the other screens, in before a poll's answer is judged
+        self._incident_keys = incident_keys
+        incident = self._incident = incident_keys.incident
         self.asked_interval = settings.poll_seconds
         self.stretch_note: str | None = None  # why the interval is longer than the one asked for
         self.labels = ProjectLabels()
@@ -143,7 +144,7 @@ class MonitorWork:
         try:
             outcome = await self.watch.poller.run_once()
             if outcome.value is not None:  # first: the shared figures' sync then counts forged marks too
-                await self._sync_marks(outcome.value.exports)
+                await self._incident_keys.sync_marks(outcome.value.exports)
             await self._host.wd.shared.sync(self.watch.poller.interval)
             if outcome.value is not None:
                 self._pace()
@@ -157,6 +158,16 @@ class MonitorWork:
         finally:
             self._view.refresh_status()
             self._timer = self._host.set_timer(self.watch.poller.next_delay(), self.poll_now)
+
+    def judge(self, snapshot: ExportsSnapshot, now: datetime) -> list[BatchExportRun]:
+        """A poll's answer: the board judges it and the alert book follows; the retries' new runs that started."""
+        board = self.watch.board
+        verdicts = board.apply_snapshot(snapshot, now)
+        # The alert book sees every export (a filter hides rows, it does not resolve their alerts); the incident
+        # views follow the table's filter. The rows are drawn after, so their marks are this poll's alerts.
+        shown = {w.key for w in board.visible()} if board.filter or board.key_filter else None
+        self._incident_keys.poll(snapshot.exports, verdicts, now, shown=shown)
+        return [run for _, run in board.take_started_retries()]
 
     @property
     def next_poll_armed(self) -> bool:
