@@ -1,12 +1,11 @@
 """The batch-export monitor: the on-call screen left open on a wall for days.
 
-The screen composes the tables, routes keys and draws state. What it watches and the workers that read it are
-:class:`~tui.screens.monitor_work.MonitorWork`'s (polls, record reads, runs loads); the table's filter and moves
-:class:`~tui.screens.monitor_table.MonitorTable`'s; its keys go to the objects of
-:mod:`tui.screens.monitor_routes`, and which keys apply is :mod:`tui.state.monitor_key_rules`'s. Rows update in
-place through :meth:`VirtualTable.apply`, which draws again only the rows whose cells changed, so selection and
-scroll stay put and a quiet poll costs almost nothing. The last good data stays on screen when polls fail, and
-the status line says how old it is and why.
+The screen composes, routes keys and draws state. What it watches and the workers that read it are
+:class:`~tui.screens.monitor_work.MonitorWork`'s; the table's filter and moves
+:class:`~tui.screens.monitor_table.MonitorTable`'s; the keys' hand-offs are :mod:`tui.screens.monitor_routes`, and
+which keys apply :mod:`tui.state.monitor_key_rules`. Rows update in place (:meth:`VirtualTable.apply` draws again
+only the rows whose cells changed): selection and scroll stay put, and a quiet poll costs almost nothing. The
+last good data stays on screen when polls fail, and the status line says how old it is and why.
 """
 
 from __future__ import annotations
@@ -45,7 +44,6 @@ from tui.state.io.export_source import ExportsSource
 from tui.state.io.journal import ActionJournal
 from tui.state.io.poller import Poller
 from tui.state.monitor_key_rules import ON_RUN, KeyFacts, key_state
-from tui.text.clean import clean
 from tui.widgets.export_detail_pane import ExportDetailPane
 from tui.widgets.filter_box import FilterBox
 from tui.widgets.footer import KeyFooter
@@ -155,10 +153,8 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
     def apply_snapshot(self, snapshot: ExportsSnapshot) -> None:
         """What a poll's answer does: the board judges it, the alert book follows, the rows are drawn."""
         now = self.now()
-        for run in self.work.judge(snapshot, now):  # a retry's new run appears later: say so, go to it
-            self.notify(f"The retry's new run has started ({clean(run.status, limit=30)}).", title="Retry",
-                        markup=False)
-            self.call_after_refresh(self.highlight_run, run.id)
+        for run_id in self.work.judge(snapshot, now):  # a retry's new run appeared: go to it
+            self.call_after_refresh(self.highlight_run, run_id)
         if not self.frozen:
             self.render_exports(now)
         self.work.answered(snapshot)

@@ -22,7 +22,6 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerError
 
 from tui.api.errors import ApiError
-from tui.api.models.batch_exports import BatchExportRun
 from tui.look.monitor_status import ExportCounts, StatusFacts
 from tui.screens import debounce
 from tui.screens.base import WatchdeckScreen
@@ -159,15 +158,19 @@ class MonitorWork:
             self._view.refresh_status()
             self._timer = self._host.set_timer(self.watch.poller.next_delay(), self.poll_now)
 
-    def judge(self, snapshot: ExportsSnapshot, now: datetime) -> list[BatchExportRun]:
-        """A poll's answer: the board judges it and the alert book follows; the retries' new runs that started."""
+    def judge(self, snapshot: ExportsSnapshot, now: datetime) -> list[str]:
+        """A poll's answer: the board judges it and the alert book follows. A retry's new run appears a poll or
+        more after the retry: each that started is said, and its id returned (the screen goes to it)."""
         board = self.watch.board
         verdicts = board.apply_snapshot(snapshot, now)
         # The alert book sees every export (a filter hides rows, it does not resolve their alerts); the incident
         # views follow the table's filter. The rows are drawn after, so their marks are this poll's alerts.
         shown = {w.key for w in board.visible()} if board.filter or board.key_filter else None
         self._incident_keys.poll(snapshot.exports, verdicts, now, shown=shown)
-        return [run for _, run in board.take_started_retries()]
+        started = [run for _, run in board.take_started_retries()]
+        for run in started:
+            self._say(f"The retry's new run has started ({clean(run.status, limit=30)}).", title="Retry")
+        return [run.id for run in started]
 
     @property
     def next_poll_armed(self) -> bool:
