@@ -3,9 +3,10 @@ backfills (``B``), with the runs pane's view keys; and what each poll does for t
 
 A plain object the :class:`~tui.screens.monitor.MonitorScreen` makes and holds,
 kept apart so the monitor's module stays about showing exports; the monitor's
-``action_*`` methods for these keys (:mod:`tui.screens.monitor_routes`) call it, with those of the
-alert keys (acknowledge, silence). After each poll the screen
-calls :meth:`IncidentKeysController.poll`: the desk takes the exports in the
+``action_*`` methods for these keys (:mod:`tui.screens.monitor_routes`) call it, with
+those of the alert keys (acknowledge, silence). After each poll the monitor's work
+(:meth:`~tui.screens.monitor_work.MonitorWork.judge`) calls
+:meth:`IncidentKeysController.poll`: the desk takes the exports in the
 table's order with their health verdicts, the one alert book opens, updates
 and resolves episodes, and the controller rings, toasts and sends to the
 ``on_alert`` hook what :func:`tui.state.alert_outlets.announce` says. A toast

@@ -1,5 +1,5 @@
-"""The monitor's background work: its polls, the reads of the server's record its verdicts need, the runs pane's
-loads and the watched projects' labels.
+"""The monitor's background work: its polls (and what judges their answers), the reads of the server's record its
+verdicts need, the runs pane's loads, the watched projects' labels, and the facts the status line shows.
 
 A plain object the :class:`~tui.screens.monitor.MonitorScreen` makes and holds. Each read runs in a worker of the
 screen (workers end with it; modes keep the screen alive while the operator is on the surveys, so polls and
@@ -61,9 +61,11 @@ class MonitorView(Protocol):
         ...
 
     def refresh_status(self) -> None:
+        """Show the status line as it is now."""
         ...
 
     def render_exports(self, now: datetime) -> None:
+        """Draw the board's rows, then the runs pane."""
         ...
 
     def render_selected(self, now: datetime) -> None:
