@@ -67,7 +67,11 @@ async def test_a_survey_id_naming_an_export_is_a_bad_item_and_deletes_nothing(sa
         await until(pilot, lambda: len(journal_lines(user_dirs)) > lines)
         assert [(w["method"], w["path"]) for w in survey_writes(sandbox)] == [
             ("DELETE", f"/api/projects/{project}/surveys/{chosen}/")]
-        assert any("unexpected shape" in toast and "Nothing was sent" in toast for toast in toast_texts(app))
+        def refused() -> bool:
+            return any("unexpected shape" in toast and "Nothing was sent" in toast for toast in toast_texts(app))
+
+        await until(pilot, refused, step=0.1)  # it may wait for the toasts before it to leave (tui.toasts)
+        assert refused()
         last = journal_lines(user_dirs)[-1]
         assert last["action"] == "survey delete" and last["result"].startswith("failed: Refused an id")
 
