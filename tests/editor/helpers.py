@@ -14,6 +14,7 @@ from tests.pilot import SETTLE_ROUNDS, workers_done
 from tui.api.models.surveys import Survey
 from tui.screens.editor import SETTINGS, SurveyEditorScreen
 from tui.state.survey_draft import QUESTION_KINDS
+from tui.widgets.editor.branch_row import BranchRow
 from tui.widgets.editor.common import FieldError
 
 KIND_ORDER = list(QUESTION_KINDS)
@@ -83,7 +84,7 @@ async def fill(pilot: Pilot[Any], values: dict[str, Any]) -> None:
         if isinstance(widget, TextArea):
             widget.load_text(value)
         else:
-            assert isinstance(widget, Input | Select | Checkbox), selector
+            assert isinstance(widget, Input | Select | Checkbox | BranchRow), selector
             widget.value = value
     await settle(pilot)
 

@@ -43,13 +43,14 @@ from tui.look.palette import Tone
 from tui.look.render import plain
 from tui.screens.base import WatchdeckScreen, app_handle
 from tui.screens.confirm import ConfirmScreen
-from tui.screens.editor_dialogs import ConflictScreen, KindPickerScreen, LeaveScreen
+from tui.screens.editor_dialogs import ConflictScreen, KindPickerScreen, LeaveScreen, TargetPickerScreen
 from tui.state.io.draft_files import DraftStore, StoredDraft
 from tui.state.survey_draft import SurveyDraft, question_path, top_level
 from tui.state.survey_merge import Compared, compare
 from tui.text.clean import clean
 from tui.text.words import ago, counted
 from tui.widgets.cleaned_note import clean_survey_draft
+from tui.widgets.editor.branch_row import LABEL_WIDTH, BranchRow
 from tui.widgets.editor.common import DraftEdited, FieldError, with_notes
 from tui.widgets.editor.question_form import QuestionForm
 from tui.widgets.editor.survey_form import LABELS, SurveyFieldsForm
@@ -327,6 +328,19 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         self.current = key
         with self.prevent(OptionList.OptionHighlighted):
             items.highlighted = self._item_index()
+
+    def action_pick_target(self) -> None:
+        """Enter on a branch row: the list of its targets under it, pushed as the key is handled (the keys sent with
+        it wait for the list); the target picked becomes the row's value."""
+        row = self.focused
+        if not isinstance(row, BranchRow):
+            return
+
+        def picked(value: str | None) -> None:
+            if value is not None and row.is_attached:
+                row.value = value
+
+        self.app.push_screen(TargetPickerScreen(row.options, row.value, row.region, LABEL_WIDTH), picked)
 
     # ------------------------------------------------------------------ edits and problems
 

@@ -1,5 +1,5 @@
-"""The editor's small modal questions: which kind of question to add, what to do with unsaved edits, and whose value
-a field takes that the operator and the server both changed.
+"""The editor's small modal questions: which kind of question to add, what to do with unsaved edits, whose value
+a field takes that the operator and the server both changed, and where a response's branch leads.
 
 Both confirm as every dialog does (:mod:`tui.screens.dialog`): ``y`` or Enter on the confirming button, Escape cancels.
 """
@@ -15,6 +15,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Region
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -25,6 +26,7 @@ from tui.screens.base import WatchdeckModal
 from tui.screens.dialog import Dialog
 from tui.state.survey_draft import QUESTION_KINDS
 from tui.state.survey_merge import Conflict
+from tui.widgets.footer import KeyFooter
 from tui.widgets.lists import ItemList
 
 
@@ -102,6 +104,54 @@ class TemplatePickerScreen(WatchdeckModal[str | None]):
         self.query_one("#template-list", OptionList).focus()
 
     @on(OptionList.OptionSelected, "#template-list")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+TARGET_LIST_WIDTH = 32  # cells the list of targets takes at least (a narrow form's row leaves fewer)
+TARGET_LIST_ROWS = 10  # targets the list shows at once (it scrolls to the others)
+
+
+class TargetPickerScreen(WatchdeckModal[str | None]):
+    """Where a response's branch leads: the list of targets dropped over the form under ``region`` (the row's, on
+    the screen; above it where the screen ends first), the current one highlighted. Enter picks (dismissed with its
+    value); Escape or ``q`` leave it as it was (None). Keys sent with the one that opened it wait for the list
+    (:meth:`hold_keys`)."""
+
+    CSS_PATH = stylesheets("editor.tcss")
+
+    BINDINGS = [Binding("escape,q", "cancel", "Cancel", id="editor.target_cancel")]
+
+    def __init__(self, options: Sequence[tuple[Text, str]], value: str | None, region: Region,
+                 label_width: int) -> None:
+        super().__init__()
+        self.options = tuple(options)
+        self.value = value
+        self.row_region = region
+        self.label_width = label_width
+        self.hold_keys()
+
+    def compose(self) -> ComposeResult:
+        yield ItemList(*[Option(text, id=value) for text, value in self.options], id="target-list")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        targets = self.query_one("#target-list", OptionList)
+        row = self.row_region
+        targets.styles.width = max(row.width - self.label_width, TARGET_LIST_WIDTH)
+        height = min(len(self.options), TARGET_LIST_ROWS) + 2  # and its border
+        below = row.bottom + height <= self.app.size.height - 1  # above the footer
+        targets.styles.offset = (row.x + self.label_width, row.bottom if below else max(0, row.y - height))
+        values = [value for _, value in self.options]
+        targets.highlighted = values.index(self.value) if self.value in values else 0
+        self.set_focus(targets)
+        self.take_keys()
+
+    @on(OptionList.OptionSelected, "#target-list")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.dismiss(event.option.id)

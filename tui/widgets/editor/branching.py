@@ -1,22 +1,22 @@
 """Where a question leads: next question, end, a specific question, or a row per response value.
 
-Targets are chosen from a Select of the *other* questions by their text, never typed as an index;
+Targets are chosen from a list of the *other* questions by their text, never typed as an index;
 the values are the draft's stable question keys, so the choice survives moves. A target whose
-question was deleted shows blank with a message until the operator picks another.
+question was deleted shows blank with a message until the operator picks another. Each response of a
+response-based branch is one :class:`~tui.widgets.editor.branch_row.BranchRow`.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.widgets import Label, Select
 
 from tui.look.render import plain
 from tui.state.survey_draft import BRANCH_TYPES, END, RESPONSE_BASED_KINDS, SurveyDraft
+from tui.widgets.editor.branch_row import BranchRow
 from tui.widgets.editor.common import DraftEdited, FieldError
 
 NEXT = "__next__"  # the "no mapping" option of a response row: continue with the next question
@@ -32,8 +32,8 @@ class BranchingForm(Vertical):
         self.key = key
         self.row_keys: list[str] = []
 
-    def _target_options(self, *, with_end: bool) -> list[tuple[Any, str]]:
-        options: list[tuple[Any, str]] = []
+    def _target_options(self, *, with_end: bool) -> list[tuple[Text, str]]:
+        options: list[tuple[Text, str]] = []
         if with_end:
             options.append((Text("Next question"), NEXT))
             options.append((Text("End the survey"), END))
@@ -71,7 +71,7 @@ class BranchingForm(Vertical):
             shown = q.response_keys()
             known = {k for k, _ in shown}
             shown += [(k, f"{k} (kept from the server)") for k in branch.responses if k not in known]
-            if len(shown) > RESPONSE_ROWS_MAX:  # a row (Label + Select) per choice of 10,000 choices would freeze
+            if len(shown) > RESPONSE_ROWS_MAX:  # a row per choice of 10,000 choices would freeze
                 listed = [(k, label) for k, label in shown if k in branch.responses][:RESPONSE_ROWS_MAX]
                 yield Label(plain(f"{len(shown):,} responses: only the {len(listed):,} with a branch are listed "
                                   "(the others go to the next question and are kept as they are).", limit=200),
@@ -82,10 +82,8 @@ class BranchingForm(Vertical):
                 yield Label("No responses to map yet.", classes="hint")
             for n, (response_key, label) in enumerate(shown):
                 target = branch.responses.get(response_key, NEXT)
-                with Horizontal(classes="response-row"):
-                    yield Label(plain(label, limit=30), classes="response-label", id=f"b-resp-label-{n}")
-                    yield Select(options, value=target if target in valid else Select.NULL, prompt="Choose",
-                                 id=f"b-resp-{n}", classes="response-target", compact=True)
+                yield BranchRow(label, options, target if target in valid else None, id=f"b-resp-{n}",
+                                classes="response-target")
                 yield FieldError(id=f"be-resp-{n}")
 
     async def rebuild(self) -> None:
@@ -120,20 +118,26 @@ class BranchingForm(Vertical):
             q.prune_responses()
             await self.rebuild()
             self.query_one("#b-mode", Select).focus()
-        elif select_id.startswith("b-resp-"):
-            n = int(select_id.rsplit("-", 1)[1])
-            if n >= len(self.row_keys):
-                return
-            response_key = self.row_keys[n]
-            old = q.branch.responses.get(response_key, NEXT)
-            if not isinstance(value, str) or value == old:
-                return
-            if value == NEXT:
-                q.branch.responses.pop(response_key, None)
-            else:
-                q.branch.responses[response_key] = value
         else:
             return
+        self.post_message(DraftEdited("questions"))
+
+    @on(BranchRow.Changed)
+    def _row_changed(self, event: BranchRow.Changed) -> None:
+        event.stop()
+        q = self.draft.question(self.key)
+        n = int((event.row.id or "").rsplit("-", 1)[1])
+        if q.branch is None or n >= len(self.row_keys):
+            return
+        response_key = self.row_keys[n]
+        old = q.branch.responses.get(response_key, NEXT)
+        value = event.value
+        if value is None or value == old:
+            return
+        if value == NEXT:
+            q.branch.responses.pop(response_key, None)
+        else:
+            q.branch.responses[response_key] = value
         self.post_message(DraftEdited("questions"))
 
     def refresh_labels(self) -> None:
@@ -142,8 +146,8 @@ class BranchingForm(Vertical):
         labels = dict(q.response_keys())
         for n, response_key in enumerate(self.row_keys):
             if response_key in labels:
-                for label in self.query(f"#b-resp-label-{n}").results(Label):
-                    label.update(plain(labels[response_key], limit=30))
+                for row in self.query(f"#b-resp-{n}").results(BranchRow):
+                    row.label = labels[response_key]
 
     def show_problems(self, problems: dict[str, str]) -> None:
         """``problems`` relative to the question: ``branching``, ``branching.index``, ...``responseValues.<k>``."""
