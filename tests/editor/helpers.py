@@ -6,6 +6,8 @@ import contextlib
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Checkbox, Input, OptionList, Select, TextArea
 from textual.worker import WorkerCancelled
 
@@ -142,6 +144,13 @@ async def select_item(pilot: Pilot[Any], index: int) -> None:
     else:
         raise AssertionError(f"the editor did not show item {index}")
     await settle(pilot)
+
+
+def shown_form(screen: Screen[Any]) -> Widget:
+    """The form the editor's pane shows now (the settings form stays mounted, hidden, while a question is shown)."""
+    forms = [form for form in screen.query("#editor-form > .editor-form") if form.display]
+    assert len(forms) == 1, forms
+    return forms[0]
 
 
 def error_at(pilot: Pilot[Any], selector: str) -> str | None:

@@ -25,7 +25,7 @@ from tui.widgets.editor.branch_row import BranchRow
 from tui.widgets.editor.choices import TEXT_MODE_ABOVE
 
 from .conftest import EditorHarness, body_of, create_survey, fetch_raw, make_app
-from .helpers import open_editor, save, select_item, settle
+from .helpers import open_editor, save, select_item, settle, shown_form
 
 SIZE = (80, 24)
 """Small where the layout is not what a test checks: each refresh of a smaller screen costs less."""
@@ -59,14 +59,14 @@ async def test_hostile_text_is_shown_cleaned_marked_and_kept_until_edited(sandbo
         await settle(pilot)
         assert screen.query_one("#f-name", Input).value == "Pulse check"
         assert screen.query_one("#f-description", Input).value == "About it"
-        assert {n.id for n in screen.query(".cleaned-note")} == {"fc-name", "fc-description"}
+        assert {n.id for n in shown_form(screen).query(".cleaned-note")} == {"fc-name", "fc-description"}
         assert CLEANED_NOTE in pilot.app.export_screenshot().replace("&#160;", " ")
         _no_escape(pilot)
 
         await select_item(pilot, 1)
         assert screen.query_one("#q-question", Input).value == "How was it?"
         assert screen.query_one("#q-description", TextArea).text == "line one\nline two"  # newline kept
-        assert {n.id for n in screen.query(".cleaned-note")} == {"qc-question", "qc-description"}
+        assert {n.id for n in shown_form(screen).query(".cleaned-note")} == {"qc-question", "qc-description"}
         _no_escape(pilot)
         await select_item(pilot, 2)
         assert screen.query_one("#q-link", Input).value == "https://example.com/x"
@@ -114,7 +114,7 @@ async def _clean_text_gets_no_mark_and_is_not_sent(pilot: Pilot[Any]) -> None:
     screen = await _editor_on(pilot, Survey.model_validate({"id": "s1", "name": "Plain\tname", "type": "popover",
                                                             "questions": [{"type": "open", "question": "Fine",
                                                                            "description": "two\nlines"}]}))
-    assert not screen.query(".cleaned-note"), "clean text"
+    assert not shown_form(screen).query(".cleaned-note"), "clean text"
     assert screen.draft.changes() == {}, "clean text: the tab a one-line field shows as a space is kept untouched"
 
 
@@ -131,14 +131,14 @@ async def _response_branching_of_a_long_list_lists_only_the_mapped_responses(pil
             {"type": "open", "question": "Why?"}]}))
     rows = list(screen.query(".response-target").results(BranchRow))
     assert [r.value for r in rows] == ["end", screen.draft.questions[1].key], "long list's branching"
-    assert len(screen.query(Select)) < 10, "long list's branching"
+    assert len(shown_form(screen).query(Select)) < 10, "long list's branching"
     assert screen.draft.changes() == {}, "the branches not listed are kept as they are"
 
 
 async def _a_long_choice_list_is_edited_as_text_with_few_widgets(pilot: Pilot[Any]) -> None:
     count = 2000
     screen = await _editor_on(pilot, _many_choices(count))
-    assert len(screen.query(Input)) < 20, "long list: not one Input per choice"
+    assert len(shown_form(screen).query(Input)) < 20, "long list: not one Input per choice"
     area = screen.query_one("#choices-text", TextArea)
     assert area.document.line_count == count
     area.focus()

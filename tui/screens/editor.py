@@ -134,6 +134,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         self._draft_timer: Timer | None = None
         self._show_timer: Timer | None = None
         self._items: ItemList | None = None  # the question list, once composed
+        self._settings_stale = False  # the draft's fields changed under the settings form: it is mounted again
         self._pending: str | None = None
         self._list_signature: tuple[tuple[str | None, str], ...] = ()
         self._write_lock = threading.Lock()
@@ -246,10 +247,13 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
             items.focus()
             return
         await self._show_pending()  # the highlighted question's form, if the cursor just moved
-        for widget in self.query_one("#editor-form", VerticalScroll).query("Input, TextArea, Select, Checkbox"):
-            if widget.focusable:
-                widget.focus()
-                return
+        for form in self.query_one("#editor-form", VerticalScroll).query_children(".editor-form"):
+            if not form.display:
+                continue  # the settings form, kept while a question is shown
+            for widget in form.query("Input, TextArea, Select, Checkbox"):
+                if widget.focusable:
+                    widget.focus()
+                    return
 
     # ------------------------------------------------------------------ the item list
 
@@ -306,12 +310,27 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
             await self._show(self._pending)
 
     async def _show(self, key: str | None, *, focus: str | None = None) -> None:
-        """Mount the form of ``key`` (None: survey settings); ``focus`` is a widget id to focus after."""
+        """Show the form of ``key`` (None: survey settings); ``focus`` is a widget id to focus after.
+
+        A question's form is mounted each time. The settings form is mounted once per draft and hidden while a
+        question is shown (its fields write into the draft, so it shows the draft as it is when shown again): it has
+        the most fields and took the longest to mount.
+        """
         self.current = key
         container = self.query_one("#editor-form", VerticalScroll)
-        await container.remove_children()
-        form: Widget = SurveyFieldsForm(self.draft) if key is None else QuestionForm(self.draft, key)
-        await container.mount(form)
+        settings = self._kept_settings(container)
+        shown = container.query_children(".editor-form").results(Widget)
+        await container.remove_children([form for form in shown if form is not settings])
+        if key is None:
+            if settings is None:
+                await container.mount(SurveyFieldsForm(self.draft))
+                self._settings_stale = False
+            else:
+                settings.display = True
+        else:
+            if settings is not None:
+                self._hide(settings)
+            await container.mount(QuestionForm(self.draft, key))
         self._show_problems()
         self.refresh_bindings()
         if focus:
@@ -319,6 +338,17 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
                 if widget.focusable:
                     widget.focus()
                     break
+
+    def _kept_settings(self, container: VerticalScroll) -> SurveyFieldsForm | None:
+        """The settings form mounted earlier, if it is the current draft's."""
+        form = next(iter(container.query_children(SurveyFieldsForm).results(SurveyFieldsForm)), None)
+        return form if form is not None and form.draft is self.draft and not self._settings_stale else None
+
+    def _hide(self, form: Widget) -> None:
+        """Hide ``form``; the focus in it goes to the question list, as it does when a form is removed."""
+        if self.focused is not None and form in self.focused.ancestors:
+            self.set_focus(self.query_one("#editor-items", OptionList), scroll_visible=False)
+        form.display = False
 
     def _select(self, key: str | None) -> None:
         items = self.query_one("#editor-items", OptionList)
@@ -715,6 +745,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
                 self.store.remove(stored.path.stem)
                 return
             self.draft.restore(stored.data)
+            self._settings_stale = True
             clean_survey_draft(self.draft)
             if self.draft.creating and isinstance(stored.data.get("draft_id"), str):
                 self.draft.draft_id = stored.data["draft_id"]
