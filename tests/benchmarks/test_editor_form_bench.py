@@ -1,8 +1,9 @@
 """A question selected in the editor's list, until its form is shown: one question of each kind, and the settings.
 
-Target (issue 42, item 6: 0.35-0.8 s): under 150 ms. The baseline, measured in the same run, is the same key
-(Enter on the list) on the item already shown, which has no form to show: the keys and the waits alone. Printed
-as medians and ratios; the assertions are only gross functional facts (each form showed its own question).
+Target (issue 42, item 6: 0.35-0.8 s): under 150 ms. The baseline, measured in the same run, is one line mounted
+in the same pane until it is laid out. Printed as medians (and the first round's time: the editor mounts the settings
+form as it opens and keeps it, so no round mounts it) and ratios; the assertions are only gross functional facts
+(each form showed its own question).
 """
 
 from __future__ import annotations
@@ -58,12 +59,16 @@ async def test_a_selected_question_shows_its_form_quickly() -> None:
         await pilot.pause()
 
         def laid_out(option: int) -> bool:
-            """The form of list item ``option`` is mounted and laid out in the pane."""
-            forms = [form for form in pane.query(".editor-form") if form.display]
+            """The form of list item ``option`` is mounted and laid out in the pane.
+
+            Asked every millisecond while the app works: it reads the pane's children and the form's first fields,
+            not the whole screen (a walk of every widget each time took a share of the time it measured).
+            """
+            forms = [form for form in pane.children if form.display and form.has_class("editor-form")]
             want = None if option == 0 else survey.questions[option - 1].question
             return (len(forms) == 1 and forms[0].size.height > 0 and
                     (want is None) == (forms[0].id == "survey-settings-form") and
-                    (want is None or screen.query_one("#q-question", Input).value == want))
+                    (want is None or forms[0].query_one("#q-question", Input).value == want))
 
         for _ in range(ROUNDS):
             for index in range(len(ITEMS)):
@@ -85,7 +90,7 @@ async def test_a_selected_question_shows_its_form_quickly() -> None:
                 await line.remove()
                 await pilot.pause()
     baseline = median(floor)
-    rows = [(name, f"{median(shown[i]) * 1000:.0f} ms", "< 150 ms", f"{baseline * 1000:.1f} ms",
-             f"{median(shown[i]) / baseline:.0f}x") for i, name in enumerate(ITEMS)]
-    report(f"editor: Enter on a list item until its form is laid out (median of {ROUNDS})", rows,
-           ("item", "shown", "target", "one line mounted there", "ratio"))
+    rows = [(name, f"{median(shown[i]) * 1000:.0f} ms", f"{shown[i][0] * 1000:.0f} ms", "< 150 ms",
+             f"{baseline * 1000:.1f} ms", f"{median(shown[i]) / baseline:.0f}x") for i, name in enumerate(ITEMS)]
+    report(f"editor: Enter on a list item until its form is laid out (median of {ROUNDS}; first: round 1)", rows,
+           ("item", "shown", "first", "target", "one line mounted there", "ratio"))

@@ -394,10 +394,12 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
     def _show_problems(self) -> None:
         problems = with_notes(self._problems(), self.draft.notes())
         self.query_one("#editor-items-error", FieldError).show(problems.get("questions"))
-        for form in self.query(SurveyFieldsForm):
+        # the form shown (the settings form, hidden while a question is shown, is brought up to date as it shows)
+        shown = [form for form in self.query_one("#editor-form", VerticalScroll).children if form.display]
+        for form in (form for form in shown if isinstance(form, SurveyFieldsForm)):
             form.show_problems({p: m for p, m in problems.items() if question_path(p) is None and p != "questions"})
         live = {q.key for q in self.draft.questions}
-        for qform in self.query(QuestionForm):
+        for qform in (form for form in shown if isinstance(form, QuestionForm)):
             if qform.key not in live:
                 continue  # being replaced: its question was just deleted
             index = self.draft.index_of(qform.key)

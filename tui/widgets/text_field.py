@@ -10,12 +10,14 @@ field takes the letters it was handed.) The app's own priority keys (ctrl+c) nev
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import events
 from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
+
+from tui.widgets.compact import compact_reactive, with_compact_class
 
 
 def own_keys(widget_class: type[Widget], base: type[Widget]) -> dict[str, str]:
@@ -47,12 +49,21 @@ class _KeysInOrder:
 
 
 class TextField(_KeysInOrder, Input):
-    """A one-line field."""
+    """A one-line field (a compact one is styled once: :mod:`tui.widgets.compact`)."""
 
     OWN_BASE = Input
+    compact = compact_reactive()
+
+    def __init__(self, *args: Any, compact: bool = False, classes: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, compact=compact, classes=with_compact_class(classes, compact), **kwargs)
 
 
 class TextBox(_KeysInOrder, TextArea):
-    """A multi-line field (a description, JSON, choices one per line)."""
+    """A multi-line field (a description, JSON, choices one per line; a compact one is styled once:
+    :mod:`tui.widgets.compact`)."""
 
     OWN_BASE = TextArea
+    compact = compact_reactive()
+
+    def __init__(self, *args: Any, compact: bool = False, classes: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, compact=compact, classes=with_compact_class(classes, compact), **kwargs)

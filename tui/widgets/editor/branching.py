@@ -16,6 +16,7 @@ from textual.widgets import Label, Select
 
 from tui.look.render import plain
 from tui.state.survey_draft import BRANCH_TYPES, END, RESPONSE_BASED_KINDS, SurveyDraft
+from tui.widgets.compact import FormSelect
 from tui.widgets.editor.branch_row import BranchRow
 from tui.widgets.editor.common import DraftEdited, FieldError
 
@@ -49,7 +50,7 @@ class BranchingForm(Vertical):
         if current not in BRANCH_TYPES:
             types.append((plain(f"{current} (unknown, kept as is)"), current))
         yield Label("After this question", classes="field-label")
-        yield Select(types, value=current, allow_blank=False, id="b-type", compact=True)
+        yield FormSelect(types, value=current, allow_blank=False, id="b-type", compact=True)
         yield FieldError(id="be-type")
         if branch is None:
             return
@@ -57,13 +58,13 @@ class BranchingForm(Vertical):
             options = self._target_options(with_end=False)
             valid = {value for _, value in options}
             yield Label("Go to question", classes="field-label")
-            yield Select(options, value=branch.target if branch.target in valid else Select.NULL,
+            yield FormSelect(options, value=branch.target if branch.target in valid else Select.NULL,
                          prompt="Choose a question", id="b-target", compact=True)
             yield FieldError(id="be-index")
         elif branch.type == "response_based":
             if q.kind == "rating":
                 yield Label("Match responses by", classes="field-label")
-                yield Select([(Text("Each value"), "values"), (Text("Ranges"), "ranges")], value=branch.mode,
+                yield FormSelect([(Text("Each value"), "values"), (Text("Ranges"), "ranges")], value=branch.mode,
                              allow_blank=False, id="b-mode", compact=True)
             yield FieldError(id="be-responseValues")
             options = self._target_options(with_end=True)

@@ -20,6 +20,7 @@ from tui.api.writes import RATING_DISPLAYS, RATING_SCALES
 from tui.look.render import plain
 from tui.state.survey_draft import QUESTION_KINDS, SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
+from tui.widgets.compact import FormSelect
 from tui.widgets.editor.branching import BranchingForm
 from tui.widgets.editor.check_field import CheckField
 from tui.widgets.editor.choices import ChoicesEditor
@@ -63,7 +64,7 @@ class QuestionForm(Vertical):
         yield from self._cleaned_note("description")
         yield FieldError(id="qe-description")
         yield Label("Description format", classes="field-label")
-        yield Select(_options(("text", "html"), q.get("descriptionContentType")), allow_blank=False,
+        yield FormSelect(_options(("text", "html"), q.get("descriptionContentType")), allow_blank=False,
                      value=q.get("descriptionContentType"), id="q-descriptionContentType", compact=True)
         yield FieldError(id="qe-descriptionContentType")
         yield CheckField("Optional (respondents may skip it)", bool(q.get("optional")), id="q-optional")
@@ -82,11 +83,11 @@ class QuestionForm(Vertical):
             display = q.get("display")
             scale = q.get("scale")
             yield Label("Display", classes="field-label")
-            yield Select(_options(RATING_DISPLAYS, display), value=display if display is not None else Select.NULL,
+            yield FormSelect(_options(RATING_DISPLAYS, display), value=display if display is not None else Select.NULL,
                          prompt="Choose", id="q-display", compact=True)
             yield FieldError(id="qe-display")
             yield Label("Scale (emoji: 3 or 5; number: 3, 5, 7 or 10 = NPS 0-10)", classes="field-label")
-            yield Select(_options(RATING_SCALES, scale), value=scale if scale is not None else Select.NULL,
+            yield FormSelect(_options(RATING_SCALES, scale), value=scale if scale is not None else Select.NULL,
                          prompt="Choose", id="q-scale", compact=True)
             yield FieldError(id="qe-scale")
             yield Label("Lower bound label", classes="field-label")

@@ -27,6 +27,7 @@ from tui.look.palette import Tone
 from tui.look.render import plain
 from tui.state.survey_draft import SURVEY_TYPES, SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
+from tui.widgets.compact import FormSelect
 from tui.widgets.editor.common import NOTE_PREFIX, DraftEdited, FieldError, joined
 from tui.widgets.text_field import TextBox, TextField
 
@@ -143,7 +144,7 @@ class SurveyFieldsForm(Vertical):
             options: list[tuple[Any, str]] = [(Text(value), value) for value in allowed]
             if isinstance(current, str) and current and current not in allowed:
                 options.append((plain(f"{current} (unknown, kept)"), current))
-            yield Select(options, value=current if isinstance(current, str) and current else Select.NULL,
+            yield FormSelect(options, value=current if isinstance(current, str) and current else Select.NULL,
                          prompt="(not set)", id=f"f-{widget_id(name)}", compact=True)
         elif name in TEXT_AREAS:
             yield JsonArea(str(form.get(name) or ""), id=f"f-{name}", classes="json-area", soft_wrap=False,
