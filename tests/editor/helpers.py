@@ -16,8 +16,8 @@ from tests.pilot import SETTLE_ROUNDS, workers_done
 from tui.api.models.surveys import Survey
 from tui.screens.editor import SETTINGS, SurveyEditorScreen
 from tui.state.survey_draft import QUESTION_KINDS
-from tui.widgets.editor.branch_row import BranchRow
 from tui.widgets.editor.common import FieldError
+from tui.widgets.editor.pick_field import PickField
 
 KIND_ORDER = list(QUESTION_KINDS)
 FORM_WAITS = 500
@@ -86,7 +86,7 @@ async def fill(pilot: Pilot[Any], values: dict[str, Any]) -> None:
         if isinstance(widget, TextArea):
             widget.load_text(value)
         else:
-            assert isinstance(widget, Input | Select | Checkbox | BranchRow), selector
+            assert isinstance(widget, Input | Select | Checkbox | PickField), selector
             widget.value = value
     await settle(pilot)
 
@@ -107,7 +107,10 @@ async def set_area(pilot: Pilot[Any], selector: str, text: str) -> None:
 
 
 async def set_select(pilot: Pilot[Any], selector: str, value: Any) -> None:
-    pilot.app.screen.query_one(selector, Select).value = value
+    """Pick ``value`` in a Select or a PickField (None: the blank, where the field has one)."""
+    widget = pilot.app.screen.query_one(selector)
+    assert isinstance(widget, Select | PickField), selector
+    widget.value = Select.NULL if value is None and isinstance(widget, Select) else value
     await settle(pilot)
 
 

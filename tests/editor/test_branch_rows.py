@@ -11,10 +11,10 @@ from textual.widgets import OptionList
 
 from tests.pictures import Pictures, hold_cursors
 from tests.pilot import burst
-from tui.screens.editor_dialogs import TargetPickerScreen
+from tui.screens.editor_dialogs import PickListScreen
 from tui.state.survey_draft import END
-from tui.widgets.editor.branch_row import BranchRow
 from tui.widgets.editor.branching import NEXT
+from tui.widgets.editor.pick_field import BranchRow, PickField
 
 from .conftest import body_of, create_survey, make_app
 from .helpers import open_editor, save, select_item, settle
@@ -50,15 +50,15 @@ async def test_the_keyboard_picks_a_branch_target_from_the_row_keys_sent_togethe
         # Escape and q close the list and change nothing
         for leave in ("escape", "q"):
             await burst(pilot, "enter")
-            assert isinstance(app.screen, TargetPickerScreen)
-            targets = app.screen.query_one("#target-list", OptionList)
+            assert isinstance(app.screen, PickListScreen)
+            targets = app.screen.query_one("#pick-list", OptionList)
             assert targets.highlighted == 1 and targets.has_focus  # End the survey: the row's target
             await burst(pilot, "up", leave)
             assert app.screen is screen and rows[1].value == END, leave
 
         # the list holds every target of the row: Next question, End, the other questions
         await burst(pilot, "space")
-        targets = app.screen.query_one("#target-list", OptionList)
+        targets = app.screen.query_one("#pick-list", OptionList)
         assert [str(targets.get_option_at_index(i).prompt) for i in range(targets.option_count)] == [
             "Next question", "End the survey", "2. Why free?"]
         await burst(pilot, "home", "enter")
@@ -96,7 +96,45 @@ async def test_the_target_list_opens_under_its_row(snapshot: SnapshotAssertion) 
         await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)
-        assert isinstance(pilot.app.screen, TargetPickerScreen)
+        assert isinstance(pilot.app.screen, PickListScreen)
         hold_cursors(pilot)
         await pictures.take(pilot, "single-choice-80x24")
     pictures.check()
+
+
+async def test_a_questions_fields_of_a_few_values_are_picked_from_the_same_list() -> None:
+    """The rating's scale: Enter lists a blank first (it clears the field) and the scales; the branching type: the
+    form is rebuilt for the type picked, its field keeps the focus; a click opens the list too."""
+    app = harness()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        await select_item(pilot, 3)  # the rating
+        key = screen.current
+        scale = screen.query_one("#q-scale", PickField)
+        scale.focus()
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        values = app.screen.query_one("#pick-list", OptionList)
+        assert [str(values.get_option_at_index(i).prompt) for i in range(values.option_count)] == [
+            "Choose", "3", "5", "7", "10"]
+        assert values.highlighted == 4
+        await pilot.press("up", "enter")
+        await settle(pilot)
+        assert app.screen is screen and scale.value == 7 and screen.draft.question(key).data["scale"] == 7
+        await pilot.press("enter", "home", "enter")
+        await settle(pilot)
+        assert scale.value is None and "scale" not in screen.draft.question(key).data
+
+        await select_item(pilot, 1)  # the open question, which goes to a specific question
+        assert screen.query("#b-target")
+        kind = screen.query_one("#b-type", PickField)
+        await pilot.click(kind)
+        await settle(pilot)
+        assert isinstance(app.screen, PickListScreen)
+        await pilot.press("end", "up", "enter")  # from A specific question (the last) to End the survey
+        await settle(pilot)
+        branch = screen.draft.question(screen.current).branch
+        assert branch is not None and branch.type == "end"
+        assert not screen.query("#b-target") and screen.focused is screen.query_one("#b-type", PickField)

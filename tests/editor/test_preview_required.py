@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from textual.widgets import Input, Select, Static
+from textual.widgets import Input, Static
 
 from tests.pilot import opened_by
 from tui.api.models.surveys import Survey
 from tui.screens.editor import SurveyEditorScreen
 from tui.screens.survey_preview import SurveyPreviewScreen
+from tui.widgets.editor.pick_field import PickField
 
 from .conftest import EditorHarness
 from .helpers import select_item, settle
@@ -65,9 +66,9 @@ async def test_required_questions_need_an_answer_and_a_blank_rating_scale_is_a_n
         await settle(pilot)
         assert isinstance(app.screen, SurveyEditorScreen)
         await select_item(pilot, 3)
-        scale = app.screen.query_one("#q-scale", Select)
+        scale = app.screen.query_one("#q-scale", PickField)
         assert scale.value == 5
-        scale.clear()  # the blank "Choose"
+        scale.value = None  # the blank "Choose"
         await settle(pilot)
         key = app.screen.current
         assert "scale" not in app.screen.draft.question(key).data

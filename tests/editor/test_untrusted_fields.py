@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, Select, TextArea
+from textual.widgets import Input, TextArea
 
 from tests.pilot import until
 from tui.api.models.surveys import Survey
 from tui.screens.editor import SurveyEditorScreen
 from tui.text.clean import CLEANED_NOTE
-from tui.widgets.editor.branch_row import BranchRow
 from tui.widgets.editor.choices import TEXT_MODE_ABOVE
+from tui.widgets.editor.pick_field import BranchRow, PickField
 
 from .conftest import EditorHarness, body_of, create_survey, fetch_raw, make_app
 from .helpers import open_editor, save, select_item, settle, shown_form
@@ -131,7 +131,7 @@ async def _response_branching_of_a_long_list_lists_only_the_mapped_responses(pil
             {"type": "open", "question": "Why?"}]}))
     rows = list(screen.query(".response-target").results(BranchRow))
     assert [r.value for r in rows] == ["end", screen.draft.questions[1].key], "long list's branching"
-    assert len(shown_form(screen).query(Select)) < 10, "long list's branching"
+    assert len(shown_form(screen).query(PickField)) < 10, "long list's branching"
     assert screen.draft.changes() == {}, "the branches not listed are kept as they are"
 
 

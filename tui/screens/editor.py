@@ -28,6 +28,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Region
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Input, OptionList, Static
@@ -43,15 +44,15 @@ from tui.look.palette import Tone
 from tui.look.render import plain
 from tui.screens.base import WatchdeckScreen, app_handle
 from tui.screens.confirm import ConfirmScreen
-from tui.screens.editor_dialogs import ConflictScreen, KindPickerScreen, LeaveScreen, TargetPickerScreen
+from tui.screens.editor_dialogs import ConflictScreen, KindPickerScreen, LeaveScreen, PickListScreen
 from tui.state.io.draft_files import DraftStore, StoredDraft
 from tui.state.survey_draft import SurveyDraft, question_path, top_level
 from tui.state.survey_merge import Compared, compare
 from tui.text.clean import clean
 from tui.text.words import ago, counted
 from tui.widgets.cleaned_note import clean_survey_draft
-from tui.widgets.editor.branch_row import LABEL_WIDTH, BranchRow
 from tui.widgets.editor.common import DraftEdited, FieldError, with_notes
+from tui.widgets.editor.pick_field import LABEL_WIDTH, PickField
 from tui.widgets.editor.question_form import QuestionForm
 from tui.widgets.editor.survey_form import LABELS, SurveyFieldsForm
 from tui.widgets.footer import KeyFooter
@@ -360,17 +361,24 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
             items.highlighted = self._item_index()
 
     def action_pick_target(self) -> None:
-        """Enter on a branch row: the list of its targets under it, pushed as the key is handled (the keys sent with
-        it wait for the list); the target picked becomes the row's value."""
-        row = self.focused
-        if not isinstance(row, BranchRow):
+        """Enter on a field of a few values (a branch row, a question's format): the list of its values under it,
+        pushed as the key is handled (the keys sent with it wait for the list); the value picked becomes the field's
+        value."""
+        field = self.focused
+        if not isinstance(field, PickField):
             return
+        listed = field.listed()
+        values = [value for _, value in listed]
+        index = values.index(field.value) if field.value in values else None
+        label_width = LABEL_WIDTH if field.label is not None else 0
+        region = field.region
+        under = Region(region.x + label_width, region.y, region.width - label_width, region.height)
 
-        def picked(value: str | None) -> None:
-            if value is not None and row.is_attached:
-                row.value = value
+        def picked(index: int | None) -> None:
+            if index is not None and field.is_attached:
+                field.value = values[index]
 
-        self.app.push_screen(TargetPickerScreen(row.options, row.value, row.region, LABEL_WIDTH), picked)
+        self.app.push_screen(PickListScreen([prompt for prompt, _ in listed], index, under), picked)
 
     # ------------------------------------------------------------------ edits and problems
 

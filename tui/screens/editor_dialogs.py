@@ -112,49 +112,46 @@ class TemplatePickerScreen(WatchdeckModal[str | None]):
         self.dismiss(None)
 
 
-TARGET_LIST_WIDTH = 32  # cells the list of targets takes at least (a narrow form's row leaves fewer)
-TARGET_LIST_ROWS = 10  # targets the list shows at once (it scrolls to the others)
+PICK_LIST_WIDTH = 32  # cells the list of values takes at least (a narrow form's field leaves fewer)
+PICK_LIST_ROWS = 10  # values the list shows at once (it scrolls to the others)
 
 
-class TargetPickerScreen(WatchdeckModal[str | None]):
-    """Where a response's branch leads: the list of targets dropped over the form under ``region`` (the row's, on
-    the screen; above it where the screen ends first), the current one highlighted. Enter picks (dismissed with its
-    value); Escape or ``q`` leave it as it was (None). Keys sent with the one that opened it wait for the list
-    (:meth:`hold_keys`)."""
+class PickListScreen(WatchdeckModal[int | None]):
+    """A field's values (a question's format or scale, where a branch leads), dropped over the form under
+    ``region`` (the field's value, on the screen; above it where the screen ends first), the current one
+    (``index``) highlighted. Enter picks (dismissed with the index picked); Escape or ``q`` leave the field as it was
+    (None). Keys sent with the one that opened it wait for the list (:meth:`hold_keys`)."""
 
     CSS_PATH = stylesheets("editor.tcss")
 
-    BINDINGS = [Binding("escape,q", "cancel", "Cancel", id="editor.target_cancel")]
+    BINDINGS = [Binding("escape,q", "cancel", "Cancel", id="editor.pick_cancel")]
 
-    def __init__(self, options: Sequence[tuple[Text, str]], value: str | None, region: Region,
-                 label_width: int) -> None:
+    def __init__(self, prompts: Sequence[Text], index: int | None, region: Region) -> None:
         super().__init__()
-        self.options = tuple(options)
-        self.value = value
-        self.row_region = region
-        self.label_width = label_width
+        self.prompts = tuple(prompts)
+        self.index = index
+        self.field_region = region
         self.hold_keys()
 
     def compose(self) -> ComposeResult:
-        yield ItemList(*[Option(text, id=value) for text, value in self.options], id="target-list")
+        yield ItemList(*[Option(prompt) for prompt in self.prompts], id="pick-list")
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        targets = self.query_one("#target-list", OptionList)
-        row = self.row_region
-        targets.styles.width = max(row.width - self.label_width, TARGET_LIST_WIDTH)
-        height = min(len(self.options), TARGET_LIST_ROWS) + 2  # and its border
-        below = row.bottom + height <= self.app.size.height - 1  # above the footer
-        targets.styles.offset = (row.x + self.label_width, row.bottom if below else max(0, row.y - height))
-        values = [value for _, value in self.options]
-        targets.highlighted = values.index(self.value) if self.value in values else 0
-        self.set_focus(targets)
+        values = self.query_one("#pick-list", OptionList)
+        field = self.field_region
+        values.styles.width = max(field.width, PICK_LIST_WIDTH)
+        height = min(len(self.prompts), PICK_LIST_ROWS) + 2  # and its border
+        below = field.bottom + height <= self.app.size.height - 1  # above the footer
+        values.styles.offset = (field.x, field.bottom if below else max(0, field.y - height))
+        values.highlighted = self.index if self.index is not None else 0
+        self.set_focus(values)
         self.take_keys()
 
-    @on(OptionList.OptionSelected, "#target-list")
+    @on(OptionList.OptionSelected, "#pick-list")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(event.option.id)
+        self.dismiss(event.option_index)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

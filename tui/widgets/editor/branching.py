@@ -3,7 +3,7 @@
 Targets are chosen from a list of the *other* questions by their text, never typed as an index;
 the values are the draft's stable question keys, so the choice survives moves. A target whose
 question was deleted shows blank with a message until the operator picks another. Each response of a
-response-based branch is one :class:`~tui.widgets.editor.branch_row.BranchRow`.
+response-based branch is one :class:`~tui.widgets.editor.pick_field.BranchRow`.
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Label, Select
+from textual.widgets import Label
 
 from tui.look.render import plain
 from tui.state.survey_draft import BRANCH_TYPES, END, RESPONSE_BASED_KINDS, SurveyDraft
-from tui.widgets.compact import FormSelect
-from tui.widgets.editor.branch_row import BranchRow
 from tui.widgets.editor.common import DraftEdited, FieldError
+from tui.widgets.editor.pick_field import BranchRow, PickField
 
 NEXT = "__next__"  # the "no mapping" option of a response row: continue with the next question
 RESPONSE_ROWS_MAX = 50  # response rows drawn at most (one per choice otherwise)
@@ -50,7 +49,7 @@ class BranchingForm(Vertical):
         if current not in BRANCH_TYPES:
             types.append((plain(f"{current} (unknown, kept as is)"), current))
         yield Label("After this question", classes="field-label")
-        yield FormSelect(types, value=current, allow_blank=False, id="b-type", compact=True)
+        yield PickField(types, current, id="b-type")
         yield FieldError(id="be-type")
         if branch is None:
             return
@@ -58,14 +57,13 @@ class BranchingForm(Vertical):
             options = self._target_options(with_end=False)
             valid = {value for _, value in options}
             yield Label("Go to question", classes="field-label")
-            yield FormSelect(options, value=branch.target if branch.target in valid else Select.NULL,
-                         prompt="Choose a question", id="b-target", compact=True)
+            yield PickField(options, branch.target if branch.target in valid else None, prompt="Choose a question",
+                            id="b-target")
             yield FieldError(id="be-index")
         elif branch.type == "response_based":
             if q.kind == "rating":
                 yield Label("Match responses by", classes="field-label")
-                yield FormSelect([(Text("Each value"), "values"), (Text("Ranges"), "ranges")], value=branch.mode,
-                             allow_blank=False, id="b-mode", compact=True)
+                yield PickField([(Text("Each value"), "values"), (Text("Ranges"), "ranges")], branch.mode, id="b-mode")
             yield FieldError(id="be-responseValues")
             options = self._target_options(with_end=True)
             valid = {value for _, value in options}
@@ -91,10 +89,10 @@ class BranchingForm(Vertical):
         """Rows depend on the scale, mode, choices and the other questions."""
         await self.recompose()
 
-    @on(Select.Changed)
-    async def _changed(self, event: Select.Changed) -> None:
+    @on(PickField.Changed, "#b-type, #b-target, #b-mode")
+    async def _changed(self, event: PickField.Changed) -> None:
         event.stop()
-        select_id = event.select.id or ""
+        select_id = event.field.id or ""
         q = self.draft.question(self.key)
         value = event.value
         if select_id == "b-type":
@@ -104,7 +102,7 @@ class BranchingForm(Vertical):
                 return
             self.draft.set_branch_type(self.key, value)
             await self.rebuild()
-            self.query_one("#b-type", Select).focus()
+            self.query_one("#b-type", PickField).focus()
         elif q.branch is None:
             return
         elif select_id == "b-target":
@@ -118,16 +116,16 @@ class BranchingForm(Vertical):
             q.branch.mode = value
             q.prune_responses()
             await self.rebuild()
-            self.query_one("#b-mode", Select).focus()
+            self.query_one("#b-mode", PickField).focus()
         else:
             return
         self.post_message(DraftEdited("questions"))
 
-    @on(BranchRow.Changed)
-    def _row_changed(self, event: BranchRow.Changed) -> None:
+    @on(PickField.Changed, ".response-target")
+    def _row_changed(self, event: PickField.Changed) -> None:
         event.stop()
         q = self.draft.question(self.key)
-        n = int((event.row.id or "").rsplit("-", 1)[1])
+        n = int((event.field.id or "").rsplit("-", 1)[1])
         if q.branch is None or n >= len(self.row_keys):
             return
         response_key = self.row_keys[n]

@@ -13,25 +13,25 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
+from textual.widgets import Checkbox, Input, Label, Static, TextArea
 
 from tui.api.models.questions import QuestionType
 from tui.api.writes import RATING_DISPLAYS, RATING_SCALES
 from tui.look.render import plain
 from tui.state.survey_draft import QUESTION_KINDS, SurveyDraft
 from tui.widgets.cleaned_note import CleanedNote
-from tui.widgets.compact import FormSelect
 from tui.widgets.editor.branching import BranchingForm
 from tui.widgets.editor.check_field import CheckField
 from tui.widgets.editor.choices import ChoicesEditor
 from tui.widgets.editor.common import NOTE_PREFIX, DraftEdited, FieldError, joined
+from tui.widgets.editor.pick_field import PickField
 from tui.widgets.text_field import TextBox, TextField
 
 CHOICE_KINDS = (QuestionType.SINGLE_CHOICE, QuestionType.MULTIPLE_CHOICE)
 
 
 def _options(known: tuple[Any, ...], current: Any, label: Any = str) -> list[tuple[Text, Any]]:
-    """Select options for ``known`` values, keeping an unknown current value visible (and selectable)."""
+    """A field's options for ``known`` values, keeping an unknown current value visible (and selectable)."""
     options = [(Text(label(v)), v) for v in known]
     if current is not None and current not in known:
         options.append((plain(f"{current} (unknown)"), current))
@@ -64,8 +64,8 @@ class QuestionForm(Vertical):
         yield from self._cleaned_note("description")
         yield FieldError(id="qe-description")
         yield Label("Description format", classes="field-label")
-        yield FormSelect(_options(("text", "html"), q.get("descriptionContentType")), allow_blank=False,
-                     value=q.get("descriptionContentType"), id="q-descriptionContentType", compact=True)
+        yield PickField(_options(("text", "html"), q.get("descriptionContentType")), q.get("descriptionContentType"),
+                        id="q-descriptionContentType")
         yield FieldError(id="qe-descriptionContentType")
         yield CheckField("Optional (respondents may skip it)", bool(q.get("optional")), id="q-optional")
         yield Label("Button text", classes="field-label")
@@ -83,12 +83,10 @@ class QuestionForm(Vertical):
             display = q.get("display")
             scale = q.get("scale")
             yield Label("Display", classes="field-label")
-            yield FormSelect(_options(RATING_DISPLAYS, display), value=display if display is not None else Select.NULL,
-                         prompt="Choose", id="q-display", compact=True)
+            yield PickField(_options(RATING_DISPLAYS, display), display, prompt="Choose", id="q-display")
             yield FieldError(id="qe-display")
             yield Label("Scale (emoji: 3 or 5; number: 3, 5, 7 or 10 = NPS 0-10)", classes="field-label")
-            yield FormSelect(_options(RATING_SCALES, scale), value=scale if scale is not None else Select.NULL,
-                         prompt="Choose", id="q-scale", compact=True)
+            yield PickField(_options(RATING_SCALES, scale), scale, prompt="Choose", id="q-scale")
             yield FieldError(id="qe-scale")
             yield Label("Lower bound label", classes="field-label")
             yield TextField(str(q.get("lowerBoundLabel") or ""), placeholder="e.g. Unlikely (empty: no label)",
@@ -142,11 +140,11 @@ class QuestionForm(Vertical):
         if name:
             self._set(name, event.value)
 
-    @on(Select.Changed, "#q-descriptionContentType, #q-display, #q-scale")
-    async def _select(self, event: Select.Changed) -> None:
+    @on(PickField.Changed, "#q-descriptionContentType, #q-display, #q-scale")
+    async def _select(self, event: PickField.Changed) -> None:
         event.stop()
-        name = (event.select.id or "").removeprefix("q-")
-        if event.value is Select.NULL:
+        name = (event.field.id or "").removeprefix("q-")
+        if event.value is None:
             # The blank "Choose" clears the field (and the draft says what is missing), rather than leaving
             # the old value in the draft while the form shows none.
             q = self.draft.question(self.key)
