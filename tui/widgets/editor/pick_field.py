@@ -103,7 +103,7 @@ class PickField(Widget, can_focus=True):
     def watch_value(self, value: Any) -> None:
         self.post_message(self.Changed(self, value))
 
-    async def _on_click(self, event: events.Click) -> None:
+    async def on_click(self, event: events.Click) -> None:
         event.stop()
         self.screen.set_focus(self)
         await self.run_action("screen.pick_target")
