@@ -26,7 +26,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from rich.text import Text
 
+from tui.api.models.batch_exports import BatchExportRun
 from tui.app import TOAST_RACK_ID, WatchdeckApp
 from tui.clock import ScaledClock
 from tui.config import Settings
@@ -35,7 +37,7 @@ from tui.widgets.virtual_table import VirtualTable
 
 from . import soak_worlds
 from .helpers import ROOT, SIZE, growth_over_last_half, report, rss_mb, wait_for
-from .memory_census import Census, census_growth, malloc_figures, take_census
+from .memory_census import Census, census_growth, live_ids, malloc_figures, owners_of_new, take_census
 
 FAULTS = [
     {"kind": "status", "status": 503, "rate": 0.06},
@@ -226,6 +228,9 @@ async def churning_soak(request: pytest.FixtureRequest, user_dirs: Path, script:
     limit = GROWTH_LIMIT if minutes >= 20 else SHORT_GROWTH_LIMIT
     trace = os.environ.get("WATCHDECK_SOAK_TRACE") == "1"
     allocations = os.environ.get("WATCHDECK_SOAK_TRACEMALLOC") == "1"
+    owners = os.environ.get("WATCHDECK_SOAK_OWNERS") == "1"
+    alive_at_half: dict[type, set[int]] = {}
+    owned: list[list[object]] = []
     held: list[list[object]] = []
     at_half: tracemalloc.Snapshot | None = None
     server = subprocess.Popen([sys.executable, "-c", *script], stdout=subprocess.PIPE, text=True, cwd=ROOT)
@@ -271,6 +276,8 @@ async def churning_soak(request: pytest.FixtureRequest, user_dirs: Path, script:
                     half_traced = True
                     if trace:
                         traced.append(take_census())
+                    if owners:
+                        alive_at_half = {kind: live_ids(kind) for kind in (Text, BatchExportRun)}
                     if allocations:
                         gc.collect()
                         at_half = tracemalloc.take_snapshot()
@@ -282,6 +289,8 @@ async def churning_soak(request: pytest.FixtureRequest, user_dirs: Path, script:
             rss.append((time.monotonic() - started, end))
             if trace:
                 traced.append(take_census())
+            if owners:
+                owned = [row for kind, ids in alive_at_half.items() for row in owners_of_new(kind, ids)]
             if at_half is not None:
                 gc.collect()
                 held = grown_by_line(at_half, tracemalloc.take_snapshot())
@@ -303,6 +312,9 @@ async def churning_soak(request: pytest.FixtureRequest, user_dirs: Path, script:
           f"(limit {100 * limit:g} %)")
     if traced:
         report("what grew over the last half", census_growth(*traced), ["kind", "what", "half", "end", "grew"])
+    if owned:
+        report("rich Text and runs made in the last half and still alive, and who holds a sample of them", owned,
+               ["count", "held by (the object first, then each holder up to a named owner)"])
     if held:
         report("grew over the last half (tracemalloc snapshots at half-time and at the end; its own memory makes RSS "
                "jump when it starts), by line", held, ["KiB", "blocks", "where"])
