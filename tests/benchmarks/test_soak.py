@@ -157,6 +157,8 @@ async def test_soak_with_faults(request: pytest.FixtureRequest, user_dirs: Path)
 # quarter, takes a snapshot at half-time and one at the end, and prints the lines whose memory grew between them
 # (polls slower meanwhile, and RSS counts tracemalloc's own: the figures of such a run are not the soak's).
 # ``WATCHDECK_SOAK_TOASTS=0`` draws no toast (Textual's notifications off), to tell the toasts' share of a growth.
+# ``WATCHDECK_SOAK_OWNERS=1`` notes the rich Text and runs alive at half-time and, at the end, walks a sample of those
+# made since and still alive up to the object that holds them (``memory_census.owners_of_new``).
 
 GROWTH_LIMIT = 0.01  # over the last half of a run of 20 minutes or more
 SHORT_GROWTH_LIMIT = 0.03  # over the last half of a shorter run
