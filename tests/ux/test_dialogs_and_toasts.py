@@ -283,4 +283,5 @@ async def test_backfill_confirms_with_y_on_its_button_as_every_dialog_does(sandb
             await pilot.press(keys[1])
             await settle(pilot)
             assert app.screen is not dialog
-            assert len(requests(sandbox, "POST", "/backfills/")) == before + 1, keys
+            assert len(requests(sandbox, "POST", "/backfills/")) == before + 1, (
+                keys, type(app.screen).__name__, toast_texts(app), [worker.state for worker in app.workers])
