@@ -253,7 +253,8 @@ KEYS: tuple[KeyEntry, ...] = (
     _k("editor.preview", "f5,ctrl+o", "preview", "Preview", "Preview survey",
        "Answer the survey as a user would, with its branching; ctrl+b goes back.", EDIT_SURVEY),
     _k("editor.switch_pane", "f6", "switch_pane", "List/form", "Between list and form",
-       "Jump from the question list into the form's first field, or back to the list.", NAVIGATE),
+       "Jump from the question list into the form's first field, or back to the list from any field (a JSON field "
+       "too); the keys typed after F6 go there, however fast.", NAVIGATE, priority=True),
     _k("editor.choice_add", "f4", "add_choice", "Add choice", "Add choice",
        "Add a choice at the end of the list and put the cursor in it.", EDIT_SURVEY, show=False),
     _k("editor.choice_up", "ctrl+shift+up", "move_choice(-1)", "Choice up", "Move choice up",
@@ -277,11 +278,10 @@ KEYS: tuple[KeyEntry, ...] = (
        priority=True, shared=True),
     _k("form.previous_field", "shift+tab", "app.focus_previous", "Previous field", "Previous field",
        "Move to the previous field.", NAVIGATE, show=False, priority=True, shared=True),
-    # The settings form's JSON fields: keys a text area would take for itself, kept as in every other field.
+    # The settings form's JSON fields: a key a text area would take for itself, kept as in every other field (F6 is
+    # the editor's priority key, so it reaches the screen from a JSON field as from any other).
     _k("editor.json_leave", "escape", "screen.leave", "Back", "Leave, from a JSON field",
        "In a JSON field too, Escape leaves the editor, asking first when something is unsaved.", NAVIGATE),
-    _k("editor.json_switch_pane", "f6", "screen.switch_pane", "List/form", "Back to the list, from a JSON field",
-       "In a JSON field too, F6 jumps to the question list (it does not select a line).", NAVIGATE, show=False),
 )
 
 _BY_ID: dict[str, KeyEntry] = {entry.id: entry for entry in KEYS}

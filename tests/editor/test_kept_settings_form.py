@@ -66,3 +66,21 @@ async def test_the_settings_form_keeps_what_was_typed_and_never_holds_a_hidden_f
         await select_item(pilot, 0)
         assert shown_form(screen) is settings and screen.query_one("#f-name", Input) is name
         assert name.value == "Pulse edited"
+
+
+async def test_f6_moves_the_focus_as_it_is_handled_so_keys_sent_with_it_reach_the_list() -> None:
+    """F6 and the keys typed after it arrive in one write: Down and Enter act on the list F6 went to, not on the field
+    it left (a name field would take Down as nothing and Enter as a submit)."""
+    app = EditorHarness(Survey.model_validate(SURVEY))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen: Any = app.screen
+        items = screen.query_one("#editor-items", OptionList)
+        name = screen.query_one("#f-name", Input)
+        name.focus()
+        await settle(pilot)
+        await burst(pilot, "f6", "down", "enter")
+        assert screen.current == screen.draft.questions[0].key and screen.focused is items
+        await burst(pilot, "f6", "end", *_typed(" now"))
+        assert screen.focused is screen.query_one("#q-question", Input)
+        assert screen.draft.questions[0].text == "Why? now"

@@ -242,10 +242,13 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
         self.take_keys()
 
     async def action_switch_pane(self) -> None:
-        """F6: from the question list into the form (its first field), and from anywhere in the form back."""
+        """F6: from the question list into the form (its first field), and from anywhere in the form back.
+
+        F6 is a priority key, handled as it arrives, and the focus moves at once (``focus()`` waits for the next
+        turn): keys typed in the same write as F6 go where it went, not to the field it left."""
         items = self.query_one("#editor-items", OptionList)
         if self.focused is not items:
-            items.focus()
+            self.set_focus(items)
             return
         await self._show_pending()  # the highlighted question's form, if the cursor just moved
         for form in self.query_one("#editor-form", VerticalScroll).query_children(".editor-form"):
@@ -253,7 +256,7 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
                 continue  # the settings form, kept while a question is shown
             for widget in form.query("Input, TextArea, Select, Checkbox"):
                 if widget.focusable:
-                    widget.focus()
+                    self.set_focus(widget)
                     return
 
     # ------------------------------------------------------------------ the item list

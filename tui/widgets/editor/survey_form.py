@@ -112,10 +112,10 @@ def field_name(widget: str) -> str:
 
 
 class JsonArea(TextBox):
-    """A JSON field whose keys behave as in every other field: Escape leaves, F6 switches panes (and Tab moves on,
-    as the editor's keys in tui.key_registry have it everywhere)."""
+    """A JSON field whose keys behave as in every other field: Escape leaves (and F6 switches panes, Tab moves on,
+    as the editor's priority keys in tui.key_registry have it everywhere)."""
 
-    KEY_IDS = ("editor.json_leave", "editor.json_switch_pane")
+    KEY_IDS = ("editor.json_leave",)
     BINDINGS: ClassVar[list[BindingType]] = list(bindings(*KEY_IDS))
 
 
