@@ -75,12 +75,10 @@ async def test_f6_moves_the_focus_as_it_is_handled_so_keys_sent_with_it_reach_th
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         screen: Any = app.screen
-        items = screen.query_one("#editor-items", OptionList)
-        name = screen.query_one("#f-name", Input)
-        name.focus()
+        screen.query_one("#f-name", Input).focus()
         await settle(pilot)
         await burst(pilot, "f6", "down", "enter")
-        assert screen.current == screen.draft.questions[0].key and screen.focused is items
+        assert screen.current == screen.draft.questions[0].key and screen.focused is screen.query_one("#editor-items")
         await burst(pilot, "f6", "end", *_typed(" now"))
         assert screen.focused is screen.query_one("#q-question", Input)
         assert screen.draft.questions[0].text == "Why? now"
