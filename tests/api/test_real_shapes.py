@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
@@ -63,6 +64,7 @@ def test_real_survey_parses(raw: dict[str, Any]) -> None:
     assert Survey.model_validate(survey.model_dump(mode="json", exclude_unset=True, by_alias=True)).id == survey.id
 
 
+@pytest.mark.slow
 @FEW
 @given(_objects(EXPORTS_FILE, "BatchExport"))
 def test_real_batch_export_parses(raw: dict[str, Any]) -> None:

@@ -239,6 +239,7 @@ async def test_forged_state_is_ignored_and_a_forged_lease_is_taken_over(redis_se
         await other.aclose()
 
 
+@pytest.mark.slow
 async def test_the_exporter_keeps_polling_through_forged_counts_and_after_they_go(
         sandbox: SandboxHandle, redis_server: RedisServer, tmp_path: Path) -> None:
     """10**400 in the shared counter ended the exporter's poll loop for good, silently; now nothing stops it."""

@@ -251,6 +251,7 @@ REFUSED_CASES: list[tuple[Scenario, str, Undo | None]] = [
 ]
 
 
+@pytest.mark.slow
 async def test_invalid_input_is_refused_before_anything_is_sent(sandbox: Any) -> None:
     """One editor on a new survey (named, one open question), then each invalid input in turn: an empty question
     text, a non-http(s) link, an empty choice, a responses limit over int32, broken JSON, page conditions on an
@@ -386,6 +387,7 @@ async def _round_trip_keeps_every_field_watchdeck_does_not_edit(pilot: Pilot[Any
     assert [q["id"] for q in after["questions"]] == [q["id"] for q in raw["questions"]]
 
 
+@pytest.mark.slow
 async def test_server_refusal_moves_and_round_trip(sandbox: Any, data_dir: Path) -> None:
     """One app on the survey list; an editor in turn on: a new survey whose name the server refuses (the form and
     draft kept, the error at the field, then saved under a free name); a survey whose questions are moved (branch

@@ -26,6 +26,7 @@ def list_requests(handle: SandboxHandle) -> int:
     return len([r for r in handle.requests() if r["method"] == "GET" and r["path"].endswith("/batch_exports/")])
 
 
+@pytest.mark.slow
 async def test_a_failing_poll_is_logged_once_counted_and_the_loop_polls_again(
         sandbox: SandboxHandle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WATCHDECK_STATE_DIR", str(tmp_path / "state"))

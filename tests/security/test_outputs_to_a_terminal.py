@@ -102,6 +102,7 @@ def _fault(handle: SandboxHandle, **fault: Any) -> None:
             assert admin.post("/_sandbox/faults/", json=fault).status_code in (200, 201)
 
 
+@pytest.mark.slow
 def test_every_command_writes_no_control_byte_to_the_terminal(hostile: SandboxHandle, environ: dict[str, str],
                                                                tmp_path: Path) -> None:
     survey_id = _survey_id(hostile)

@@ -262,6 +262,7 @@ async def test_name_column_takes_the_free_width_and_a_sort_shows_the_top(sandbox
 # --------------------------------------------------------------------------- actions
 
 
+@pytest.mark.slow
 async def test_actions_send_exactly_their_write_and_update_the_row(sandbox: Any, clock: FrozenClock) -> None:
     """One session, each action's writes counted from a mark taken before it:
 

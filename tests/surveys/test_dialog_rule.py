@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.pilot import footer_words, settle
 from tests.surveys.conftest import make_app
 from tui.clock import FrozenClock
@@ -14,6 +16,7 @@ from tui.screens.surveys import SurveyBrowserScreen
 MISSING = "00000000-0000-0000-0000-000000000000"
 
 
+@pytest.mark.slow
 async def test_summary_and_activity_close_with_y_enter_or_escape(sandbox: Any, clock: FrozenClock) -> None:
     app = make_app(sandbox, clock)
     async with app.run_test(size=(100, 30)) as pilot:

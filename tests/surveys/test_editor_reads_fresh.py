@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Input, OptionList, Static
 
 from tests.pilot import burst, settle
@@ -128,6 +129,7 @@ async def test_a_save_sends_only_the_edited_field_over_a_rename_made_meanwhile(s
         assert browser.selected is not None and browser.selected.name == "Pulse (renamed)"
 
 
+@pytest.mark.slow
 async def test_a_field_changed_on_both_sides_is_asked_about(sandbox: Any, clock: FrozenClock) -> None:
     """Keep mine (y) sends the operator's name; take theirs (t) keeps the server's and sends the rest; Escape sends
     nothing and keeps the draft."""

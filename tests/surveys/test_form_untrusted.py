@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 from textual.widgets import Input, Select
 
 from tests.pilot import settle
@@ -22,6 +23,7 @@ def _journal(user_dirs: Any) -> list[dict[str, Any]]:
     return [json.loads(line) for line in journal.read_text().splitlines()] if journal.exists() else []
 
 
+@pytest.mark.slow
 async def test_server_text_goes_through_one_door_and_failures_are_journaled(
         sandbox: Any, clock: FrozenClock, user_dirs: Any) -> None:
     """One session, in turn:

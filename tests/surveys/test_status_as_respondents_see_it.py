@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from textual.widgets import Static
 
 from tests.pilot import settle
@@ -70,6 +71,7 @@ async def _select(pilot: Any, survey_id: str) -> int:
     raise AssertionError(f"{survey_id} not listed")
 
 
+@pytest.mark.slow
 async def test_the_browser_shows_the_status_respondents_meet(sandbox: Any, clock: FrozenClock) -> None:
     """One session over surveys made for it, in turn:
 

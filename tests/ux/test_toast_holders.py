@@ -14,6 +14,7 @@ import gc
 import time
 from typing import Any
 
+import pytest
 from textual._styles_cache import StylesCache
 
 from tests.incident.long_outage import fail_newest
@@ -42,6 +43,7 @@ async def wait_for(pilot: Any, condition: Any, rounds: int = 200) -> None:
     raise AssertionError("condition never held")
 
 
+@pytest.mark.slow
 async def test_many_queued_toasts_leave_no_empty_holders_behind(sandbox: SandboxHandle) -> None:
     app = make_app(sandbox)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:  # toasts drawn, as in the terminal
@@ -65,6 +67,7 @@ def drawn_widgets() -> int:
     return sum(1 for obj in gc.get_objects() if isinstance(obj, StylesCache))
 
 
+@pytest.mark.slow
 async def test_toasts_gone_leave_no_drawn_lines_behind(sandbox: SandboxHandle) -> None:
     """Each toast is a new widget, and Textual's lru_cache on ``StylesCache.get_inner_outer`` keeps the drawn
     lines of the last 1024 widgets drawn, removed or not: without the app clearing it, every toast gone stayed
