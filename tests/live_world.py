@@ -38,7 +38,7 @@ def as_seeded(world: LiveWorld) -> SandboxHandle:
     handle, seeded = world
     with handle.state.db.lock:
         seeded.backup(handle.state.db.conn)
-    with httpx.Client(base_url=handle.base_url, timeout=10) as admin:
+    with httpx.Client(base_url=handle.base_url, timeout=10, verify=False) as admin:
         assert admin.delete("/_sandbox/faults").status_code == 204
         assert admin.delete("/_sandbox/requests").status_code in (200, 204)
         assert admin.post("/_sandbox/clock", json={"now": datetime.now(UTC).isoformat()}).status_code == 200

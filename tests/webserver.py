@@ -71,7 +71,7 @@ def running_web(tmp_path: Path, *extra: str) -> Iterator[WebServer]:
             found = next((m.group(1) for line in server.stderr_lines if (m := _URL.search(line))), None)
             if found:
                 try:
-                    httpx.get(f"{server.origin}/static/css/xterm.css", timeout=2)
+                    httpx.get(f"{server.origin}/static/css/xterm.css", timeout=2, verify=False)
                 except httpx.TransportError:
                     time.sleep(0.1)
                     continue

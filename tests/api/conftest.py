@@ -48,7 +48,7 @@ def older_session() -> Iterator[Sandbox]:
 
 @pytest.fixture
 def older(older_session: Sandbox) -> Sandbox:
-    with httpx.Client(base_url=older_session.base_url, timeout=10) as admin:
+    with httpx.Client(base_url=older_session.base_url, timeout=10, verify=False) as admin:
         assert admin.post("/_sandbox/reset/").status_code == 200
     older_session.clean()
     return older_session
@@ -74,7 +74,7 @@ async def api(sandbox: Sandbox, wire: Wire, sleeps: Sleeps) -> AsyncIterator[Api
 @pytest.fixture
 def fresh(sandbox: Sandbox) -> Sandbox:
     """For tests that change data: the seeded world again (0.4 s), so test order never matters."""
-    with httpx.Client(base_url=sandbox.base_url, timeout=10) as admin:
+    with httpx.Client(base_url=sandbox.base_url, timeout=10, verify=False) as admin:
         assert admin.post("/_sandbox/reset/").status_code == 200
     sandbox.clean()
     return sandbox

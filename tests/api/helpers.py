@@ -19,7 +19,7 @@ class Wire(httpx.AsyncBaseTransport):
     """A real HTTP transport that also keeps each request as sent, and counts requests in flight."""
 
     def __init__(self) -> None:
-        self._inner = httpx.AsyncHTTPTransport()
+        self._inner = httpx.AsyncHTTPTransport(verify=False)  # plain loopback HTTP: no CA bundle to load
         self.sent: list[httpx.Request] = []
         self.in_flight = 0
         self.peak_in_flight = 0
@@ -57,7 +57,7 @@ class Sandbox:
         self.base_url = handle.base_url
         self.project_id = handle.project_id
         self.api_key = handle.api_key
-        self._admin = httpx.Client(base_url=handle.base_url, timeout=10)
+        self._admin = httpx.Client(base_url=handle.base_url, timeout=10, verify=False)
 
     def requests(self) -> list[dict[str, Any]]:
         """API requests received (admin calls are not recorded)."""

@@ -36,7 +36,7 @@ def sandbox_session() -> Iterator[SandboxHandle]:
 @pytest.fixture
 def sandbox(sandbox_session: SandboxHandle) -> SandboxHandle:
     """The seeded world again and an empty request log, so test order never matters."""
-    with httpx.Client(base_url=sandbox_session.base_url, timeout=10) as admin:
+    with httpx.Client(base_url=sandbox_session.base_url, timeout=10, verify=False) as admin:
         assert admin.post("/_sandbox/reset/").status_code == 200
         admin.delete("/_sandbox/requests/")
     return sandbox_session

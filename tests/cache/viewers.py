@@ -74,7 +74,7 @@ def running_viewers(base_url: str, project_id: str, groups: Sequence[Viewer], ho
 
 def requests_by_key(base_url: str, since: float, until: float) -> Counter[str]:
     """The sandbox's recorded requests in [since, until), counted by the key id it logs (never the key)."""
-    with httpx.Client(base_url=base_url, timeout=10) as admin:
+    with httpx.Client(base_url=base_url, timeout=10, verify=False) as admin:
         records = admin.get("/_sandbox/requests/").json()["results"]
     return Counter(str(r["key_id"]) for r in records if since <= r["time"] < until)
 

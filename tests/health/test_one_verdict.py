@@ -81,13 +81,13 @@ def status_json(server: SandboxHandle, exports: list[BatchExport], now: datetime
     and has no runs list (404), so status judges them from ``latest_runs`` on its own estimate of server time.
     """
     admin = f"{server.base_url}/_sandbox"
-    assert httpx.delete(f"{admin}/faults", timeout=10).status_code == 204
-    assert httpx.post(f"{admin}/clock", json={"now": now.isoformat()}, timeout=10).status_code == 200
+    assert httpx.delete(f"{admin}/faults", timeout=10, verify=False).status_code == 204
+    assert httpx.post(f"{admin}/clock", json={"now": now.isoformat()}, timeout=10, verify=False).status_code == 200
     page = {"count": len(exports), "next": None, "previous": None,
             "results": [e.model_dump(mode="json", exclude_unset=True) for e in exports]}
     for fault in ({"kind": "body", "path": r"/batch_exports/$", "body": json.dumps(page)},
                   {"kind": "status", "status": 404, "path": r"/runs/$"}):
-        assert httpx.post(f"{admin}/faults", json=fault, timeout=10).status_code == 201
+        assert httpx.post(f"{admin}/faults", json=fault, timeout=10, verify=False).status_code == 201
     settings = Settings(base_url=server.base_url, api_key=SecretStr(server.api_key), project_ids=["1"])
     report = asyncio.run(collect(settings, FrozenClock(NOW)))
     assert not report.errors, report.errors

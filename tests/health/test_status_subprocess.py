@@ -53,7 +53,7 @@ def status(handle: SandboxHandle, *args: str, project: str = "1", key: str | Non
 
 
 def move_server_clock(handle: SandboxHandle, **body: Any) -> None:
-    answer = httpx.post(f"{handle.base_url}/_sandbox/clock", json=body, timeout=10)
+    answer = httpx.post(f"{handle.base_url}/_sandbox/clock", json=body, timeout=10, verify=False)
     assert answer.status_code == 200, answer.text
 
 
@@ -183,7 +183,7 @@ def test_no_runs_list_judges_from_latest_runs(sandbox: SandboxHandle) -> None:
     """The interface's server has no runs list: 404 there is not a connection error; latest_runs decide."""
     export = healthy_hourly(sandbox)
     fault = {"kind": "status", "status": 404, "path": r"/runs/?$"}
-    assert httpx.post(f"{sandbox.base_url}/_sandbox/faults", json=fault, timeout=10).status_code == 201
+    assert httpx.post(f"{sandbox.base_url}/_sandbox/faults", json=fault, timeout=10, verify=False).status_code == 201
     move_server_clock(sandbox, advance_seconds=3 * 86400)
     code, out, err = status(sandbox, "--json", "--export", export.id)
     assert err == ""

@@ -74,7 +74,7 @@ class _Process:
         self.log_file = log.open("w")
         self.log = log
         self.process = subprocess.Popen(argv, stdout=self.log_file, stderr=subprocess.STDOUT)
-        self.http = httpx.Client(base_url=ready_url, timeout=10)
+        self.http = httpx.Client(base_url=ready_url, timeout=10, verify=False)
         wait_for(self.ready, f"{Path(argv[0]).name} to be ready")
 
     def ready(self) -> bool:

@@ -29,13 +29,13 @@ def shared_box() -> Iterator[SandboxHandle]:
 @pytest.fixture
 def box(shared_box: SandboxHandle) -> Iterator[SandboxHandle]:
     """One sandbox for this module; faults and the request log are cleared around each test."""
-    httpx.delete(shared_box.base_url + "/_sandbox/faults")
+    httpx.delete(shared_box.base_url + "/_sandbox/faults", verify=False)
     yield shared_box
-    httpx.delete(shared_box.base_url + "/_sandbox/faults")
+    httpx.delete(shared_box.base_url + "/_sandbox/faults", verify=False)
 
 
 def _add(h: SandboxHandle, **fault: object) -> dict[str, object]:
-    r = httpx.post(h.base_url + "/_sandbox/faults/", json=fault)
+    r = httpx.post(h.base_url + "/_sandbox/faults/", json=fault, verify=False)
     assert r.status_code == 201, r.text
     return dict(r.json())
 
@@ -48,9 +48,9 @@ def test_status_fault_with_count_and_path(box: SandboxHandle, authed: Clients) -
     _add(box, kind="status", status=502)
     r = c.get(S)
     assert r.status_code == 502 and r.json()["type"] == "server_error"
-    listed = httpx.get(box.base_url + "/_sandbox/faults").json()["results"]
+    listed = httpx.get(box.base_url + "/_sandbox/faults", verify=False).json()["results"]
     assert [f["kind"] for f in listed] == ["status"]
-    assert httpx.delete(box.base_url + "/_sandbox/faults").status_code == 204
+    assert httpx.delete(box.base_url + "/_sandbox/faults", verify=False).status_code == 204
     assert c.get(S).status_code == 200
 
 
@@ -68,7 +68,7 @@ def test_retry_after_and_latency(box: SandboxHandle, authed: Clients) -> None:
 def test_a_client_that_gives_up_during_latency_leaves_nothing_behind(box: SandboxHandle, authed: Clients) -> None:
     """A latency fault holds a write; the client times out and hangs up: the request goes no further. The log
     says so, the write is never applied, and no request is left waiting for a client that is gone."""
-    httpx.delete(box.base_url + "/_sandbox/requests")
+    httpx.delete(box.base_url + "/_sandbox/requests", verify=False)
     c = authed(box)
     names = {s["name"] for s in c.get(S, params={"limit": 1000}).json()["results"]}
     _add(box, kind="latency", seconds=600, path="/surveys/$", count=1)
@@ -105,12 +105,13 @@ def test_rate_zero_never_fires_and_admin_is_never_faulted(box: SandboxHandle, au
     _add(box, kind="status", rate=0.0)
     assert c.get(S).status_code == 200
     _add(box, kind="status")
-    assert httpx.get(box.base_url + "/_sandbox/clock").status_code == 200
+    assert httpx.get(box.base_url + "/_sandbox/clock", verify=False).status_code == 200
 
 
 def test_bad_fault_is_400(box: SandboxHandle) -> None:
-    assert httpx.post(box.base_url + "/_sandbox/faults", json={"kind": "explode"}).status_code == 400
-    assert httpx.post(box.base_url + "/_sandbox/faults", json={"kind": "status", "rate": 2}).status_code == 400
+    assert httpx.post(box.base_url + "/_sandbox/faults", json={"kind": "explode"}, verify=False).status_code == 400
+    assert httpx.post(box.base_url + "/_sandbox/faults", json={"kind": "status", "rate": 2},
+                      verify=False).status_code == 400
 
 
 def test_faults_from_options(fresh: Factory, authed: Clients) -> None:
@@ -130,26 +131,26 @@ def test_fault_spec_parsing() -> None:
 
 
 def test_request_log(box: SandboxHandle, authed: Clients) -> None:
-    httpx.delete(box.base_url + "/_sandbox/requests")
+    httpx.delete(box.base_url + "/_sandbox/requests", verify=False)
     c = authed(box, "writer")
     c.post(S + "?x=1", json={"name": "Logged", "type": "popover"})
-    httpx.get(box.base_url + S)
-    items = httpx.get(box.base_url + "/_sandbox/requests").json()["results"]
+    httpx.get(box.base_url + S, verify=False)
+    items = httpx.get(box.base_url + "/_sandbox/requests", verify=False).json()["results"]
     assert [(i["method"], i["path"]) for i in items] == [("POST", S), ("GET", S)]
     first = items[0]
     assert first["body"] == {"name": "Logged", "type": "popover"} and first["query"] == "x=1"
     assert first["key_id"] == "key-3" and "writer" not in str(first)
     assert items[1]["key_id"] is None and items[1]["body"] is None
     assert box.requests() == items
-    assert httpx.delete(box.base_url + "/_sandbox/requests").status_code == 204
+    assert httpx.delete(box.base_url + "/_sandbox/requests", verify=False).status_code == 204
     assert box.requests() == []
 
 
 def test_clock_and_reset(box: SandboxHandle, authed: Clients, now: datetime) -> None:
-    clock = httpx.get(box.base_url + "/_sandbox/clock").json()
+    clock = httpx.get(box.base_url + "/_sandbox/clock", verify=False).json()
     assert clock["now"].startswith(now.isoformat()[:19])
     c = authed(box)
     sid = c.post(S, json={"name": "Gone after reset", "type": "api"}).json()["id"]
-    assert httpx.post(box.base_url + "/_sandbox/reset").status_code == 200
+    assert httpx.post(box.base_url + "/_sandbox/reset", verify=False).status_code == 200
     assert c.get(f"{S}{sid}/").status_code == 404
     assert c.get(S).json()["count"] == 40

@@ -30,7 +30,7 @@ def test_outage_fails_every_export_of_the_destination_then_ends(fresh: Factory, 
     clock = FrozenClock(now)
     h = fresh(clock=clock)
     c = authed(h)
-    admin = httpx.Client(base_url=h.base_url, timeout=10)
+    admin = httpx.Client(base_url=h.base_url, timeout=10, verify=False)
     started = admin.post("/_sandbox/outages/", json={"destination": "Postgres"})
     assert started.status_code == 201 and started.json()["end_at"] is None
     for _ in range(12):
@@ -66,7 +66,7 @@ def test_outage_names_the_bucket_and_refuses_an_unknown_destination(fresh: Facto
     clock = FrozenClock(now)
     h = fresh(clock=clock)
     c = authed(h)
-    with httpx.Client(base_url=h.base_url, timeout=10) as admin:
+    with httpx.Client(base_url=h.base_url, timeout=10, verify=False) as admin:
         bad = admin.post("/_sandbox/outages/", json={"destination": "Carrier pigeon"})
         assert bad.status_code == 400 and "destination must be one of" in bad.json()["detail"]
         assert admin.post("/_sandbox/outages/", json={"destination": "S3", "minutes": 180}).status_code == 201
@@ -112,7 +112,7 @@ def test_an_outage_whose_attempts_hang_keeps_each_attempt_running_until_it_fails
     clock = FrozenClock(now)
     h = fresh(clock=clock)
     c = authed(h)
-    admin = httpx.Client(base_url=h.base_url, timeout=10)
+    admin = httpx.Client(base_url=h.base_url, timeout=10, verify=False)
     for bad in (0, -1, "x", True, 1e9):
         refused = admin.post("/_sandbox/outages/", json={"destination": "Postgres", "fails_after": bad})
         assert refused.status_code == 400 and "fails_after" in refused.text, bad

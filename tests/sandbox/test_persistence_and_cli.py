@@ -22,7 +22,7 @@ def test_restart_on_same_db_keeps_state_and_clock(tmp_path: Path) -> None:
     db = str(tmp_path / "sandbox.db")
     opts = SandboxOptions(db_path=db, speed=3600.0, summary_delay=(0, 0))
     with start_sandbox(opts) as h:
-        c = httpx.Client(base_url=h.base_url, headers={"Authorization": f"Bearer {h.api_key}"})
+        c = httpx.Client(base_url=h.base_url, headers={"Authorization": f"Bearer {h.api_key}"}, verify=False)
         sid = c.post(S, json={"name": "Persistent survey", "type": "popover"}).json()["id"]
         export = c.get("/api/environments/1/batch_exports/").json()["results"][0]
         c.post(f"/api/environments/1/batch_exports/{export['id']}/pause/")
@@ -36,7 +36,7 @@ def test_restart_on_same_db_keeps_state_and_clock(tmp_path: Path) -> None:
     with start_sandbox(SandboxOptions(db_path=db, speed=3600.0)) as h2:
         assert isinstance(h2.clock, ScaledClock)
         assert h2.clock.now() >= stopped_at
-        c = httpx.Client(base_url=h2.base_url, headers={"Authorization": f"Bearer {h2.api_key}"})
+        c = httpx.Client(base_url=h2.base_url, headers={"Authorization": f"Bearer {h2.api_key}"}, verify=False)
         assert c.get(f"{S}{sid}/").json()["name"] == "Persistent survey"
         again = c.get(f"/api/environments/1/batch_exports/{export['id']}/").json()
         assert again["paused"] is True
@@ -83,7 +83,7 @@ def test_cli_run_prints_and_stops(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_scaled_seed_serves_every_survey_and_export() -> None:
     """How long it takes is printed by ``make bench`` (tests/benchmarks/test_seed_bench.py)."""
     with start_sandbox(SandboxOptions(surveys=10_000, exports=200, simulate=False)) as h:
-        c = httpx.Client(base_url=h.base_url, headers={"Authorization": f"Bearer {h.api_key}"})
+        c = httpx.Client(base_url=h.base_url, headers={"Authorization": f"Bearer {h.api_key}"}, verify=False)
         assert c.get(S, params={"limit": 1}).json()["count"] == 10_000
         assert c.get("/api/environments/1/batch_exports/", params={"limit": 1}).json()["count"] == 200
         c.close()

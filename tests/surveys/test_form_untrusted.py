@@ -48,7 +48,7 @@ async def test_server_text_goes_through_one_door_and_failures_are_journaled(
         # -- survey actions journal success and failure
         survey_id = screen.selected_id
         httpx.post(f"{sandbox.base_url}/_sandbox/faults",
-                   json={"kind": "status", "status": 500, "path": "/surveys/[^/]+/$", "count": 1})
+                   json={"kind": "status", "status": 500, "path": "/surveys/[^/]+/$", "count": 1}, verify=False)
         for _ in range(2):  # archive, as the operator does: ``a``, then ``y`` in the dialog
             await pilot.press("a")
             await settle(pilot)
@@ -98,7 +98,8 @@ async def test_server_text_goes_through_one_door_and_failures_are_journaled(
         form.query_one("#f-name", Input).value = "Renamed while the server fails"
         await settle(pilot)
         httpx.post(f"{sandbox.base_url}/_sandbox/faults",
-                   json={"kind": "status", "status": 500, "path": "/surveys/[^/]+/$", "method": "PATCH", "count": 1})
+                   json={"kind": "status", "status": 500, "path": "/surveys/[^/]+/$", "method": "PATCH", "count": 1},
+                   verify=False)
         mark = len(survey_writes(sandbox))
         await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()

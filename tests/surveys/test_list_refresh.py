@@ -23,7 +23,7 @@ from tui.state.survey_list import SurveyPager
 def _patch(sandbox: Any, survey_id: str, changes: dict[str, Any]) -> None:
     """What another screen or ``surveys apply`` does: the server's record changes, not this process's."""
     answer = httpx.patch(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/{survey_id}/",
-                         json=changes, headers={"Authorization": f"Bearer {sandbox.api_key}"})
+                         json=changes, headers={"Authorization": f"Bearer {sandbox.api_key}"}, verify=False)
     assert answer.status_code == 200
 
 
@@ -106,7 +106,7 @@ async def test_the_list_refreshes_on_its_interval_and_an_identical_answer_redraw
         # a survey created elsewhere comes first (the server's order: newest first)
         created = httpx.post(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/",
                              json={"name": "Made in the web app", "type": "popover", "questions": []},
-                             headers={"Authorization": f"Bearer {sandbox.api_key}"}).json()
+                             headers={"Authorization": f"Bearer {sandbox.api_key}"}, verify=False).json()
         await until(pilot, lambda: created["id"] in table, step=0.1)
         assert table.key_at(0) == created["id"] and screen.pager.total == len(rows) + 1
         # a failed refresh keeps the rows and says they are stale; the next good one says live again

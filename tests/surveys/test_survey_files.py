@@ -55,7 +55,7 @@ def _journal(tmp_path: Path) -> list[dict[str, Any]]:
 
 def _first_survey_id(sandbox: Any, tmp_path: Path) -> str:
     response = httpx.get(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/",
-                         headers={"Authorization": f"Bearer {sandbox.api_key}"})
+                         headers={"Authorization": f"Bearer {sandbox.api_key}"}, verify=False)
     return str(response.json()["results"][0]["id"])
 
 
@@ -93,7 +93,7 @@ def test_apply_journals_a_write_the_server_refused(sandbox: Any, tmp_path: Path)
     (tmp_path / "new.json").write_text(json.dumps({"name": "Created while the server fails", "type": "popover",
                                                    "questions": [{"type": "open", "question": "Anything else?"}]}))
     httpx.post(f"{sandbox.base_url}/_sandbox/faults",
-               json={"kind": "status", "status": 500, "path": "/surveys/$", "count": 1})
+               json={"kind": "status", "status": 500, "path": "/surveys/$", "count": 1}, verify=False)
     done = watchdeck(sandbox, "apply", "new.json", tmp_path=tmp_path)
     assert done.returncode == 2 and [w["method"] for w in survey_writes(sandbox)] == ["POST"]
     [entry] = _journal(tmp_path)
@@ -150,7 +150,7 @@ def test_errors_go_to_the_top_as_comments_and_are_dropped_on_reading() -> None:
 
 def _survey_with_flag(sandbox: Any) -> str:
     response = httpx.get(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/", params={"limit": 200},
-                         headers={"Authorization": f"Bearer {sandbox.api_key}"})
+                         headers={"Authorization": f"Bearer {sandbox.api_key}"}, verify=False)
     return next(str(s["id"]) for s in response.json()["results"] if s.get("linked_flag"))
 
 
@@ -278,7 +278,8 @@ def test_get_to_a_terminal_escapes_control_and_bidi_characters(sandbox: Any, tmp
     hostile = "Name \x9b2J \x9d0;t\x9c \u202eevil 全角"
     created = httpx.post(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/",
                          headers={"Authorization": f"Bearer {sandbox.api_key}"},
-                         json={"name": hostile, "type": "popover", "questions": [{"type": "open", "question": "Q"}]})
+                         json={"name": hostile, "type": "popover", "questions": [{"type": "open", "question": "Q"}]},
+                         verify=False)
     assert created.status_code == 201, created.text
 
     class Terminal(io.StringIO):
@@ -297,7 +298,7 @@ def test_get_to_a_terminal_escapes_control_and_bidi_characters(sandbox: Any, tmp
 
 def _all_surveys(sandbox: Any) -> list[dict[str, Any]]:
     response = httpx.get(f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/", params={"limit": 500},
-                         headers={"Authorization": f"Bearer {sandbox.api_key}"})
+                         headers={"Authorization": f"Bearer {sandbox.api_key}"}, verify=False)
     results: list[dict[str, Any]] = response.json()["results"]
     return results
 
@@ -330,8 +331,8 @@ def test_a_value_stored_through_the_api_does_not_stop_a_name_change(sandbox: Any
     survey_id = next(s["id"] for s in _all_surveys(sandbox) if s.get("conditions"))
     url = f"{sandbox.base_url}/api/projects/{sandbox.project_id}/surveys/{survey_id}/"
     headers = {"Authorization": f"Bearer {sandbox.api_key}"}
-    conditions = {**httpx.get(url, headers=headers).json()["conditions"], "urlMatchType": "startswith"}
-    assert httpx.patch(url, json={"conditions": conditions}, headers=headers).status_code == 200
+    conditions = {**httpx.get(url, headers=headers, verify=False).json()["conditions"], "urlMatchType": "startswith"}
+    assert httpx.patch(url, json={"conditions": conditions}, headers=headers, verify=False).status_code == 200
     before = len(survey_writes(sandbox))
     got = watchdeck_process(sandbox, "get", survey_id, tmp_path=tmp_path)
     assert got.returncode == 0, got.stderr
@@ -343,7 +344,7 @@ def test_a_value_stored_through_the_api_does_not_stop_a_name_change(sandbox: Any
     assert "note: conditions.urlMatchType: the SDK knows" in applied.stdout
     [write] = survey_writes(sandbox)[before:]
     assert write["body"] == {"name": doc["name"]}
-    assert httpx.get(url, headers=headers).json()["conditions"]["urlMatchType"] == "startswith"
+    assert httpx.get(url, headers=headers, verify=False).json()["conditions"]["urlMatchType"] == "startswith"
 
 
 def test_a_held_value_that_breaks_a_rule_is_kept_with_a_note() -> None:
