@@ -86,6 +86,7 @@ def firing(prometheus: Prometheus, name: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("prometheus-alertmanager")  # one worker waits on the real Prometheus tests in turn
 def test_the_export_alert_fires_in_prometheus_and_is_gone_after_the_outage(
         outage_sandbox: SandboxHandle, start_exporter: Callable[..., Exporter], tmp_path: Path) -> None:
     exporter = start_exporter(outage_sandbox)
