@@ -253,8 +253,13 @@ KEYS: tuple[KeyEntry, ...] = (
     _k("editor.preview", "f5,ctrl+o", "preview", "Preview", "Preview survey",
        "Answer the survey as a user would, with its branching; ctrl+b goes back.", EDIT_SURVEY),
     _k("editor.switch_pane", "f6", "switch_pane", "List/form", "Between list and form",
-       "Jump from the question list into the form's first field, or back to the list from any field (a JSON field "
-       "too); the keys typed after F6 go there, however fast.", NAVIGATE, priority=True),
+       "Jump from the question list into the form's first field, or back to the list.", NAVIGATE),
+    # A priority key acts as it arrives, before the keys still on their way: from a field that is safe (the text
+    # typed before F6 is typed there), from the list it is not (a Down typed before F6 would act after it, in the
+    # form), so from the list F6 is the ordinary key above.
+    _k("editor.to_list", "f6", "to_list", "List/form", "Back to the list",
+       "From any field (a JSON field too) back to the question list at once: the keys typed after F6 go there, "
+       "however fast.", NAVIGATE, priority=True),
     _k("editor.choice_add", "f4", "add_choice", "Add choice", "Add choice",
        "Add a choice at the end of the list and put the cursor in it.", EDIT_SURVEY, show=False),
     _k("editor.choice_up", "ctrl+shift+up", "move_choice(-1)", "Choice up", "Move choice up",

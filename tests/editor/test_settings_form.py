@@ -96,7 +96,7 @@ async def test_json_fields_keys_help_and_typed_fields() -> None:
         assert all(rows[title][2] for title in json_keys)
         assert {rows[title][0] for title in json_keys} == {"esc"}
         assert rows["Next field"][0] == "tab" and rows["Next field"][2], "Tab moves on from a JSON field too"
-        assert rows["Between list and form"][0] == "f6" and rows["Between list and form"][2], "F6 from a JSON field"
+        assert rows["Back to the list"][0] == "f6" and rows["Back to the list"][2], "F6 from a JSON field"
         app.push_screen(HelpScreen(editor))
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)

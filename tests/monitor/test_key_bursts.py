@@ -243,3 +243,19 @@ async def test_a_dialog_holds_the_keys_that_reach_the_app_before_its_buttons_are
         await settle(pilot)
         assert answers == [True] and not dialog.holding_keys
         assert not isinstance(app.screen, ConfirmScreen)
+
+
+async def test_keys_after_a_key_that_moves_the_focus_go_where_it_went(sandbox: SandboxHandle) -> None:
+    """Enter goes down to the runs and Escape back to the exports as each arrives: the keys in the same write act
+    where the focus went, not in the table it left; a Down before Enter still moves the exports' cursor first."""
+    app = make_app(sandbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await started(pilot)
+        await burst(pilot, "enter", "down")
+        assert runs(app).has_focus and exports(app).cursor_row == 0 and runs(app).cursor_row == 1
+        await burst(pilot, "escape", "down")
+        assert exports(app).has_focus and exports(app).cursor_row == 1 and runs(app).cursor_row == 0
+        await burst(pilot, "down", "enter", "down", "r")
+        assert exports(app).cursor_row == 2 and runs(app).has_focus and runs(app).cursor_row == 1
+        assert isinstance(app.screen, ConfirmScreen)
+        assert runs(app).key_at(1) in dialog_text(app.screen) or name_at_cursor(app) in dialog_text(app.screen)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -241,15 +242,24 @@ class SurveyEditorScreen(WatchdeckScreen[Survey | None]):
             self._offer_restore(stored)  # its question is on top: keys held were not typed as its answer
         self.take_keys()
 
-    async def action_switch_pane(self) -> None:
-        """F6: from the question list into the form (its first field), and from anywhere in the form back.
+    def action_to_list(self) -> None:
+        """F6 in a field, as it arrives: the focus moves to the question list at once (``focus()`` waits for the
+        next turn), so the keys typed after F6 go there. From the list F6 is :meth:`action_switch_pane`'s."""
+        items = self.query_one("#editor-items", OptionList)
+        if self.focused is items:
+            raise SkipAction()
+        self.set_focus(items)
 
-        F6 is a priority key, handled as it arrives, and the focus moves at once (``focus()`` waits for the next
-        turn): keys typed in the same write as F6 go where it went, not to the field it left."""
+    async def action_switch_pane(self) -> None:
+        """F6: from the question list into the form (its first field), and from anywhere in the form back."""
         items = self.query_one("#editor-items", OptionList)
         if self.focused is not items:
             self.set_focus(items)
             return
+        # The question under the list's cursor now: its OptionHighlighted may still be on its way.
+        if items.highlighted is not None:
+            option_id = items.get_option_at_index(items.highlighted).id
+            self._pending = None if option_id == SETTINGS else option_id
         await self._show_pending()  # the highlighted question's form, if the cursor just moved
         for form in self.query_one("#editor-form", VerticalScroll).query_children(".editor-form"):
             if not form.display:

@@ -330,11 +330,24 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
 
     def action_clear_filter(self) -> None:
         """Escape: from the runs pane or the lower pane's tabs (a click puts the focus there) back to the exports;
-        else clear the filter."""
+        else clear the filter. The focus moves as the key is handled (``focus()`` would wait for the next turn):
+        a key's binding is looked up where the focus is when the key has gone up to the app, so the keys typed
+        after Escape act on the exports."""
         if self._detail is not None and self._detail.has_focus_within:
-            self.table.rows.focus()
+            self.set_focus(self.table.rows)
         else:
             self.table.clear_filter()
+
+    def action_run_error(self) -> None:
+        """Enter: on an export (the exports table leaves Enter to the screen), down to its runs at once, as
+        :meth:`action_clear_filter` moves back; on a run, its whole error (the runs table's own Enter answers with
+        the run it was pressed on: :meth:`_run_chosen`)."""
+        pane = self._pane()
+        if self.focused is self.table.rows:
+            if pane is not None:
+                self.set_focus(pane.runs)
+        else:
+            self.export_keys.run_error()
 
     @on(FilterBox.Submitted, "#monitor-filter")
     def _filter_submitted(self) -> None:

@@ -55,8 +55,6 @@ class MonitorRoutes:
     def action_export_logs(self) -> None:
         self.export_keys.logs(of_run=False)
 
-    def action_run_error(self) -> None:
-        self.export_keys.run_error()
 
     # ------------------------------------------------------------------ alerts and incident views
 

@@ -49,7 +49,8 @@ class MonitorTable:
     def __init__(self, host: Screen[Any], view: TableView) -> None:
         self._host = host
         self._view = view
-        self.rows = VirtualTable([Column(key, label, width or 0) for key, label, width in EXPORT_COLUMNS], id="exports")
+        self.rows = VirtualTable([Column(key, label, width or 0) for key, label, width in EXPORT_COLUMNS], id="exports",
+                                 enter_selects=False)  # Enter is the screen's: down to the runs at once
         self.filter_box = FilterBox("filter by name or status (esc clears)", apply=self._apply_filter,
                                     id="monitor-filter")
         self.empty = Static(id="exports-empty", classes="hidden")
@@ -74,7 +75,7 @@ class MonitorTable:
             self._redraw()
         elif board.filter or self.filter_box.shown:
             self.filter_box.close()
-            self.rows.focus()
+            self.rows.screen.set_focus(self.rows)  # at once: the keys typed after Escape act on the rows
 
     def _apply_filter(self, text: str) -> None:
         if self._view.board.set_filter(text):

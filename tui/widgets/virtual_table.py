@@ -284,11 +284,15 @@ class VirtualTable(ScrollView, can_focus=True):
         def control(self) -> VirtualTable:
             return self.table
 
-    def __init__(self, columns: Sequence[Column], *, zebra_stripes: bool = False, name: str | None = None,
-                 id: str | None = None, classes: str | None = None, disabled: bool = False) -> None:
+    def __init__(self, columns: Sequence[Column], *, zebra_stripes: bool = False, enter_selects: bool = True,
+                 name: str | None = None, id: str | None = None, classes: str | None = None,
+                 disabled: bool = False) -> None:
+        """``enter_selects=False`` leaves Enter to the screen's own binding: a key handled there moves the focus as
+        it is handled, where ``RowSelected`` is answered after the keys that came with Enter have acted."""
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self.columns: tuple[Column, ...] = tuple(columns)
         self.zebra_stripes = zebra_stripes
+        self.enter_selects = enter_selects
         self._column_index = {column.key: index for index, column in enumerate(self.columns)}
         self._shown: tuple[int, ...] = tuple(range(len(self.columns)))
         self._table_width = sum(column.width + 2 * CELL_PADDING for column in self.columns)
@@ -627,6 +631,9 @@ class VirtualTable(ScrollView, can_focus=True):
     def action_last(self) -> None:
         self._keyboard()
         self.move_cursor(len(self._view) - 1)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.enter_selects if action == "select_cursor" else True
 
     def action_select_cursor(self) -> None:
         key = self.cursor_key
