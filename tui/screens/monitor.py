@@ -297,7 +297,7 @@ class MonitorScreen(MonitorRoutes, WatchdeckScreen[None]):
 
     @on(VirtualTable.RowSelected, "#exports")
     def _export_chosen(self) -> None:
-        """Enter on an export goes down to its runs (the table keeps enter for itself)."""
+        """A click on the export under the cursor goes down to its runs (Enter is :meth:`action_run_error`'s)."""
         if (pane := self._pane()) is not None:
             pane.runs.focus()
 
