@@ -27,6 +27,9 @@ from pathlib import Path
 import httpx
 import pytest
 from rich.text import Text
+from textual.cache import FIFOCache
+from textual.geometry import Region
+from textual.strip import Strip
 
 from tui.api.models.batch_exports import BatchExportRun
 from tui.app import TOAST_RACK_ID, WatchdeckApp
@@ -157,9 +160,10 @@ async def test_soak_with_faults(request: pytest.FixtureRequest, user_dirs: Path)
 # quarter, takes a snapshot at half-time and one at the end, and prints the lines whose memory grew between them
 # (polls slower meanwhile, and RSS counts tracemalloc's own: the figures of such a run are not the soak's).
 # ``WATCHDECK_SOAK_TOASTS=0`` draws no toast (Textual's notifications off), to tell the toasts' share of a growth.
-# ``WATCHDECK_SOAK_OWNERS=1`` notes the rich Text and runs alive at half-time and, at the end, walks a sample of those
-# made since and still alive up to the object that holds them (``memory_census.owners_of_new``).
+# ``WATCHDECK_SOAK_OWNERS=1`` notes the objects of ``OWNER_KINDS`` alive at half-time and, at the end, walks a sample
+# of those made since and still alive up to the object that holds them (``memory_census.owners_of_new``).
 
+OWNER_KINDS: tuple[type, ...] = (Text, BatchExportRun, list, tuple, Region, Strip, FIFOCache)
 GROWTH_LIMIT = 0.01  # over the last half of a run of 20 minutes or more
 SHORT_GROWTH_LIMIT = 0.03  # over the last half of a shorter run
 WARMUP_SECONDS = 60.0  # caches fill, the first windows of runs scroll by
@@ -279,7 +283,7 @@ async def churning_soak(request: pytest.FixtureRequest, user_dirs: Path, script:
                     if trace:
                         traced.append(take_census())
                     if owners:
-                        alive_at_half = {kind: live_ids(kind) for kind in (Text, BatchExportRun)}
+                        alive_at_half = {kind: live_ids(kind) for kind in OWNER_KINDS}
                     if allocations:
                         gc.collect()
                         at_half = tracemalloc.take_snapshot()
