@@ -6,8 +6,8 @@ monitor's, and the :class:`~tui.screens.monitor.MonitorScreen` inherits them. Th
 export or run go to :class:`~tui.screens.monitor_keys.ExportKeys`, the incident keys to
 :class:`~tui.screens.monitor_incident.IncidentKeysController`, the poll keys to
 :class:`~tui.screens.monitor_work.MonitorWork`, the filter to :class:`~tui.screens.monitor_table.MonitorTable`.
-The keys that change only how the screen shows what it holds (details, freeze, escape) are the screen's own
-methods. Which keys apply now is :mod:`tui.state.monitor_key_rules`'s.
+The keys that change only how the screen shows what it holds, or where the focus is (details, freeze, enter,
+escape), are the screen's own methods. Which keys apply now is :mod:`tui.state.monitor_key_rules`'s.
 """
 
 from __future__ import annotations
@@ -54,7 +54,6 @@ class MonitorRoutes:
 
     def action_export_logs(self) -> None:
         self.export_keys.logs(of_run=False)
-
 
     # ------------------------------------------------------------------ alerts and incident views
 
