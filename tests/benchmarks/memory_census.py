@@ -61,7 +61,8 @@ def take_census() -> Census:
         kind = type(obj)
         census.types[kind.__qualname__] += 1
         if isinstance(obj, functools._lru_cache_wrapper):
-            census.caches[_cache_name(obj)] = obj.cache_info().currsize
+            info = obj.cache_info()
+            census.caches[f"{_cache_name(obj)} (max {info.maxsize})"] = info.currsize
         elif isinstance(obj, (LRUCache, FIFOCache)):
             textual_caches[f"{kind.__name__}({getattr(obj, 'maxsize', '?')})"] += len(obj)
     census.caches.update(textual_caches)
